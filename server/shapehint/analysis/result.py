@@ -1,0 +1,106 @@
+"""What an analysis returns: diagnostics, per-name values, and the data hover needs.
+
+These are plain data (no parso, no Z3, no LSP types). `to_json` follows the contracts of
+DESIGN §4 (`shapehint infer` / `check`). Positions: line 1-based, col 0-based code points.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..shapes.shape import Shape
+from ..shapes.values import Span
+
+
+@dataclass
+class Related:
+    line: int
+    col: int
+    message: str
+    file: Optional[str] = None
+
+    def to_json(self) -> dict:
+        d = {"line": self.line, "col": self.col, "message": self.message}
+        if self.file:
+            d["file"] = self.file
+        return d
+
+
+@dataclass
+class Diagnostic:
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    severity: str  # error | warning | information | hint
+    code: str
+    message: str
+    related: list = field(default_factory=list)
+    data: Optional[dict] = None  # extra payload for code actions (e.g. a hole's value)
+
+    @staticmethod
+    def at(span: Span, severity: str, code: str, message: str, related=(), data=None) -> "Diagnostic":
+        return Diagnostic(span.line, span.col, span.end_line, span.end_col, severity, code, message,
+                          list(related), data)
+
+    def to_json(self) -> dict:
+        return {"line": self.line, "col": self.col, "end_line": self.end_line, "end_col": self.end_col,
+                "severity": self.severity, "code": self.code, "message": self.message,
+                "related": [r.to_json() for r in self.related]}
+
+
+@dataclass
+class DimInfo:
+    """Where a symbol comes from and what is known about it (for hover)."""
+
+    name: str
+    origin: str  # "parameter x, axis 0" | "annotation on line 3" | "computed on line 7"
+    facts: list = field(default_factory=list)  # ["H ≥ 3", "C % 12 == 0"]
+
+
+@dataclass
+class ValueRecord:
+    """A tensor-valued (or shape-int) expression the user can hover, at a span."""
+
+    span: Span
+    name: str  # target name, or the expression text
+    function: str  # __qualname__ or "<module>"
+    shape: Optional[Shape]
+    dtype: Optional[str] = None
+    kind: str = "tensor"  # tensor | int | layer
+    text: str = ""  # int value / layer description when kind != tensor
+    is_target: bool = False  # a name bound by an assignment (goes into `infer` values)
+    contexts: list = field(default_factory=list)  # [(context label, Shape)]
+    has_annotation: bool = False  # line already carries an annotation or matching comment
+    layer_io: Optional[str] = None  # "[B, 128] → [B, 10]" for a layer
+
+
+@dataclass
+class AnalysisResult:
+    path: str
+    text: str
+    diagnostics: list = field(default_factory=list)
+    values: list = field(default_factory=list)  # ValueRecord, in source order
+    dims: dict = field(default_factory=dict)  # symbol name -> DimInfo
+    functions: dict = field(default_factory=dict)  # qualname -> Span of the def
+    stats: dict = field(default_factory=dict)  # e.g. {"reanalysed": [...], "solver_queries": n}
+
+    def infer_json(self) -> dict:
+        from ..shapes.shape import Shape as _S  # noqa
+        vals = []
+        for v in self.values:
+            if not v.is_target or v.kind != "tensor":
+                continue
+            item = {"line": v.span.line, "col": v.span.col, "name": v.name, "function": v.function,
+                    "shape": v.shape.to_json() if v.shape is not None else None}
+            if v.contexts:
+                item["contexts"] = [{"context": c, "shape": s.to_json() if s is not None else None}
+                                    for c, s in v.contexts]
+            vals.append(item)
+        return {"file": self.path, "values": vals, "diagnostics": [d.to_json() for d in self.diagnostics]}
+
+    def values_at(self, line: int, col: int) -> list:
+        """Records whose span contains the position, innermost first."""
+        hits = [v for v in self.values if v.span.contains(line, col)]
+        hits.sort(key=lambda v: ((v.span.end_line - v.span.line), v.span.end_col - v.span.col))
+        return hits

@@ -1,0 +1,178 @@
+"""Elementwise operators: activations, unary math, dropout, binary arithmetic with broadcasting.
+
+Most of these share two shape rules (same shape; broadcast), so they are declared from tables.
+Each table row is one distinct rule with all its aliases (functional, torch., Tensor method,
+in-place method, nn layer).
+"""
+from __future__ import annotations
+
+from ...shapes.shape import Shape
+from ...shapes.values import FloatV, IntV, TensorV, Value
+from ..common import broadcast_shapes, result_dtype
+from ..context import NotApplicable, OpContext
+from ..registry import module, op
+
+# name -> (nn layer or None, has functional F.name, has torch.name)
+UNARY = {
+    "relu": ("ReLU", True, True), "relu6": ("ReLU6", True, False), "gelu": ("GELU", True, False),
+    "silu": ("SiLU", True, False), "mish": ("Mish", True, False), "elu": ("ELU", True, False),
+    "selu": ("SELU", True, True), "celu": ("CELU", True, True), "leaky_relu": ("LeakyReLU", True, False),
+    "hardtanh": ("Hardtanh", True, False), "hardswish": ("Hardswish", True, False),
+    "hardsigmoid": ("Hardsigmoid", True, False), "softplus": ("Softplus", True, False),
+    "softsign": ("Softsign", True, False), "tanhshrink": ("Tanhshrink", True, False),
+    "logsigmoid": ("LogSigmoid", True, False), "sigmoid": ("Sigmoid", True, True), "tanh": ("Tanh", True, True),
+    "threshold": ("Threshold", True, True), "rrelu": ("RReLU", True, True), "softshrink": ("Softshrink", True, False),
+    "hardshrink": ("Hardshrink", True, False),
+    "dropout": ("Dropout", True, True), "dropout1d": ("Dropout1d", True, False), "dropout2d": ("Dropout2d", True, False),
+    "dropout3d": ("Dropout3d", True, False), "alpha_dropout": ("AlphaDropout", True, True),
+    "exp": (None, False, True), "log": (None, False, True), "sqrt": (None, False, True), "rsqrt": (None, False, True),
+    "abs": (None, False, True), "neg": (None, False, True), "sin": (None, False, True), "cos": (None, False, True),
+    "exp2": (None, False, True), "log1p": (None, False, True), "expm1": (None, False, True), "log2": (None, False, True),
+    "floor": (None, False, True), "ceil": (None, False, True), "round": (None, False, True), "sign": (None, False, True),
+    "reciprocal": (None, False, True), "square": (None, False, True), "erf": (None, False, True),
+    "clone": (None, False, True), "detach": (None, False, True), "logical_not": (None, False, True),
+    "isnan": (None, False, True), "isinf": (None, False, True), "nan_to_num": (None, False, True),
+    "clamp": (None, False, True), "clamp_min": (None, False, True), "clamp_max": (None, False, True),
+    "float": (None, False, False), "half": (None, False, False), "double": (None, False, False),
+    "long": (None, False, False), "int": (None, False, False), "bool": (None, False, False),
+    "bfloat16": (None, False, False), "to": (None, False, False), "type": (None, False, False),
+    "cpu": (None, False, False), "cuda": (None, False, False), "requires_grad_": (None, False, False),
+    "zero_": (None, False, False), "fill_": (None, False, False), "normal_": (None, False, False),
+    "uniform_": (None, False, False), "cumsum": (None, False, True), "cumprod": (None, False, True),
+    "flip": (None, False, True), "roll": (None, False, True), "triu": (None, False, True), "tril": (None, False, True),
+}
+ALIASED = {"clamp": ("clip",), "sigmoid": ("torch.special.expit",), "float": ()}
+DTYPE_OF = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
+            "bool": "bool", "bfloat16": "bfloat16", "isnan": "bool", "isinf": "bool", "logical_not": "bool"}
+NEEDS_2D = {"triu", "tril"}
+# Dropout1d/2d/3d accept (un)batched inputs of these ranks.
+DROPOUT_RANKS = {"dropout1d": (2, 3), "dropout2d": (3, 4), "dropout3d": (4, 5)}
+MODULE_ONLY = {"Softmax2d": "softmax2d"}
+
+
+def _unary(name: str):
+    def rule(cx: OpContext, input, *args, **kwargs):
+        if not isinstance(input, TensorV):
+            raise NotApplicable("input unknown")
+        if name in NEEDS_2D:
+            cx.at_least(input, 2)
+        if name in DROPOUT_RANKS:
+            cx.dims(input, DROPOUT_RANKS[name])
+        out = TensorV(input.shape, DTYPE_OF.get(name, input.dtype), origin=cx.span,
+                      contiguous=input.contiguous if name not in ("clone", "contiguous") else True,
+                      layout_note=input.layout_note)
+        if name in ("clone",):
+            out.contiguous = True
+        return out
+    rule.__name__ = name
+    return rule
+
+
+def _register_unary() -> None:
+    for name, (layer, functional, torch_fn) in UNARY.items():
+        names = [f"Tensor.{name}"]
+        if functional:
+            names.append(f"torch.nn.functional.{name}")
+        if torch_fn:
+            names.append(f"torch.{name}")
+        if not name.endswith("_"):
+            names.append(f"Tensor.{name}_")
+            if functional:
+                names.append(f"torch.nn.functional.{name}_")
+            if torch_fn:
+                names.append(f"torch.{name}_")
+        for a in ALIASED.get(name, ()):
+            names.append(a if "." in a else f"torch.{a}")
+            names.append(f"Tensor.{a}" if "." not in a else a)
+        fn = _unary(name)
+        canon = names[1] if len(names) > 1 and not names[1].startswith("Tensor.") and functional else names[0]
+        if torch_fn and not functional:
+            canon = f"torch.{name}"
+        op(canon, *[n for n in names if n != canon])(fn)
+        if layer:
+            _layer(layer, fn)
+
+
+def _layer(layer: str, fn) -> None:
+    def ctor(cx, *args, **kwargs):
+        return None
+    rule = module(f"torch.nn.{layer}")(ctor)
+
+    def fwd(cx, m, input):
+        return fn(cx, input)
+    fwd.twin = fn  # counted once with its functional form
+    rule.forward(fwd)
+
+
+@op("Tensor.contiguous")
+def contiguous(cx: OpContext, self, memory_format=None):
+    if not isinstance(self, TensorV):
+        raise NotApplicable("input unknown")
+    return TensorV(self.shape, self.dtype, origin=cx.span, contiguous=True)
+
+
+# ---- binary ops with broadcasting ------------------------------------------------
+
+BINARY = {
+    "add": ("__add__", "__radd__", "__iadd__"), "sub": ("__sub__", "__rsub__", "__isub__", "subtract"),
+    "mul": ("__mul__", "__rmul__", "__imul__", "multiply"), "div": ("__truediv__", "__rtruediv__", "__itruediv__", "divide", "true_divide"),
+    "floor_divide": ("__floordiv__", "__rfloordiv__"), "remainder": ("__mod__", "fmod"), "pow": ("__pow__", "__rpow__", "float_power"),
+    "maximum": ("max_elementwise",), "minimum": (), "atan2": (), "hypot": (),
+    "eq": ("__eq__",), "ne": ("__ne__",), "lt": ("__lt__", "less"), "le": ("__le__",), "gt": ("__gt__", "greater"), "ge": ("__ge__",),
+    "logical_and": ("__and__",), "logical_or": ("__or__",), "logical_xor": ("__xor__",),
+    "bitwise_and": (), "bitwise_or": (),
+}
+COMPARISON = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
+
+
+def _binary(name: str):
+    def rule(cx: OpContext, input, other, *args, **kwargs):
+        ts = [v for v in (input, other) if isinstance(v, TensorV)]
+        if not ts:
+            raise NotApplicable("no tensor operand")
+        for v in (input, other):
+            if not isinstance(v, (TensorV, IntV, FloatV)) and not _scalar(v):
+                raise NotApplicable("operand unknown")
+        shape = broadcast_shapes(cx, *[t.shape for t in ts])
+        dtype = "bool" if name in COMPARISON else result_dtype(*ts)
+        return TensorV(shape, dtype, origin=cx.span)
+    rule.__name__ = name
+    return rule
+
+
+def _scalar(v: Value) -> bool:
+    from ...shapes.values import BoolV
+    return isinstance(v, BoolV)
+
+
+for _name, _extra in BINARY.items():
+    _names = [f"Tensor.{_name}", f"Tensor.{_name}_"]
+    for e in _extra:
+        _names.append(f"Tensor.{e}")
+        if not e.startswith("__"):
+            _names.append(f"torch.{e}")
+    op(f"torch.{_name}", *_names)(_binary(_name))
+
+
+@op("torch.where")
+def where(cx: OpContext, condition, input=None, other=None):
+    if input is None and other is None:
+        raise NotApplicable("data-dependent where(cond)")
+    ts = [v for v in (condition, input, other) if isinstance(v, TensorV)]
+    for v in (condition, input, other):
+        if not isinstance(v, (TensorV, IntV, FloatV)):
+            raise NotApplicable("operand unknown")
+    return TensorV(broadcast_shapes(cx, *[t.shape for t in ts]), result_dtype(input, other), origin=cx.span)
+
+
+@op("Tensor.masked_fill", "Tensor.masked_fill_", "torch.masked_fill")
+def masked_fill(cx: OpContext, input, mask, value):
+    if not isinstance(input, TensorV) or not isinstance(mask, TensorV):
+        raise NotApplicable("operand unknown")
+    out = broadcast_shapes(cx, input.shape, mask.shape)
+    if out.rank is not None and input.shape.rank is not None and out.rank > input.shape.rank:
+        cx.fail(f"{cx.opname}: the mask {mask.shape} has more dimensions than {cx.label(input)} {input.shape}", "SH106")
+    return TensorV(input.shape, input.dtype, origin=cx.span)
+
+
+_register_unary()

@@ -1,0 +1,118 @@
+"""The operator registry: one declaration per PyTorch function, Tensor method or `nn` layer.
+
+A rule is a plain Python function `rule(cx, *args, **kwargs) -> Value` whose signature is the
+PyTorch signature (so keyword arguments and defaults bind exactly as in PyTorch). It states
+preconditions with `cx.require(pred, message)` and builds its result from the domain
+(`shapes`), never from Z3. Aliases (`F.relu`, `torch.relu`, `Tensor.relu`) share one rule and
+count once. A layer (`nn.Linear`) is a `ModuleRule`: a constructor rule that validates and
+returns the configuration, and a forward rule that receives the `ModuleV`.
+
+Names: functions by their public path (`torch.cat`, `torch.nn.functional.conv2d`), methods as
+`Tensor.view`, layers as `torch.nn.Linear`. Lookups also accept `torch.Tensor.view`.
+Tests: tests/ops/ (differential against PyTorch on the meta device).
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+VERSION = "1"  # bump when any rule changes meaning: part of every summary cache key
+
+
+@dataclass
+class OpRule:
+    name: str
+    fn: Callable
+    aliases: tuple = ()
+    signature: inspect.Signature = field(init=False)
+
+    def __post_init__(self):
+        self.signature = inspect.signature(self.fn)
+
+
+@dataclass
+class ModuleRule:
+    name: str
+    ctor: Callable
+    aliases: tuple = ()
+    forward_fn: Optional[Callable] = None
+    params_fn: Optional[Callable] = None  # cfg -> {"weight": shape dims, ...}
+    signature: inspect.Signature = field(init=False)
+
+    def __post_init__(self):
+        self.signature = inspect.signature(self.ctor)
+
+    def forward(self, fn: Callable) -> Callable:
+        self.forward_fn = fn
+        return fn
+
+    def params(self, fn: Callable) -> Callable:
+        self.params_fn = fn
+        return fn
+
+
+RULES: dict[str, OpRule] = {}
+MODULES: dict[str, ModuleRule] = {}
+_ALIAS: dict[str, str] = {}
+
+
+def _norm(name: str) -> str:
+    if name.startswith("torch.Tensor."):
+        return "Tensor." + name[len("torch.Tensor."):]
+    return name
+
+
+def op(name: str, *aliases: str) -> Callable[[Callable], Callable]:
+    def deco(fn: Callable) -> Callable:
+        rule = OpRule(name, fn, aliases)
+        RULES[name] = rule
+        for a in (name, *aliases):
+            _ALIAS[_norm(a)] = name
+        fn.rule = rule  # type: ignore[attr-defined]
+        return fn
+    return deco
+
+
+def module(name: str, *aliases: str) -> Callable[[Callable], ModuleRule]:
+    def deco(ctor: Callable) -> ModuleRule:
+        rule = ModuleRule(name, ctor, aliases)
+        MODULES[name] = rule
+        for a in (name, *aliases):
+            _ALIAS[_norm(a)] = name
+        return rule
+    return deco
+
+
+def lookup(name: str) -> OpRule | ModuleRule | None:
+    _ensure_loaded()
+    canon = _ALIAS.get(_norm(name))
+    if canon is None:
+        return None
+    return RULES.get(canon) or MODULES.get(canon)
+
+
+def has_method(method: str) -> bool:
+    _ensure_loaded()
+    return ("Tensor." + method) in _ALIAS
+
+
+def distinct_rules() -> list[str]:
+    """Canonical rule names (aliases and a layer's functional twin counted once)."""
+    _ensure_loaded()
+    names = set(RULES)
+    for m in MODULES.values():
+        twin = getattr(m.forward_fn, "twin", None)
+        if twin is None:
+            names.add(m.name)
+    return sorted(names)
+
+
+_loaded = False
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        from . import families  # noqa: F401  (registers every rule)

@@ -1,0 +1,334 @@
+"""Symbolic integer expressions for dimensions and shape-derived Python ints.
+
+An `Expr` is a canonical polynomial with integer coefficients over *atoms*: symbols, and
+opaque floor-division / modulo / max / min nodes whose operands are themselves canonical.
+Canonical form makes structural equality meaningful (`H + 2 - 2 == H`) and lets the printer
+produce readable text (`(H - 1)//2 + 1`) without a solver. Division by a constant splits off
+the exactly divisible part, so `(2*H + 3)//2` becomes `H + 1`.
+
+Invariants: an Expr is immutable and hashable; constants are Exprs with only the empty
+monomial. Symbols carry only a name; where a symbol comes from lives in `analysis.origins`.
+Tests: tests/unit/test_expr.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping, Union
+
+IntLike = Union[int, "Expr"]
+
+
+@dataclass(frozen=True, order=True)
+class Atom:
+    """A non-polynomial building block: a symbol, or an opaque operation on canonical Exprs."""
+
+    kind: str  # "sym" | "floordiv" | "mod" | "max" | "min"
+    name: str = ""
+    args: tuple = ()
+
+    def sort_key(self) -> tuple:
+        return (0 if self.kind == "sym" else 1, self.name, str(self.args))
+
+
+Monomial = tuple  # sorted tuple of Atom, repeated for powers
+
+
+class Expr:
+    __slots__ = ("terms", "_hash")
+
+    def __init__(self, terms: Mapping[Monomial, int]):
+        self.terms = {m: c for m, c in terms.items() if c != 0}
+        self._hash = hash(frozenset(self.terms.items()))
+
+    # ---- construction -------------------------------------------------
+    @staticmethod
+    def const(v: int) -> "Expr":
+        return Expr({(): int(v)}) if v else ZERO
+
+    @staticmethod
+    def sym(name: str) -> "Expr":
+        return Expr({(Atom("sym", name),): 1})
+
+    @staticmethod
+    def lift(v: IntLike) -> "Expr":
+        if isinstance(v, Expr):
+            return v
+        if isinstance(v, bool):
+            return Expr.const(int(v))
+        if isinstance(v, int):
+            return Expr.const(v)
+        raise TypeError(f"not an int expression: {v!r}")
+
+    # ---- queries ------------------------------------------------------
+    @property
+    def is_const(self) -> bool:
+        return all(m == () for m in self.terms)
+
+    @property
+    def value(self) -> int | None:
+        if not self.terms:
+            return 0
+        if self.is_const:
+            return self.terms[()]
+        return None
+
+    def const_part(self) -> int:
+        return self.terms.get((), 0)
+
+    def atoms(self) -> set[Atom]:
+        out: set[Atom] = set()
+        for m in self.terms:
+            for a in m:
+                out.add(a)
+                for sub in a.args:
+                    if isinstance(sub, Expr):
+                        out |= sub.atoms()
+        return out
+
+    def symbols(self) -> set[str]:
+        return {a.name for a in self.atoms() if a.kind == "sym"}
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, int) and not isinstance(other, bool):
+            return self.value == other
+        return isinstance(other, Expr) and self.terms == other.terms
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __repr__(self) -> str:
+        return f"Expr({to_str(self)})"
+
+    def __str__(self) -> str:
+        return to_str(self)
+
+    # ---- arithmetic ---------------------------------------------------
+    def __add__(self, other: IntLike) -> "Expr":
+        o = Expr.lift(other)
+        terms = dict(self.terms)
+        for m, c in o.terms.items():
+            terms[m] = terms.get(m, 0) + c
+        return Expr(terms)
+
+    __radd__ = __add__
+
+    def __neg__(self) -> "Expr":
+        return Expr({m: -c for m, c in self.terms.items()})
+
+    def __sub__(self, other: IntLike) -> "Expr":
+        return self + (-Expr.lift(other))
+
+    def __rsub__(self, other: IntLike) -> "Expr":
+        return Expr.lift(other) - self
+
+    def __mul__(self, other: IntLike) -> "Expr":
+        o = Expr.lift(other)
+        terms: dict = {}
+        for m1, c1 in self.terms.items():
+            for m2, c2 in o.terms.items():
+                m = tuple(sorted(m1 + m2, key=Atom.sort_key))
+                terms[m] = terms.get(m, 0) + c1 * c2
+        return Expr(terms)
+
+    __rmul__ = __mul__
+
+    def __floordiv__(self, other: IntLike) -> "Expr":
+        return floordiv(self, Expr.lift(other))
+
+    def __rfloordiv__(self, other: IntLike) -> "Expr":
+        return floordiv(Expr.lift(other), self)
+
+    def __mod__(self, other: IntLike) -> "Expr":
+        return mod(self, Expr.lift(other))
+
+    def __rmod__(self, other: IntLike) -> "Expr":
+        return mod(Expr.lift(other), self)
+
+    def subs(self, mapping: Mapping[str, IntLike]) -> "Expr":
+        """Substitute symbols by expressions (re-canonicalising opaque atoms)."""
+        if not mapping or not (self.symbols() & set(mapping)):
+            return self
+        out = ZERO
+        for m, c in self.terms.items():
+            term = Expr.const(c)
+            for a in m:
+                term = term * _subs_atom(a, mapping)
+            out = out + term
+        return out
+
+    def evaluate(self, env: Mapping[str, int]) -> int:
+        e = self.subs(env)
+        v = e.value
+        if v is None:
+            raise KeyError(f"unbound symbols in {e}")
+        return v
+
+
+ZERO = Expr({})
+ONE = Expr({(): 1})
+
+
+def _subs_atom(a: Atom, mapping: Mapping[str, IntLike]) -> Expr:
+    if a.kind == "sym":
+        return Expr.lift(mapping[a.name]) if a.name in mapping else Expr({(a,): 1})
+    args = [x.subs(mapping) if isinstance(x, Expr) else x for x in a.args]
+    return _OPS[a.kind](*args)
+
+
+def _monomial_div(m: Monomial, d: Monomial) -> Monomial | None:
+    rest = list(m)
+    for a in d:
+        if a in rest:
+            rest.remove(a)
+        else:
+            return None
+    return tuple(rest)
+
+
+def _exact_div(num: Expr, den: Expr) -> Expr | None:
+    """num / den when den is a single monomial term dividing every term of num."""
+    if len(den.terms) != 1:
+        return None
+    (dm, dc), = den.terms.items()
+    out = {}
+    for m, c in num.terms.items():
+        q = _monomial_div(m, dm)
+        if q is None or c % dc:
+            return None
+        out[q] = c // dc
+    return Expr(out)
+
+
+def floordiv(a: Expr, b: Expr) -> Expr:
+    bv = b.value
+    if bv == 1:
+        return a
+    if bv is not None and bv != 0:
+        av = a.value
+        if av is not None:
+            return Expr.const(av // bv)
+        if bv > 0:
+            # split off the part with coefficients divisible by b: floor((q*b + r)/b) = q + floor(r/b)
+            div, rest = {}, {}
+            for m, c in a.terms.items():
+                if m != () and c % bv == 0:
+                    div[m] = c // bv
+                else:
+                    rest[m] = c
+            rest_e = Expr(rest)
+            q = Expr(div)
+            if rest_e.is_const:
+                return q + Expr.const(rest_e.const_part() // bv)
+            # pull constant multiples of b out of the constant term too: (H - 1 + 2b)//b
+            c0 = rest_e.const_part()
+            shift = c0 // bv if c0 >= bv or c0 < 0 else 0
+            if shift:
+                rest_e = rest_e - shift * bv
+                q = q + shift
+            return q + Expr({(Atom("floordiv", "", (rest_e, b)),): 1})
+    exact = _exact_div(a, b)
+    if exact is not None:
+        return exact
+    return Expr({(Atom("floordiv", "", (a, b)),): 1})
+
+
+def mod(a: Expr, b: Expr) -> Expr:
+    av, bv = a.value, b.value
+    if bv == 1:
+        return ZERO
+    if av is not None and bv is not None and bv != 0:
+        return Expr.const(av % bv)
+    if bv is not None and bv > 0:
+        rest = {m: (c % bv if m == () else c) for m, c in a.terms.items() if c % bv}
+        rest_e = Expr(rest)
+        if rest_e.is_const:
+            return Expr.const(rest_e.const_part() % bv)
+        return Expr({(Atom("mod", "", (rest_e, b)),): 1})
+    if _exact_div(a, b) is not None:
+        return ZERO
+    return Expr({(Atom("mod", "", (a, b)),): 1})
+
+
+def emax(a: IntLike, b: IntLike) -> Expr:
+    a, b = Expr.lift(a), Expr.lift(b)
+    if a == b:
+        return a
+    if a.value is not None and b.value is not None:
+        return Expr.const(max(a.value, b.value))
+    d = (a - b).value
+    if d is not None:
+        return a if d >= 0 else b
+    x, y = sorted((a, b), key=to_str)
+    return Expr({(Atom("max", "", (x, y)),): 1})
+
+
+def emin(a: IntLike, b: IntLike) -> Expr:
+    a, b = Expr.lift(a), Expr.lift(b)
+    if a == b:
+        return a
+    if a.value is not None and b.value is not None:
+        return Expr.const(min(a.value, b.value))
+    d = (a - b).value
+    if d is not None:
+        return a if d <= 0 else b
+    x, y = sorted((a, b), key=to_str)
+    return Expr({(Atom("min", "", (x, y)),): 1})
+
+
+_OPS = {"floordiv": floordiv, "mod": mod, "max": emax, "min": emin}
+
+
+def product(items: Iterable[IntLike]) -> Expr:
+    out = ONE
+    for x in items:
+        out = out * Expr.lift(x)
+    return out
+
+
+# ---- printing ---------------------------------------------------------------
+
+def _atom_str(a: Atom) -> str:
+    if a.kind == "sym":
+        return a.name
+    x, y = a.args
+    if a.kind in ("max", "min"):
+        return f"{a.kind}({to_str(x)}, {to_str(y)})"
+    op = "//" if a.kind == "floordiv" else "%"
+    return f"{_paren(x)}{op}{_paren(y)}"
+
+
+def _paren(e: Expr) -> str:
+    s = to_str(e)
+    simple = len(e.terms) <= 1 and (e.is_const and e.const_part() >= 0 or
+                                     (len(e.terms) == 1 and list(e.terms.values())[0] == 1
+                                      and len(next(iter(e.terms))) == 1
+                                      and next(iter(e.terms))[0].kind in ("sym", "max", "min")))
+    return s if simple else f"({s})"
+
+
+def _mono_str(m: Monomial) -> str:
+    parts = []
+    for a in m:
+        s = _atom_str(a)
+        parts.append(f"({s})" if a.kind in ("floordiv", "mod") and len(m) > 1 else s)
+    return "*".join(parts)
+
+
+def _term_order(item) -> tuple:
+    m, c = item
+    # symbols before opaque atoms, higher degree first, then by name: `2*C + H//2 + 1`
+    return (m == (), -len(m), [a.sort_key() for a in m])
+
+
+def to_str(e: Expr) -> str:
+    if not e.terms:
+        return "0"
+    out = ""
+    for i, (m, c) in enumerate(sorted(e.terms.items(), key=_term_order)):
+        mag = abs(c)
+        body = str(mag) if m == () else (_mono_str(m) if mag == 1 else f"{mag}*{_mono_str(m)}")
+        if i == 0:
+            out = ("-" if c < 0 else "") + body
+        else:
+            out += (" - " if c < 0 else " + ") + body
+    return out

@@ -1,0 +1,163 @@
+"""Abstract values: what the analyzer knows about a Python value at a program point.
+
+Tensors carry a `Shape` (and dtype/contiguity when known); Python ints computed from shapes
+are `IntV` holding an `Expr`, so `B, T, C = x.size()` and `C // self.n_head` stay symbolic.
+Builtin `nn` layers are `ModuleV` (the operator registry's name plus the bound constructor
+arguments). Anything the analyzer cannot follow is `UnknownV` — never an exception.
+User classes, instances and functions live in `analysis.objects`, since only the
+interpreter creates them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .expr import Expr
+from .shape import Pred, Shape
+
+
+@dataclass(frozen=True, order=True)
+class Span:
+    """Source range: line 1-based, col 0-based in code points, end exclusive."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+
+    def contains(self, line: int, col: int) -> bool:
+        if (line, col) < (self.line, self.col):
+            return False
+        return (line, col) < (self.end_line, self.end_col) or (line, col) == (self.end_line, self.end_col)
+
+
+class Value:
+    """Base of all abstract values."""
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+
+@dataclass(eq=False)
+class TensorV(Value):
+    shape: Shape
+    dtype: Optional[str] = None
+    origin: Optional[Span] = None  # the line that produced it
+    contiguous: bool = True
+    layout_note: str = ""  # why it is not contiguous (for the view error message)
+    requires_grad: Optional[bool] = None
+    is_param: bool = False
+
+    def describe(self) -> str:
+        return f"Tensor{self.shape}"
+
+
+@dataclass(eq=False)
+class IntV(Value):
+    expr: Expr
+    origin: Optional[Span] = None
+
+    def describe(self) -> str:
+        return f"int = {self.expr}"
+
+
+@dataclass(eq=False)
+class FloatV(Value):
+    value: Optional[float] = None
+
+
+@dataclass(eq=False)
+class BoolV(Value):
+    pred: Optional[Pred] = None  # None: unknown bool
+
+
+@dataclass(eq=False)
+class StrV(Value):
+    value: Optional[str] = None
+
+
+@dataclass(eq=False)
+class NoneV(Value):
+    pass
+
+
+@dataclass(eq=False)
+class EllipsisV(Value):
+    pass
+
+
+@dataclass(eq=False)
+class DtypeV(Value):
+    name: str
+
+
+@dataclass(eq=False)
+class TupleV(Value):
+    items: tuple
+    is_size: bool = False  # a torch.Size
+
+    def describe(self) -> str:
+        if self.is_size:
+            return "torch.Size([" + ", ".join(str(i.expr) if isinstance(i, IntV) else "?" for i in self.items) + "])"
+        return "tuple"
+
+
+@dataclass(eq=False)
+class ListV(Value):
+    items: Optional[list] = None  # None: unknown length
+    elem: Optional[Value] = None  # join of the elements when the length is unknown
+
+
+@dataclass(eq=False)
+class DictV(Value):
+    items: dict = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class SliceV(Value):
+    start: Optional[Value] = None
+    stop: Optional[Value] = None
+    step: Optional[Value] = None
+
+
+@dataclass(eq=False)
+class UnknownV(Value):
+    reason: str = ""
+
+
+@dataclass(eq=False)
+class ExtRef(Value):
+    """A name from outside the analysed code: a module or function path such as `torch.nn.functional.relu`."""
+
+    path: str
+
+
+@dataclass(eq=False)
+class ModuleV(Value):
+    """A builtin `nn` layer: registry name plus bound constructor arguments."""
+
+    kind: str
+    cfg: dict
+    span: Optional[Span] = None  # where it was constructed
+    children: Optional[list] = None  # Sequential / ModuleList / ModuleDict contents
+    names: Optional[list] = None  # child names for OrderedDict / ModuleDict
+
+    def describe(self) -> str:
+        args = ", ".join(f"{k}={_short(v)}" for k, v in self.cfg.items() if not k.startswith("_"))
+        return f"{self.kind.split('.')[-1]}({args})"
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, IntV):
+        return str(v.expr)
+    if isinstance(v, (StrV,)):
+        return repr(v.value)
+    if isinstance(v, BoolV):
+        return str(v.pred) if v.pred is not None else "?"
+    if isinstance(v, NoneV):
+        return "None"
+    if isinstance(v, FloatV):
+        return str(v.value)
+    if isinstance(v, TupleV):
+        return "(" + ", ".join(_short(i) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
+    return "…"

@@ -1,0 +1,106 @@
+"""Differential-test harness: a rule against PyTorch on the meta device.
+
+`check(rule, torch_call, args, kwargs)` runs PyTorch with meta tensors of the given shapes
+and the rule with the same concrete shapes, and asserts both agree: the same output shapes,
+or both reject. Tensor arguments are written as `T(2, 3)` (meta float32) or `T(2, 3, dtype="long")`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from shapehint.ops.concrete import (ConcreteContext, OpFailed, NotApplicable, apply, build_module,
+                                    call_module, shape_of, tensor)
+
+DTYPES = {"float": torch.float32, "long": torch.int64, "bool": torch.bool, "int": torch.int32}
+
+
+@dataclass(frozen=True)
+class T:
+    dims: tuple
+    dtype: str = "float"
+
+    def __init__(self, *dims, dtype="float"):
+        object.__setattr__(self, "dims", tuple(dims))
+        object.__setattr__(self, "dtype", dtype)
+
+    def meta(self):
+        return torch.empty(self.dims, dtype=DTYPES[self.dtype], device="meta")
+
+    def abstract(self):
+        return tensor(*self.dims, dtype={"float": "float32", "long": "int64", "bool": "bool", "int": "int32"}[self.dtype])
+
+
+def _to_torch(v):
+    if isinstance(v, T):
+        return v.meta()
+    if isinstance(v, tuple):
+        return tuple(_to_torch(i) for i in v)
+    if isinstance(v, list):
+        return [_to_torch(i) for i in v]
+    return v
+
+
+def _to_abstract(v):
+    if isinstance(v, T):
+        return v.abstract()
+    if isinstance(v, tuple):
+        return tuple(_to_abstract(i) for i in v)
+    if isinstance(v, list):
+        return [_to_abstract(i) for i in v]
+    return v
+
+
+def torch_shape(out):
+    if isinstance(out, torch.Tensor):
+        return tuple(out.shape)
+    if isinstance(out, (tuple, list)):
+        return tuple(torch_shape(o) for o in out)
+    if isinstance(out, int):
+        return ("int", out)
+    return None
+
+
+def run_torch(fn, args, kwargs):
+    try:
+        return ("ok", torch_shape(fn(*_to_torch(args), **{k: _to_torch(v) for k, v in kwargs.items()})))
+    except (RuntimeError, ValueError, IndexError, TypeError) as e:
+        return ("error", str(e).splitlines()[0][:200])
+
+
+def run_rule(name, args, kwargs):
+    try:
+        return ("ok", shape_of(apply(name, *_to_abstract(args), **{k: _to_abstract(v) for k, v in kwargs.items()})))
+    except OpFailed as e:
+        return ("error", e.message)
+
+
+def run_module_rule(name, ctor_args, ctor_kwargs, args, kwargs):
+    try:
+        m = build_module(name, *ctor_args, **ctor_kwargs)
+        return ("ok", shape_of(call_module(ConcreteContext(name), m, list(_to_abstract(args)),
+                                           {k: _to_abstract(v) for k, v in kwargs.items()})))
+    except OpFailed as e:
+        return ("error", e.message)
+
+
+def check(name, torch_fn, args=(), kwargs=None):
+    kwargs = kwargs or {}
+    want = run_torch(torch_fn, args, kwargs)
+    got = run_rule(name, args, kwargs)
+    assert want[0] == got[0] and (want[0] == "error" or want[1] == got[1]), \
+        f"{name}{args}{kwargs}: torch={want} rule={got}"
+
+
+def check_module(name, torch_cls, ctor_args=(), ctor_kwargs=None, args=(), kwargs=None):
+    ctor_kwargs, kwargs = ctor_kwargs or {}, kwargs or {}
+    try:
+        with torch.device("meta"):
+            mod = torch_cls(*ctor_args, **ctor_kwargs)
+        want = run_torch(mod, args, kwargs)
+    except (RuntimeError, ValueError, TypeError) as e:
+        want = ("error", str(e))
+    got = run_module_rule(name, ctor_args, ctor_kwargs, args, kwargs)
+    assert want[0] == got[0] and (want[0] == "error" or want[1] == got[1]), \
+        f"{name}({ctor_args}, {ctor_kwargs}){args}: torch={want} rule={got}"
