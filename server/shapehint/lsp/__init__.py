@@ -1,0 +1,8 @@
+"""The language server: pygls handlers that translate between LSP and the analysis API.
+
+Import boundary: this package is the only one that imports pygls and lsprotocol; the analysis
+never imports it. `server.py` registers handlers (thin), `features/` are plain functions of an
+analysis snapshot returning domain data, `worker.py` runs analyses and solver work off the event
+loop, `settings.py` reads shared/settings.json, `convert.py` converts positions and types at the
+protocol boundary. Tests: tests/lsp/ (pytest-lsp through stdio) and tests/e2e/test_neovim.py.
+"""

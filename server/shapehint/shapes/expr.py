@@ -219,9 +219,10 @@ def floordiv(a: Expr, b: Expr) -> Expr:
             q = Expr(div)
             if rest_e.is_const:
                 return q + Expr.const(rest_e.const_part() // bv)
-            # pull constant multiples of b out of the constant term too: (H - 1 + 2b)//b
+            # normal form: the numerator's constant lies in (-b, 0], so (H + 1)//2 prints as
+            # (H - 1)//2 + 1, the way convolution sizes are usually written
             c0 = rest_e.const_part()
-            shift = c0 // bv if c0 >= bv or c0 < 0 else 0
+            shift = -((-c0) // bv)
             if shift:
                 rest_e = rest_e - shift * bv
                 q = q + shift

@@ -37,6 +37,13 @@ def dim_json(d: Expr) -> int | str:
     return v if v is not None else to_str(d)
 
 
+def star_name(star: str) -> str:
+    """Display name of a variadic segment: `batch`, `x` for the unknown rest of parameter x, or `?`."""
+    if star.startswith(DYN_PREFIX):
+        return "?"
+    return star.split("*")[0] or "?"
+
+
 @dataclass(frozen=True)
 class Shape:
     dims: tuple[Expr, ...]
@@ -76,13 +83,12 @@ class Shape:
     def to_json(self) -> list:
         if self.star is None:
             return [dim_json(d) for d in self.dims]
-        star = [] if self.star.startswith(DYN_PREFIX) else [f"*{self.star}"]
-        return [dim_json(d) for d in self.dims] + (star or ["*?"]) + [dim_json(d) for d in self.suffix]
+        return [dim_json(d) for d in self.dims] + [f"*{star_name(self.star)}"] + [dim_json(d) for d in self.suffix]
 
     def __str__(self) -> str:
         items = [dim_str(d) for d in self.dims]
         if self.star is not None:
-            items.append("*" + ("?" if self.star.startswith(DYN_PREFIX) else self.star))
+            items.append("*" + star_name(self.star))
             items += [dim_str(d) for d in self.suffix]
         return "[" + ", ".join(items) + "]"
 

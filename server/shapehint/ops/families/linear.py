@@ -16,8 +16,8 @@ def linear(cx: OpContext, input, weight, bias=None):
 def _linear(cx: OpContext, x, in_features, out_features) -> TensorV:
     if not isinstance(x, TensorV):
         raise NotApplicable("input unknown")
-    s = x.shape
     last = cx.last_dim(x)
+    s = x.shape  # read after last_dim: it may have learned a trailing dimension
     cx.require(eq(last, in_features),
                f"{cx.opname} expects the last dimension to be {in_features}, but {cx.label(x)} has {last} here")
     if s.rank is not None:

@@ -1,0 +1,16 @@
+"""The analysis API used by the CLI, the language server and device run.
+
+`analyze_source(text, path)` analyses one module from scratch; `Workspace` keeps documents and
+warm per-function summaries and re-analyses only what an edit touched. Both return an
+`AnalysisResult` (plain data; see result.py). Nothing here imports pygls, lsprotocol or torch.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from .result import AnalysisResult
+
+
+def analyze_source(text: str, path: str = "<string>", config=None, cancel=None) -> AnalysisResult:
+    from .engine import analyze
+    return analyze(text, path, config=config, cancel=cancel)

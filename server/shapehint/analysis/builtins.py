@@ -1,0 +1,348 @@
+"""Python builtins and a few library helpers the analysis follows precisely.
+
+`len`, `range`, `zip`, `enumerate`, `min`/`max` on ints, `int()`, `isinstance`, `super()`,
+`getattr`, list/dict/module-container methods, `torch._check`, `torch.Size`, `math.*`,
+`dataclasses.field`, `collections.OrderedDict`, `nn.Parameter`, `register_buffer`.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..shapes.expr import Expr, emax, emin, product
+from ..shapes.shape import TRUE, Shape, ge, lt
+from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
+                             UnknownV, Value)
+from .calls import RangeV
+from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV, SuperV
+
+
+class BuiltinMixin:
+    def builtin(self, name: str, args: list, kwargs: dict, fr, span) -> Value:
+        fn = getattr(self, f"b_{name}", None)
+        if fn is not None:
+            return fn(args, kwargs, fr, span)
+        if name == "print":
+            return NoneV()
+        return UnknownV(name)
+
+    def b_len(self, args, kwargs, fr, span):
+        v = args[0] if args else None
+        if isinstance(v, (TupleV, ListV)) and v.items is not None:
+            return IntV(Expr.const(len(v.items)))
+        if isinstance(v, ModuleV) and v.children is not None:
+            return IntV(Expr.const(len(v.children)))
+        if isinstance(v, TensorV):
+            return self.call_rule("Tensor.size", [v, IntV(Expr.const(0))], {}, fr, span, "len")
+        if isinstance(v, DictV):
+            return IntV(Expr.const(len(v.items)))
+        return UnknownV("len")
+
+    def b_range(self, args, kwargs, fr, span):
+        ints = [self.int_value(a) for a in args]
+        if not ints or any(i is None for i in ints):
+            return UnknownV("range")
+        start, stop, step = (Expr.const(0), ints[0], Expr.const(1)) if len(ints) == 1 else \
+            (ints[0], ints[1], ints[2] if len(ints) > 2 else Expr.const(1))
+        if start.value is not None and stop.value is not None and step.value:
+            r = range(start.value, stop.value, step.value)
+            if len(r) <= 64:
+                return ListV([IntV(Expr.const(i)) for i in r])
+        return RangeV(start, stop, step)
+
+    def b_int(self, args, kwargs, fr, span):
+        if not args:
+            return IntV(Expr.const(0))
+        v = args[0]
+        if isinstance(v, IntV):
+            return v
+        if isinstance(v, OpaqueV):
+            return IntV(self.opaque_symbol(v))
+        if isinstance(v, FloatV) and v.value is not None:
+            return IntV(Expr.const(int(v.value)))
+        if isinstance(v, StrV) and v.value is not None and v.value.strip().lstrip("-").isdigit():
+            return IntV(Expr.const(int(v.value)))
+        return IntV(self.fresh_symbol("int", span, lo=0))
+
+    def b_float(self, args, kwargs, fr, span):
+        v = args[0] if args else None
+        if isinstance(v, IntV) and v.expr.value is not None:
+            return FloatV(float(v.expr.value))
+        if isinstance(v, FloatV):
+            return v
+        return FloatV(None)
+
+    def b_bool(self, args, kwargs, fr, span):
+        return BoolV(self.truth(args[0]) if args else None)
+
+    def _minmax(self, args, pick):
+        if len(args) == 1:
+            items = self.iterate(args[0], None)
+            args = items or []
+        ints = [self.int_value(a) for a in args]
+        if ints and all(i is not None for i in ints):
+            out = ints[0]
+            for i in ints[1:]:
+                out = pick(out, i)
+            return IntV(out)
+        if any(isinstance(a, FloatV) for a in args):
+            return FloatV(None)
+        return UnknownV("min/max")
+
+    def b_max(self, args, kwargs, fr, span):
+        return self._minmax(args, emax)
+
+    def b_min(self, args, kwargs, fr, span):
+        return self._minmax(args, emin)
+
+    def b_abs(self, args, kwargs, fr, span):
+        v = args[0] if args else None
+        if isinstance(v, IntV) and v.expr.value is not None:
+            return IntV(Expr.const(abs(v.expr.value)))
+        return v if isinstance(v, IntV) else FloatV(None)
+
+    def b_round(self, args, kwargs, fr, span):
+        v = args[0] if args else None
+        if isinstance(v, FloatV) and v.value is not None and len(args) == 1:
+            return IntV(Expr.const(round(v.value)))
+        return v if isinstance(v, IntV) else FloatV(None)
+
+    def b_sum(self, args, kwargs, fr, span):
+        items = self.iterate(args[0], fr) if args else None
+        if items is None:
+            return UnknownV("sum")
+        ints = [self.int_value(i) for i in items]
+        if all(i is not None for i in ints):
+            out = Expr.const(0)
+            for i in ints:
+                out = out + i
+            return IntV(out)
+        acc = items[0] if items else IntV(Expr.const(0))
+        for it in items[1:]:
+            acc = self.binop(ast.Add, acc, it, span, fr)
+        return acc
+
+    def b_divmod(self, args, kwargs, fr, span):
+        a, b = (self.int_value(x) for x in args[:2])
+        if a is None or b is None or b.value == 0:
+            return UnknownV("divmod")
+        return TupleV((IntV(a // b), IntV(a % b)))
+
+    def b_isinstance(self, args, kwargs, fr, span):
+        if len(args) == 2 and isinstance(args[0], TensorV) and isinstance(args[1], ExtRef) and \
+                args[1].path in ("torch.Tensor",):
+            return BoolV(TRUE)
+        return BoolV(None)
+
+    def b_zip(self, args, kwargs, fr, span):
+        lists = [self.iterate(a, fr) for a in args]
+        if any(l is None for l in lists):
+            return UnknownV("zip")
+        return ListV([TupleV(tuple(t)) for t in zip(*lists)])
+
+    def b_enumerate(self, args, kwargs, fr, span):
+        items = self.iterate(args[0], fr) if args else None
+        if items is None:
+            return UnknownV("enumerate")
+        start = self.int_value(args[1]) if len(args) > 1 else Expr.const(0)
+        return ListV([TupleV((IntV(start + i), it)) for i, it in enumerate(items)])
+
+    def b_list(self, args, kwargs, fr, span):
+        if not args:
+            return ListV([])
+        items = self.iterate(args[0], fr)
+        return ListV(list(items)) if items is not None else ListV(None)
+
+    def b_tuple(self, args, kwargs, fr, span):
+        if not args:
+            return TupleV(())
+        items = self.iterate(args[0], fr)
+        if isinstance(args[0], TupleV):
+            return args[0]
+        return TupleV(tuple(items)) if items is not None else UnknownV("tuple")
+
+    def b_reversed(self, args, kwargs, fr, span):
+        items = self.iterate(args[0], fr) if args else None
+        return ListV(list(reversed(items))) if items is not None else UnknownV("reversed")
+
+    def b_dict(self, args, kwargs, fr, span):
+        return DictV(dict(kwargs))
+
+    def b_super(self, args, kwargs, fr, span):
+        if fr.cls is not None and fr.self_obj is not None:
+            return SuperV(fr.cls, fr.self_obj)
+        return UnknownV("super")
+
+    def b_getattr(self, args, kwargs, fr, span):
+        if len(args) >= 2 and isinstance(args[1], StrV) and args[1].value is not None:
+            v = self.attribute(args[0], args[1].value, None, fr)
+            if isinstance(v, UnknownV) and len(args) > 2:
+                return args[2]
+            return v
+        return UnknownV("getattr")
+
+    def b_setattr(self, args, kwargs, fr, span):
+        if len(args) == 3 and isinstance(args[0], InstanceObj) and isinstance(args[1], StrV) and args[1].value:
+            args[0].attrs[args[1].value] = args[2]
+        return NoneV()
+
+    def b_hasattr(self, args, kwargs, fr, span):
+        return BoolV(None)
+
+    # ---- iteration ------------------------------------------------------------------
+    def iterate(self, v: Value, fr) -> Optional[list]:
+        if isinstance(v, (TupleV, ListV)):
+            return list(v.items) if v.items is not None else None
+        if isinstance(v, ModuleV):
+            if v.names is not None and v.kind == "torch.nn.ModuleDict":
+                return [StrV(n) for n in v.names]
+            return list(v.children) if v.children is not None else None
+        if isinstance(v, DictV):
+            return [StrV(k) for k in v.items]
+        if isinstance(v, TensorV) and fr is not None:
+            s = self.resolve(v)
+            if s.rank and s.dims[0].value is not None and s.dims[0].value <= 64:
+                return [self.call_rule("Tensor.__getitem__", [v, IntV(Expr.const(i))], {}, fr, None, "iteration")
+                        for i in range(s.dims[0].value)]
+        return None
+
+    def loop_element(self, it: Value, items: Optional[list], fr) -> Value:
+        if items:
+            return self.join_values(items)
+        if isinstance(it, RangeV):
+            i = self.fresh_symbol("i", None, lo=0)
+            fr.facts.declare(i.symbols().pop(), 0)
+            fr.facts.add(lt(i, it.stop))
+            fr.facts.add(ge(i, it.start))
+            return IntV(i)
+        if isinstance(it, TensorV) and fr is not None:
+            return self.call_rule("Tensor.__getitem__", [it, IntV(Expr.const(0))], {}, fr, None, "iteration")
+        if isinstance(it, ListV) and it.elem is not None:
+            return it.elem
+        return UnknownV("element")
+
+    # ---- methods of lists, dicts, modules --------------------------------------------
+    def bound_op(self, op, args, kwargs, fr, span) -> Value:
+        t, name = op.target, op.name
+        if isinstance(t, ListV):
+            if t.items is None:
+                return NoneV()
+            if name == "append" and args:
+                t.items.append(args[0])
+            elif name == "extend" and args:
+                items = self.iterate(args[0], fr)
+                if items is None:
+                    t.items = None
+                else:
+                    t.items.extend(items)
+            elif name == "insert" and len(args) == 2 and isinstance(args[0], IntV) and args[0].expr.value is not None:
+                t.items.insert(args[0].expr.value, args[1])
+            elif name == "pop" and t.items:
+                return t.items.pop()
+            elif name in ("index", "count"):
+                return IntV(self.fresh_symbol("n", span, lo=0))
+            return NoneV()
+        if isinstance(t, DictV):
+            if name == "get" and args and isinstance(args[0], StrV):
+                return t.items.get(args[0].value, args[1] if len(args) > 1 else NoneV())
+            if name == "items":
+                return ListV([TupleV((StrV(k), v)) for k, v in t.items.items()])
+            if name == "keys":
+                return ListV([StrV(k) for k in t.items])
+            if name == "values":
+                return ListV(list(t.items.values()))
+            return UnknownV(name)
+        if isinstance(t, ModuleV) and t.children is not None:
+            if name in ("append", "add_module") and args:
+                t.children.append(args[-1])
+                if t.names is not None and len(args) == 2 and isinstance(args[0], StrV):
+                    t.names.append(args[0].value)
+            elif name == "extend" and args:
+                items = self.iterate(args[0], fr)
+                if items is None:
+                    t.children = None
+                else:
+                    t.children.extend(items)
+            elif name in ("values",):
+                return ListV(list(t.children))
+            elif name == "items" and t.names:
+                return ListV([TupleV((StrV(n), c)) for n, c in zip(t.names, t.children)])
+            elif name == "keys" and t.names:
+                return ListV([StrV(n) for n in t.names])
+            return NoneV()
+        if isinstance(t, InstanceObj):
+            if name in ("register_buffer", "register_parameter") and len(args) >= 2 and isinstance(args[0], StrV):
+                t.attrs[args[0].value] = args[1]
+            elif name == "add_module" and len(args) == 2 and isinstance(args[0], StrV):
+                t.attrs[args[0].value] = args[1]
+            elif name in ("to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"):
+                return t
+            return NoneV()
+        if isinstance(t, SuperV):
+            return NoneV()  # nn.Module.__init__ and friends
+        if isinstance(t, ModuleV) and name in ("to", "cuda", "cpu", "eval", "train", "float", "half"):
+            return t
+        return UnknownV(name)
+
+    # ---- library helpers ---------------------------------------------------------------
+    def external_special(self, path: str, args, kwargs, fr, span, node) -> Optional[Value]:
+        if path in ("torch._check", "torch._assert", "torch._check_with", "torch._check_is_size"):
+            if args:
+                self.assume(args[0] if path != "torch._check_with" else args[1], node or span, fr, "torch._check")
+            return NoneV()
+        if path == "torch.Size":
+            items = self.iterate(args[0], fr) if args else []
+            return TupleV(tuple(items), True) if items is not None else UnknownV("Size")
+        if path in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
+            v = args[0] if args else kwargs.get("data")
+            if isinstance(v, TensorV):
+                return TensorV(v.shape, v.dtype, v.origin, is_param=True)
+            return UnknownV("Parameter")
+        if path in ("dataclasses.field",):
+            return kwargs.get("default", UnknownV("field"))
+        if path in ("collections.OrderedDict",):
+            items = self.iterate(args[0], fr) if args else []
+            out = {}
+            for it in items or []:
+                if isinstance(it, TupleV) and len(it.items) == 2 and isinstance(it.items[0], StrV):
+                    out[it.items[0].value] = it.items[1]
+            return DictV(out)
+        if path.startswith("math."):
+            return self._math(path[5:], args)
+        if path in ("typing.cast",) and len(args) == 2:
+            return args[1]
+        return None
+
+    def _math(self, name: str, args) -> Value:
+        import math
+        ints = [self.int_value(a) for a in args]
+        if name == "prod" and args:
+            items = self.iterate(args[0], None)
+            vals = [self.int_value(i) for i in items or []]
+            if items is not None and all(v is not None for v in vals):
+                return IntV(product(vals))
+        if name in ("ceil", "floor") and args:
+            v = args[0]
+            if isinstance(v, FloatV) and v.value is not None:
+                return IntV(Expr.const(getattr(math, name)(v.value)))
+            if isinstance(v, IntV):
+                return v
+        if name == "gcd" and len(ints) == 2 and all(i is not None and i.value is not None for i in ints):
+            return IntV(Expr.const(math.gcd(ints[0].value, ints[1].value)))
+        vals = []
+        for a in args:
+            if isinstance(a, FloatV):
+                vals.append(a.value)
+            elif isinstance(a, IntV):
+                vals.append(a.expr.value)
+            else:
+                vals.append(None)
+        if vals and None not in vals and hasattr(math, name):
+            try:
+                out = getattr(math, name)(*vals)
+            except (ValueError, TypeError, OverflowError):
+                return FloatV(None)
+            return IntV(Expr.const(out)) if isinstance(out, int) and not isinstance(out, bool) else FloatV(out)
+        if name == "pi":
+            return FloatV(math.pi)
+        return FloatV(None)

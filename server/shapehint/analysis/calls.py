@@ -1,0 +1,354 @@
+"""Calls: operator rules, nn layers and containers, user functions, classes and builtins.
+
+A user function called with actual arguments is analysed in that calling context (its
+summary instantiated at the call site): its preconditions constrain the caller's symbols,
+its records are kept per context, and errors it proves are reported on the failing line
+with the call sites as related locations. Depth is bounded (recursion included).
+An unknown external callee yields an unknown value and one SH301 note per callee.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..ops import registry
+from ..ops.context import NotApplicable, OpFailed
+from ..shapes.expr import Expr, emax, emin
+from ..shapes.shape import TRUE, Shape, eq
+from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, Span, StrV, TensorV,
+                             TupleV, UnknownV, Value)
+from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SuperV
+from .opctx import AnalysisContext
+from .result import Related
+
+CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
+SILENT_EXT = ("torch.no_grad", "torch.manual_seed", "torch.set_grad_enabled", "torch.inference_mode",
+              "torch.cuda.", "torch.device", "torch.compile", "torch.jit", "logging.", "warnings.", "print")
+
+
+class RangeV(Value):
+    def __init__(self, start: Expr, stop: Expr, step: Expr):
+        self.start, self.stop, self.step = start, stop, step
+
+
+class CallMixin:
+    def e_Call(self, node: ast.Call, fr) -> Value:
+        from .interp import span_of
+        func = self.eval(node.func, fr)
+        labels: dict = {}
+        args: list = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                v = self.eval(a.value, fr)
+                items = self.iterate(v, fr)
+                if items is None:
+                    return UnknownV("*args")
+                args.extend(items)
+            else:
+                v = self.eval(a, fr)
+                labels[id(v)] = self.source(a, 40)
+                args.append(v)
+        kwargs: dict = {}
+        for kw in node.keywords:
+            v = self.eval(kw.value, fr)
+            if kw.arg is None:
+                if isinstance(v, DictV):
+                    kwargs.update(v.items)
+                else:
+                    return UnknownV("**kwargs")
+            else:
+                labels[id(v)] = self.source(kw.value, 40)
+                kwargs[kw.arg] = v
+        return self.call_value(func, args, kwargs, fr, span_of(node), node, labels)
+
+    def call_value(self, fn: Value, args: list, kwargs: dict, fr, span: Optional[Span], node=None,
+                   labels: Optional[dict] = None) -> Value:
+        from .evaluator import BoundOp, TensorMethod
+        if isinstance(fn, TensorMethod):
+            return self.call_rule(f"Tensor.{fn.name}", [fn.target] + args, kwargs, fr, node or span,
+                                  self._opname(node, f".{fn.name}"), labels)
+        if isinstance(fn, ExtRef):
+            return self.call_external(fn.path, args, kwargs, fr, span, node, labels)
+        if isinstance(fn, ModuleV):
+            return self.call_module(fn, args, kwargs, fr, span, node, labels)
+        if isinstance(fn, BoundMethod):
+            return self.call_function(fn.func, [fn.self_obj] + args, kwargs, fr, span)
+        if isinstance(fn, FuncObj):
+            return self.call_function(fn, args, kwargs, fr, span)
+        if isinstance(fn, ClassObj):
+            return self.instantiate(fn, args, kwargs, fr, span)
+        if isinstance(fn, InstanceObj):
+            target = fn.cls.lookup("forward") if fn.cls.is_module() else fn.cls.lookup("__call__")
+            if isinstance(target, FuncObj):
+                out = self.call_function(target, [fn] + args, kwargs, fr, span)
+                if node is not None and fr.record and isinstance(node, ast.Call):
+                    self._layer_io(node.func, fn, args, out, fr)
+                return out
+            return UnknownV("instance call")
+        if isinstance(fn, BuiltinFn):
+            return self.builtin(fn.name, args, kwargs, fr, span)
+        if isinstance(fn, BoundOp):
+            return self.bound_op(fn, args, kwargs, fr, span)
+        return UnknownV("call")
+
+    def _opname(self, node, default: str) -> str:
+        if isinstance(node, ast.Call):
+            return self.source(node, 48)
+        return default
+
+    # ---- registry rules --------------------------------------------------------
+    def call_rule(self, name: str, args: list, kwargs: dict, fr, node, opname: str,
+                  labels: Optional[dict] = None, rule=None) -> Value:
+        from .interp import Budget, Cancelled, span_of
+        rule = rule or registry.lookup(name)
+        span = span_of(node) if isinstance(node, ast.AST) else node
+        if rule is None:
+            if name.startswith("Tensor.") and not name.startswith("Tensor.__"):
+                self.unknown_callee(name, span, fr)
+            return UnknownV(name)
+        for a in list(args) + list(kwargs.values()):
+            if isinstance(a, TensorV):
+                self.resolve(a)
+        cx = AnalysisContext(self, fr, span, opname, labels)
+        try:
+            bound = rule.signature.bind(cx, *args, **kwargs)
+        except TypeError:
+            return UnknownV(f"{name}: arguments do not match")
+        try:
+            out = rule.fn(*bound.args, **bound.kwargs)
+        except OpFailed as err:
+            self.failed(fr, span, err, self._arg_related(args, kwargs, span))
+            return UnknownV("error")
+        except NotApplicable:
+            return UnknownV(name)
+        except (Budget, Cancelled, RecursionError):
+            raise
+        except Exception as exc:  # a rule bug must never fail the analysis
+            self.internal_errors.append(f"{name}: {type(exc).__name__}: {exc}")
+            return UnknownV(name)
+        return out if out is not None else UnknownV(name)
+
+    def _arg_related(self, args, kwargs, span) -> list:
+        rel = []
+        for a in list(args) + list(kwargs.values()):
+            if isinstance(a, TensorV) and a.origin is not None and span is not None and a.origin.line != span.line:
+                rel.append(Related(a.origin.line, a.origin.col, f"this value gets its shape {a.shape} here"))
+            if isinstance(a, ModuleV) and a.span is not None:
+                rel.append(Related(a.span.line, a.span.col, f"{a.describe()} is created here"))
+        return rel
+
+    def call_external(self, path: str, args, kwargs, fr, span, node, labels) -> Value:
+        special = self.external_special(path, args, kwargs, fr, span, node)
+        if special is not None:
+            return special
+        rule = registry.lookup(path)
+        if rule is None:
+            if any(isinstance(a, TensorV) for a in list(args) + list(kwargs.values())) and \
+                    not path.startswith(SILENT_EXT):
+                self.unknown_callee(path, span, fr)
+            return UnknownV(path)
+        if isinstance(rule, registry.ModuleRule):
+            return self.build_layer(rule, args, kwargs, fr, span, node, labels)
+        return self.call_rule(path, args, kwargs, fr, span, self._opname(node, path.split(".")[-1]), labels, rule)
+
+    def unknown_callee(self, name: str, span, fr) -> None:
+        if name in self.sink.unknown_callees or span is None:
+            return
+        self.sink.unknown_callees.add(name)
+        short = name.replace("torch.nn.functional.", "F.")
+        self.sink.diag(span, "SH301", f"{short} has no shape rule or summary: its result is unknown")
+
+    # ---- layers ------------------------------------------------------------------
+    def build_layer(self, rule, args, kwargs, fr, span, node, labels) -> Value:
+        if rule.name in CONTAINERS:
+            return self.build_container(rule.name, args, span)
+        cx = AnalysisContext(self, fr, span, self._opname(node, rule.name.split(".")[-1]), labels)
+        try:
+            bound = rule.signature.bind(cx, *args, **kwargs)
+            bound.apply_defaults()
+        except TypeError:
+            return UnknownV(f"{rule.name}: arguments do not match")
+        cfg = {k: v for k, v in list(bound.arguments.items())[1:]}
+        try:
+            extra = rule.ctor(*bound.args, **bound.kwargs)
+        except OpFailed as err:
+            self.failed(fr, span, err, [])
+            return UnknownV("error")
+        except NotApplicable:
+            extra = None
+        except Exception as exc:
+            self.internal_errors.append(f"{rule.name}: {exc}")
+            extra = None
+        if isinstance(extra, ModuleV):
+            return extra
+        if isinstance(extra, dict):
+            cfg.update(extra)
+        m = ModuleV(rule.name, cfg, None)
+        m.label = self._opname(node, rule.name.split(".")[-1]).replace("torch.nn.", "nn.")
+        return m
+
+    def build_container(self, kind: str, args, span) -> Value:
+        children, names = [], None
+        if kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], DictV):
+            names, children = list(args[0].items), list(args[0].items.values())
+        elif kind == "torch.nn.Sequential":
+            children = list(args)
+        elif args:
+            src = args[0]
+            if isinstance(src, DictV):
+                names, children = list(src.items), list(src.items.values())
+            elif isinstance(src, (ListV, TupleV)) and src.items is not None:
+                children = list(src.items)
+            else:
+                children = None
+        return ModuleV(kind, {}, None, children, names)
+
+    def call_module(self, m: ModuleV, args, kwargs, fr, span, node, labels) -> Value:
+        if m.kind == "torch.nn.Sequential":
+            if m.children is None or len(args) != 1:
+                return UnknownV("Sequential")
+            x = args[0]
+            for c in m.children:
+                x = self.call_value(c, [x], {}, fr, span, None, labels)
+                if isinstance(x, UnknownV):
+                    break
+            out = x
+        else:
+            rule = registry.lookup(m.kind)
+            if not isinstance(rule, registry.ModuleRule) or rule.forward_fn is None:
+                return UnknownV(m.kind)
+            label = getattr(m, "label", m.describe())
+            out = self.call_rule(m.kind, [m] + list(args), kwargs, fr, span, label, labels,
+                                 _ForwardRule(rule))
+            if isinstance(out, UnknownV) and out.reason == "error":
+                pass
+        if node is not None and fr.record and isinstance(node, ast.Call):
+            self._layer_io(node.func, m, args, out, fr)
+        return out
+
+    def _layer_io(self, func_node, m, args, out, fr) -> None:
+        from .interp import span_of
+        ins = [str(self.resolve(a)) for a in args if isinstance(a, TensorV)]
+        if not ins:
+            return
+        outs = str(self.resolve(out)) if isinstance(out, TensorV) else "?"
+        self.sink.record(span_of(func_node), self.source(func_node), fr.qualname, m if isinstance(m, ModuleV) else
+                         ModuleV(m.cls.name, {}, getattr(m, "span", None)), fr.context, fr.is_entry, False)
+        self.sink.layer_io(span_of(func_node), fr.qualname, "", f"{', '.join(ins)} → {outs}")
+
+    def module_param(self, m: ModuleV, name: str, fr, node) -> Value:
+        from .interp import span_of
+        rule = registry.lookup(m.kind)
+        if not isinstance(rule, registry.ModuleRule) or rule.params_fn is None:
+            return UnknownV(name)
+        cx = AnalysisContext(self, fr, span_of(node) if node is not None else None, m.kind)
+        try:
+            dims = rule.params_fn(cx, m).get(name)
+        except Exception:
+            return UnknownV(name)
+        if dims is None or any(d is None for d in dims):
+            return NoneV() if dims is None else UnknownV(name)
+        return TensorV(Shape.of(dims), "float32", m.span, is_param=True)
+
+    # ---- user functions and classes ------------------------------------------------------
+    def call_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span]) -> Value:
+        from .interp import Frame
+        if fr.depth >= self.max_depth:
+            return UnknownV("call depth")
+        env = self.bind_params(f, args, kwargs, fr, span)
+        if env is None:
+            return UnknownV("arguments")
+        where = f"line {span.line}" if span else "?"
+        caller = fr.qualname
+        sub = Frame(env, f.qualname, fr.facts, f.globals, context=f"called from {caller} ({where})",
+                    is_entry=(caller == "<module>"), depth=fr.depth + 1, cls=f.cls,
+                    self_obj=args[0] if f.cls is not None and args else None,
+                    call_sites=fr.call_sites + ([span] if span else []))
+        self.exec_block(f.node.body, sub)
+        if not sub.returns:
+            return NoneV()
+        return sub.returns[0] if len(sub.returns) == 1 else self.join_values(sub.returns)
+
+    def bind_params(self, f: FuncObj, args: list, kwargs: dict, fr, span) -> Optional[dict]:
+        a = f.node.args
+        params = [p.arg for p in a.posonlyargs + a.args]
+        env: dict = {}
+        for name, v in zip(params, args):
+            env[name] = v
+        if a.vararg is not None:
+            env[a.vararg.arg] = TupleV(tuple(args[len(params):]))
+        extra_kw = {}
+        for k, v in kwargs.items():
+            if k in params or k in [p.arg for p in a.kwonlyargs]:
+                env[k] = v
+            else:
+                extra_kw[k] = v
+        if a.kwarg is not None:
+            env[a.kwarg.arg] = DictV(extra_kw)
+        for p in params + [p.arg for p in a.kwonlyargs]:
+            if p not in env:
+                env[p] = f.defaults.get(p, UnknownV(f"missing {p}"))
+        for p in a.posonlyargs + a.args + a.kwonlyargs:
+            if p.annotation is not None and isinstance(env.get(p.arg), TensorV):
+                self.unify_annotation(env[p.arg], p, f, env, fr, span)
+        return env
+
+    def unify_annotation(self, t: TensorV, p: ast.arg, f: FuncObj, env: dict, fr, span) -> None:
+        """An annotated parameter receiving an actual tensor: its names bind to the actual dims."""
+        ann = self.annotation_shape(p.annotation, fr, f.globals)
+        if ann is None:
+            return
+        shape = ann[0]
+        actual = self.resolve(t)
+        if shape.rank is None or actual.rank is None:
+            return
+        if shape.rank != actual.rank:
+            self.report(fr, span, "SH102", f"{f.qualname} expects `{p.arg}` of rank {shape.rank} {shape}, "
+                        f"but it gets {actual}", [Related(p.lineno, p.col_offset, "annotated here")])
+            return
+        binding: dict = {}
+        for want, got in zip(shape.dims, actual.dims):
+            syms = want.symbols()
+            if len(syms) == 1 and want == Expr.sym(next(iter(syms))) and not next(iter(syms)).startswith("?"):
+                name = next(iter(syms))
+                if name not in binding:
+                    binding[name] = got
+                    continue
+                want = binding[name]
+            elif any(s.startswith("?") for s in syms):
+                continue
+            want = want.subs(binding)
+            possible, _ = fr.facts.possible(eq(want, got))
+            if possible is False:
+                self.report(fr, span, "SH101", f"{f.qualname} expects `{p.arg}` to be {shape.subs(binding)}, "
+                            f"but it gets {actual}", [Related(p.lineno, p.col_offset, "annotated here")])
+                return
+
+    def instantiate(self, cls: ClassObj, args, kwargs, fr, span) -> Value:
+        inst = InstanceObj(cls, {}, span)
+        if cls.is_dataclass and cls.lookup("__init__") is None:
+            names = [n for n, _ in cls.fields]
+            for n, d in cls.fields:
+                if d is not None:
+                    inst.attrs[n] = d
+            for n, v in zip(names, args):
+                inst.attrs[n] = v
+            for k, v in kwargs.items():
+                inst.attrs[k] = v
+            post = cls.lookup("__post_init__")
+            if isinstance(post, FuncObj):
+                self.call_function(post, [inst], {}, fr, span)
+            return inst
+        init = cls.lookup("__init__")
+        if isinstance(init, FuncObj):
+            self.call_function(init, [inst] + list(args), kwargs, fr, span)
+        return inst
+
+
+class _ForwardRule:
+    """Adapts a layer's forward function to the rule calling convention."""
+
+    def __init__(self, rule):
+        import inspect
+        self.fn = rule.forward_fn
+        self.signature = inspect.signature(rule.forward_fn)

@@ -1,0 +1,192 @@
+"""One analysis of one module, from text to `AnalysisResult`.
+
+Stages: parse (frontend, with error recovery) → run the module body (imports, classes,
+module-level code, which calls into the model with concrete inputs: the entry contexts) →
+analyse every function generically, in terms of its own parameters (annotations, defaults,
+or unknown-rank tensors whose rank is learned from use) → join the observations into
+records and diagnostics.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..shapes.shape import Shape
+from ..shapes.values import DictV, TensorV, UnknownV
+from ..solver.facts import Limits
+from .interp import Budget, Cancelled, Frame, Interp, span_of
+from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
+from .result import AnalysisResult, DimInfo, Diagnostic
+from .sink import Sink
+from .usage import param_kind
+
+CONFIG_NAMES = {"config", "cfg", "args", "opt", "hparams", "params", "conf", "settings"}
+
+
+def parse(text: str, path: str):
+    try:
+        from ..frontend.parse import parse_module
+    except ImportError:  # frontend not built yet: plain ast without recovery
+        return _fallback_parse(text)
+    return parse_module(text, path)
+
+
+def _fallback_parse(text: str):
+    import io
+    import tokenize
+    from types import SimpleNamespace
+    errors, comments = [], {}
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as e:
+        tree = ast.Module([], [])
+        errors.append(SimpleNamespace(line=e.lineno or 1, col=(e.offset or 1) - 1, end_line=e.lineno or 1,
+                                      end_col=e.offset or 1, message=f"SyntaxError: {e.msg}"))
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                comments[tok.start[0]] = tok.string[1:].strip()
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    return SimpleNamespace(tree=tree, errors=errors, comments=comments, lines=text.splitlines())
+
+
+def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
+            on_store=None) -> AnalysisResult:
+    parsed = parsed or parse(text, path)
+    limits = Limits()
+    if config is not None:
+        limits = Limits(getattr(config, "timeout_ms", limits.timeout_ms), getattr(config, "rlimit", limits.rlimit))
+    sink = Sink(path)
+    it = Interp(path, parsed.lines, sink, limits, cancel, on_store=on_store)
+    it.comments = parsed.comments
+    it.imports = imports
+    result = AnalysisResult(path, text)
+    for e in parsed.errors:
+        result.diagnostics.append(Diagnostic(e.line, e.col, e.end_line, e.end_col, "error", "SH001", e.message))
+    globals_: dict = {}
+    mod = Frame(globals_, "<module>", it.new_store(), globals_)
+    truncated = False
+    try:
+        it.exec_block(parsed.tree.body, mod)
+        for f in list(it.functions):
+            analyze_function(it, f)
+    except Budget:
+        truncated = True
+    except RecursionError:
+        truncated = True
+    except Cancelled:
+        raise
+    values, diags = sink.finish(it.resolve_shape)
+    result.values = values
+    result.diagnostics.extend(diags)
+    result.diagnostics.sort(key=lambda d: (d.line, d.col, d.code))
+    result.dims = collect_dims(it)
+    result.functions = {f.qualname: span_of(f.node) for f in it.functions}
+    result.stats = {"solver_queries": sum(s.queries for s in it.stores), "truncated": truncated,
+                    "internal_errors": it.internal_errors[:20], "steps": it.steps}
+    result.interp = it  # questions (migration, branches, holes) reuse the run
+    result.module_globals = globals_
+    return result
+
+
+def analyze_function(it: Interp, f: FuncObj) -> None:
+    """The generic analysis of `f`: shapes in terms of its own parameters."""
+    if getattr(f, "_generic_done", False):
+        return
+    f._generic_done = True
+    node = f.node
+    args = node.args
+    store = it.new_store()
+    fr = Frame({}, f.qualname, store, f.globals, cls=f.cls)
+    params = args.posonlyargs + args.args
+    is_method = f.cls is not None and not _decorated(node, "staticmethod")
+    is_init = is_method and node.name == "__init__"
+    for i, p in enumerate(params):
+        if i == 0 and is_method:
+            if is_init:
+                fr.env[p.arg] = InstanceObj(f.cls, {}, span_of(node))
+            elif _decorated(node, "classmethod"):
+                fr.env[p.arg] = f.cls
+            else:
+                fr.env[p.arg] = generic_instance(it, f.cls)
+            fr.self_obj = fr.env[p.arg]
+            continue
+        fr.env[p.arg] = param_value(it, f, p, fr, is_init)
+    for p in args.kwonlyargs:
+        fr.env[p.arg] = param_value(it, f, p, fr, is_init)
+    if args.vararg is not None:
+        fr.env[args.vararg.arg] = UnknownV("*args")
+    if args.kwarg is not None:
+        fr.env[args.kwarg.arg] = DictV({})
+    it.exec_block(node.body, fr)
+    if is_init:
+        it.generic_instances.setdefault(f.cls, fr.env[params[0].arg]) if params else None
+
+
+def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
+    ann = it.annotation_shape(p.annotation, fr) if p.annotation is not None else None
+    if ann is not None:
+        shape, dtype = ann
+        if shape.star is not None and shape.star.startswith("?"):
+            star = it.param_star(p.arg)
+            shape = Shape(shape.dims, star, shape.suffix)
+        for i, d in enumerate(shape.dims):
+            for s in d.symbols():
+                if not s.startswith("?"):
+                    it.dims.setdefault(s, DimInfo(s, f"annotation of `{p.arg}` (axis {i}) on line {p.lineno}"))
+        return TensorV(shape, dtype, span_of(p))
+    if p.annotation is not None:
+        cls = it._safe_eval(p.annotation, fr)
+        if isinstance(cls, ClassObj) and not cls.is_module():
+            return generic_instance(it, cls)
+    if p.arg in f.defaults:
+        return f.defaults[p.arg]
+    if is_init or p.arg in CONFIG_NAMES or param_kind(f.node, p.arg) == "opaque":
+        return OpaqueV(p.arg)
+    return TensorV(Shape.unknown(it.param_star(p.arg)), None, span_of(p))
+
+
+def generic_instance(it: Interp, cls: ClassObj):
+    inst = it.generic_instances.get(cls)
+    if inst is not None:
+        return inst
+    inst = InstanceObj(cls, {}, None)
+    it.generic_instances[cls] = inst
+    if cls.is_dataclass and cls.lookup("__init__") is None:
+        for n, d in cls.fields:
+            inst.attrs[n] = d if d is not None else OpaqueV(f"{cls.name[:1].lower()}{cls.name[1:]}.{n}")
+        return inst
+    init = cls.lookup("__init__")
+    if isinstance(init, FuncObj):
+        fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=init.cls, record=False)
+        a = init.node.args
+        params = a.posonlyargs + a.args
+        for i, p in enumerate(params):
+            fr.env[p.arg] = inst if i == 0 else param_value(it, init, p, fr, True)
+        for p in a.kwonlyargs:
+            fr.env[p.arg] = param_value(it, init, p, fr, True)
+        if a.vararg is not None:
+            fr.env[a.vararg.arg] = UnknownV("*args")
+        if a.kwarg is not None:
+            fr.env[a.kwarg.arg] = DictV({})
+        fr.self_obj = inst
+        it.exec_block(init.node.body, fr)
+    return inst
+
+
+def _decorated(node: ast.FunctionDef, name: str) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
+
+
+def collect_dims(it: Interp) -> dict:
+    out = dict(it.dims)
+    for st in it.stores:
+        for fact in st.facts:
+            syms = fact.pred.symbols()
+            if 1 <= len(syms) <= 2:
+                for s in syms:
+                    info = out.get(s)
+                    if info is not None and str(fact.pred) not in info.facts and len(info.facts) < 6:
+                        info.facts.append(str(fact.pred))
+    return out

@@ -1,0 +1,518 @@
+"""Expressions: from `ast` nodes to abstract values.
+
+Tensor arithmetic and methods go through the operator registry (`Tensor.__add__`,
+`Tensor.view`, ...); Python ints stay symbolic `Expr`s; comparisons of ints become `Pred`s,
+which `if`/`assert` hand to the solver. Every tensor- or int-valued expression is recorded
+with its span so hover works on any sub-expression.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..ops import registry
+from ..shapes.expr import Expr
+from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne, neg
+from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
+                             SliceV, StrV, TensorV, TupleV, UnknownV, Value)
+from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SuperV
+
+BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
+            "enumerate", "list", "tuple", "dict", "print", "super", "getattr", "hasattr", "setattr", "round",
+            "reversed", "sorted", "any", "all", "type", "iter", "next", "map", "divmod", "pow", "id", "repr",
+            "ValueError", "RuntimeError", "TypeError", "AssertionError", "NotImplementedError", "Exception",
+            "KeyError", "IndexError", "object", "property", "staticmethod", "classmethod", "set", "frozenset",
+            "callable", "format", "open", "vars", "hash", "slice"}
+DTYPES = {"float": "float32", "float32": "float32", "float16": "float16", "half": "float16", "float64": "float64",
+          "double": "float64", "bfloat16": "bfloat16", "long": "int64", "int64": "int64", "int": "int32",
+          "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool",
+          "complex64": "complex64"}
+BINOP_METHODS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
+                 ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and", ast.BitOr: "or",
+                 ast.BitXor: "xor"}
+CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+TENSOR_ATTR_RULES = {"T": "Tensor.T", "mT": "Tensor.mT", "H": "Tensor.T", "mH": "Tensor.mT"}
+
+
+class TensorMethod(Value):
+    """`x.view` before it is called."""
+
+    def __init__(self, target: TensorV, name: str):
+        self.target, self.name = target, name
+
+
+class BoundOp(Value):
+    """A method of a list, dict, module or instance handled by the interpreter (`append`, ...)."""
+
+    def __init__(self, target: Value, name: str):
+        self.target, self.name = target, name
+
+
+class EvalMixin:
+    def eval(self, node: ast.AST, fr) -> Value:
+        self.tick()
+        fn = getattr(self, "e_" + type(node).__name__, None)
+        v = fn(node, fr) if fn is not None else UnknownV(type(node).__name__)
+        if fr.record and isinstance(v, (TensorV, IntV)) and not isinstance(node, (ast.Constant, ast.Starred)):
+            from .interp import span_of
+            self.sink.record(span_of(node), self.source(node), fr.qualname, v, fr.context, fr.is_entry, False)
+        return v
+
+    # ---- atoms --------------------------------------------------------------
+    def e_Constant(self, node: ast.Constant, fr) -> Value:
+        v = node.value
+        if isinstance(v, bool):
+            return BoolV(TRUE if v else FALSE)
+        if isinstance(v, int):
+            return IntV(Expr.const(v))
+        if isinstance(v, float):
+            return FloatV(v)
+        if isinstance(v, str):
+            return StrV(v)
+        if v is None:
+            return NoneV()
+        if v is Ellipsis:
+            return EllipsisV()
+        return UnknownV("constant")
+
+    def e_Name(self, node: ast.Name, fr) -> Value:
+        name = node.id
+        if name == "__":
+            return IntV(self.hole_symbol(node, fr))
+        if name in fr.env:
+            return fr.env[name]
+        if name in fr.globals:
+            return fr.globals[name]
+        if name in BUILTINS:
+            return BuiltinFn(name)
+        return UnknownV(f"undefined name {name}")
+
+    def e_Attribute(self, node: ast.Attribute, fr) -> Value:
+        return self.attribute(self.eval(node.value, fr), node.attr, node, fr)
+
+    def attribute(self, obj: Value, name: str, node: Optional[ast.AST], fr) -> Value:
+        from .interp import span_of
+        if isinstance(obj, ExtRef):
+            path = f"{obj.path}.{name}"
+            if obj.path == "torch" and name in DTYPES:
+                return DtypeV(DTYPES[name])
+            return ExtRef(path)
+        if isinstance(obj, TensorV):
+            if name == "shape":
+                return self.call_rule("Tensor.size", [obj], {}, fr, node, "size")
+            if name == "ndim":
+                return self.call_rule("Tensor.dim", [obj], {}, fr, node, "dim")
+            if name == "dtype":
+                return DtypeV(obj.dtype) if obj.dtype else UnknownV("dtype")
+            if name in TENSOR_ATTR_RULES:
+                return self.call_rule(TENSOR_ATTR_RULES[name], [obj], {}, fr, node, f".{name}")
+            if name in ("data", "grad", "real"):
+                return TensorV(obj.shape, obj.dtype, obj.origin)
+            if name in ("device", "is_cuda", "requires_grad", "layout"):
+                return UnknownV(name)
+            return TensorMethod(obj, name)
+        if isinstance(obj, InstanceObj):
+            if name in obj.attrs:
+                return obj.attrs[name]
+            v = obj.cls.lookup(name)
+            if isinstance(v, FuncObj):
+                if _is_property(v.node):
+                    return self.call_function(v, [obj], {}, fr, span_of(node) if node else None)
+                if _is_static(v.node):
+                    return v
+                return BoundMethod(v, obj)
+            if v is not None:
+                return v
+            if obj.cls.is_module() or name in ("append", "extend"):
+                return BoundOp(obj, name)
+            return OpaqueV(f"{self._opaque_name(obj)}.{name}")
+        if isinstance(obj, ModuleV):
+            if name in obj.cfg:
+                return obj.cfg[name]
+            if name in ("weight", "bias"):
+                return self.module_param(obj, name, fr, node)
+            return BoundOp(obj, name)
+        if isinstance(obj, OpaqueV):
+            return OpaqueV(f"{obj.path}.{name}")
+        if isinstance(obj, ClassObj):
+            v = obj.lookup(name)
+            return v if v is not None else UnknownV(f"{obj.name}.{name}")
+        if isinstance(obj, SuperV):
+            for base in obj.cls.bases:
+                if isinstance(base, ClassObj):
+                    v = base.lookup(name)
+                    if isinstance(v, FuncObj):
+                        return BoundMethod(v, obj.self_obj)
+            return BoundOp(obj, name)
+        if isinstance(obj, (ListV, DictV, TupleV, StrV)):
+            return BoundOp(obj, name)
+        return UnknownV(f".{name}")
+
+    def _opaque_name(self, obj: InstanceObj) -> str:
+        return obj.cls.name[:1].lower() + obj.cls.name[1:]
+
+    def e_Subscript(self, node: ast.Subscript, fr) -> Value:
+        obj = self.eval(node.value, fr)
+        idx = self.eval(node.slice, fr)
+        return self.subscript(obj, idx, node, fr)
+
+    def subscript(self, obj: Value, idx: Value, node, fr) -> Value:
+        if isinstance(obj, TensorV):
+            return self.call_rule("Tensor.__getitem__", [obj, idx], {}, fr, node, "indexing")
+        if isinstance(obj, ModuleV) and obj.children is not None:
+            obj = ListV(list(obj.children)) if not (obj.names and isinstance(idx, StrV)) else \
+                DictV(dict(zip(obj.names, obj.children)))
+        if isinstance(obj, (TupleV, ListV)) and obj.items is not None:
+            if isinstance(idx, IntV) and idx.expr.value is not None:
+                i = idx.expr.value
+                if -len(obj.items) <= i < len(obj.items):
+                    return obj.items[i]
+                return UnknownV("index out of range")
+            if isinstance(idx, SliceV):
+                parts = [None if p is None or isinstance(p, NoneV) else
+                         (p.expr.value if isinstance(p, IntV) else "?") for p in (idx.start, idx.stop, idx.step)]
+                if "?" not in parts and None not in [p for p in parts if p is not None]:
+                    items = obj.items[slice(*parts)]
+                    return TupleV(tuple(items), obj.is_size) if isinstance(obj, TupleV) else ListV(list(items))
+            if isinstance(obj, ListV) and obj.items:
+                return self.join_values(obj.items)
+            return UnknownV("subscript")
+        if isinstance(obj, ListV) and obj.elem is not None:
+            return obj.elem
+        if isinstance(obj, DictV) and isinstance(idx, StrV) and idx.value in obj.items:
+            return obj.items[idx.value]
+        return UnknownV("subscript")
+
+    # ---- operators ------------------------------------------------------------
+    def e_BinOp(self, node: ast.BinOp, fr) -> Value:
+        a, b = self.eval(node.left, fr), self.eval(node.right, fr)
+        return self.binop(type(node.op), a, b, node, fr)
+
+    def binop(self, op, a: Value, b: Value, node, fr) -> Value:
+        name = BINOP_METHODS.get(op)
+        if isinstance(a, TensorV) or isinstance(b, TensorV):
+            if name is None:
+                return UnknownV("tensor operator")
+            if isinstance(a, TensorV):
+                return self.call_rule(f"Tensor.__{name}__", [a, b], {}, fr, node, _opsym(op))
+            return self.call_rule(f"Tensor.__r{name}__", [b, a], {}, fr, node, _opsym(op))
+        if isinstance(a, (IntV, BoolV)) and isinstance(b, (IntV, BoolV)):
+            x, y = self._int(a), self._int(b)
+            if x is not None and y is not None:
+                return _int_binop(op, x, y)
+        if isinstance(a, (IntV, OpaqueV)) and isinstance(b, (IntV, OpaqueV)):
+            x, y = self.int_value(a), self.int_value(b)
+            if x is not None and y is not None:
+                return _int_binop(op, x, y)
+        if isinstance(a, (IntV, FloatV)) and isinstance(b, (IntV, FloatV)):
+            return FloatV(_float_op(op, a, b))
+        if op is ast.Add and isinstance(a, TupleV) and isinstance(b, TupleV):
+            return TupleV(a.items + b.items, a.is_size or b.is_size)
+        if op is ast.Add and isinstance(a, ListV) and isinstance(b, ListV) and a.items is not None and b.items is not None:
+            return ListV(a.items + b.items)
+        if op is ast.Mult and isinstance(a, (ListV, TupleV)) and isinstance(b, IntV) and b.expr.value is not None \
+                and a.items is not None and b.expr.value <= 64:
+            items = list(a.items) * b.expr.value
+            return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
+        if isinstance(a, StrV) or isinstance(b, StrV):
+            return StrV(None)
+        return UnknownV("binop")
+
+    def _int(self, v: Value) -> Optional[Expr]:
+        if isinstance(v, IntV):
+            return v.expr
+        if isinstance(v, BoolV) and v.pred is not None and (v.pred.is_true or v.pred.is_false):
+            return Expr.const(int(v.pred.is_true))
+        return None
+
+    def int_value(self, v: Value) -> Optional[Expr]:
+        if isinstance(v, IntV):
+            return v.expr
+        if isinstance(v, OpaqueV):
+            return self.opaque_symbol(v)
+        return self._int(v)
+
+    def e_UnaryOp(self, node: ast.UnaryOp, fr) -> Value:
+        v = self.eval(node.operand, fr)
+        if isinstance(node.op, ast.Not):
+            p = self.truth(v)
+            return BoolV(neg(p) if p is not None else None)
+        if isinstance(v, TensorV):
+            if isinstance(node.op, ast.USub):
+                return self.call_rule("Tensor.neg", [v], {}, fr, node, "-")
+            if isinstance(node.op, ast.Invert):
+                return self.call_rule("Tensor.logical_not", [v], {}, fr, node, "~")
+            return v
+        e = self.int_value(v)
+        if e is not None and isinstance(node.op, ast.USub):
+            return IntV(-e)
+        if e is not None and isinstance(node.op, ast.UAdd):
+            return IntV(e)
+        if isinstance(v, FloatV):
+            return FloatV(-v.value if v.value is not None and isinstance(node.op, ast.USub) else v.value)
+        return UnknownV("unary")
+
+    def e_Compare(self, node: ast.Compare, fr) -> Value:
+        left = self.eval(node.left, fr)
+        preds = []
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.eval(comp, fr)
+            r = self.compare(type(op), left, right, node, fr)
+            if isinstance(r, TensorV):
+                return r if len(node.ops) == 1 else UnknownV("chained tensor compare")
+            preds.append(r)
+            left = right
+        if any(p is None for p in preds):
+            return BoolV(None)
+        return BoolV(conj(*preds))
+
+    def compare(self, op, a: Value, b: Value, node, fr):
+        if isinstance(a, TensorV) or isinstance(b, TensorV):
+            name = CMP_METHODS.get(op)
+            if name is None or not isinstance(a, TensorV):
+                return None
+            return self.call_rule(f"Tensor.__{name}__", [a, b], {}, fr, node, "comparison")
+        if op in (ast.Is, ast.IsNot):
+            same = _identity(a, b)
+            if same is None:
+                return None
+            return TRUE if same == (op is ast.Is) else FALSE
+        x, y = self.int_value(a), self.int_value(b)
+        if x is not None and y is not None:
+            return {ast.Lt: lt, ast.LtE: le, ast.Gt: gt, ast.GtE: ge, ast.Eq: eq, ast.NotEq: ne}.get(op, lambda *_: None)(x, y)
+        if isinstance(a, TupleV) and isinstance(b, (TupleV, ListV)) and op in (ast.Eq, ast.NotEq) and b.items is not None:
+            p = self._tuple_eq(a, b)
+            if p is None:
+                return None
+            return p if op is ast.Eq else neg(p)
+        if isinstance(a, StrV) and isinstance(b, StrV) and a.value is not None and b.value is not None:
+            res = {ast.Eq: a.value == b.value, ast.NotEq: a.value != b.value}.get(op)
+            return None if res is None else (TRUE if res else FALSE)
+        return None
+
+    def _tuple_eq(self, a: TupleV, b) -> Optional[Pred]:
+        if len(a.items) != len(b.items):
+            return FALSE
+        parts = []
+        for x, y in zip(a.items, b.items):
+            ex, ey = self.int_value(x), self.int_value(y)
+            if ex is None or ey is None:
+                continue  # an unknown item (a name not yet bound) constrains nothing
+            parts.append(eq(ex, ey))
+        return conj(*parts)
+
+    def truth(self, v: Value) -> Optional[Pred]:
+        if isinstance(v, BoolV):
+            return v.pred
+        if isinstance(v, IntV):
+            return ne(v.expr, 0)
+        if isinstance(v, NoneV):
+            return FALSE
+        if isinstance(v, (ModuleV, InstanceObj, FuncObj, ClassObj, DtypeV)):
+            return TRUE
+        if isinstance(v, (TupleV, ListV)) and v.items is not None:
+            return TRUE if v.items else FALSE
+        if isinstance(v, StrV) and v.value is not None:
+            return TRUE if v.value else FALSE
+        if isinstance(v, FloatV) and v.value is not None:
+            return TRUE if v.value else FALSE
+        return None
+
+    def e_BoolOp(self, node: ast.BoolOp, fr) -> Value:
+        vals = [self.eval(v, fr) for v in node.values]
+        preds = [self.truth(v) for v in vals]
+        if all(isinstance(v, BoolV) for v in vals) or all(p is not None for p in preds):
+            if any(p is None for p in preds):
+                return BoolV(None)
+            return BoolV(conj(*preds) if isinstance(node.op, ast.And) else disj(*preds))
+        if isinstance(node.op, ast.Or):
+            for v, p in zip(vals, preds):
+                if p is not None and p.is_true:
+                    return v
+        return vals[-1] if preds[0] is not None and preds[0].is_true and isinstance(node.op, ast.And) else UnknownV("boolop")
+
+    def e_IfExp(self, node: ast.IfExp, fr) -> Value:
+        p = self.truth(self.eval(node.test, fr))
+        decided = fr.facts.decide(p) if p is not None else None
+        if decided is True:
+            return self.eval(node.body, fr)
+        if decided is False:
+            return self.eval(node.orelse, fr)
+        return self.join_values([self.eval(node.body, fr), self.eval(node.orelse, fr)])
+
+    # ---- displays ---------------------------------------------------------------
+    def _items(self, elts, fr) -> Optional[list]:
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                v = self.eval(e.value, fr)
+                if isinstance(v, (TupleV, ListV)) and v.items is not None:
+                    out.extend(v.items)
+                else:
+                    return None
+            else:
+                out.append(self.eval(e, fr))
+        return out
+
+    def e_Tuple(self, node: ast.Tuple, fr) -> Value:
+        items = self._items(node.elts, fr)
+        return TupleV(tuple(items)) if items is not None else UnknownV("tuple")
+
+    def e_List(self, node: ast.List, fr) -> Value:
+        items = self._items(node.elts, fr)
+        return ListV(items) if items is not None else ListV(None)
+
+    def e_Set(self, node, fr) -> Value:
+        return UnknownV("set")
+
+    def e_Dict(self, node: ast.Dict, fr) -> Value:
+        out = {}
+        for k, v in zip(node.keys, node.values):
+            kv = self.eval(k, fr) if k is not None else None
+            vv = self.eval(v, fr)
+            if isinstance(kv, StrV) and kv.value is not None:
+                out[kv.value] = vv
+        return DictV(out)
+
+    def e_Slice(self, node: ast.Slice, fr) -> Value:
+        return SliceV(*(self.eval(p, fr) if p is not None else None for p in (node.lower, node.upper, node.step)))
+
+    def e_Starred(self, node: ast.Starred, fr) -> Value:
+        return self.eval(node.value, fr)
+
+    def e_JoinedStr(self, node, fr) -> Value:
+        return StrV(None)
+
+    def e_Lambda(self, node, fr) -> Value:
+        return UnknownV("lambda")
+
+    def e_NamedExpr(self, node: ast.NamedExpr, fr) -> Value:
+        v = self.eval(node.value, fr)
+        self.assign(node.target, v, fr, node)
+        return v
+
+    def e_ListComp(self, node, fr) -> Value:
+        return self.comprehension(node, fr)
+
+    e_GeneratorExp = e_ListComp
+
+    def e_SetComp(self, node, fr) -> Value:
+        return UnknownV("set")
+
+    def e_DictComp(self, node, fr) -> Value:
+        return DictV({})
+
+    def comprehension(self, node, fr) -> Value:
+        if len(node.generators) != 1 or node.generators[0].is_async:
+            return ListV(None)
+        gen = node.generators[0]
+        items = self.iterate(self.eval(gen.iter, fr), fr)
+        saved = dict(fr.env)
+        rec, fr.record = fr.record, False
+        try:
+            if items is None:
+                self.assign(gen.target, UnknownV("element"), fr, None)
+                return ListV(None, self.eval(node.elt, fr))
+            out = []
+            for it in items[:64]:
+                self.assign(gen.target, it, fr, None)
+                keep = all(fr.facts.decide(self.truth(self.eval(c, fr)) or TRUE) is not False for c in gen.ifs)
+                if keep:
+                    out.append(self.eval(node.elt, fr))
+            return ListV(out)
+        finally:
+            fr.record = rec
+            fr.env.clear()
+            fr.env.update(saved)
+
+    # ---- joins ------------------------------------------------------------------
+    def join_values(self, vals: list) -> Value:
+        from .sink import join_shapes
+        vals = [v for v in vals if v is not None]
+        if not vals:
+            return UnknownV("join")
+        first = vals[0]
+        if all(v is first for v in vals):
+            return first
+        if all(isinstance(v, TensorV) for v in vals):
+            shapes = [self.resolve(v) for v in vals]
+            s = join_shapes(shapes)
+            if s is not None:
+                s = s.subs({"?join": self.fresh_dyn()}) if "?join" in s.symbols() else s
+            else:
+                from ..shapes.shape import Shape
+                s = Shape.unknown(self.fresh_star())
+            dts = {v.dtype for v in vals}
+            return TensorV(s, dts.pop() if len(dts) == 1 else None, first.origin,
+                           contiguous=all(v.contiguous for v in vals))
+        if all(isinstance(v, IntV) for v in vals):
+            if all(v.expr == first.expr for v in vals):
+                return first
+            return IntV(self.fresh_dyn())
+        if all(isinstance(v, TupleV) for v in vals) and len({len(v.items) for v in vals}) == 1:
+            return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
+        if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
+            return first if isinstance(first, NoneV) else type(first)()
+        return UnknownV("join")
+
+
+def _is_property(node: ast.FunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list)
+
+
+def _is_static(node: ast.FunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+
+def _identity(a: Value, b: Value) -> Optional[bool]:
+    if isinstance(b, NoneV):
+        if isinstance(a, NoneV):
+            return True
+        if isinstance(a, (TensorV, IntV, ModuleV, InstanceObj, TupleV, ListV, StrV, FloatV, FuncObj)):
+            return False
+    if isinstance(a, BoolV) and isinstance(b, BoolV) and a.pred is not None and b.pred is not None:
+        if (a.pred.is_true or a.pred.is_false) and (b.pred.is_true or b.pred.is_false):
+            return a.pred.is_true == b.pred.is_true
+    return None
+
+
+def _opsym(op) -> str:
+    return {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+            ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}.get(op, "?")
+
+
+def _int_binop(op, x: Expr, y: Expr) -> Value:
+    if op is ast.Add:
+        return IntV(x + y)
+    if op is ast.Sub:
+        return IntV(x - y)
+    if op is ast.Mult:
+        return IntV(x * y)
+    if op is ast.FloorDiv:
+        return IntV(x // y) if y.value != 0 else UnknownV("division by zero")
+    if op is ast.Mod:
+        return IntV(x % y) if y.value != 0 else UnknownV("division by zero")
+    if op is ast.Pow and y.value is not None and 0 <= y.value <= 8:
+        out = Expr.const(1)
+        for _ in range(y.value):
+            out = out * x
+        return IntV(out)
+    if op is ast.Div:
+        if x.value is not None and y.value:
+            return FloatV(x.value / y.value)
+        return FloatV(None)
+    return UnknownV("int op")
+
+
+def _float_op(op, a, b) -> Optional[float]:
+    def val(v):
+        if isinstance(v, FloatV):
+            return v.value
+        return float(v.expr.value) if v.expr.value is not None else None
+    x, y = val(a), val(b)
+    if x is None or y is None:
+        return None
+    try:
+        return {ast.Add: x + y, ast.Sub: x - y, ast.Mult: x * y}.get(op) if op is not ast.Div else x / y
+    except ZeroDivisionError:
+        return None

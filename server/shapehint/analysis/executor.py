@@ -1,0 +1,467 @@
+"""Statements and control flow.
+
+`if`: a condition the facts decide runs one arm (and is logged for branch elimination);
+otherwise each arm runs under its path condition and the environments are joined (equal
+shapes kept, differing ones joined per dimension); an arm that returns or raises leaves its
+negation as a fact. `for` over module lists, Sequential, small literal ranges, zip/enumerate
+is unrolled; otherwise the body runs once more under a fresh index and the result is joined
+with the zero-iteration state (Tensors Fitting Perfectly's treatment of loops).
+`assert` and `torch._check` add facts; one that no admissible input satisfies is SH108.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from ..ops.context import OpFailed
+from ..shapes.expr import Expr
+from ..shapes.shape import TRUE, Pred, conj, eq, ge, lt, neg
+from ..shapes.values import (ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value)
+from .objects import ClassObj, FuncObj, InstanceObj
+from .result import Related
+
+MAX_UNROLL = 32
+_SHAPE_COMMENT = re.compile(r"^(?:shape:\s*)?[\[(]\s*([A-Za-z0-9_+\-*/.() ]*(?:,\s*[A-Za-z0-9_+\-*/.() ]*)*)\s*[\])]\s*$")
+
+
+class ExecMixin:
+    def exec_block(self, stmts, fr) -> Optional[str]:
+        for st in stmts:
+            flow = self.exec_stmt(st, fr)
+            if flow is not None:
+                return flow
+        return None
+
+    def exec_stmt(self, st: ast.stmt, fr) -> Optional[str]:
+        self.tick()
+        fn = getattr(self, "s_" + type(st).__name__, None)
+        if fn is None:
+            return None
+        return fn(st, fr)
+
+    # ---- simple statements --------------------------------------------------------
+    def s_Expr(self, st: ast.Expr, fr):
+        self.eval(st.value, fr)
+
+    def s_Pass(self, st, fr):
+        return None
+
+    def s_Break(self, st, fr):
+        return "break"
+
+    def s_Continue(self, st, fr):
+        return "continue"
+
+    def s_Raise(self, st, fr):
+        return "raise"
+
+    def s_Return(self, st: ast.Return, fr):
+        fr.returns.append(self.eval(st.value, fr) if st.value is not None else NoneV())
+        return "return"
+
+    def s_Assign(self, st: ast.Assign, fr):
+        for t in st.targets:
+            self._learn_unpack_rank(t, st.value, fr)
+        v = self.eval(st.value, fr)
+        for t in st.targets:
+            self.assign(t, v, fr, st)
+        self.check_shape_comment(st, v, fr)
+
+    def s_AugAssign(self, st: ast.AugAssign, fr):
+        cur = self.eval(st.target, fr) if not isinstance(st.target, ast.Name) else self.e_Name(st.target, fr)
+        v = self.binop(type(st.op), cur, self.eval(st.value, fr), st, fr)
+        self.assign(st.target, v, fr, st)
+        self.check_shape_comment(st, v, fr)
+
+    def s_AnnAssign(self, st: ast.AnnAssign, fr):
+        if st.value is None:
+            return
+        v = self.eval(st.value, fr)
+        ann = self.annotation_shape(st.annotation, fr)
+        if ann is not None and isinstance(v, TensorV):
+            self.check_annotation(v, ann[0], st, fr)
+        self.sink.annotated_lines.add(st.lineno)
+        self.assign(st.target, v, fr, st)
+
+    def s_Assert(self, st: ast.Assert, fr):
+        self.assume(self.eval(st.test, fr), st, fr, "assert")
+
+    def assume(self, v: Value, node, fr, what: str) -> None:
+        from .interp import span_of
+        p = self.truth(v)
+        if p is None or p.is_true:
+            return
+        span = span_of(node)
+        possible, core = fr.facts.possible(p)
+        if possible is False:
+            rel = [Related(o[0].line, o[0].col, o[1]) for o in core if o and o[0].line != span.line]
+            self.report(fr, span, "SH108", f"this {what} fails for every admissible input: {p} is impossible"
+                        + self._core_note(core), rel)
+            self.failed_asserts.add(span.line)
+            return
+        fr.facts.add(p, (span, f"{what} on line {span.line}"))
+
+    def _core_note(self, core) -> str:
+        lines = sorted({o[0].line for o in core if o})
+        return f" given line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines))}" if lines else ""
+
+    # ---- assignment ---------------------------------------------------------------
+    def assign(self, target: ast.AST, v: Value, fr, stmt: Optional[ast.AST]) -> None:
+        from .interp import span_of
+        if isinstance(target, ast.Name):
+            fr.env[target.id] = v
+            if fr.record and stmt is not None:
+                self.sink.record(span_of(target), target.id, fr.qualname, v, fr.context, fr.is_entry, True,
+                                 getattr(fr, "iter_label", ""))
+            return
+        if isinstance(target, (ast.Tuple, ast.List)):
+            items = self.unpack(v, len(target.elts), fr)
+            star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)), None)
+            if items is not None and star is not None:
+                n_after = len(target.elts) - star - 1
+                items = items[:star] + [ListV(items[star:len(items) - n_after])] + items[len(items) - n_after:]
+            if items is None or len(items) != len(target.elts):
+                items = [UnknownV("unpack")] * len(target.elts)
+            for t, item in zip(target.elts, items):
+                self.assign(t.value if isinstance(t, ast.Starred) else t, item, fr, stmt)
+                if isinstance(t, ast.Name) and isinstance(item, IntV) and fr.context == "":
+                    self.name_symbol(item.expr, t.id, fr)
+            return
+        if isinstance(target, ast.Attribute):
+            obj = self.eval(target.value, fr)
+            if isinstance(obj, InstanceObj):
+                obj.attrs[target.attr] = v
+                if isinstance(v, ModuleV) and v.span is None:
+                    v.span = span_of(target)
+                if fr.record and stmt is not None and isinstance(v, (TensorV, ModuleV)):
+                    self.sink.record(span_of(target), self.source(target), fr.qualname, v, fr.context,
+                                     fr.is_entry, False)
+            return
+        if isinstance(target, ast.Subscript):
+            obj = self.eval(target.value, fr)
+            idx = self.eval(target.slice, fr)
+            if isinstance(obj, ListV) and obj.items is not None and isinstance(idx, IntV) and idx.expr.value is not None:
+                i = idx.expr.value
+                if -len(obj.items) <= i < len(obj.items):
+                    obj.items[i] = v
+            elif isinstance(obj, TensorV):
+                self.call_rule("Tensor.__setitem__", [obj, idx, v], {}, fr, target, "indexed assignment")
+
+    def unpack(self, v: Value, n: int, fr) -> Optional[list]:
+        if isinstance(v, (TupleV, ListV)) and v.items is not None:
+            return list(v.items)
+        if isinstance(v, ModuleV) and v.children is not None:
+            return list(v.children)
+        items = self.iterate(v, fr)
+        return items
+
+    def name_symbol(self, e: Expr, name: str, fr) -> None:
+        """`B, T, C = x.size()`: the program's names replace default names like `x.shape[0]`."""
+        syms = e.symbols()
+        if len(syms) != 1 or e != Expr.sym(next(iter(syms))) or name == "_":
+            return
+        old = next(iter(syms))
+        if ".shape[" in old or old.startswith("?"):
+            table = self.sink.renames.setdefault(fr.qualname, {})
+            if old not in table and name not in table.values():
+                table[old] = name
+                info = self.dims.get(old)
+                if info is not None:
+                    self.dims[name] = type(info)(name, info.origin + f", named `{name}`", info.facts)
+
+    def _learn_unpack_rank(self, target, value, fr) -> None:
+        if not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in target.elts):
+            return
+        base = None
+        if isinstance(value, ast.Attribute) and value.attr == "shape":
+            base = value.value
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "size" \
+                and not value.args:
+            base = value.func.value
+        if base is None:
+            return
+        rec, fr.record = fr.record, False
+        try:
+            t = self.eval(base, fr)
+        finally:
+            fr.record = rec
+        if isinstance(t, TensorV) and self.resolve(t).rank is None:
+            from .interp import span_of
+            self.learn_rank(t, len(target.elts), span_of(value))
+
+    # ---- control flow ----------------------------------------------------------------
+    def s_If(self, st: ast.If, fr):
+        from .interp import span_of
+        p = self.truth(self.eval(st.test, fr))
+        decided = fr.facts.decide(p) if p is not None else None
+        self.branches.append((st, fr.qualname, p, decided, fr.context, list(fr.facts.facts)))
+        if decided is True:
+            return self.exec_block(st.body, fr)
+        if decided is False:
+            return self.exec_block(st.orelse, fr)
+        origin = (span_of(st.test), f"condition on line {st.lineno}")
+        env0 = dict(fr.env)
+        fr.facts.push()
+        if p is not None:
+            fr.facts.add(p, origin)
+        f1 = self.exec_block(st.body, fr)
+        env1 = dict(fr.env)
+        fr.facts.pop()
+        fr.env.clear()
+        fr.env.update(env0)
+        fr.facts.push()
+        if p is not None:
+            fr.facts.add(neg(p), origin)
+        f2 = self.exec_block(st.orelse, fr)
+        env2 = dict(fr.env)
+        fr.facts.pop()
+        dead1, dead2 = f1 in ("return", "raise"), f2 in ("return", "raise")
+        if dead1 and dead2:
+            return "return"
+        fr.env.clear()
+        if dead1:
+            fr.env.update(env2)
+            if p is not None:
+                fr.facts.add(neg(p), origin)
+        elif dead2:
+            fr.env.update(env1)
+            if p is not None:
+                fr.facts.add(p, origin)
+        else:
+            fr.env.update(self.join_envs(env1, env2))
+        return None
+
+    def join_envs(self, a: dict, b: dict) -> dict:
+        out = {}
+        for k in a.keys() | b.keys():
+            if k in a and k in b:
+                out[k] = a[k] if a[k] is b[k] else self.join_values([a[k], b[k]])
+            else:
+                out[k] = a.get(k, b.get(k))
+        return out
+
+    def s_For(self, st: ast.For, fr):
+        it = self.eval(st.iter, fr)
+        items = self.iterate(it, fr)
+        if items is not None and len(items) <= MAX_UNROLL:
+            saved = getattr(fr, "iter_label", "")
+            try:
+                for k, item in enumerate(items):
+                    fr.iter_label = f"iteration {k}"
+                    self.assign(st.target, item, fr, st)
+                    flow = self.exec_block(st.body, fr)
+                    if flow in ("return", "raise"):
+                        return flow
+                    if flow == "break":
+                        return None
+            finally:
+                fr.iter_label = saved
+            return self.exec_block(st.orelse, fr)
+        elem = self.loop_element(it, items, fr)
+        return self._loop_once(st, fr, lambda: self.assign(st.target, elem, fr, st))
+
+    def s_While(self, st: ast.While, fr):
+        p = self.truth(self.eval(st.test, fr))
+        if p is not None and fr.facts.decide(p) is False:
+            return self.exec_block(st.orelse, fr)
+        return self._loop_once(st, fr, lambda: None)
+
+    def _loop_once(self, st, fr, bind) -> Optional[str]:
+        """Zero or more iterations: run the body until the environment is stable (2 passes)."""
+        env0 = dict(fr.env)
+        cur = env0
+        for _ in range(2):
+            fr.env.clear()
+            fr.env.update(cur)
+            bind()
+            flow = self.exec_block(st.body, fr)
+            after = dict(fr.env)
+            joined = self.join_envs(env0, after) if flow not in ("return", "raise") else env0
+            if all(joined.get(k) is cur.get(k) for k in joined):
+                break
+            cur = joined
+        fr.env.clear()
+        fr.env.update(cur)
+        return None
+
+    def s_With(self, st: ast.With, fr):
+        for item in st.items:
+            v = self.eval(item.context_expr, fr)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UnknownV("context manager") if not isinstance(v, TensorV) else v, fr, st)
+        return self.exec_block(st.body, fr)
+
+    s_AsyncWith = s_With
+
+    def s_Try(self, st: ast.Try, fr):
+        flow = self.exec_block(st.body, fr)
+        if flow is None:
+            flow = self.exec_block(st.orelse, fr)
+        for h in st.handlers:
+            saved = dict(fr.env)
+            self.exec_block(h.body, fr)
+            fr.env.clear()
+            fr.env.update(saved)
+        fin = self.exec_block(st.finalbody, fr)
+        return fin or flow
+
+    s_TryStar = s_Try
+
+    # ---- definitions and imports ---------------------------------------------------------
+    def s_FunctionDef(self, st: ast.FunctionDef, fr):
+        qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.<locals>.{st.name}"
+        f = FuncObj(st, qual, fr.globals, module_path=self.path)
+        f.defaults = self.eval_defaults(st, fr)
+        fr.env[st.name] = f
+        self.functions.append(f)
+
+    s_AsyncFunctionDef = s_FunctionDef
+
+    def s_ClassDef(self, st: ast.ClassDef, fr):
+        bases = [self.eval(b, fr) for b in st.bases]
+        qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.{st.name}"
+        is_dc = any(_is_dataclass_deco(d) for d in st.decorator_list)
+        cls = ClassObj(st.name, qual, st, bases, {}, is_dataclass=is_dc, module_path=self.path)
+        from .interp import Frame
+        body_fr = Frame({}, qual, fr.facts, fr.globals, record=False)
+        for item in st.body:
+            if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                f = FuncObj(item, f"{qual}.{item.name}", fr.globals, cls, module_path=self.path)
+                f.defaults = self.eval_defaults(item, fr)
+                cls.attrs[item.name] = f
+                self.functions.append(f)
+            elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                dv = self.eval(item.value, fr) if item.value is not None else None
+                if dv is not None and _is_field_call(item.value):
+                    dv = self._field_default(item.value, fr)
+                cls.fields.append((item.target.id, dv))
+                if dv is not None:
+                    cls.attrs[item.target.id] = dv
+            elif isinstance(item, ast.ClassDef):
+                self.s_ClassDef(item, body_fr)
+                cls.attrs[item.name] = body_fr.env[item.name]
+            else:
+                self.exec_stmt(item, body_fr)
+                for k, v in body_fr.env.items():
+                    cls.attrs.setdefault(k, v)
+        fr.env[st.name] = cls
+        self.classes.append(cls)
+
+    def _field_default(self, call: ast.Call, fr) -> Optional[Value]:
+        for kw in call.keywords:
+            if kw.arg == "default":
+                return self.eval(kw.value, fr)
+        return None
+
+    def eval_defaults(self, st: ast.FunctionDef, fr) -> dict:
+        a = st.args
+        out = {}
+        pos = a.posonlyargs + a.args
+        for arg, d in zip(pos[len(pos) - len(a.defaults):], a.defaults):
+            out[arg.arg] = self._safe_eval(d, fr)
+        for arg, d in zip(a.kwonlyargs, a.kw_defaults):
+            if d is not None:
+                out[arg.arg] = self._safe_eval(d, fr)
+        return out
+
+    def _safe_eval(self, node, fr) -> Value:
+        rec, fr.record = fr.record, False
+        try:
+            return self.eval(node, fr)
+        finally:
+            fr.record = rec
+
+    def s_Import(self, st: ast.Import, fr):
+        for alias in st.names:
+            mod = self.import_module(alias.name, 0)
+            if alias.asname:
+                fr.env[alias.asname] = mod if mod is not None else ExtRef(alias.name)
+            else:
+                top = alias.name.split(".")[0]
+                fr.env[top] = self.import_module(top, 0) or ExtRef(top)
+
+    def s_ImportFrom(self, st: ast.ImportFrom, fr):
+        modname = st.module or ""
+        mod = self.import_module(modname, st.level or 0)
+        for alias in st.names:
+            if alias.name == "*":
+                if mod is not None and hasattr(mod, "attrs"):
+                    fr.env.update(mod.attrs)
+                continue
+            name = alias.asname or alias.name
+            if mod is not None and hasattr(mod, "attrs"):
+                fr.env[name] = mod.attrs.get(alias.name, self.import_module(f"{modname}.{alias.name}", st.level or 0)
+                                             or UnknownV(alias.name))
+            else:
+                fr.env[name] = ExtRef(f"{modname}.{alias.name}" if modname else alias.name)
+
+    # ---- shape comments ---------------------------------------------------------------
+    def check_shape_comment(self, st, v: Value, fr) -> None:
+        from .interp import span_of
+        comment = self.comments.get(getattr(st, "end_lineno", st.lineno))
+        if comment is None or not isinstance(v, TensorV) or not fr.record:
+            return
+        dims = parse_shape_comment(comment)
+        if dims is None:
+            return
+        self.sink.annotated_lines.add(st.lineno)
+        if fr.context != "" and not fr.is_entry:
+            return
+        s = self.resolve(v)
+        if s.rank is None:
+            return
+        if not self._comment_agrees(dims, s, fr):
+            ren = self.sink.renames.get(fr.qualname, {})
+            shown = s.subs({k: Expr.sym(n) for k, n in ren.items()})
+            self.report(fr, span_of(st), "SH204",
+                        f"the shape comment says [{', '.join(dims)}] but the inferred shape is {shown}", [])
+
+    def _comment_agrees(self, dims: list, s, fr) -> bool:
+        if len(dims) != s.rank:
+            return False
+        binding: dict = {}
+        ren = {v: k for k, v in self.sink.renames.get(fr.qualname, {}).items()}
+        for text, d in zip(dims, s.dims):
+            if text in ("?", "_", "..."):
+                continue
+            if text.lstrip("-").isdigit():
+                if fr.facts.possible(eq(d, int(text)))[0] is False:
+                    return False
+                continue
+            if text in ren:
+                text_sym = Expr.sym(ren[text])
+                if fr.facts.possible(eq(d, text_sym))[0] is False:
+                    return False
+                continue
+            if text in binding:
+                if binding[text] != d and fr.facts.possible(eq(binding[text], d))[0] is False:
+                    return False
+            else:
+                binding[text] = d
+        return True
+
+
+def parse_shape_comment(comment: str) -> Optional[list]:
+    text = comment.strip()
+    m = _SHAPE_COMMENT.match(text)
+    if m is None:
+        return None
+    items = [i.strip() for i in m.group(1).split(",") if i.strip()]
+    if not items:
+        return None
+    if not all(re.match(r"^[A-Za-z_][A-Za-z0-9_]*$|^-?\d+$|^[A-Za-z0-9_+\-*/() ]+$", i) for i in items):
+        return None
+    return items
+
+
+def _is_dataclass_deco(d: ast.AST) -> bool:
+    node = d.func if isinstance(d, ast.Call) else d
+    return (isinstance(node, ast.Name) and node.id == "dataclass") or \
+        (isinstance(node, ast.Attribute) and node.attr == "dataclass")
+
+
+def _is_field_call(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and (
+        (isinstance(node.func, ast.Name) and node.func.id == "field") or
+        (isinstance(node.func, ast.Attribute) and node.func.attr == "field"))

@@ -1,0 +1,262 @@
+"""The abstract interpreter: runs a module's code over abstract values.
+
+It is split by concern: expressions (evaluator.py), statements and control flow
+(executor.py), calls of user functions, classes, layers and builtins (calls.py). This file
+holds the state they share: frames, fresh symbols and their origins, rank learning for
+unknown-rank tensors, and turning a failed precondition into a diagnostic.
+
+Semantics (DESIGN §3): a precondition that no admissible input satisfies is an error on the
+line that needs it; one that some input satisfies becomes a fact for the rest of the path
+(Tensors Fitting Perfectly: inputs that get past a line satisfy its preconditions).
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..ops.context import OpFailed
+from ..shapes.expr import Expr
+from ..shapes.shape import Shape
+from ..shapes.values import Span, TensorV, Value
+from ..solver.facts import FactStore, Limits
+from .builtins import BuiltinMixin
+from .calls import CallMixin
+from .evaluator import EvalMixin
+from .executor import ExecMixin
+from .objects import ClassObj, OpaqueV
+from .result import DimInfo, Related
+from .sink import Sink
+
+MAX_DEPTH = 10
+MAX_STEPS = 400_000
+
+
+class Cancelled(Exception):
+    pass
+
+
+class Budget(Exception):
+    """The analysis ran out of its step budget (a huge or pathological file)."""
+
+
+@dataclass
+class Frame:
+    env: dict
+    qualname: str
+    facts: FactStore
+    globals: dict
+    context: str = ""  # "" = the function's own (generic) analysis
+    is_entry: bool = False  # called directly from module-level code
+    depth: int = 0
+    cls: Optional[ClassObj] = None
+    self_obj: Optional[Value] = None
+    returns: list = field(default_factory=list)
+    call_sites: list = field(default_factory=list)  # spans of the calls that led here
+    record: bool = True
+    iter_label: str = ""
+
+
+def span_of(node: ast.AST) -> Span:
+    line = getattr(node, "lineno", 1)
+    col = getattr(node, "col_offset", 0)
+    return Span(line, col, getattr(node, "end_lineno", None) or line, getattr(node, "end_col_offset", None) or col)
+
+
+class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
+    def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
+                 cancel=None, modules=None, on_store=None):
+        self.path = path
+        self.lines = lines
+        self.sink = sink
+        self.limits = limits or Limits()
+        self.cancel = cancel
+        self.modules = modules  # resolver for workspace imports (module name -> globals) or None
+        self.on_store = on_store
+        self.stars: dict[str, Shape] = {}
+        self.star_owner: dict[str, tuple] = {}  # star -> (param, start index, count after star)
+        self.dims: dict[str, DimInfo] = {}
+        self._fresh = 0
+        self.steps = 0
+        self.generic_instances: dict = {}
+        self.call_cache: dict = {}
+        self.holes: dict = {}  # hole symbol -> span
+        self.stores: list[FactStore] = []
+        self.max_depth = MAX_DEPTH
+        self.internal_errors: list[str] = []
+        self.branches: list = []  # (if node, function, condition, decision, context, facts) for Q3
+        self.failed_asserts: set[int] = set()
+        self.functions: list = []
+        self.classes: list = []
+        self.comments: dict[int, str] = {}
+        self.imports = None  # callable(module, level) -> namespace or None (workspace imports)
+
+    # ---- facts and symbols ------------------------------------------------
+    def new_store(self) -> FactStore:
+        st = FactStore(self.limits)
+        if self.on_store is not None:
+            self.on_store(st)
+        self.stores.append(st)
+        return st
+
+    def fresh_symbol(self, hint: str, span: Optional[Span], lo: int = 1) -> Expr:
+        self._fresh += 1
+        name = f"{hint}{self._fresh}" if hint.startswith("?") else f"{hint}_{self._fresh}"
+        for st in self.stores[-1:]:
+            st.declare(name, lo)
+        self.dims.setdefault(name, DimInfo(name, f"computed on line {span.line}" if span else "unknown"))
+        return Expr.sym(name)
+
+    def fresh_dyn(self) -> Expr:
+        self._fresh += 1
+        return Expr.sym(f"?{self._fresh}")
+
+    def fresh_star(self) -> str:
+        self._fresh += 1
+        return f"?s{self._fresh}"
+
+    def opaque_symbol(self, v: OpaqueV) -> Expr:
+        self.dims.setdefault(v.path, DimInfo(v.path, f"the value of `{v.path}`"))
+        return Expr.sym(v.path)
+
+    def tick(self) -> None:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise Budget()
+        if self.cancel is not None and self.steps % 64 == 0 and self.cancel.is_set():
+            raise Cancelled()
+
+    # ---- unknown ranks ------------------------------------------------------
+    def resolve_shape(self, t: TensorV) -> Shape:
+        return self.resolve(t)
+
+    def resolve(self, t: TensorV) -> Shape:
+        s = t.shape
+        guard = 0
+        while s.star is not None and s.star in self.stars and guard < 1000:
+            sub = self.stars[s.star]
+            if sub.star is None:
+                s = Shape(s.dims + sub.dims + s.suffix)
+            else:
+                s = Shape(s.dims + sub.dims, sub.star, sub.suffix + s.suffix)
+            guard += 1
+        t.shape = s
+        return s
+
+    def param_star(self, param: str) -> str:
+        star = f"{param}*"
+        n = 1
+        while star in self.star_owner:
+            n += 1
+            star = f"{param}*{n}"
+        self.star_owner[star] = (param, 0, 0)
+        return star
+
+    def _star_dim(self, star: str, pos: int, from_end: bool, span: Optional[Span]) -> Expr:
+        owner = self.star_owner.get(star)
+        if owner is None:
+            return self.fresh_dyn()
+        param, start, after = owner
+        name = f"{param}.shape[{-(after + pos + 1)}]" if from_end else f"{param}.shape[{start + pos}]"
+        where = f" (rank learned from line {span.line})" if span else ""
+        self.dims.setdefault(name, DimInfo(name, f"parameter `{param}`, axis {name.split('[')[1][:-1]}{where}"))
+        return Expr.sym(name)
+
+    def learn_rank(self, t: TensorV, rank: int, span: Optional[Span]) -> tuple:
+        s = self.resolve(t)
+        if s.star is None:
+            return s.dims
+        k = rank - len(s.dims) - len(s.suffix)
+        new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
+        self.stars[s.star] = Shape(new)
+        return self.resolve(t).dims
+
+    def learn_edge(self, t: TensorV, n: int, span: Optional[Span], front: bool) -> None:
+        s = self.resolve(t)
+        if s.star is None:
+            return
+        have = len(s.dims) if front else len(s.suffix)
+        k = n - have
+        if k <= 0:
+            return
+        owner = self.star_owner.get(s.star)
+        rest = s.star + "'"
+        if front:
+            new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
+            self.stars[s.star] = Shape(new, rest, ())
+            if owner:
+                self.star_owner[rest] = (owner[0], owner[1] + k, owner[2])
+        else:
+            new = tuple(reversed([self._star_dim(s.star, j, True, span) for j in range(k)]))
+            self.stars[s.star] = Shape((), rest, new)
+            if owner:
+                self.star_owner[rest] = (owner[0], owner[1], owner[2] + k)
+        self.resolve(t)
+
+    # ---- diagnostics --------------------------------------------------------
+    def report(self, frame: Frame, span: Optional[Span], code: str, message: str, related: list) -> None:
+        if span is None:
+            return
+        rel = [r for r in related if r is not None]
+        for site in frame.call_sites[-2:]:
+            rel.append(Related(site.line, site.col, "called from here with the shapes above"))
+        self.sink.diag(span, code, message, rel, function=frame.qualname)
+
+    def failed(self, frame: Frame, span: Span, err: OpFailed, extra_related: list) -> None:
+        rel = []
+        for item in list(err.related) + extra_related:
+            if isinstance(item, Related):
+                rel.append(item)
+            elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Span):
+                if item[0].line != span.line:
+                    rel.append(Related(item[0].line, item[0].col, item[1]))
+        seen, uniq = set(), []
+        for r in rel:
+            if (r.line, r.message) not in seen:
+                seen.add((r.line, r.message))
+                uniq.append(r)
+        self.report(frame, span, err.code, err.message, uniq)
+
+    def source(self, node: ast.AST, limit: int = 60) -> str:
+        s = span_of(node)
+        if s.line != s.end_line or s.line > len(self.lines):
+            text = self.lines[s.line - 1][s.col:].strip() + " …" if s.line <= len(self.lines) else "…"
+        else:
+            text = self.lines[s.line - 1][s.col:s.end_col]
+        return text if len(text) <= limit else text[:limit - 1] + "…"
+
+    # ---- annotations and holes ------------------------------------------------------
+    def annotation_shape(self, node, fr, globals_: Optional[dict] = None):
+        from .annotations import AnnotationReader
+        g = globals_ if globals_ is not None else fr.globals
+
+        def resolve(n):
+            rec, fr.record = fr.record, False
+            saved = fr.globals
+            fr.globals = g
+            try:
+                return self.eval(n, fr)
+            finally:
+                fr.record = rec
+                fr.globals = saved
+        reader = AnnotationReader(resolve, self.fresh_dyn, self.fresh_star, lambda n: self.hole_symbol(n, fr))
+        try:
+            return reader.read(node)
+        except (RecursionError, ValueError):
+            return None
+
+    def hole_symbol(self, node, fr) -> Expr:
+        s = span_of(node)
+        name = f"__{s.line}_{s.col}"
+        if name not in self.holes:
+            self.holes[name] = s
+            self.dims[name] = DimInfo(name, f"shape hole on line {s.line}")
+        return Expr.sym(name)
+
+    def import_module(self, name: str, level: int):
+        if self.imports is None:
+            return None
+        try:
+            return self.imports(name, level)
+        except Exception:
+            return None

@@ -1,0 +1,91 @@
+"""Values only the interpreter creates: user functions, classes, instances, opaque objects."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from ..shapes.values import Value
+
+
+@dataclass(eq=False)
+class FuncObj(Value):
+    node: ast.FunctionDef
+    qualname: str
+    globals: dict
+    cls: Optional["ClassObj"] = None
+    defaults: dict = field(default_factory=dict)
+    module_path: str = ""
+
+    def describe(self) -> str:
+        return f"function {self.qualname}"
+
+
+@dataclass(eq=False)
+class ClassObj(Value):
+    name: str
+    qualname: str
+    node: Optional[ast.ClassDef]
+    bases: list
+    attrs: dict
+    is_dataclass: bool = False
+    fields: list = field(default_factory=list)  # [(name, default Value | None)]
+    module_path: str = ""
+
+    def lookup(self, name: str) -> Optional[Value]:
+        if name in self.attrs:
+            return self.attrs[name]
+        for b in self.bases:
+            if isinstance(b, ClassObj):
+                v = b.lookup(name)
+                if v is not None:
+                    return v
+        return None
+
+    def is_module(self) -> bool:
+        from ..shapes.values import ExtRef
+        for b in self.bases:
+            if isinstance(b, ExtRef) and b.path in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+                return True
+            if isinstance(b, ClassObj) and b.is_module():
+                return True
+        return False
+
+    def describe(self) -> str:
+        return f"class {self.qualname}"
+
+
+@dataclass(eq=False)
+class InstanceObj(Value):
+    cls: ClassObj
+    attrs: dict = field(default_factory=dict)
+    span: Any = None  # where it was constructed
+
+    def describe(self) -> str:
+        return f"{self.cls.name} instance"
+
+
+@dataclass(eq=False)
+class BoundMethod(Value):
+    func: FuncObj
+    self_obj: Value
+
+
+@dataclass(eq=False)
+class OpaqueV(Value):
+    """An object known only by name (an unannotated parameter, a config attribute).
+
+    Used as an int it becomes the symbol of that name (`d_model`, `config.n_embd`)."""
+
+    path: str
+
+
+@dataclass(eq=False)
+class SuperV(Value):
+    cls: ClassObj
+    self_obj: Value
+
+
+@dataclass(eq=False)
+class BuiltinFn(Value):
+    name: str

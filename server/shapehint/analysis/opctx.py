@@ -1,0 +1,67 @@
+"""`AnalysisContext`: the symbolic `OpContext` rules see while the interpreter runs.
+
+Preconditions become solver queries against the facts of the current analysis: a provably
+false one raises `OpFailed` (reported as an error with the unsat core as related
+locations); a possible one becomes a fact for the rest of the path; `unknown` is ignored.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from ..ops.context import NotApplicable, OpContext, OpFailed
+from ..shapes.expr import Expr
+from ..shapes.shape import Pred
+from ..shapes.values import Span, TensorV, Value
+from .objects import OpaqueV
+
+
+class AnalysisContext(OpContext):
+    def __init__(self, interp, frame, span: Optional[Span], opname: str, labels: Optional[dict] = None):
+        self.interp = interp
+        self.frame = frame
+        self.span = span
+        self.opname = opname
+        self.labels = labels or {}
+
+    def require(self, pred: Pred, message: str, code: str = "SH101", related: Sequence = ()) -> None:
+        if pred.is_true:
+            return
+        facts = self.frame.facts
+        possible, core = facts.possible(pred)
+        if possible is False:
+            raise OpFailed(code, message, list(related) + core)
+        if possible is None:
+            return
+        facts.add(pred, (self.span, f"required by {self.opname}"))
+
+    def entails(self, pred: Pred) -> bool:
+        return self.frame.facts.entails(pred)
+
+    def fresh(self, hint: str) -> Expr:
+        return self.interp.fresh_symbol(hint, self.span, lo=0)
+
+    def warn(self, code: str, message: str) -> None:
+        self.interp.report(self.frame, self.span, code, message, [])
+
+    def call(self, fn: Value, args: list, kwargs: Optional[dict] = None) -> Value:
+        return self.interp.call_value(fn, list(args), dict(kwargs or {}), self.frame, self.span)
+
+    def learn_rank(self, t: TensorV, rank: int) -> tuple:
+        return self.interp.learn_rank(t, rank, self.span)
+
+    def learn_prefix(self, t: TensorV, n: int) -> None:
+        self.interp.learn_edge(t, n, self.span, front=True)
+
+    def learn_suffix(self, t: TensorV, n: int) -> None:
+        self.interp.learn_edge(t, n, self.span, front=False)
+
+    def label(self, v: Value, default: str = "the input") -> str:
+        return self.labels.get(id(v), default)
+
+    def int_of(self, v) -> Optional[Expr]:
+        if isinstance(v, OpaqueV):
+            return self.interp.opaque_symbol(v)
+        return super().int_of(v)
+
+
+__all__ = ["AnalysisContext", "NotApplicable", "OpFailed"]

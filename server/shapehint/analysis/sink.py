@@ -1,0 +1,152 @@
+"""Collects what one analysis observes: values at spans (per calling context) and diagnostics.
+
+A line can be reached several times (loop iterations, several call sites, the function's own
+generic analysis). `finish` joins the observations: the primary shape of a record is the
+entry context's (a call from module-level code, where inputs are concrete) when there is one,
+else the function's generic analysis in terms of its own parameters; the others are listed as
+contexts. Differing shapes join per dimension (equal kept, else unknown).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from ..shapes.expr import Expr
+from ..shapes.shape import Shape, dim_str
+from ..shapes.values import IntV, ModuleV, Span, TensorV, Value
+from . import codes
+from .result import Diagnostic, Related, ValueRecord
+
+
+@dataclass
+class _Acc:
+    span: Span
+    name: str
+    function: str
+    is_target: bool
+    kind: str
+    obs: list = field(default_factory=list)  # [(context, is_entry, value)]
+    layer_io: Optional[str] = None
+
+
+class Sink:
+    def __init__(self, path: str):
+        self.path = path
+        self._acc: dict = {}
+        self._diags: dict = {}
+        self.unknown_callees: set = set()
+        self.renames: dict[str, dict] = {}  # function -> {default symbol name: program name}
+        self.annotated_lines: set[int] = set()
+
+    def record(self, span: Span, name: str, function: str, value: Value, context: str,
+               is_entry: bool, is_target: bool, sub: str = "") -> None:
+        if isinstance(value, TensorV):
+            kind = "tensor"
+        elif isinstance(value, IntV):
+            kind = "int"
+        elif isinstance(value, ModuleV):
+            kind = "layer"
+        else:
+            return
+        key = (span, function, name, is_target)
+        acc = self._acc.get(key)
+        if acc is None:
+            acc = self._acc[key] = _Acc(span, name, function, is_target, kind)
+        if len(acc.obs) < 64:
+            acc.obs.append((context, is_entry, value, sub))
+
+    def layer_io(self, span: Span, function: str, name: str, text: str) -> None:
+        for key, acc in self._acc.items():
+            if key[0] == span and acc.kind == "layer":
+                acc.layer_io = text
+
+    def diag(self, span: Span, code: str, message: str, related=(), data=None,
+             severity: Optional[str] = None, function: str = "") -> None:
+        key = (span.line, code, message)
+        if key in self._diags or any(k[0] == span.line and k[1] == code for k in self._diags):
+            return
+        d = Diagnostic.at(span, severity or codes.severity(code), code, message,
+                          [r for r in related if r is not None], data)
+        d.function = function
+        self._diags[key] = d
+
+    def has_error_at(self, line: int) -> bool:
+        return any(d.line == line and d.severity == "error" for d in self._diags.values())
+
+    # ---- results ---------------------------------------------------------
+    def finish(self, resolve: Callable[[TensorV], Shape]) -> tuple[list, list]:
+        values = []
+        for acc in self._acc.values():
+            ren = {k: Expr.sym(v) for k, v in self.renames.get(acc.function, {}).items()}
+            rec = self._value(acc, resolve, ren)
+            rec.has_annotation = acc.span.line in self.annotated_lines
+            values.append(rec)
+        values.sort(key=lambda v: (v.span.line, v.span.col, not v.is_target))
+        diags = sorted(self._diags.values(), key=lambda d: (d.line, d.col, d.code))
+        for d in diags:
+            d.message = self._rename_text(d.message, self.renames.get(getattr(d, "function", ""), {}))
+        return values, diags
+
+    @staticmethod
+    def _rename_text(text: str, table: dict) -> str:
+        for old in sorted(table, key=len, reverse=True):
+            text = text.replace(old, table[old])
+        return text
+
+    def _value(self, acc: _Acc, resolve, ren) -> ValueRecord:
+        rec = ValueRecord(acc.span, acc.name, acc.function, None, kind=acc.kind, is_target=acc.is_target,
+                          layer_io=acc.layer_io)
+        if acc.kind == "layer":
+            rec.text = acc.obs[0][2].describe()
+            return rec
+        if acc.kind == "int":
+            exprs = [v.expr.subs(ren) for _, _, v, _ in acc.obs]
+            entry = [v.expr.subs(ren) for _, e, v, _ in acc.obs if e]
+            pick = entry or [e for (c, _, v, _), e in zip(acc.obs, exprs) if c == ""] or exprs
+            rec.text = str(pick[0]) if all(p == pick[0] for p in pick) else " | ".join(dict.fromkeys(map(str, pick)))
+            return rec
+        obs = [((c + (" " + sub if sub else "")).strip(), e, resolve(v).subs(ren), v.dtype, c)
+               for c, e, v, sub in acc.obs]
+        entry = [o for o in obs if o[1]]
+        generic = [o for o in obs if o[4] == ""]
+        primary = entry or generic or obs
+        rec.shape = join_shapes([o[2] for o in primary])
+        dtypes = {o[3] for o in primary}
+        rec.dtype = dtypes.pop() if len(dtypes) == 1 else None
+        seen = set()
+        for c, _, s, _, _ in obs:
+            key = (c or "generic", str(s))
+            if key not in seen and str(s) != str(rec.shape):
+                seen.add(key)
+                rec.contexts.append((c or "in terms of the parameters", s))
+        if len(primary) > 1 and len({str(o[2]) for o in primary}) > 1:
+            for c, _, s, _, _ in primary:
+                key = (c, str(s))
+                if key not in seen:
+                    seen.add(key)
+                    rec.contexts.append((c or "generic", s))
+        return rec
+
+
+def join_shapes(shapes: list) -> Optional[Shape]:
+    if not shapes:
+        return None
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return first
+    if all(s.rank is not None and s.rank == first.rank for s in shapes):
+        dims = []
+        for i in range(first.rank):
+            col = {shapes[k].dims[i] for k in range(len(shapes))}
+            dims.append(col.pop() if len(col) == 1 else Expr.sym("?join"))
+        return Shape(tuple(dims))
+    return None
+
+
+def related_at(span: Optional[Span], message: str, file: Optional[str] = None) -> Optional[Related]:
+    if span is None:
+        return None
+    return Related(span.line, span.col, message, file)
+
+
+__all__ = ["Sink", "join_shapes", "related_at", "dim_str"]

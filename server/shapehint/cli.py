@@ -1,0 +1,222 @@
+"""`shapehint check | infer | migrate | holes | branches | run | lsp` (contracts: DESIGN §4).
+
+Exit status: 0 no error diagnostics; 1 an error diagnostic was reported; 2 bad usage or a
+path that cannot be read (one line on stderr each, never a traceback).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Iterable, Optional
+
+from . import __version__
+
+DEFAULT_MAX_KB = 2048
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one clear line, exit 2
+        sys.stderr.write(f"shapehint: {message}\n(see `shapehint {self.prog.split()[-1]} --help`)\n"
+                         if " " in self.prog else f"shapehint: {message}\n")
+        sys.exit(2)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="shapehint", description="Symbolic tensor shapes for PyTorch code.")
+    p.add_argument("--version", action="version", version=f"shapehint {__version__}")
+    sub = p.add_subparsers(dest="cmd", parser_class=_Parser)
+    c = sub.add_parser("check", help="report provable shape errors and warnings")
+    c.add_argument("paths", nargs="+")
+    c.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    i = sub.add_parser("infer", help="print the inferred shape of every tensor-valued name")
+    i.add_argument("file")
+    i.add_argument("--format", choices=["json", "text"], default="json")
+    for name, helptext in (("migrate", "static migration (Q1/Q2)"), ("branches", "shape-dependent branches (Q3)")):
+        q = sub.add_parser(name, help=helptext)
+        q.add_argument("file")
+        q.add_argument("--assume", action="append", default=[], metavar="EXPR")
+        q.add_argument("--format", choices=["json", "text"], default="text")
+    h = sub.add_parser("holes", help="values of shape holes (__)")
+    h.add_argument("file")
+    h.add_argument("--format", choices=["json", "text"], default="text")
+    r = sub.add_parser("run", help="execute the module and compare observed shapes with inferred ones")
+    try:
+        from .devicerun import cli as run_cli
+        run_cli.add_arguments(r)
+    except ImportError:
+        r.add_argument("file")
+    sub.add_parser("lsp", help="start the language server on stdio")
+    return p
+
+
+def main(argv: Optional[list] = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.cmd is None:
+        build_parser().print_help()
+        return 2
+    try:
+        if args.cmd == "check":
+            return cmd_check(args)
+        if args.cmd == "infer":
+            return cmd_infer(args)
+        if args.cmd in ("migrate", "branches", "holes"):
+            from .questions import cli as qcli
+            return qcli.run(args)
+        if args.cmd == "run":
+            from .devicerun import cli as run_cli
+            return run_cli.main(args)
+        if args.cmd == "lsp":
+            from .lsp.server import main as lsp_main
+            lsp_main()
+            return 0
+    except UsageError as e:
+        sys.stderr.write(f"shapehint: {e}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 2
+
+
+# ---- reading inputs ---------------------------------------------------------------
+
+def load_config_for(path: str):
+    try:
+        from .config import load_config
+    except ImportError:
+        return None
+    try:
+        return load_config(os.path.dirname(os.path.abspath(path)) or ".")
+    except Exception as e:  # an invalid pyproject must not stop the check
+        sys.stderr.write(f"shapehint: ignoring configuration: {e}\n")
+        return None
+
+
+def read_source(path: str, max_kb: int = DEFAULT_MAX_KB) -> Optional[str]:
+    """The file's text; raises UsageError with one clear line; None when over the size cap."""
+    if not os.path.exists(path):
+        raise UsageError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise UsageError(f"{path}: is a directory (shapehint check accepts directories)")
+    try:
+        size = os.path.getsize(path)
+        if size > max_kb * 1024:
+            return None
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except PermissionError:
+        raise UsageError(f"{path}: permission denied")
+    except OSError as e:
+        raise UsageError(f"{path}: cannot read ({e.strerror or e})")
+    if b"\x00" in data[:8192]:
+        raise UsageError(f"{path}: looks like a binary file, not Python source")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise UsageError(f"{path}: not valid UTF-8 (byte {e.start})")
+
+
+def expand_paths(paths: Iterable[str], errors: list) -> list:
+    out = []
+    for p in paths:
+        if os.path.isdir(p):
+            found = []
+            for root, dirs, files in os.walk(p, followlinks=False):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
+                found += [os.path.join(root, f) for f in sorted(files) if f.endswith((".py", ".pyi"))]
+            out.extend(found)
+        elif not os.path.exists(p):
+            errors.append(f"{p}: no such file or directory")
+        else:
+            out.append(p)
+    return out
+
+
+def analyze_path(path: str, text: str, config):
+    from .analysis.api import analyze_source
+    result = analyze_source(text, path, config=config)
+    try:
+        from .config import apply_config
+        result.diagnostics = apply_config(result.diagnostics, text, config)
+    except ImportError:
+        pass
+    return result
+
+
+# ---- check / infer -----------------------------------------------------------------
+
+def cmd_check(args) -> int:
+    errors: list = []
+    files = expand_paths(args.paths, errors)
+    report = []
+    any_error = False
+    for path in files:
+        config = load_config_for(path)
+        max_kb = getattr(config, "max_file_size_kb", DEFAULT_MAX_KB) if config is not None else DEFAULT_MAX_KB
+        try:
+            text = read_source(path, max_kb)
+        except UsageError as e:
+            errors.append(str(e))
+            continue
+        if text is None:
+            sys.stderr.write(f"shapehint: {path}: skipped, larger than {max_kb} KB (SH002)\n")
+            continue
+        result = analyze_path(path, text, config)
+        diags = [d.to_json() for d in result.diagnostics]
+        any_error |= any(d["severity"] == "error" for d in diags)
+        report.append({"file": path, "diagnostics": diags})
+    emit_check(report, args.format)
+    for e in errors:
+        sys.stderr.write(f"shapehint: {e}\n")
+    if errors:
+        return 2
+    return 1 if any_error else 0
+
+
+def emit_check(report: list, fmt: str) -> None:
+    if fmt == "json":
+        json.dump({"files": report}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif fmt == "sarif":
+        from .sarif import to_sarif
+        json.dump(to_sarif(report), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        n = 0
+        for f in report:
+            for d in f["diagnostics"]:
+                n += 1
+                sys.stdout.write(f"{f['file']}:{d['line']}:{d['col'] + 1}: {d['severity']} {d['code']} {d['message']}\n")
+                for r in d["related"]:
+                    sys.stdout.write(f"    {r.get('file', f['file'])}:{r['line']}:{r['col'] + 1}: note: {r['message']}\n")
+        errs = sum(d["severity"] == "error" for f in report for d in f["diagnostics"])
+        sys.stdout.write(f"{len(report)} file{'s' if len(report) != 1 else ''} checked, {errs} error"
+                         f"{'s' if errs != 1 else ''}, {n - errs} other diagnostic{'s' if n - errs != 1 else ''}\n")
+
+
+def cmd_infer(args) -> int:
+    config = load_config_for(args.file)
+    text = read_source(args.file)
+    if text is None:
+        raise UsageError(f"{args.file}: larger than the size cap")
+    result = analyze_path(args.file, text, config)
+    data = result.infer_json()
+    if args.format == "json":
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        for v in data["values"]:
+            shape = "?" if v["shape"] is None else "[" + ", ".join(map(str, v["shape"])) + "]"
+            sys.stdout.write(f"{args.file}:{v['line']}:{v['col'] + 1}: {v['function']}: {v['name']} = Tensor{shape}\n")
+        for d in data["diagnostics"]:
+            sys.stdout.write(f"{args.file}:{d['line']}:{d['col'] + 1}: {d['severity']} {d['code']} {d['message']}\n")
+    return 1 if any(d["severity"] == "error" for d in data["diagnostics"]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,547 @@
+"""Choosing what a device run executes: entries, constructor arguments and input tensors.
+
+Reads the user's source with `ast` only (no engine needed, nothing is imported or executed).
+Invariants:
+- An entry is a top-level `nn.Module` subclass (called through `forward`), a top-level function,
+  or what `--entry QUALNAME` names (`Net`, `Net.forward`, `Net.encode`, `helper`). Without
+  `--entry`, entries whose constructor arguments or input shapes cannot be determined are skipped
+  with a reason; with it, that reason is the run's error.
+- Input shapes come from annotations (jaxtyping, `TensorType`), `assert`/`torch._check` on shapes
+  and `B, C, H, W = x.shape` unpacking, or from `--input`. Symbols get small admissible values:
+  batch 2, the others distinct (z3 when constraints need it); several candidates are produced,
+  smallest first, and the runner keeps the first that passes a meta dry run.
+- dtype and value range follow use: an Embedding's input gets int64 ids below its size (resolved
+  by the runner from the live module), a cross-entropy target int64 classes, a mask bool.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .compare import safe_eval
+
+JAX_DTYPES = {"Float": "float32", "Float32": "float32", "Float64": "float64", "Float16": "float16",
+              "BFloat16": "bfloat16", "Inexact": "float32", "Shaped": None, "Num": None, "Real": None,
+              "Int": "int64", "Int64": "int64", "Int32": "int32", "Integer": "int64", "Long": "int64",
+              "UInt8": "uint8", "Bool": "bool"}
+BATCH_NAMES = {"B", "b", "N", "batch", "bs", "batch_size", "nbatch"}
+LADDERS = [[3, 5, 7, 11, 13, 17, 19, 23], [4, 6, 10, 12, 14, 18, 20, 22], [8, 16, 24, 40, 48, 56, 72, 80],
+           [16, 32, 48, 64, 80, 96, 112, 128]]
+EQUAL_LADDERS = [8, 16, 32, 64, 28, 224]
+
+
+class PlanError(ValueError):
+    """The user asked for something we cannot run (unknown entry, missing argument, bad --input)."""
+
+
+@dataclass
+class Param:
+    name: str
+    dims: Optional[list] = None  # int | symbol str per axis; None = rank unknown
+    dtype: Optional[str] = None
+    role: Optional[str] = None  # ids | target | mask
+    high_from: Optional[list] = None
+    value: Optional[object] = None  # for int parameters: the symbol's name
+    is_int: bool = False
+    has_default: bool = False
+    override: Optional[dict] = None  # from --input
+
+
+@dataclass
+class EntryPlan:
+    qualname: str
+    kind: str  # class | function
+    method: str = "forward"
+    ctor_args: dict = field(default_factory=dict)
+    params: list = field(default_factory=list)
+    constraints: list = field(default_factory=list)  # python expressions over symbols
+    candidates: list = field(default_factory=list)
+    problem: Optional[str] = None
+    param_dims: dict = field(default_factory=dict)  # name -> dims (symbols) for compare's binding
+
+    def request(self) -> dict:
+        return {"qualname": self.qualname, "kind": self.kind, "method": self.method,
+                "ctor_args": self.ctor_args, "candidates": self.candidates}
+
+
+def parse_input(text: str) -> tuple:
+    """`ids=2,16:long` -> ("ids", {"shape": [2, 16], "dtype": "int64"}); `n=5` stays a tensor of shape [5]
+    unless written `n=int:5`."""
+    if "=" not in text:
+        raise PlanError(f"--input {text!r}: expected NAME=2,3,32,32[:dtype]")
+    name, spec = text.split("=", 1)
+    name = name.strip()
+    if spec.startswith("int:"):
+        return name, {"value": int(spec[4:])}
+    shape, _, dtype = spec.partition(":")
+    try:
+        dims = [int(d) for d in shape.replace("x", ",").split(",") if d.strip()] if shape.strip() else []
+    except ValueError:
+        raise PlanError(f"--input {text!r}: dimensions must be integers") from None
+    if any(d < 0 for d in dims):
+        raise PlanError(f"--input {text!r}: dimensions must be ≥ 0")
+    dtype = {"long": "int64", "int": "int32", "float": "float32", "half": "float16", "": None}.get(dtype, dtype)
+    return name, {"shape": dims, "dtype": dtype}
+
+
+def _dotted(node) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return _dotted(node.value) + "." + node.attr
+    return ""
+
+
+def _module_classes(tree) -> dict:
+    """Top-level classes deriving (transitively, within the file) from something named *Module."""
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    found: dict = {}
+    changed = True
+    while changed:
+        changed = False
+        for name, node in classes.items():
+            if name in found:
+                continue
+            bases = [_dotted(b).split(".")[-1] for b in node.bases]
+            if any(b == "Module" or b in found for b in bases):
+                found[name] = node
+                changed = True
+    return found
+
+
+def _constants(tree) -> dict:
+    out = {}
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, ast.Constant) and type(n.value.value) is int:
+            out[n.targets[0].id] = n.value.value
+    return out
+
+
+class _ShapeReader:
+    """Reads one function's parameters: annotations, assertions, unpacking, uses."""
+
+    def __init__(self, fn, layer_attrs: dict, consts: dict):
+        self.fn, self.layers, self.consts = fn, layer_attrs, consts
+        a = fn.args
+        pos = a.posonlyargs + a.args
+        defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+        items = list(zip(pos, defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+        if items and items[0][0].arg in ("self", "cls"):
+            items = items[1:]
+        self.params = {}
+        for arg, default in items:
+            p = Param(arg.arg, has_default=default is not None)
+            self._annotation(p, arg.annotation)
+            self.params[p.name] = p
+        self.constraints = []
+        self._body()
+
+    def _annotation(self, p, ann):
+        if ann is None:
+            return
+        if isinstance(ann, ast.Name) and ann.id == "int":
+            p.is_int = True
+            return
+        if isinstance(ann, ast.Subscript) and _dotted(ann.value).split(".")[-1] in JAX_DTYPES:
+            p.dtype = JAX_DTYPES[_dotted(ann.value).split(".")[-1]]
+            sl = ann.slice
+            if isinstance(sl, ast.Tuple) and len(sl.elts) == 2 and isinstance(sl.elts[1], ast.Constant):
+                p.dims = self._jax_dims(p.name, str(sl.elts[1].value))
+        elif isinstance(ann, ast.Call) and _dotted(ann.func).endswith("TensorType") and ann.args:
+            arg = ann.args[0]
+            if isinstance(arg, (ast.Tuple, ast.List)):
+                p.dims = [e.value if isinstance(e, ast.Constant) and type(e.value) is int else f"{p.name}_{i}"
+                          for i, e in enumerate(arg.elts)]
+
+    def _jax_dims(self, pname, text):
+        dims = []
+        for i, tok in enumerate(text.split()):
+            tok = tok.lstrip("#")
+            if tok in ("...",) or tok.startswith("*"):
+                continue  # a variadic segment: zero axes is an admissible choice
+            if tok.isdigit():
+                dims.append(int(tok))
+            elif tok == "_" or not tok:
+                dims.append(f"{pname}_{i}")
+            elif tok.isidentifier():
+                dims.append(tok)
+            else:  # an expression such as "h-1": a fresh axis tied to it
+                fresh = f"{pname}_{i}"
+                self.constraints.append(f"{fresh} == ({tok})")
+                dims.append(fresh)
+        return dims
+
+    # -- the function body: asserts, torch._check, unpacking, and uses for dtype/range
+    def _body(self):
+        checks = []
+        for st in self.fn.body:
+            if isinstance(st, ast.Assert):
+                checks.append(st.test)
+            elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and \
+                    _dotted(st.value.func).endswith("_check") and st.value.args:
+                checks.append(st.value.args[0])
+            elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Tuple):
+                src = self._shape_of(st.value)
+                p = self.params.get(src) if src else None
+                if p is not None and p.dims is None:
+                    p.dims = [e.id if isinstance(e, ast.Name) and e.id != "_" else f"{p.name}_{i}"
+                              for i, e in enumerate(st.targets[0].elts)]
+        for test in checks:  # ranks and whole shapes first, so that indexed axes resolve
+            self._rank_facts(test)
+        for test in checks:
+            expr = self._translate(test)
+            if expr is not None:
+                self.constraints.append(expr)
+        for node in ast.walk(self.fn):
+            self._use(node)
+
+    def _shape_of(self, node):
+        """`x.shape` / `x.size()` -> "x"."""
+        if isinstance(node, ast.Attribute) and node.attr == "shape" and isinstance(node.value, ast.Name):
+            return node.value.id
+        if isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "size" and isinstance(node.func.value, ast.Name):
+            return node.func.value.id
+        return None
+
+    def _rank_facts(self, test):
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+            return
+        left, right = test.left, test.comparators[0]
+        for a, b in ((left, right), (right, left)):
+            src = self._shape_of(a)
+            if src in self.params and isinstance(b, (ast.Tuple, ast.List, ast.Call)):
+                elts = b.elts if not isinstance(b, ast.Call) else (b.args[0].elts if b.args and isinstance(
+                    b.args[0], (ast.Tuple, ast.List)) else None)
+                if elts is not None and self.params[src].dims is None:
+                    p = self.params[src]
+                    p.dims = [e.value if isinstance(e, ast.Constant) and type(e.value) is int else
+                              e.id if isinstance(e, ast.Name) and e.id not in self.consts else f"{src}_{i}"
+                              for i, e in enumerate(elts)]
+            rank = self._rank_of(a)
+            if rank in self.params and isinstance(b, ast.Constant) and type(b.value) is int and \
+                    self.params[rank].dims is None:
+                self.params[rank].dims = [f"{rank}_{i}" for i in range(b.value)]
+
+    def _rank_of(self, node):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("dim", "ndimension") \
+                and isinstance(node.func.value, ast.Name):
+            return node.func.value.id
+        if isinstance(node, ast.Attribute) and node.attr == "ndim" and isinstance(node.value, ast.Name):
+            return node.value.id
+        if isinstance(node, ast.Call) and _dotted(node.func) == "len" and node.args:
+            return self._shape_of(node.args[0])
+        return None
+
+    def _axis(self, node):
+        """`x.shape[i]` / `x.size(i)` -> the axis' dim (int or symbol), else None."""
+        name, idx = None, None
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, (ast.Constant, ast.UnaryOp)):
+            name = self._shape_of(node.value)
+            idx = node.slice
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+                and isinstance(node.func.value, ast.Name) and len(node.args) == 1:
+            name, idx = node.func.value.id, node.args[0]
+        p = self.params.get(name) if name else None
+        if p is None or p.dims is None:
+            return None
+        try:
+            i = ast.literal_eval(idx)
+            return p.dims[i]
+        except (ValueError, IndexError, TypeError):
+            return None
+
+    def _translate(self, node):
+        """An assertion as a Python expression over symbols, or None when it mentions anything else."""
+        class T(ast.NodeTransformer):
+            ok = True
+
+            def visit(inner, n):
+                d = self._axis(n)
+                if d is not None:
+                    return ast.Name(str(d)) if isinstance(d, str) else ast.Constant(d)
+                if self._rank_of(n) in self.params:
+                    p = self.params[self._rank_of(n)]
+                    return ast.Constant(len(p.dims)) if p.dims is not None else inner._bad(n)
+                if isinstance(n, ast.Name):
+                    if n.id in self.consts:
+                        return ast.Constant(self.consts[n.id])
+                    if n.id in self.params and not self.params[n.id].is_int:
+                        return inner._bad(n)
+                    return n
+                if isinstance(n, (ast.Compare, ast.BoolOp, ast.BinOp, ast.UnaryOp, ast.Constant,
+                                  ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.And, ast.Or,
+                                  ast.Not, ast.USub, ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod,
+                                  ast.Load)):
+                    return inner.generic_visit(n)
+                return inner._bad(n)
+
+            def _bad(inner, n):
+                inner.ok = False
+                return n
+        t = T()
+        out = t.visit(ast.parse(ast.unparse(node), mode="eval").body)
+        return ast.unparse(out) if t.ok else None
+
+    def _use(self, node):
+        P = self.params
+        if isinstance(node, ast.Call):
+            fname = _dotted(node.func)
+            last = fname.split(".")[-1]
+            args = [a.id if isinstance(a, ast.Name) else None for a in node.args]
+            kind = self.layers.get(fname[5:]) if fname.startswith("self.") else None
+            if (kind == "Embedding" or last == "embedding") and args and args[0] in P:
+                P[args[0]].role, P[args[0]].dtype = "ids", P[args[0]].dtype or "int64"
+                if last == "embedding" and len(args) > 1 and args[1] in P:
+                    P[args[0]].high_from = [args[1], 0]
+            if (kind in ("CrossEntropyLoss", "NLLLoss") or last in ("cross_entropy", "nll_loss")) \
+                    and len(args) > 1 and args[1] in P and P[args[1]].dtype in (None, "int64"):
+                P[args[1]].role, P[args[1]].dtype = "target", "int64"
+                if args[0] in P:
+                    P[args[1]].high_from = [args[0], 1]
+            if last == "one_hot" and args and args[0] in P:
+                P[args[0]].role, P[args[0]].dtype = "ids", "int64"
+            if last in ("masked_fill", "masked_fill_", "where", "masked_select") and args and args[0] in P:
+                P[args[0]].role, P[args[0]].dtype = "mask", "bool"
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert) and \
+                isinstance(node.operand, ast.Name) and node.operand.id in P:
+            P[node.operand.id].role, P[node.operand.id].dtype = "mask", "bool"
+
+
+def _layer_attrs(cls) -> dict:
+    """self.NAME = nn.Layer(...) in the class' methods -> {NAME: "Layer"}."""
+    out = {}
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            for t in node.targets:
+                if isinstance(t, ast.Attribute) and _dotted(t.value) == "self":
+                    out[t.attr] = _dotted(node.value.func).split(".")[-1]
+    return out
+
+
+def _find_method(cls, name):
+    for n in cls.body:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name:
+            return n
+    return None
+
+
+def _ctor_args(cls, classes, given: dict, tree) -> tuple:
+    """({name: {"expr": ...}}, [missing names]) for the class' __init__ (searching bases in the file)."""
+    init, c = None, cls
+    while c is not None and init is None:
+        init = _find_method(c, "__init__")
+        base = next((classes.get(_dotted(b)) for b in c.bases if _dotted(b) in classes), None)
+        c = base
+    out = {k: {"expr": v} for k, v in given.items()}
+    if init is None:
+        return out, []
+    a = init.args
+    pos = (a.posonlyargs + a.args)[1:]
+    defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
+    missing = []
+    all_classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
+    for arg, default in list(zip(pos, defaults)) + list(zip(a.kwonlyargs, a.kw_defaults)):
+        if default is not None or arg.arg in out:
+            continue
+        ann = _dotted(arg.annotation) if arg.annotation is not None else ""
+        if ann in all_classes:  # a config class of the same file, built with its defaults
+            out[arg.arg] = {"expr": f"{ann}()"}
+        else:
+            missing.append(arg.arg)
+    return out, missing
+
+
+def list_entries(tree) -> list:
+    """Default entries: top-level nn.Module classes, then top-level functions, in source order."""
+    mods = _module_classes(tree)
+    out = []
+    for n in tree.body:
+        if isinstance(n, ast.ClassDef) and n.name in mods and _find_method(n, "forward") is not None:
+            out.append((n.name, "class", "forward"))
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and not n.name.startswith("_"):
+            out.append((n.name, "function", None))
+    return out
+
+
+def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] = None,
+                 ctor_args: Optional[dict] = None) -> list:
+    """EntryPlans (possibly with `problem` set). Raises PlanError for an unknown --entry."""
+    tree = ast.parse(text)
+    mods = _module_classes(tree)
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    consts = _constants(tree)
+    if entry:
+        head, _, method = entry.partition(".")
+        if head in classes and (method == "" or _find_method(classes[head], method)):
+            wanted = [(head, "class", method or "forward")]
+        elif head in funcs and not method:
+            wanted = [(head, "function", None)]
+        else:
+            raise PlanError(f"--entry {entry}: no such class, method or top-level function in the file; "
+                            f"candidates: {', '.join(q for q, _, _ in list_entries(tree)) or 'none'}")
+    else:
+        wanted = list_entries(tree)
+    plans = []
+    for qual, kind, method in wanted:
+        if kind == "class":
+            cls = classes[qual]
+            fn = _find_method(cls, method)
+            args, missing = _ctor_args(cls, classes, ctor_args or {}, tree)
+            plan = EntryPlan(qual, "class", method, args)
+            if missing:
+                plan.problem = (f"{qual}() needs constructor arguments without defaults: {', '.join(missing)}; "
+                                f"give them with " + " ".join(f"--arg {m}=VALUE" for m in missing) +
+                                " (VALUE is a Python expression evaluated in the module)")
+            reader = _ShapeReader(fn, _layer_attrs(cls), consts)
+        else:
+            plan = EntryPlan(qual, "function", "")
+            reader = _ShapeReader(funcs[qual], {}, consts)
+        _fill_inputs(plan, reader, inputs or {})
+        plans.append(plan)
+    return plans
+
+
+def _fill_inputs(plan: EntryPlan, reader: _ShapeReader, overrides: dict) -> None:
+    params = []
+    for p in reader.params.values():
+        if p.name in overrides:
+            p.override = dict(overrides[p.name])
+        elif p.dims is None and not p.is_int and (p.has_default or plan.problem):
+            continue  # optional argument without a shape: let Python use its default
+        elif p.is_int and p.has_default:
+            continue
+        elif p.dims is None and not p.is_int:
+            plan.problem = plan.problem or (
+                f"no shape is known for parameter {p.name!r} of {plan.qualname}: annotate it "
+                f"(Float[Tensor, \"B C H W\"]), assert its shape (assert {p.name}.shape == (B, 3, 32, 32)) "
+                f"or give --input {p.name}=2,3,32,32")
+            continue
+        params.append(p)
+    plan.params = params
+    plan.constraints = reader.constraints
+    plan.param_dims = {p.name: p.dims for p in params if p.dims is not None and p.override is None}
+    if plan.problem and not plan.problem.startswith(plan.qualname + "()"):
+        return
+    plan.candidates = _candidates(params, reader.constraints)
+
+
+def _symbols(params) -> tuple:
+    order, batch = [], None
+    for p in params:
+        if p.override is not None:
+            continue
+        if p.is_int and p.name not in order:
+            order.append(p.name)
+        for i, d in enumerate(p.dims or []):
+            if isinstance(d, str) and d not in order:
+                order.append(d)
+                if batch is None and i == 0 and len(p.dims) >= 2:
+                    batch = d
+    for d in order:
+        if d in BATCH_NAMES:
+            batch = d
+            break
+    return order, batch
+
+
+def _assignments(order, batch, constraints) -> list:
+    rest = [s for s in order if s != batch]
+    wants = [{s: lad[i % len(lad)] + (len(lad) * (i // len(lad))) for i, s in enumerate(rest)} for lad in LADDERS]
+    wants += [{s: v for s in rest} for v in EQUAL_LADDERS]
+    out = []
+    for want in wants:
+        if batch:
+            want[batch] = 2
+        got = _solve(order, want, constraints) if constraints else want
+        if got is not None and got not in out:
+            out.append(got)
+    return out or [dict.fromkeys(order, 2)]
+
+
+def _solve(order, want, constraints):
+    """Hard: constraints, every symbol ≥ 1; soft: each symbol at its wanted value, then all distinct."""
+    ok = all(_holds(c, want) for c in constraints)
+    if ok:
+        return want
+    try:
+        import z3
+    except ImportError:  # without z3: only candidates that already satisfy the assertions
+        return None
+    syms = {s: z3.Int(s) for s in order}
+    opt = z3.Optimize()
+    opt.set("timeout", 2000)
+    for s in syms.values():
+        opt.add(s >= 1, s <= 4096)
+    for c in constraints:
+        try:
+            opt.add(eval(compile(c, "<assert>", "eval"), {"__builtins__": {}}, dict(syms)))  # noqa: S307
+        except Exception:  # noqa: BLE001 - a constraint z3 cannot take (e.g. a // on bools): skip it
+            continue
+    for s, v in want.items():
+        if s in syms:
+            opt.add_soft(syms[s] == v, weight=10)
+    vals = list(syms.values())
+    for i in range(len(vals)):
+        for j in range(i + 1, len(vals)):
+            opt.add_soft(vals[i] != vals[j], weight=1)
+    if opt.check() != z3.sat:
+        return None
+    m = opt.model()
+    got = {s: m.eval(v, model_completion=True).as_long() for s, v in syms.items()}
+    return got if all(_holds(c, got) for c in constraints) else None
+
+
+def _holds(expr: str, env: dict) -> bool:
+    try:
+        return bool(safe_eval(expr, env))
+    except Exception:  # noqa: BLE001 - undecidable here: the meta dry run will tell
+        return True
+
+
+def _candidates(params, constraints) -> list:
+    order, batch = _symbols(params)
+    out = []
+    for env in _assignments(order, batch, constraints):
+        cand = {}
+        for p in params:
+            if p.override is not None:
+                cand[p.name] = p.override
+            elif p.is_int and p.dims is None:
+                cand[p.name] = {"value": env.get(p.name, 3)}
+            else:
+                spec = {"shape": [d if isinstance(d, int) else env[d] for d in p.dims], "dtype": p.dtype or "float32"}
+                if p.role:
+                    spec["role"] = p.role
+                if p.high_from:
+                    spec["high_from"] = p.high_from
+                cand[p.name] = spec
+        if cand not in out:
+            out.append(cand)
+    return out[:12]
+
+
+def param_dims_by_function(text: str) -> dict:
+    """{qualname: {param: dims}} for every function and method, plus {"__lines__": {qualname: def line}}."""
+    tree = ast.parse(text)
+    consts = _constants(tree)
+    out: dict = {"__lines__": {}}
+
+    def visit(body, prefix, layers):
+        for n in body:
+            if isinstance(n, ast.ClassDef):
+                visit(n.body, prefix + n.name + ".", _layer_attrs(n))
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                q = prefix + n.name
+                try:
+                    reader = _ShapeReader(n, layers, consts)
+                except Exception:  # noqa: BLE001 - an odd signature must not stop the run
+                    continue
+                out[q] = {p.name: p.dims for p in reader.params.values() if p.dims is not None}
+                out["__lines__"][q] = n.lineno
+                visit(n.body, q + ".<locals>.", {})
+    visit(tree.body, "", {})
+    return out

@@ -1,0 +1,472 @@
+"""Device-run runner: execute a user's module and record the shapes every line assigns.
+
+Invoked as `python runner.py REQUEST.json` (or with the request on stdin) in the interpreter the
+user configured. It writes one JSON result to `request["result_path"]` (or stdout when absent).
+
+Invariants:
+- STANDALONE: imports only the standard library and torch (a test checks this), so it runs in an
+  interpreter where shapehint is not installed. Its own folder is removed from sys.path first, so
+  a user's `import api` cannot pick up our files.
+- Only frames whose code comes from the user's file are line-traced (sys.settrace; works on 3.10+);
+  torch internals run untraced. A statement's targets are recorded when the next statement of the
+  same frame starts (or the frame returns) and only if the statement did not raise.
+- Observations are keyed by (function __qualname__, call context, invocation signature); the call
+  context is "entry:NAME" for the entry call, else "CALLER_QUALNAME:LINE" of the nearest frame of
+  the user's file on the stack. Everything is bounded by `limits` (records, shapes, captured output).
+- User output never reaches our result channel: sys.stdout/stderr are replaced by bounded buffers;
+  SystemExit and every exception (KeyboardInterrupt, our timeout) are caught; SIGTERM raises
+  `RunnerTimeout` so a stopped run still writes its partial result with the line it was on.
+"""
+import ast
+import faulthandler
+import io
+import json
+import os
+import re
+import signal
+import sys
+import time
+import traceback
+import types
+
+USER_MODULE = "__shapehint_user__"
+DEFAULT_LIMITS = {"max_invocations": 8, "max_shapes": 4, "max_records": 20000, "max_output": 65536,
+                  "max_contexts": 500}
+# Errors on the meta device that mean "this needs data", not "this shape is wrong".
+META_DATA_RE = re.compile(r"meta tensor|Meta tensor|Meta kernel|data-independent|data-dependent|"
+                          r"register_meta|Cannot copy out of meta|fake impl|on meta", re.I)
+
+
+class RunnerTimeout(BaseException):
+    """Raised by the SIGTERM handler: the parent stopped us (time limit or cancel)."""
+
+
+class BoundedWriter(io.TextIOBase):
+    """A text stream keeping the first `limit` characters and counting the rest (output floods)."""
+
+    def __init__(self, limit):
+        self.limit, self.parts, self.size, self.dropped = limit, [], 0, 0
+
+    def write(self, s):
+        s = str(s)
+        room = self.limit - self.size
+        if room > 0:
+            self.parts.append(s[:room])
+            self.size += min(len(s), room)
+        self.dropped += max(0, len(s) - max(room, 0))
+        return len(s)
+
+    def writable(self):
+        return True
+
+    def text(self):
+        return "".join(self.parts)
+
+
+# ---- the user's source: statements, their targets, qualnames --------------------------------
+
+def _names_in_target(node, out):
+    if isinstance(node, ast.Name):
+        out.append((node.id, node.lineno, node.col_offset))
+    elif isinstance(node, (ast.Tuple, ast.List)):
+        for e in node.elts:
+            _names_in_target(e, out)
+    elif isinstance(node, ast.Starred):
+        _names_in_target(node.value, out)
+
+
+def _stmt_targets(stmt):
+    out = []
+    if isinstance(stmt, ast.Assign):
+        for t in stmt.targets:
+            _names_in_target(t, out)
+    elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
+        if not (isinstance(stmt, ast.AnnAssign) and stmt.value is None):
+            _names_in_target(stmt.target, out)
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        _names_in_target(stmt.target, out)
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        for item in stmt.items:
+            if item.optional_vars is not None:
+                _names_in_target(item.optional_vars, out)
+    header = [stmt] if not hasattr(stmt, "body") else [getattr(stmt, f) for f in ("test", "iter", "items")
+                                                       if hasattr(stmt, f)]
+    for part in header:  # walrus targets in the statement (or the compound statement's header)
+        for sub in ast.walk(part) if isinstance(part, ast.AST) else []:
+            if isinstance(sub, ast.NamedExpr):
+                _names_in_target(sub.target, out)
+    return out
+
+
+class SourceMap:
+    """line -> key line of the innermost simple statement (or compound header) covering it."""
+
+    def __init__(self, source):
+        tree = ast.parse(source)
+        self.stmt_of, self.targets, self.qualnames = {}, {}, {}
+        self._visit(tree.body, "")
+
+    def _visit(self, body, prefix):
+        for stmt in body:
+            end = stmt.end_lineno
+            blocks = [b for b in ("body", "orelse", "finalbody", "handlers") if getattr(stmt, b, None)]
+            if blocks and not isinstance(stmt, ast.Try):
+                first = min(getattr(stmt, b)[0].lineno for b in blocks)
+                end = max(stmt.lineno, first - 1)
+            for ln in range(stmt.lineno, end + 1):
+                self.stmt_of[ln] = stmt.lineno
+            self.targets[stmt.lineno] = _stmt_targets(stmt)
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                q = prefix + stmt.name
+                first_line = min([stmt.lineno] + [d.lineno for d in stmt.decorator_list])
+                self.qualnames[first_line] = q
+                self.qualnames.setdefault(stmt.lineno, q)
+                inner = q + (".<locals>." if not isinstance(stmt, ast.ClassDef) else ".")
+                self._visit(stmt.body, inner)
+                continue
+            for b in ("body", "orelse", "finalbody"):
+                if getattr(stmt, b, None):
+                    self._visit(getattr(stmt, b), prefix)
+            for h in getattr(stmt, "handlers", []) or []:
+                self.stmt_of[h.lineno] = h.lineno
+                self.targets[h.lineno] = []
+                self._visit(h.body, prefix)
+            for case in getattr(stmt, "cases", []) or []:
+                self._visit(case.body, prefix)
+
+
+# ---- the recorder -------------------------------------------------------------------------
+
+class Recorder:
+    def __init__(self, path, smap, torch, limits):
+        self.path, self.smap, self.torch, self.limits = path, smap, torch, limits
+        self.calls = {}  # (qualname, context) -> list of invocation dicts
+        self.records = 0
+        self.dropped = 0
+        self.entry = None
+
+    def describe(self, v):
+        T = self.torch
+        if isinstance(v, T.Tensor):
+            return {"shape": [int(d) for d in v.shape], "dtype": str(v.dtype).replace("torch.", "")}
+        if isinstance(v, int) and not isinstance(v, bool):
+            return {"int": v}
+        return None
+
+    def qualname(self, code):
+        q = getattr(code, "co_qualname", None)
+        return q or self.smap.qualnames.get(code.co_firstlineno, code.co_name)
+
+    def context(self, frame):
+        f = frame.f_back
+        while f is not None:
+            if f.f_code.co_filename == self.path:
+                return "%s:%d" % (self.qualname(f.f_code), f.f_lineno)
+            f = f.f_back
+        return "entry:%s" % (self.entry or "<import>")
+
+    def global_trace(self, frame, event, arg):
+        code = frame.f_code
+        if event != "call" or code.co_filename != self.path:
+            return None
+        if code.co_name.startswith("<") and code.co_name != "<module>":
+            return None  # comprehensions, lambdas, genexprs: their names are not user targets
+        return self.start_frame(frame)
+
+    def start_frame(self, frame):
+        code = frame.f_code
+        qual = "<module>" if code.co_name == "<module>" else self.qualname(code)
+        nargs = code.co_argcount + code.co_kwonlyargcount
+        args = {}
+        if code.co_name != "<module>":
+            for name in code.co_varnames[:nargs]:
+                d = self.describe(frame.f_locals.get(name))
+                if d is not None:
+                    args[name] = d
+        inv = self.invocation(qual, self.context(frame), args)
+        state = {"stmt": None, "raised": False}
+        recorder = self
+
+        def local_trace(fr, event, arg):
+            if event == "line":
+                key = recorder.smap.stmt_of.get(fr.f_lineno, fr.f_lineno)
+                if key != state["stmt"]:
+                    recorder.finish(fr, state, inv)
+                    state["stmt"], state["raised"] = key, False
+            elif event == "exception":
+                state["raised"] = True
+            elif event == "return":
+                recorder.finish(fr, state, inv)
+                state["stmt"] = None
+            return local_trace
+        return local_trace
+
+    def invocation(self, qual, context, args):
+        key = (qual, context)
+        invs = self.calls.get(key)
+        if invs is None:
+            if len(self.calls) >= self.limits["max_contexts"]:
+                return None
+            invs = self.calls[key] = []
+        sig = json.dumps(args, sort_keys=True)
+        for inv in invs:
+            if inv["sig"] == sig:
+                inv["count"] += 1
+                return inv
+        if len(invs) >= self.limits["max_invocations"]:
+            self.dropped += 1
+            return None
+        inv = {"sig": sig, "args": args, "count": 1, "lines": {}, "entry": self.entry}
+        invs.append(inv)
+        return inv
+
+    def finish(self, frame, state, inv):
+        key = state["stmt"]
+        if key is None or inv is None or state["raised"]:
+            return
+        loc = frame.f_locals
+        for name, line, col in self.smap.targets.get(key, ()):
+            d = self.describe(loc.get(name))
+            if d is None:
+                continue
+            seen = inv["lines"].setdefault((line, col, name), [])
+            if d in seen:
+                continue
+            if len(seen) >= self.limits["max_shapes"] or self.records >= self.limits["max_records"]:
+                self.dropped += 1
+                continue
+            seen.append(d)
+            self.records += 1
+
+    def to_json(self):
+        out = []
+        for (qual, ctx), invs in self.calls.items():
+            for i, inv in enumerate(invs):
+                if not inv["lines"]:
+                    continue  # nothing assigned (class bodies, __init__ without tensors): noise
+                lines = [{"line": ln, "col": col, "name": nm, "observed": obs}
+                         for (ln, col, nm), obs in sorted(inv["lines"].items())]
+                out.append({"function": qual, "context": ctx, "invocation": i, "count": inv["count"],
+                            "entry": inv["entry"], "args": inv["args"], "lines": lines})
+        return out
+
+
+# ---- running ------------------------------------------------------------------------------
+
+def user_error(exc, path, device):
+    """{"line", "type", "message", "function"} at the innermost frame of the user's file."""
+    line, func = None, None
+    for fs in traceback.extract_tb(exc.__traceback__):
+        if fs.filename == path:
+            line, func = fs.lineno, fs.name
+    msg = str(exc)
+    if isinstance(exc, SystemExit):
+        msg = "the module called sys.exit(%s)" % ("" if exc.code is None else repr(exc.code))
+    etype = type(exc).__name__
+    data = device == "meta" and META_DATA_RE.search(msg) is not None
+    if isinstance(exc, MemoryError) or "can't allocate memory" in msg or "out of memory" in msg.lower():
+        etype = "OutOfMemory" if etype in ("RuntimeError", "MemoryError") else etype
+    return {"line": line, "function": func, "type": etype, "message": msg[:2000], "data_dependent": data}
+
+
+def pick_device(torch, want):
+    if want == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if want == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("--device cuda was asked for but torch.cuda.is_available() is False in this "
+                           "interpreter (torch %s)" % torch.__version__)
+    return want
+
+
+def make_tensor(torch, spec, device, concrete, module):
+    dtype = getattr(torch, {"long": "int64", "int": "int32", "float": "float32"}.get(spec.get("dtype"), spec.get("dtype") or "float32"))
+    shape = [int(d) for d in spec["shape"]]
+    if device == "meta":
+        return torch.empty(shape, dtype=dtype, device="meta")
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, device=device).bool()
+    if dtype.is_floating_point or dtype.is_complex:
+        return torch.randn(shape, dtype=dtype, device=device)
+    high = spec.get("high")
+    if high is None and spec.get("high_from"):
+        p, dim = spec["high_from"]
+        if p in concrete and len(concrete[p]["shape"]) > dim:
+            high = concrete[p]["shape"][dim]
+    if high is None and spec.get("role") == "ids" and module is not None:
+        sizes = [m.num_embeddings for m in module.modules() if isinstance(m, torch.nn.Embedding)]
+        high = min(sizes) if sizes else None
+    high = max(1, int(high or 2))
+    spec["high"] = high
+    return torch.randint(int(spec.get("low", 0)), high, shape, dtype=dtype, device=device)
+
+
+def resolve(mod, qualname):
+    obj = mod
+    for part in qualname.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def call_entry(torch, mod, entry, inputs, device, module_holder):
+    """Instantiate (for a class) and call the entry once; returns nothing, raises what it raises."""
+    obj = resolve(mod, entry["qualname"])
+    with torch.device(device):
+        if entry.get("kind") == "class":
+            # Constructor arguments are Python expressions evaluated in the user's module.
+            args = {k: eval(v["expr"], mod.__dict__) if isinstance(v, dict) else v  # noqa: S307
+                    for k, v in entry.get("ctor_args", {}).items()}
+            inst = obj(**args)
+            module_holder.append(inst)
+            if hasattr(inst, "eval"):
+                inst.eval()
+            kwargs = build_inputs(torch, inputs, device, inst)
+            method = entry.get("method") or "forward"
+            with torch.no_grad():  # inference only: less memory; shapes are the same
+                # forward goes through __call__ so that hooks run as in real use.
+                (inst if method == "forward" else getattr(inst, method))(**kwargs)
+        else:
+            obj(**build_inputs(torch, inputs, device, None))
+
+
+def build_inputs(torch, inputs, device, module):
+    kwargs, concrete = {}, {}
+    for name, spec in inputs.items():
+        if "value" in spec:
+            kwargs[name] = spec["value"]
+            continue
+        kwargs[name] = make_tensor(torch, spec, device, concrete, module)
+        concrete[name] = spec
+    return kwargs
+
+
+def dry_run_pick(torch, mod, entry, deadline):
+    """The first candidate inputs that run on meta (or stop only on data-dependent ops)."""
+    cands = entry.get("candidates") or [{}]
+    if len(cands) == 1:
+        return cands[0], None
+    for cand in cands:
+        if time.time() > deadline:
+            break
+        try:
+            call_entry(torch, mod, entry, json.loads(json.dumps(cand)), "meta", [])
+            return cand, None
+        except RunnerTimeout:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - any failure means "try the next candidate"
+            if META_DATA_RE.search(str(exc)):
+                return cand, None
+    return cands[0], "no candidate input shapes passed a meta dry run; using the first"
+
+
+def main(argv):
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+    req = json.load(open(argv[1]) if len(argv) > 1 else sys.stdin)
+    limits = dict(DEFAULT_LIMITS, **req.get("limits", {}))
+    result = {"ok": False, "entries": [], "calls": [], "error": None, "notes": []}
+    out_path = req.get("result_path")
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr = BoundedWriter(limits["max_output"])
+    fault = open(req["fault_path"], "w") if req.get("fault_path") else sys.__stderr__
+    faulthandler.enable(file=fault)
+
+    def on_term(signum, frame):
+        raise RunnerTimeout()
+    signal.signal(signal.SIGTERM, on_term)
+    recorder = None
+    try:
+        t0 = time.time()
+        import torch
+        result["torch"] = torch.__version__
+        result["python"] = sys.version.split()[0]
+        device = pick_device(torch, req.get("device", "auto"))
+        result["device"] = device
+        result["device_name"] = torch.cuda.get_device_name(0) if device == "cuda" else device
+        torch.manual_seed(0)
+        path = os.path.abspath(req["path"])
+        source = req.get("source")
+        if source is None:
+            with open(path, encoding="utf-8") as f:
+                source = f.read()
+        recorder = Recorder(path, SourceMap(source), torch, limits)
+        sys.path.insert(0, os.path.dirname(path))
+        mod = types.ModuleType(USER_MODULE)
+        mod.__file__ = path
+        sys.modules[USER_MODULE] = mod
+        code = compile(source, path, "exec")
+        deadline = t0 + float(req.get("dry_run_seconds", 20))
+        sys.settrace(recorder.global_trace)
+        try:
+            with torch.device(device):
+                exec(code, mod.__dict__)
+        except BaseException as exc:  # noqa: BLE001 - the import itself failed: report and stop
+            sys.settrace(None)
+            if isinstance(exc, RunnerTimeout):
+                raise
+            result["error"] = dict(user_error(exc, path, device), phase="import")
+            return finish(result, recorder, out_path, real_stdout)
+        sys.settrace(None)
+        for entry in req.get("entries", []):
+            info = {"entry": entry["qualname"], "kind": entry.get("kind"), "error": None,
+                    "ctor_args": entry.get("ctor_args", {})}
+            result["entries"].append(info)
+            inputs, note = dry_run_pick(torch, mod, entry, deadline)
+            if note:
+                info["note"] = note
+            inputs = json.loads(json.dumps(inputs))
+            recorder.entry = entry["qualname"]
+            holder = []
+            sys.settrace(recorder.global_trace)
+            try:
+                call_entry(torch, mod, entry, inputs, device, holder)
+            except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
+                sys.settrace(None)
+                if isinstance(exc, RunnerTimeout):
+                    info["error"] = dict(user_error(exc, path, device), type="Timeout", message="stopped")
+                    raise
+                info["error"] = user_error(exc, path, device)
+            finally:
+                sys.settrace(None)
+                info["inputs"] = {k: ({"value": v["value"]} if "value" in v else
+                                      {"shape": v["shape"], "dtype": v.get("dtype") or "float32",
+                                       **({"high": v["high"]} if v.get("high") else {})})
+                                  for k, v in inputs.items()}
+                del holder[:]
+                if device == "cuda":
+                    torch.cuda.empty_cache()
+        result["ok"] = True
+    except RunnerTimeout as exc:
+        sys.settrace(None)
+        result["error"] = dict(user_error(exc, os.path.abspath(req["path"]), req.get("device")),
+                               type="Timeout", message="stopped by the parent (time limit or cancel)")
+    except BaseException as exc:  # noqa: BLE001 - runner-level failure (no torch, bad device, ...)
+        sys.settrace(None)
+        name = "TorchMissing" if isinstance(exc, ImportError) and "torch" in str(exc) else type(exc).__name__
+        result["error"] = {"line": None, "type": name, "message": str(exc)[:2000], "phase": "setup"}
+    return finish(result, recorder, out_path, real_stdout)
+
+
+def finish(result, recorder, out_path, real_stdout):
+    out = sys.stdout
+    if isinstance(out, BoundedWriter):
+        result["stdout"] = out.text()
+        result["stdout_dropped"] = out.dropped
+    if recorder is not None:
+        result["calls"] = recorder.to_json()
+        result["dropped_records"] = recorder.dropped
+    data = json.dumps(result)
+    if out_path:
+        tmp = out_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(data)
+        os.replace(tmp, out_path)  # atomic: the parent never reads half a result
+    else:
+        real_stdout.write(data)
+        real_stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    code = main(sys.argv)
+    sys.stdout.flush() if not isinstance(sys.stdout, BoundedWriter) else None
+    # os._exit: user atexit handlers and lingering non-daemon threads must not keep us alive.
+    os._exit(code)

@@ -1,0 +1,115 @@
+"""Hover: the shape (and dtype) of the innermost tensor expression or name under the cursor,
+where each symbolic dimension comes from and what is known about it; an int's value or
+expression; a layer's configuration and its input → output shape.
+
+Answers from the warm AnalysisResult only (no solver calls). Tests: tests/lsp/test_hover.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from ...shapes.shape import DYN_PREFIX
+
+
+@dataclass(frozen=True)
+class HoverInfo:
+    markdown: str
+    span: object  # shapes.values.Span of the hovered expression
+
+
+def hover(result, line: int, col: int, settings=None) -> Optional[HoverInfo]:
+    """Hover text at (1-based line, code-point col), or None when nothing is known there."""
+    if result is None:
+        return None
+    hits = [v for v in result.values_at(line, col)
+            if v.shape is not None or v.kind != "tensor" or v.text]
+    if not hits:
+        return None
+    v = hits[0]
+    if v.kind == "int":
+        body = _int_hover(v)
+    elif v.kind == "layer":
+        body = _layer_hover(v, result)
+    else:
+        body = _tensor_hover(v, result)
+    return HoverInfo(body, v.span)
+
+
+def tensor_type(shape) -> str:
+    return "Tensor" + str(shape) if shape is not None else "Tensor[?]"
+
+
+def _title(v) -> str:
+    return f"**{_md_escape(v.name)}**" if v.name else ""
+
+
+def _tensor_hover(v, result) -> str:
+    head = f"{_title(v)}: `{tensor_type(v.shape)}`".lstrip(": ")
+    if v.dtype:
+        head += f" · `{v.dtype}`"
+    parts = [head]
+    if v.contexts:
+        parts.append("\n".join(f"- {_md_escape(str(label))}: `{tensor_type(s)}`"
+                               for label, s in v.contexts))
+    dims = dims_section(_symbols(v.shape, v.contexts), result)
+    if dims:
+        parts.append(dims)
+    return "\n\n".join(parts)
+
+
+def _int_hover(v) -> str:
+    text = v.text or "int"
+    if not text.startswith("int"):
+        text = f"int = {text}"
+    return f"{_title(v)}: `{text}`".lstrip(": ")
+
+
+def _layer_hover(v, result) -> str:
+    parts = [f"{_title(v)}: `{v.text}`".lstrip(": ") if v.text else _title(v)]
+    if v.layer_io:
+        parts.append(f"`{v.layer_io}`")
+    syms = set()
+    if v.shape is not None:
+        syms |= v.shape.symbols()
+    dims = dims_section(sorted(syms) + _io_symbols(v.layer_io, result), result)
+    if dims:
+        parts.append(dims)
+    return "\n\n".join(p for p in parts if p)
+
+
+def _io_symbols(io: Optional[str], result) -> list:
+    if not io:
+        return []
+    import re
+    return [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", io) if w in result.dims]
+
+
+def _symbols(shape, contexts) -> list:
+    syms: set = set()
+    for s in [shape] + [c[1] for c in contexts or ()]:
+        if s is not None:
+            syms |= s.symbols()
+    return sorted(s for s in syms if not s.startswith(DYN_PREFIX))
+
+
+def dims_section(symbols, result) -> str:
+    """One bullet per symbolic dimension: origin and known facts."""
+    lines = []
+    seen = set()
+    for name in symbols:
+        if name in seen:
+            continue
+        seen.add(name)
+        info = result.dims.get(name)
+        if info is None:
+            lines.append(f"- `{name}`")
+            continue
+        facts = ", ".join(f"`{f}`" for f in info.facts)
+        origin = _md_escape(info.origin) if info.origin else ""
+        lines.append(f"- `{name}`: {origin}" + (f" — {facts}" if facts else ""))
+    return "\n".join(lines)
+
+
+def _md_escape(text: str) -> str:
+    return "".join("\\" + c if c in "*_[]`<>" else c for c in text)

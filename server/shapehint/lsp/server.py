@@ -1,0 +1,195 @@
+"""`shapehint lsp`: the LSP methods the server answers, each a thin handler.
+
+Handlers convert between LSP and the features (plain functions of an analysis snapshot) and
+nothing else; state lives in service.py, background work in worker.py. Every feature call is
+wrapped so that one failure is logged and answers "nothing" instead of failing the request.
+Tests: tests/lsp/ (pytest-lsp through stdio), tests/e2e/test_neovim.py.
+"""
+from __future__ import annotations
+
+import logging
+import sys
+from functools import wraps
+
+from lsprotocol import types as lsp
+
+from . import commands, debug
+from .convert import code_action as to_code_action
+from .features import actions, hover as hover_feature, inlay
+from .service import ShapeHintServer
+from .settings import parse_settings
+
+log = logging.getLogger(__name__)
+
+server = ShapeHintServer("shapehint", "0.1.0")
+
+
+def guarded(default=None):
+    """Log a failing handler and answer `default` rather than an error."""
+    def wrap(fn):
+        @wraps(fn)
+        async def inner(*args, **kwargs):
+            try:
+                return await fn(*args, **kwargs)
+            except Exception:
+                log.exception("%s failed", fn.__name__)
+                return default
+        return inner
+    return wrap
+
+
+# ---- lifecycle ----------------------------------------------------------------------
+
+@server.feature(lsp.INITIALIZE)
+def initialize(ls: ShapeHintServer, params: lsp.InitializeParams):
+    opts = params.initialization_options
+    ls.initialization_options = opts if isinstance(opts, dict) else {}
+    if ls.initialization_options:
+        ls.parsed = parse_settings(ls.initialization_options.get("settings", ls.initialization_options))
+
+
+@server.feature(lsp.INITIALIZED)
+async def initialized(ls: ShapeHintServer, params: lsp.InitializedParams):
+    await ls.refresh_settings()
+
+
+@server.feature(lsp.SHUTDOWN)
+def shutdown(ls: ShapeHintServer, params):
+    ls.worker.shutdown()
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+async def did_change_configuration(ls: ShapeHintServer, params: lsp.DidChangeConfigurationParams):
+    await ls.refresh_settings(pushed=params.settings)
+
+
+# ---- documents ----------------------------------------------------------------------
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: ShapeHintServer, params: lsp.DidOpenTextDocumentParams):
+    ls.schedule(params.text_document.uri, delay=0)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: ShapeHintServer, params: lsp.DidChangeTextDocumentParams):
+    ls.schedule(params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: ShapeHintServer, params: lsp.DidSaveTextDocumentParams):
+    if params.text_document.uri.endswith("pyproject.toml"):
+        ls.reanalyse_all()
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: ShapeHintServer, params: lsp.DidCloseTextDocumentParams):
+    ls.clear(params.text_document.uri)
+
+
+# ---- features -------------------------------------------------------------------------
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+@guarded()
+async def hover(ls: ShapeHintServer, params: lsp.HoverParams):
+    snap = await ls.snapshot(params.text_document.uri)
+    if snap is None:
+        return None
+    lines = ls.lines(snap.text)
+    line, col = lines.from_lsp(params.position)
+    info = hover_feature.hover(snap.result, line, col, ls.settings)
+    if info is None:
+        return None
+    s = info.span
+    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=info.markdown),
+                     range=lines.range(s.line, s.col, s.end_line, s.end_col))
+
+
+@server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=True))
+@guarded(default=[])
+async def inlay_hint(ls: ShapeHintServer, params: lsp.InlayHintParams):
+    uri = params.text_document.uri
+    snap = await ls.snapshot(uri)
+    if snap is None:
+        return []
+    lines = ls.lines(snap.text)
+    start = lines.from_lsp(params.range.start)[0]
+    end = lines.from_lsp(params.range.end)[0]
+    out = []
+    for h in inlay.inlay_hints(snap.result, start, end, ls.settings.inlay_hints):
+        out.append(lsp.InlayHint(position=lines.to_lsp(h.line, h.col), label=h.label,
+                                 kind=lsp.InlayHintKind.Type, padding_left=h.label.startswith(" "),
+                                 data={"uri": uri, "version": snap.version, **h.key}))
+    return out
+
+
+@server.feature(lsp.INLAY_HINT_RESOLVE)
+@guarded()
+async def inlay_hint_resolve(ls: ShapeHintServer, hint: lsp.InlayHint):
+    data = hint.data if isinstance(hint.data, dict) else {}
+    snap = ls.worker.snapshots.get(data.get("uri", ""))
+    if snap is not None and snap.version == data.get("version"):
+        tip = inlay.resolve_tooltip(snap.result, data)
+        if tip:
+            hint.tooltip = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=tip)
+    return hint
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, lsp.DiagnosticOptions(
+    identifier="shapehint", inter_file_dependencies=False, workspace_diagnostics=False))
+async def diagnostic(ls: ShapeHintServer, params: lsp.DocumentDiagnosticParams):
+    snap = await ls.snapshot(params.text_document.uri)
+    if snap is None:
+        return lsp.RelatedFullDocumentDiagnosticReport(items=[])
+    result_id = f"{snap.uri}@{snap.version}"
+    if params.previous_result_id == result_id:
+        return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
+    return lsp.RelatedFullDocumentDiagnosticReport(items=ls.lsp_diagnostics(snap), result_id=result_id)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
+    code_action_kinds=[lsp.CodeActionKind.QuickFix, lsp.CodeActionKind.RefactorRewrite]))
+@guarded(default=[])
+async def code_action(ls: ShapeHintServer, params: lsp.CodeActionParams):
+    uri = params.text_document.uri
+    snap = await ls.snapshot(uri)
+    if snap is None:
+        return []
+    lines = ls.lines(snap.text)
+    (l0, c0), (l1, c1) = lines.from_lsp(params.range.start), lines.from_lsp(params.range.end)
+    diags = [d for d in snap.diagnostics if d.line <= l1 and d.end_line >= l0]
+    ctx = actions.ActionContext(snap.result, l0, c0, l1, c1, diags, ls.settings, uri)
+    only = [str(k.value if hasattr(k, "value") else k) for k in (params.context.only or [])]
+    lsp_diags = {id(d): x for d, x in zip(snap.diagnostics, ls.lsp_diagnostics(snap))}
+    versioned = bool(ls._cap("workspace.workspace_edit.document_changes"))
+    return [to_code_action(
+        a, lines, uri, snap.version, [lsp_diags[id(d)] for d in a.diagnostics if id(d) in lsp_diags],
+        versioned) for a in actions.code_actions(ctx, only or None)]
+
+
+# ---- commands -----------------------------------------------------------------------------
+
+def _register_command(name: str):
+    @server.command(name)
+    async def run_command(ls: ShapeHintServer, *args):
+        try:
+            return await commands.execute(ls, name, list(args))
+        except commands.NotAvailable as exc:
+            from pygls.exceptions import JsonRpcInvalidRequest
+            raise JsonRpcInvalidRequest(str(exc)) from None
+    return run_command
+
+
+for _name in commands.server_commands() + debug.commands():
+    _register_command(_name)
+
+
+def main(argv=None) -> int:
+    """Entry point of `shapehint lsp` (stdio). Logs go to stderr: stdout is the protocol."""
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+                        format="shapehint-lsp %(levelname)s %(name)s: %(message)s")
+    server.start_io()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

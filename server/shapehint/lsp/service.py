@@ -1,0 +1,236 @@
+"""Server state between the handlers (server.py) and the worker: documents, settings, publishing.
+
+`ShapeHintServer` is the pygls LanguageServer plus what the handlers share: the Worker, the
+parsed settings, per-project configs, and the one place that publishes diagnostics (push when
+the client has no pull support; otherwise a diagnostic refresh). `CancellingProtocol` makes
+`$/cancelRequest` stop the job serving the request (pygls alone only cancels the future).
+Tests: tests/lsp/.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+from typing import Optional
+
+from lsprotocol import types as lsp
+from pygls import uris
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+
+from .. import config as cfgmod
+from .convert import Lines
+from .settings import Parsed, effective_config, parse_settings
+from .worker import Job, Snapshot, Worker
+
+log = logging.getLogger(__name__)
+
+SECTION = "shapehint"
+
+
+class CancellingProtocol(LanguageServerProtocol):
+    def _handle_cancel_notification(self, msg_id):
+        try:
+            self._server.worker.cancel_request(msg_id)
+        except Exception:
+            log.exception("cancelling %s failed", msg_id)
+        super()._handle_cancel_notification(msg_id)
+
+
+class ShapeHintServer(LanguageServer):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, protocol_cls=CancellingProtocol, **kwargs)
+        self.worker = Worker(max_workers=int(os.environ.get("SHAPEHINT_WORKERS", "2")),
+                             debounce_s=float(os.environ.get("SHAPEHINT_DEBOUNCE_MS", "250")) / 1000)
+        self.worker.on_publish = self.publish
+        self.worker.on_busy = self._busy
+        self.worker.current_version = self.document_version
+        self.parsed: Parsed = parse_settings({})
+        self.initialization_options: dict = {}
+        self._projects: dict = {}  # pyproject path -> (mtime, Config)
+        self._reported: set = set()
+        self._progress = None
+
+    # ---- capabilities ----------------------------------------------------------
+    def _cap(self, path: str):
+        obj = self.client_capabilities
+        for seg in path.split("."):
+            obj = getattr(obj, seg, None) if obj is not None else None
+        return obj
+
+    @property
+    def pull_diagnostics(self) -> bool:
+        return self._cap("text_document.diagnostic") is not None
+
+    @property
+    def settings(self):
+        return self.parsed.settings
+
+    @property
+    def encoding(self):
+        return self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16
+
+    def lines(self, text: str) -> Lines:
+        return Lines(text, self.encoding)
+
+    # ---- documents -----------------------------------------------------------------
+    def document_version(self, uri: str) -> Optional[int]:
+        doc = self.workspace.text_documents.get(uri)
+        return None if doc is None else doc.version
+
+    def schedule(self, uri: str, delay: Optional[float] = None) -> None:
+        """(Re)analyse the current version of an open document in the background."""
+        doc = self.workspace.text_documents.get(uri)
+        if doc is None:
+            return
+        path = uris.to_fs_path(uri) or uri
+        config = self.config_for(path)
+        if not config.is_included(path):
+            self.worker.forget(uri)
+            snap = Snapshot(uri, doc.version, doc.source, _empty(path, doc.source), (), config)
+            self.worker.snapshots[uri] = snap
+            self.publish(snap)
+            return
+        self.worker.schedule(uri, doc.version, _body(uri, doc.version, doc.source, path, config), delay)
+
+    def reanalyse_all(self) -> None:
+        for uri in list(self.workspace.text_documents):
+            self.schedule(uri, delay=0)
+
+    async def snapshot(self, uri: str) -> Optional[Snapshot]:
+        """The analysis of the document's current version (waiting for it when needed)."""
+        version = self.document_version(uri)
+        if version is not None and not self.worker.pending(uri) and (
+                self.worker.snapshots.get(uri) is None or self.worker.snapshots[uri].version != version):
+            self.schedule(uri, delay=0)
+        return await self.worker.current(uri, version)
+
+    # ---- configuration ---------------------------------------------------------------
+    def config_for(self, path: str) -> cfgmod.Config:
+        start = os.path.dirname(path) if os.path.isabs(path) else (self.workspace.root_path or os.getcwd())
+        pyproject = cfgmod.find_pyproject(start)
+        project = cfgmod.Config()
+        if pyproject is not None:
+            try:
+                mtime = os.stat(pyproject).st_mtime_ns
+            except OSError:
+                mtime = None
+            cached = self._projects.get(pyproject)
+            if cached is None or cached[0] != mtime:
+                cached = (mtime, cfgmod.load_config(os.path.dirname(pyproject)))
+                self._projects[pyproject] = cached
+                self.report_problems(cached[1].problems)
+            project = cached[1]
+        return effective_config(project, self.parsed)
+
+    async def refresh_settings(self, pushed=None) -> None:
+        """Fetch the `shapehint` section (or use what was pushed), validate, re-analyse."""
+        raw = None
+        if self._cap("workspace.configuration"):
+            try:
+                res = await self.workspace_configuration_async(lsp.ConfigurationParams(
+                    items=[lsp.ConfigurationItem(section=SECTION)]))
+                raw = res[0] if res else None
+            except Exception:
+                log.exception("workspace/configuration failed")
+        if raw is None:
+            raw = pushed if pushed is not None else self.initialization_options
+        if isinstance(raw, dict) and isinstance(raw.get(SECTION), dict):
+            raw = raw[SECTION]
+        self.apply_settings(raw or {})
+
+    def apply_settings(self, raw) -> None:
+        self.parsed = parse_settings(raw)
+        self.report_problems(self.parsed.problems, always=True)
+        self.reanalyse_all()
+        if self._cap("workspace.inlay_hint.refresh_support"):
+            self.workspace_inlay_hint_refresh(None)
+
+    def report_problems(self, problems, always: bool = False) -> None:
+        """SH003: invalid settings or [tool.shapehint] entries, shown once each."""
+        for p in problems:
+            if p in self._reported and not always:
+                continue
+            self._reported.add(p)
+            msg = f"ShapeHint SH003 (invalid configuration): {p}"
+            log.warning(msg)
+            self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=msg))
+
+    # ---- publishing ---------------------------------------------------------------------
+    def lsp_diagnostics(self, snap: Snapshot) -> list:
+        from ..analysis.codes import docs_url
+        from .convert import diagnostic
+        lines = self.lines(snap.text)
+        out = []
+        for d in snap.diagnostics:
+            try:
+                out.append(diagnostic(d, lines, snap.uri, docs_url))
+            except Exception:
+                log.exception("cannot convert diagnostic %r", d)
+        return out
+
+    def publish(self, snap: Snapshot) -> None:
+        if self.pull_diagnostics:
+            if self._cap("workspace.diagnostics.refresh_support"):
+                self.workspace_diagnostic_refresh(None)
+            return
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+            uri=snap.uri, version=snap.version, diagnostics=self.lsp_diagnostics(snap)))
+
+    def clear(self, uri: str) -> None:
+        self.worker.close(uri)
+        if not self.pull_diagnostics:
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    # ---- status and progress ------------------------------------------------------------
+    def _busy(self, busy: bool) -> None:
+        state = "analysing" if busy else "idle"
+        try:
+            self.protocol.notify("shapehint/status", {"state": state})
+        except Exception:
+            log.debug("status notification failed", exc_info=True)
+
+    async def with_progress(self, title: str, job: Job, coro):
+        """Await `coro` under a server-initiated work-done progress (when the client has it)."""
+        token = None
+        if self._cap("window.work_done_progress"):
+            token = f"shapehint/{job.label}/{id(job)}"
+            try:
+                await self.work_done_progress.create_async(token)
+                self.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(
+                    title=title, cancellable=True))
+                fut = self.work_done_progress.tokens.get(token)
+                if fut is not None:  # window/workDoneProgress/cancel from the client
+                    fut.add_done_callback(lambda f: job.cancel() if f.cancelled() else None)
+            except Exception:
+                log.exception("work done progress failed")
+                token = None
+        try:
+            return await coro
+        finally:
+            if token is not None:
+                self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(
+                    message="cancelled" if job.is_set() else "done"))
+                self.work_done_progress.tokens.pop(token, None)
+
+
+def _empty(path: str, text: str):
+    from ..analysis.result import AnalysisResult
+    return AnalysisResult(path=path, text=text)
+
+
+def _body(uri: str, version, text: str, path: str, config):
+    """The worker-thread part of analysing one document version."""
+    def body(job: Job) -> Snapshot:
+        from ..analysis.result import AnalysisResult, Diagnostic
+        if len(text.encode("utf-8")) > config.max_file_size_kb * 1024:
+            note = Diagnostic(1, 0, 1, 0, "information", "SH002",
+                              f"file larger than {config.max_file_size_kb} KB: not analysed")
+            result = AnalysisResult(path=path, text=text, diagnostics=[note])
+        else:
+            from ..analysis.api import analyze_source
+            result = analyze_source(text, path, config=config, cancel=job)
+        job.check()
+        diags = cfgmod.apply_config(result.diagnostics, text, config)
+        return Snapshot(uri, version, text, result, tuple(diags), config)
+    return body

@@ -1,0 +1,278 @@
+"""Background work for the server: its own executor, cancellable jobs, debounce, versions.
+
+Terms
+  Job       one unit of background work. It is passed to the analysis as `cancel`: the engine
+            polls `job.is_set()` and registers interrupt callbacks with `job.on_cancel(fn)`
+            (the solver registers `ctx.interrupt` of the job's own Z3 context), so cancelling a
+            job really stops Z3 instead of abandoning a thread.
+  Snapshot  the immutable outcome of analysing one version of one document; features answer
+            hover, inlay hints and code actions from the latest snapshot (warm, no re-solving).
+
+Invariants
+  - Solver/analysis work never runs on the event loop and never on pygls's thread pool (that
+    pool also reads stdin); it runs on `Worker.executor`.
+  - Every method except the job bodies runs on the event loop thread.
+  - A document edit cancels the job analysing an older version; a result whose version is no
+    longer the document's is dropped, never stored or published (`stats["dropped"]`).
+  - Edits are debounced: the analysis starts `debounce_s` after the last edit, unless a request
+    needs the current version now (`current`).
+Tests: tests/lsp/test_cancel.py, tests/lsp/test_diagnostics.py (stale results).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+log = logging.getLogger(__name__)
+
+
+class Cancelled(Exception):
+    """The job was cancelled before or while it ran."""
+
+
+class Job:
+    """A cancel event plus interrupt callbacks; `is_set()` makes it usable as `cancel=`."""
+
+    def __init__(self, label: str, uri: Optional[str] = None, version: Optional[int] = None,
+                 request_id: Any = None):
+        self.label = label
+        self.uri = uri
+        self.version = version
+        self.request_id = request_id
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: list = []
+
+    def is_set(self) -> bool:
+        return self._event.is_set()
+
+    cancelled = property(is_set)
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        return self._event.wait(timeout)
+
+    def on_cancel(self, fn: Callable[[], Any]) -> None:
+        """Call `fn` when the job is cancelled (at once when it already is)."""
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(fn)
+                return
+        _safe(fn)
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._event.is_set():
+                return
+            self._event.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for fn in callbacks:
+            _safe(fn)
+
+    def check(self) -> None:
+        if self._event.is_set():
+            raise Cancelled(self.label)
+
+    def __repr__(self) -> str:
+        return f"Job({self.label!r}, uri={self.uri!r}, version={self.version!r})"
+
+
+def _safe(fn) -> None:
+    try:
+        fn()
+    except Exception:  # an interrupt callback must never break cancellation of the others
+        log.exception("cancel callback failed")
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    uri: str
+    version: Optional[int]
+    text: str
+    result: Any  # AnalysisResult
+    diagnostics: tuple  # after config filtering (severity overrides, suppressions)
+    config: Any = None
+
+
+@dataclass
+class _Pending:
+    uri: str
+    version: Optional[int]
+    job: Job
+    body: Callable[[Job], Snapshot]
+    waiter: asyncio.Future
+    timer: Optional[asyncio.TimerHandle] = None
+    started: bool = False
+
+
+@dataclass
+class Hooks:
+    """Test hooks (enabled by SHAPEHINT_TEST_HOOKS=1): hold finished analyses before they land."""
+
+    hold: Optional[threading.Event] = None
+    running: Counter = field(default_factory=Counter)
+
+
+class Worker:
+    def __init__(self, max_workers: int = 2, debounce_s: float = 0.25):
+        self.executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="shapehint-worker")
+        self.debounce_s = debounce_s
+        self.snapshots: dict = {}
+        self.stats: Counter = Counter()
+        self.hooks = Hooks()
+        self._pending: dict = {}
+        self._requests: dict = {}
+        self._early_cancels: list = []
+        self.on_publish: Callable[[Snapshot], None] = lambda snap: None
+        self.on_busy: Callable[[bool], None] = lambda busy: None
+        self.current_version: Callable[[str], Optional[int]] = lambda uri: None
+
+    # ---- generic jobs -----------------------------------------------------
+    def submit(self, job: Job, fn: Callable, *args) -> Future:
+        def body():
+            job.check()
+            self.hooks.running[job.label] += 1
+            try:
+                return fn(job, *args)
+            finally:
+                self.hooks.running[job.label] -= 1
+        return self.executor.submit(body)
+
+    def track(self, job: Job) -> Job:
+        """Make `$/cancelRequest` for the job's request id reach the job."""
+        if job.request_id is not None:
+            self._requests[job.request_id] = job
+            if job.request_id in self._early_cancels:
+                job.cancel()
+        return job
+
+    async def run(self, job: Job, fn: Callable, *args):
+        """Run `fn(job, *args)` on the executor; cancelling the awaiting task cancels the job."""
+        self.track(job)
+        try:
+            return await asyncio.wrap_future(self.submit(job, fn, *args))
+        except asyncio.CancelledError:
+            job.cancel()
+            raise
+        finally:
+            if job.request_id is not None:
+                self._requests.pop(job.request_id, None)
+
+    def cancel_request(self, request_id) -> bool:
+        """$/cancelRequest: stop the job serving that request (interrupting its Z3 context)."""
+        job = self._requests.pop(request_id, None)
+        if job is None:
+            self._early_cancels.append(request_id)  # the job may not exist yet
+            del self._early_cancels[:-64]
+            return False
+        job.cancel()
+        self.stats["cancelled_requests"] += 1
+        return True
+
+    # ---- document analyses ------------------------------------------------
+    def schedule(self, uri: str, version: Optional[int], body: Callable[[Job], Snapshot],
+                 delay: Optional[float] = None) -> None:
+        """Analyse `version` of `uri` after the debounce delay, replacing older work."""
+        self.forget(uri)
+        loop = asyncio.get_running_loop()
+        entry = _Pending(uri, version, Job("analysis", uri, version), body, loop.create_future())
+        self._pending[uri] = entry
+        delay = self.debounce_s if delay is None else delay
+        if delay > 0:
+            entry.timer = loop.call_later(delay, self._start, entry)
+        else:
+            self._start(entry)
+
+    def forget(self, uri: str) -> None:
+        """Cancel pending or running analysis of `uri` (the result, if any, is dropped)."""
+        old = self._pending.pop(uri, None)
+        if old is None:
+            return
+        if old.timer is not None:
+            old.timer.cancel()
+        old.job.cancel()
+        if not old.started:
+            self.stats["debounced"] += 1
+        if not old.waiter.done():
+            old.waiter.set_result(None)
+
+    def close(self, uri: str) -> None:
+        self.forget(uri)
+        self.snapshots.pop(uri, None)
+
+    def _start(self, entry: _Pending) -> None:
+        if entry.started or self._pending.get(entry.uri) is not entry:
+            return
+        entry.started = True
+        if entry.timer is not None:
+            entry.timer.cancel()
+        loop = asyncio.get_running_loop()
+        self.stats["analyses"] += 1
+        self.on_busy(True)
+        fut = self.submit(entry.job, self._analyse, entry)
+        fut.add_done_callback(lambda f: loop.call_soon_threadsafe(self._finish, entry, f))
+
+    def _analyse(self, job: Job, entry: _Pending) -> Snapshot:
+        snap = entry.body(job)
+        hold = self.hooks.hold
+        if hold is not None:  # test hook: let the document move on before this result lands
+            hold.wait(60)
+        return snap
+
+    def _finish(self, entry: _Pending, fut: Future) -> None:
+        if self._pending.get(entry.uri) is entry:
+            del self._pending[entry.uri]
+        if not self._pending:
+            self.on_busy(False)
+        snap = None
+        if not fut.cancelled():
+            exc = fut.exception()
+            if exc is None:
+                snap = fut.result()
+            elif not isinstance(exc, Cancelled) and not entry.job.is_set():
+                log.error("analysis of %s failed", entry.uri, exc_info=exc)
+                self.stats["failed"] += 1
+        stale = entry.job.is_set() or self.current_version(entry.uri) != entry.version
+        if snap is None or stale:
+            self.stats["dropped"] += 1
+            if not entry.waiter.done():
+                entry.waiter.set_result(None)
+            return
+        self.snapshots[entry.uri] = snap
+        self.stats["published"] += 1
+        if not entry.waiter.done():
+            entry.waiter.set_result(snap)
+        try:
+            self.on_publish(snap)
+        except Exception:
+            log.exception("publishing %s failed", entry.uri)
+
+    async def current(self, uri: str, version: Optional[int]) -> Optional[Snapshot]:
+        """The snapshot of `version` of `uri`, starting a debounced analysis now if needed.
+
+        Falls back to the latest snapshot when the analysis of `version` was superseded.
+        """
+        snap = self.snapshots.get(uri)
+        if snap is not None and snap.version == version:
+            return snap
+        entry = self._pending.get(uri)
+        if entry is not None and entry.version == version:
+            self._start(entry)
+            done = await asyncio.shield(entry.waiter)
+            if done is not None:
+                return done
+        return self.snapshots.get(uri)
+
+    def pending(self, uri: str) -> bool:
+        return uri in self._pending
+
+    def shutdown(self) -> None:
+        for uri in list(self._pending):
+            self.forget(uri)
+        for job in list(self._requests.values()):
+            job.cancel()
+        self.executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,294 @@
+"""The only module that talks to Z3 (imported lazily, so the server starts fast).
+
+`FactStore` holds the facts known at a program point (annotations, assertions, preconditions
+of operations that already passed, path conditions), each tagged with where it came from,
+and answers the questions the analysis asks:
+  - `possible(p)`: is some admissible input consistent with facts ∧ p? (no → provable error,
+    with an unsat core mapped back to the facts' origins);
+  - `entails(p)`: do the facts force p?
+  - `model`, `value_range` and `unique_value` for migrations and shape holes.
+Ground and syntactically decided predicates never reach Z3. Every query runs under a
+deterministic resource limit (`rlimit`) and a wall-clock guard; `unknown` is never an error.
+Each store owns its own Z3 context, so `interrupt()` (cancellation) stops only its job.
+Tests: tests/unit/test_solver.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional
+
+from ..shapes.expr import Atom, Expr
+from ..shapes.shape import Pred, conj, neg
+
+
+@dataclass
+class Limits:
+    timeout_ms: int = 2000
+    rlimit: int = 2_000_000
+
+
+@dataclass
+class Fact:
+    pred: Pred
+    origin: Any = None  # (Span, label) or None for built-in facts
+
+
+class Unknown(Exception):
+    """The solver gave up (limit reached or interrupted)."""
+
+
+class FactStore:
+    def __init__(self, limits: Optional[Limits] = None, on_create: Optional[Callable] = None):
+        self.limits = limits or Limits()
+        self.facts: list[Fact] = []
+        self._marks: list[int] = []
+        self.lower: dict[str, int] = {}  # symbol -> lower bound (default 1)
+        self.upper: dict[str, int] = {}
+        self._z3 = None
+        self._ctx = None
+        self._vars: dict[str, Any] = {}
+        self._lits: list = []
+        self._cache: dict = {}
+        self._on_create = on_create
+        self.queries = 0
+        self.interrupted = False
+
+    # ---- facts ----------------------------------------------------------
+    def add(self, pred: Pred, origin: Any = None) -> None:
+        if pred.is_true:
+            return
+        self.facts.append(Fact(pred, origin))
+
+    def push(self) -> None:
+        self._marks.append(len(self.facts))
+
+    def pop(self) -> None:
+        n = self._marks.pop()
+        del self.facts[n:]
+
+    def snapshot(self) -> list[Fact]:
+        return list(self.facts)
+
+    def declare(self, name: str, lo: int = 1, hi: Optional[int] = None) -> None:
+        self.lower[name] = lo
+        if hi is not None:
+            self.upper[name] = hi
+
+    # ---- queries --------------------------------------------------------
+    def possible(self, pred: Pred) -> tuple[Optional[bool], list]:
+        """(True, []) if facts ∧ pred is satisfiable; (False, core origins) if not; (None, []) unknown."""
+        if pred.is_true and not self.facts:
+            return True, []
+        if pred.is_false:
+            return False, []
+        res = self._check([pred], want_core=True)
+        if res is None:
+            return None, []
+        sat, core = res
+        return sat, core
+
+    def entails(self, pred: Pred) -> bool:
+        if pred.is_true:
+            return True
+        if pred.is_false:
+            return self._check([], want_core=False) == (False, [])
+        res = self._check([neg(pred)], want_core=False)
+        return res is not None and res[0] is False
+
+    def decide(self, pred: Pred) -> Optional[bool]:
+        """True/False when the facts force it, None when both outcomes are possible (or unknown)."""
+        if pred.is_true or pred.is_false:
+            return pred.is_true
+        if self.entails(pred):
+            return True
+        if self.entails(neg(pred)):
+            return False
+        return None
+
+    def model(self, extra: Iterable[Pred] = (), names: Iterable[str] = (),
+              minimize: Iterable[str] = ()) -> Optional[dict]:
+        """A satisfying assignment (preferring small values of `minimize`), or None."""
+        z3 = self._load()
+        preds = list(extra)
+        s = self._new_solver(optimize=bool(list(minimize)))
+        for f in self.facts:
+            s.add(self._enc_pred(f.pred))
+        for p in preds:
+            s.add(self._enc_pred(p))
+        names = list(names)
+        for n in names:
+            self._var(n)
+        self._bounds(s)
+        for n in minimize:
+            s.minimize(self._var(n))
+        self.queries += 1
+        r = s.check()
+        if r != z3.sat:
+            return None
+        m = s.model()
+        out = {}
+        for n in set(names) | set(self._vars):
+            v = m.eval(self._var(n), model_completion=True)
+            try:
+                out[n] = v.as_long()
+            except AttributeError:
+                pass
+        return out
+
+    def value_range(self, e: Expr, extra: Iterable[Pred] = ()) -> tuple[Optional[int], Optional[int]]:
+        """(lo, hi) of e under the facts; None for an unbounded side. Raises Unknown."""
+        z3 = self._load()
+        out = []
+        for sense in ("min", "max"):
+            s = self._new_solver(optimize=True)
+            for f in self.facts:
+                s.add(self._enc_pred(f.pred))
+            for p in extra:
+                s.add(self._enc_pred(p))
+            self._bounds(s)
+            t = self._enc(e)
+            h = s.minimize(t) if sense == "min" else s.maximize(t)
+            self.queries += 1
+            r = s.check()
+            if r != z3.sat:
+                raise Unknown("no model")
+            v = s.lower(h) if sense == "min" else s.upper(h)
+            try:
+                out.append(v.as_long())
+            except AttributeError:
+                out.append(None)  # infinite
+        return out[0], out[1]
+
+    def interrupt(self) -> None:
+        self.interrupted = True
+        if self._ctx is not None:
+            self._ctx.interrupt()
+
+    # ---- internals --------------------------------------------------------
+    def _load(self):
+        if self._z3 is None:
+            import z3  # lazy: keeps server start-up light
+            self._z3 = z3
+            self._ctx = z3.Context()
+            if self._on_create is not None:
+                self._on_create(self)
+        return self._z3
+
+    def _new_solver(self, optimize: bool = False):
+        z3 = self._z3
+        s = z3.Optimize(ctx=self._ctx) if optimize else z3.SolverFor("QF_NIA", ctx=self._ctx)
+        params = {"timeout": self.limits.timeout_ms}
+        if self.limits.rlimit and not optimize:
+            params["rlimit"] = self.limits.rlimit
+        s.set(**params)
+        return s
+
+    def _bounds(self, s) -> None:
+        for name, v in self._vars.items():
+            s.add(v >= self.lower.get(name, 1))
+            if name in self.upper:
+                s.add(v <= self.upper[name])
+
+    def _check(self, extra: list[Pred], want_core: bool):
+        if self.interrupted:
+            return None
+        key = (tuple(f.pred for f in self.facts), tuple(extra), want_core)
+        if key in self._cache:
+            return self._cache[key]
+        # Facts about symbols unrelated to the query cannot make it unsatisfiable unless they are
+        # unsatisfiable themselves, which an earlier query would have reported: keep the slice.
+        facts = _relevant(self.facts, extra)
+        z3 = self._load()
+        s = self._new_solver()
+        lits = []
+        for i, f in enumerate(facts):
+            lit = z3.Bool(f"f{i}", self._ctx)
+            s.add(z3.Implies(lit, self._enc_pred(f.pred)))
+            lits.append(lit)
+        for p in extra:
+            s.add(self._enc_pred(p))
+        self._bounds(s)
+        self.queries += 1
+        try:
+            r = s.check(*lits)
+        except z3.Z3Exception:
+            r = z3.unknown
+        if r == z3.sat:
+            out = (True, [])
+        elif r == z3.unsat:
+            core = []
+            if want_core:
+                names = {str(c) for c in s.unsat_core()}
+                core = [f.origin for i, f in enumerate(facts) if f"f{i}" in names and f.origin is not None]
+            out = (False, core)
+        else:
+            out = None
+        if len(self._cache) > 20000:
+            self._cache.clear()
+        self._cache[key] = out
+        return out
+
+    def _var(self, name: str):
+        v = self._vars.get(name)
+        if v is None:
+            v = self._z3.Int(name, self._ctx)
+            self._vars[name] = v
+        return v
+
+    def _enc(self, e: Expr):
+        z3 = self._load()
+        total = None
+        for m, c in e.terms.items():
+            term = z3.IntVal(c, self._ctx)
+            for a in m:
+                term = term * self._enc_atom(a)
+            total = term if total is None else total + term
+        return total if total is not None else z3.IntVal(0, self._ctx)
+
+    def _enc_atom(self, a: Atom):
+        z3 = self._z3
+        if a.kind == "sym":
+            return self._var(a.name)
+        x, y = (self._enc(v) for v in a.args)
+        if a.kind == "floordiv":
+            return x / y  # Z3 integer division is floor division for positive divisors
+        if a.kind == "mod":
+            return x % y
+        if a.kind == "max":
+            return z3.If(x >= y, x, y)
+        return z3.If(x <= y, x, y)
+
+    def _enc_pred(self, p: Pred):
+        z3 = self._load()
+        if p.op == "true":
+            return z3.BoolVal(True, self._ctx)
+        if p.op == "false":
+            return z3.BoolVal(False, self._ctx)
+        if p.op == "and":
+            return z3.And(*[self._enc_pred(a) for a in p.args])
+        if p.op == "or":
+            return z3.Or(*[self._enc_pred(a) for a in p.args])
+        if p.op == "not":
+            return z3.Not(self._enc_pred(p.args[0]))
+        a, b = (self._enc(x) for x in p.args)
+        return {"==": lambda: a == b, "!=": lambda: a != b, "<=": lambda: a <= b, "<": lambda: a < b}[p.op]()
+
+
+def _relevant(facts: list[Fact], extra: list[Pred]) -> list[Fact]:
+    """Facts connected to the query's symbols (transitively through shared symbols)."""
+    syms: set[str] = set()
+    for p in extra:
+        syms |= p.symbols()
+    if not extra:
+        return list(facts)
+    chosen = [False] * len(facts)
+    fsyms = [f.pred.symbols() for f in facts]
+    changed = True
+    while changed:
+        changed = False
+        for i, s in enumerate(fsyms):
+            if not chosen[i] and (s & syms or not s):
+                chosen[i] = True
+                syms |= s
+                changed = True
+    return [f for f, c in zip(facts, chosen) if c]

@@ -1,0 +1,56 @@
+from shapehint.shapes.expr import Expr, emax, product
+from shapehint.shapes.shape import Shape, conj, eq, le, neg
+
+H, W, C, N = (Expr.sym(n) for n in "HWCN")
+
+
+def test_canonical_cancels_constants():
+    assert (H + 2 - 2) == H
+    assert str((H + 2 * 1 - 1 * (3 - 1) - 1) // 1 + 1) == "H"
+
+
+def test_conv_stride_two_prints_readably():
+    assert str((H + 2 - 3) // 2 + 1) == "(H - 1)//2 + 1"
+
+
+def test_floordiv_splits_exact_part():
+    assert (2 * H + 3) // 2 == H + 1
+    assert (4 * C) // 4 == C
+    assert str(C // 12) == "C//12"
+
+
+def test_symbolic_exact_division():
+    assert (N * C) // N == C
+    assert (N * C) % N == 0
+
+
+def test_mod_and_eval():
+    e = (H - 1) // 2 + 1
+    assert e.evaluate({"H": 32}) == 16
+    assert e.evaluate({"H": 33}) == 17
+    assert (H % 4).evaluate({"H": 10}) == 2
+
+
+def test_product_and_printing_order():
+    assert str(product([N, 2, C])) == "2*C*N"
+    assert str(H * W + C - 1) == "H*W + C - 1"
+
+
+def test_max_of_equal_is_itself():
+    assert emax(H, H) == H
+    assert emax(3, 5) == 5
+
+
+def test_predicates_simplify():
+    assert eq(H + 1, H + 1).is_true
+    assert eq(3, 4).is_false
+    assert le(H, H + 1).is_true
+    assert conj(eq(H, 1), eq(3, 3)) == eq(H, 1)
+    assert neg(neg(eq(H, W))) == eq(H, W)
+
+
+def test_shape_printing_with_unknown_rank():
+    s = Shape((N,), "batch", (C,))
+    assert str(s) == "[N, *batch, C]"
+    assert s.to_json() == ["N", "*batch", "C"]
+    assert Shape.of([2, H]).to_json() == [2, "H"]
