@@ -80,6 +80,9 @@ def main(argv: Optional[list] = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `shapehint check . | head`
+        sys.stderr.close()
+        return 0
     return 2
 
 

@@ -134,7 +134,7 @@ class CallMixin:
             if isinstance(a, TensorV) and a.origin is not None and span is not None and a.origin.line != span.line:
                 rel.append(Related(a.origin.line, a.origin.col, f"this value gets its shape {a.shape} here"))
             if isinstance(a, ModuleV) and a.span is not None:
-                rel.append(Related(a.span.line, a.span.col, f"{a.describe()} is created here"))
+                rel.append(Related(a.span.line, a.span.col, f"{getattr(a, 'label', a.describe())} is created here"))
         return rel
 
     def call_external(self, path: str, args, kwargs, fr, span, node, labels) -> Value:

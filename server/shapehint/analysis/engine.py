@@ -52,7 +52,7 @@ def _fallback_parse(text: str):
 
 
 def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
-            on_store=None) -> AnalysisResult:
+            on_store=None, cache=None) -> AnalysisResult:
     parsed = parsed or parse(text, path)
     limits = Limits()
     if config is not None:
@@ -67,10 +67,17 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
     globals_: dict = {}
     mod = Frame(globals_, "<module>", it.new_store(), globals_)
     truncated = False
+    sink.annotated_lines |= annotated_lines(parsed)
+    reanalysed: list = []
     try:
         it.exec_block(parsed.tree.body, mod)
-        for f in list(it.functions):
-            analyze_function(it, f)
+        if cache is None:
+            for f in list(it.functions):
+                sink.owner = f.qualname
+                analyze_function(it, f)
+                reanalysed.append(f.qualname)
+        else:
+            reanalysed = cache.run(it, parsed, analyze_function)
     except Budget:
         truncated = True
     except RecursionError:
@@ -84,7 +91,7 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
     result.dims = collect_dims(it)
     result.functions = {f.qualname: span_of(f.node) for f in it.functions}
     result.stats = {"solver_queries": sum(s.queries for s in it.stores), "truncated": truncated,
-                    "internal_errors": it.internal_errors[:20], "steps": it.steps}
+                    "internal_errors": it.internal_errors[:20], "steps": it.steps, "reanalysed": reanalysed}
     result.interp = it  # questions (migration, branches, holes) reuse the run
     result.module_globals = globals_
     return result
@@ -119,7 +126,10 @@ def analyze_function(it: Interp, f: FuncObj) -> None:
         fr.env[args.vararg.arg] = UnknownV("*args")
     if args.kwarg is not None:
         fr.env[args.kwarg.arg] = DictV({})
+    it.param_values[f.qualname] = {k: v for k, v in fr.env.items()}
+    it.generic_stores[f.qualname] = store
     it.exec_block(node.body, fr)
+    it.generic_returns[f.qualname] = list(fr.returns)
     if is_init:
         it.generic_instances.setdefault(f.cls, fr.env[params[0].arg]) if params else None
 
@@ -189,4 +199,14 @@ def collect_dims(it: Interp) -> dict:
                     info = out.get(s)
                     if info is not None and str(fact.pred) not in info.facts and len(info.facts) < 6:
                         info.facts.append(str(fact.pred))
+    return out
+
+
+def annotated_lines(parsed) -> set:
+    """Lines that already carry a shape annotation or a shape comment (no inlay hint there)."""
+    from .executor import parse_shape_comment
+    out = {line for line, c in parsed.comments.items() if parse_shape_comment(c) is not None}
+    for node in ast.walk(parsed.tree):
+        if isinstance(node, ast.AnnAssign):
+            out.add(node.lineno)
     return out

@@ -99,6 +99,7 @@ class ExecMixin:
             self.report(fr, span, "SH108", f"this {what} fails for every admissible input: {p} is impossible"
                         + self._core_note(core), rel)
             self.failed_asserts.add(span.line)
+            self.failures.append((fr.qualname, span, p, "SH108", "assertion always fails", fr.context))
             return
         fr.facts.add(p, (span, f"{what} on line {span.line}"))
 

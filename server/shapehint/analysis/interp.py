@@ -86,6 +86,10 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
         self.internal_errors: list[str] = []
         self.branches: list = []  # (if node, function, condition, decision, context, facts) for Q3
         self.failed_asserts: set[int] = set()
+        self.failures: list = []  # (function, span, pred, code, message, context) of provable errors
+        self.param_values: dict = {}  # function -> {param: Value} of its generic analysis
+        self.generic_stores: dict = {}
+        self.generic_returns: dict = {}  # function -> FactStore of its generic analysis
         self.functions: list = []
         self.classes: list = []
         self.comments: dict[int, str] = {}

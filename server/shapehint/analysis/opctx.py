@@ -29,6 +29,7 @@ class AnalysisContext(OpContext):
         facts = self.frame.facts
         possible, core = facts.possible(pred)
         if possible is False:
+            self.interp.failures.append((self.frame.qualname, self.span, pred, code, message, self.frame.context))
             raise OpFailed(code, message, list(related) + core)
         if possible is None:
             return

@@ -8,6 +8,7 @@ contexts. Differing shapes join per dimension (equal kept, else unknown).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -18,6 +19,9 @@ from . import codes
 from .result import Diagnostic, Related, ValueRecord
 
 
+_DYN = re.compile(r"\?(?:s?\d+'*|join)")
+
+
 @dataclass
 class _Acc:
     span: Span
@@ -25,7 +29,8 @@ class _Acc:
     function: str
     is_target: bool
     kind: str
-    obs: list = field(default_factory=list)  # [(context, is_entry, value)]
+    obs: list = field(default_factory=list)  # [(context, is_entry, value, iteration label)]
+    owners: list = field(default_factory=list)  # root analysis that made each observation
     layer_io: Optional[str] = None
 
 
@@ -37,6 +42,7 @@ class Sink:
         self.unknown_callees: set = set()
         self.renames: dict[str, dict] = {}  # function -> {default symbol name: program name}
         self.annotated_lines: set[int] = set()
+        self.owner = "<module>"  # the root analysis currently running (for per-function capture)
 
     def record(self, span: Span, name: str, function: str, value: Value, context: str,
                is_entry: bool, is_target: bool, sub: str = "") -> None:
@@ -54,6 +60,14 @@ class Sink:
             acc = self._acc[key] = _Acc(span, name, function, is_target, kind)
         if len(acc.obs) < 64:
             acc.obs.append((context, is_entry, value, sub))
+            acc.owners.append(self.owner)
+
+    def reverse_name(self, function: str, name: str) -> str:
+        """The internal symbol a program name stands for (`B` -> `x.shape[0]`), else the name."""
+        for old, new in self.renames.get(function, {}).items():
+            if new == name:
+                return old
+        return name
 
     def layer_io(self, span: Span, function: str, name: str, text: str) -> None:
         for key, acc in self._acc.items():
@@ -68,6 +82,7 @@ class Sink:
         d = Diagnostic.at(span, severity or codes.severity(code), code, message,
                           [r for r in related if r is not None], data)
         d.function = function
+        d.owner = self.owner
         self._diags[key] = d
 
     def has_error_at(self, line: int) -> bool:
@@ -84,7 +99,9 @@ class Sink:
         values.sort(key=lambda v: (v.span.line, v.span.col, not v.is_target))
         diags = sorted(self._diags.values(), key=lambda d: (d.line, d.col, d.code))
         for d in diags:
-            d.message = self._rename_text(d.message, self.renames.get(getattr(d, "function", ""), {}))
+            d.message = _DYN.sub("?", self._rename_text(d.message, self.renames.get(getattr(d, "function", ""), {})))
+            for r in d.related:
+                r.message = _DYN.sub("?", r.message)
         return values, diags
 
     @staticmethod
@@ -150,3 +167,44 @@ def related_at(span: Optional[Span], message: str, file: Optional[str] = None) -
 
 
 __all__ = ["Sink", "join_shapes", "related_at", "dim_str"]
+
+
+# ---- capture and restore, for warm per-function summaries (workspace.py) -------------------
+
+def capture(sink: Sink, owner: str, resolve) -> dict:
+    """Everything the root analysis `owner` contributed, with shapes frozen."""
+    obs = []
+    for key, acc in sink._acc.items():
+        for o, who in zip(acc.obs, acc.owners):
+            if who == owner:
+                c, e, v, sub = o
+                if isinstance(v, TensorV):
+                    v = TensorV(resolve(v), v.dtype, v.origin, v.contiguous, v.layout_note)
+                obs.append((key, acc.kind, o[:2] + (v, sub)))
+    diags = [d for d in sink._diags.items() if getattr(d[1], "owner", None) == owner]
+    return {"obs": obs, "diags": diags, "annotated": set(sink.annotated_lines)}
+
+
+def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
+    """Re-insert a captured contribution, moving spans with `line_map` (old line -> new line)."""
+    from dataclasses import replace
+    for key, kind, (c, e, v, sub) in captured["obs"]:
+        span = key[0]
+        nl, nel = line_map(span.line), line_map(span.end_line)
+        if nl is None or nel is None:
+            return False
+        nkey = (Span(nl, span.col, nel, span.end_col),) + key[1:]
+        acc = sink._acc.get(nkey)
+        if acc is None:
+            acc = sink._acc[nkey] = _Acc(nkey[0], key[2], key[1], key[3], kind)
+        acc.obs.append((c, e, v, sub))
+        acc.owners.append(owner)
+    for (line, code, msg), d in captured["diags"]:
+        nl, nel = line_map(d.line), line_map(d.end_line)
+        if nl is None or nel is None:
+            return False
+        nd = replace(d, line=nl, end_line=nel, related=[replace(r, line=line_map(r.line) or r.line) for r in d.related])
+        nd.function, nd.owner = getattr(d, "function", ""), owner
+        if (nl, code, msg) not in sink._diags:
+            sink._diags[(nl, code, msg)] = nd
+    return True

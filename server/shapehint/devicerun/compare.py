@@ -120,8 +120,8 @@ def unify(dims: list, observed: list, env: dict) -> None:
 
 def status_of(inferred: Optional[list], observed: list, env: dict, bind: bool = True) -> tuple:
     """(status, concrete inferred list) for one observation; binds fresh bare symbols when `bind`."""
-    if inferred is None:
-        return "not-inferred", None
+    if inferred is None or all(isinstance(d, str) and d.startswith("*") for d in inferred):
+        return "not-inferred", None  # a bare variadic says nothing about this tensor
     pairs = align(inferred, observed)
     if pairs is None:
         return "mismatch", [eval_dim(d, env) if not (isinstance(d, str) and d.startswith("*")) else "?"

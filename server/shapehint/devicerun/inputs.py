@@ -207,6 +207,10 @@ class _ShapeReader:
         return None
 
     def _rank_facts(self, test):
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            for v in test.values:
+                self._rank_facts(v)
+            return
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
             return
         left, right = test.left, test.comparators[0]
@@ -397,15 +401,34 @@ def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] 
                                 f"give them with " + " ".join(f"--arg {m}=VALUE" for m in missing) +
                                 " (VALUE is a Python expression evaluated in the module)")
             reader = _ShapeReader(fn, _layer_attrs(cls), consts)
+            hints = _ctor_hints(cls, ctor_args or {})
         else:
             plan = EntryPlan(qual, "function", "")
             reader = _ShapeReader(funcs[qual], {}, consts)
-        _fill_inputs(plan, reader, inputs or {})
+            hints = []
+        _fill_inputs(plan, reader, inputs or {}, hints)
         plans.append(plan)
     return plans
 
 
-def _fill_inputs(plan: EntryPlan, reader: _ShapeReader, overrides: dict) -> None:
+def _ctor_hints(cls, given: dict) -> list:
+    """Ints among the constructor's defaults and given arguments: likely feature sizes."""
+    init = _find_method(cls, "__init__") if cls is not None else None
+    vals = []
+    for d in (init.args.defaults + [d for d in init.args.kw_defaults if d is not None]) if init else []:
+        if isinstance(d, ast.Constant) and type(d.value) is int and d.value > 1:
+            vals.append(d.value)
+    for v in given.values():
+        try:
+            lit = ast.literal_eval(v)
+        except (ValueError, SyntaxError):
+            continue
+        if type(lit) is int and lit > 1:
+            vals.append(lit)
+    return sorted(set(vals))
+
+
+def _fill_inputs(plan: EntryPlan, reader: _ShapeReader, overrides: dict, hints=()) -> None:
     params = []
     for p in reader.params.values():
         if p.name in overrides:
@@ -426,7 +449,7 @@ def _fill_inputs(plan: EntryPlan, reader: _ShapeReader, overrides: dict) -> None
     plan.param_dims = {p.name: p.dims for p in params if p.dims is not None and p.override is None}
     if plan.problem and not plan.problem.startswith(plan.qualname + "()"):
         return
-    plan.candidates = _candidates(params, reader.constraints)
+    plan.candidates = _candidates(params, reader.constraints, hints)
 
 
 def _symbols(params) -> tuple:
@@ -448,10 +471,13 @@ def _symbols(params) -> tuple:
     return order, batch
 
 
-def _assignments(order, batch, constraints) -> list:
+def _assignments(order, batch, constraints, hints=()) -> list:
     rest = [s for s in order if s != batch]
     wants = [{s: lad[i % len(lad)] + (len(lad) * (i // len(lad))) for i, s in enumerate(rest)} for lad in LADDERS]
     wants += [{s: v for s in rest} for v in EQUAL_LADDERS]
+    for h in hints:  # one symbol at a constructor's size, the others distinct and small
+        for s in rest:
+            wants.append(dict(wants[0], **{s: h}))
     out = []
     for want in wants:
         if batch:
@@ -502,10 +528,10 @@ def _holds(expr: str, env: dict) -> bool:
         return True
 
 
-def _candidates(params, constraints) -> list:
+def _candidates(params, constraints, hints=()) -> list:
     order, batch = _symbols(params)
     out = []
-    for env in _assignments(order, batch, constraints):
+    for env in _assignments(order, batch, constraints, hints):
         cand = {}
         for p in params:
             if p.override is not None:
@@ -521,7 +547,7 @@ def _candidates(params, constraints) -> list:
                 cand[p.name] = spec
         if cand not in out:
             out.append(cand)
-    return out[:12]
+    return out[:24]
 
 
 def param_dims_by_function(text: str) -> dict:

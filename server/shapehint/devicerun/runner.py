@@ -339,23 +339,48 @@ def build_inputs(torch, inputs, device, module):
     return kwargs
 
 
+class DryRunTimeout(Exception):
+    """A candidate's meta dry run took longer than its share of the dry-run budget."""
+
+
+def _alarm(signum, frame):
+    raise DryRunTimeout()
+
+
 def dry_run_pick(torch, mod, entry, deadline):
-    """The first candidate inputs that run on meta (or stop only on data-dependent ops)."""
+    """The first candidate inputs that run on meta (or stop only on data-dependent ops).
+
+    Each try is bounded by SIGALRM so a module that loops forever cannot eat the whole run."""
     cands = entry.get("candidates") or [{}]
     if len(cands) == 1:
         return cands[0], None
-    for cand in cands:
-        if time.time() > deadline:
-            break
-        try:
-            call_entry(torch, mod, entry, json.loads(json.dumps(cand)), "meta", [])
-            return cand, None
-        except RunnerTimeout:
-            raise
-        except BaseException as exc:  # noqa: BLE001 - any failure means "try the next candidate"
-            if META_DATA_RE.search(str(exc)):
+    failures = []
+    old = signal.signal(signal.SIGALRM, _alarm)
+    try:
+        for cand in cands:
+            left = deadline - time.time()
+            if left <= 0:
+                failures.append("dry-run time budget spent")
+                break
+            # The whole remaining budget, not a slice: an interrupted lazy import inside torch
+            # (nonzero on meta imports torch._dynamo) would leave a half-initialised module.
+            signal.setitimer(signal.ITIMER_REAL, left)
+            try:
+                call_entry(torch, mod, entry, json.loads(json.dumps(cand)), "meta", [])
                 return cand, None
-    return cands[0], "no candidate input shapes passed a meta dry run; using the first"
+            except RunnerTimeout:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - any failure means "try the next candidate"
+                if META_DATA_RE.search(str(exc)):
+                    return cand, None
+                failures.append("%s: %s" % (type(exc).__name__, str(exc)[:200]))
+                if isinstance(exc, DryRunTimeout):
+                    break  # a slow module: more tries would only spend the real run's time
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+    finally:
+        signal.signal(signal.SIGALRM, old)
+    return cands[0], "no candidate input shapes passed a meta dry run (%s); using the first" % failures[0]
 
 
 def main(argv):
@@ -393,7 +418,6 @@ def main(argv):
         mod.__file__ = path
         sys.modules[USER_MODULE] = mod
         code = compile(source, path, "exec")
-        deadline = t0 + float(req.get("dry_run_seconds", 20))
         sys.settrace(recorder.global_trace)
         try:
             with torch.device(device):
@@ -405,6 +429,7 @@ def main(argv):
             result["error"] = dict(user_error(exc, path, device), phase="import")
             return finish(result, recorder, out_path, real_stdout)
         sys.settrace(None)
+        deadline = time.time() + float(req.get("dry_run_seconds", 20))  # shared by all entries' dry runs
         for entry in req.get("entries", []):
             info = {"entry": entry["qualname"], "kind": entry.get("kind"), "error": None,
                     "ctor_args": entry.get("ctor_args", {})}

@@ -70,3 +70,47 @@ def same_shape(cx: OpContext, x: Value) -> TensorV:
     if not isinstance(x, TensorV):
         raise NotApplicable("not a tensor")
     return TensorV(x.shape, x.dtype, origin=cx.span)
+
+
+# ---- size arguments (appended for the tensor-manipulation families) ---------------
+
+def size_list(cx: OpContext, args) -> list:
+    """Sizes given as varargs (`view(2, 3)`) or one tuple/list/torch.Size (`view((2, 3))`).
+
+    Returns a list of Exprs; raises NotApplicable when a size or the length is unknown.
+    """
+    from ..shapes.values import ListV, TupleV
+    args = list(args)
+    if len(args) == 1 and isinstance(args[0], (TupleV, ListV)):
+        items = args[0].items
+        if items is None:
+            raise NotApplicable("size of unknown length")
+        args = list(items)
+    elif len(args) == 1 and isinstance(args[0], (list, tuple)):
+        args = list(args[0])
+    out = []
+    for a in args:
+        e = cx.int_of(a)
+        if e is None:
+            raise NotApplicable("size unknown")
+        out.append(e)
+    return out
+
+
+def dim_list(cx: OpContext, v, rank: int, what: str = "dim") -> list | None:
+    """A dim argument given as an int or a tuple/list of ints, normalised; None when absent."""
+    from ..shapes.values import ListV, NoneV, TupleV
+    if v is None or isinstance(v, NoneV):
+        return None
+    if isinstance(v, (TupleV, ListV)):
+        if v.items is None:
+            raise NotApplicable("dims unknown")
+        return [cx.norm_dim(i, rank, what) for i in v.items]
+    if isinstance(v, (list, tuple)):
+        return [cx.norm_dim(i, rank, what) for i in v]
+    return [cx.norm_dim(v, rank, what)]
+
+
+def shape_str(dims) -> str:
+    from ..shapes.shape import dim_str
+    return "[" + ", ".join(dim_str(Expr.lift(d)) for d in dims) + "]"

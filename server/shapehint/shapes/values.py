@@ -143,11 +143,14 @@ class ModuleV(Value):
     names: Optional[list] = None  # child names for OrderedDict / ModuleDict
 
     def describe(self) -> str:
-        args = ", ".join(f"{k}={_short(v)}" for k, v in self.cfg.items() if not k.startswith("_"))
+        args = ", ".join(f"{k}={_short(v)}" for k, v in self.cfg.items()
+                         if not k.startswith("_") and k not in ("device", "dtype"))
         return f"{self.kind.split('.')[-1]}({args})"
 
 
 def _short(v: Any) -> str:
+    if isinstance(v, (bool, int, float, str)) or v is None:
+        return repr(v)
     if isinstance(v, IntV):
         return str(v.expr)
     if isinstance(v, (StrV,)):

@@ -1,0 +1,278 @@
+"""Documents, warm per-function summaries, and incremental re-analysis.
+
+Terms (after mypy's fine-grained mode): a function's *key* hashes everything it reads —
+its own text, its class's `__init__` and class-level statements (and its user base classes'),
+the module-level code that is not a definition (imports, constants, configuration classes),
+and the operator-table version. Its *signature* is what callers can observe: its parameter
+shapes, its return value, its preconditions (facts) and its provable errors.
+
+After an edit: the module body runs again (imports, classes, module-level calls: the entry
+contexts); a function is re-analysed when its key changed, when it is new, or when a function
+it depends on changed signature (propagated until stable); every other function's captured
+output is restored with its spans moved by a line diff. Tests:
+tests/unit/test_incremental.py (re-analysis counts, incremental == from scratch).
+"""
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+from ..ops import registry
+from .objects import ClassObj, FuncObj
+from .result import AnalysisResult
+from .sink import capture, restore
+
+
+@dataclass
+class _Entry:
+    key: str
+    signature: str
+    captured: dict
+    renames: dict
+
+
+class SummaryCache:
+    """Per-document store of function summaries between analyses."""
+
+    def __init__(self):
+        self.entries: dict[str, _Entry] = {}
+        self.old_lines: list[str] = []
+        self.new_lines: list[str] = []
+        self._map: Optional[dict] = None
+
+    # ---- the line diff ------------------------------------------------------------
+    def line_map(self, line: int) -> Optional[int]:
+        if self._map is None:
+            self._map = {}
+            sm = difflib.SequenceMatcher(None, self.old_lines, self.new_lines, autojunk=False)
+            for a, b, n in sm.get_matching_blocks():
+                for k in range(n):
+                    self._map[a + k + 1] = b + k + 1
+        return self._map.get(line)
+
+    # ---- the incremental run --------------------------------------------------------
+    def run(self, it, parsed, analyze_function: Callable) -> list:
+        self.new_lines = parsed.lines
+        self._map = None
+        funcs = {f.qualname: f for f in it.functions}
+        keys = {q: function_key(f, parsed, it) for q, f in funcs.items()}
+        deps = {q: dependencies(f, funcs) for q, f in funcs.items()}
+        callers: dict[str, set] = {}
+        for q, ds in deps.items():
+            for d in ds:
+                callers.setdefault(d, set()).add(q)
+        dirty = [q for q in funcs if q not in self.entries or self.entries[q].key != keys[q]]
+        done: set[str] = set()
+        new_entries: dict[str, _Entry] = {}
+        while dirty:
+            q = dirty.pop(0)
+            if q in done:
+                continue
+            done.add(q)
+            it.sink.owner = q
+            analyze_function(it, funcs[q])
+            sig = signature(it, q)
+            old = self.entries.get(q)
+            new_entries[q] = _Entry(keys[q], sig, capture(it.sink, q, it.resolve_shape),
+                                    dict(it.sink.renames.get(q, {})))
+            if old is None or old.signature != sig:
+                dirty.extend(c for c in callers.get(q, ()) if c not in done)
+        for q, f in funcs.items():
+            if q in done:
+                continue
+            old = self.entries[q]
+            if restore(it.sink, old.captured, q, self.line_map):
+                it.sink.renames[q] = dict(old.renames)
+                new_entries[q] = _Entry(keys[q], old.signature, _moved(old.captured, self.line_map), old.renames)
+            else:  # its output touched changed lines (an inlined callee changed): analyse it
+                it.sink.owner = q
+                analyze_function(it, f)
+                done.add(q)
+                new_entries[q] = _Entry(keys[q], signature(it, q), capture(it.sink, q, it.resolve_shape),
+                                        dict(it.sink.renames.get(q, {})))
+        self.entries = new_entries
+        self.old_lines = list(parsed.lines)
+        return sorted(done)
+
+
+def _moved(captured: dict, line_map) -> dict:
+    """A restored capture re-expressed in the new lines, for the next diff."""
+    from dataclasses import replace
+    from ..shapes.values import Span
+    obs = []
+    for key, kind, o in captured["obs"]:
+        s = key[0]
+        obs.append(((Span(line_map(s.line), s.col, line_map(s.end_line), s.end_col),) + key[1:], kind, o))
+    diags = []
+    for (line, code, msg), d in captured["diags"]:
+        nd = replace(d, line=line_map(d.line), end_line=line_map(d.end_line),
+                     related=[replace(r, line=line_map(r.line) or r.line) for r in d.related])
+        nd.function, nd.owner = getattr(d, "function", ""), getattr(d, "owner", "")
+        diags.append(((nd.line, code, msg), nd))
+    return {"obs": obs, "diags": diags, "annotated": captured.get("annotated", set())}
+
+
+# ---- keys, dependencies, signatures ---------------------------------------------------
+
+def _segment(lines: list, node: ast.AST) -> str:
+    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    return "\n".join(lines[start - 1:node.end_lineno])
+
+
+def module_context(parsed) -> str:
+    parts = []
+    for st in parsed.tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(st, ast.ClassDef) and _is_module_class(st):
+            continue
+        parts.append(_segment(parsed.lines, st))
+    return "\n".join(parts)
+
+
+def _is_module_class(st: ast.ClassDef) -> bool:
+    for b in st.bases:
+        text = ast.unparse(b)
+        if text.endswith("Module") or text.endswith("Sequential"):
+            return True
+    return any(isinstance(i, ast.FunctionDef) and i.name == "forward" for i in st.body)
+
+
+def class_context(cls: Optional[ClassObj], lines: list, seen=None) -> str:
+    if cls is None or cls.node is None:
+        return ""
+    seen = seen or set()
+    if id(cls) in seen:
+        return ""
+    seen.add(id(cls))
+    node = cls.node
+    parts = [lines[node.lineno - 1]]
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if item.name in ("__init__", "__post_init__") or _called_from_init(node, item.name):
+                parts.append(_segment(lines, item))
+        else:
+            parts.append(_segment(lines, item))
+    for b in cls.bases:
+        if isinstance(b, ClassObj):
+            parts.append(class_context(b, lines, seen))
+    return "\n".join(parts)
+
+
+def _called_from_init(cls_node: ast.ClassDef, name: str) -> bool:
+    for item in cls_node.body:
+        if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+            for n in ast.walk(item):
+                if isinstance(n, ast.Attribute) and n.attr == name:
+                    return True
+    return False
+
+
+def function_key(f: FuncObj, parsed, it) -> str:
+    h = hashlib.sha256()
+    for part in (_segment(parsed.lines, f.node), class_context(f.cls, parsed.lines), module_context(parsed),
+                 registry.VERSION):
+        h.update(part.encode("utf-8", "replace"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def dependencies(f: FuncObj, funcs: dict) -> set:
+    """Qualnames of functions whose signature `f` observes (calls, instantiated classes)."""
+    nodes = [f.node]
+    if f.cls is not None and f.cls.node is not None:
+        nodes += [i for i in f.cls.node.body if isinstance(i, ast.FunctionDef) and i.name == "__init__"]
+    names, attrs = set(), set()
+    for root in nodes:
+        for n in ast.walk(root):
+            if isinstance(n, ast.Name):
+                names.add(n.id)
+            elif isinstance(n, ast.Attribute):
+                attrs.add(n.attr)
+    out = set()
+    for q in funcs:
+        parts = q.split(".")
+        if parts[0] in names and q != f.qualname:
+            out.add(q)  # a module-level function, or any method of a class used by name
+        elif f.cls is not None and len(parts) == 2 and parts[1] in attrs and parts[0] in _class_names(f.cls):
+            out.add(q)
+    out.discard(f.qualname)
+    return out
+
+
+def _class_names(cls: ClassObj) -> set:
+    out = {cls.name}
+    for b in cls.bases:
+        if isinstance(b, ClassObj):
+            out |= _class_names(b)
+    return out
+
+
+def signature(it, q: str) -> str:
+    store = it.generic_stores.get(q)
+    params = it.param_values.get(q, {})
+    rets = it.generic_returns.get(q, [])
+    parts = [f"{k}:{_show(it, v)}" for k, v in params.items()]
+    parts.append("->" + "|".join(_show(it, r) for r in rets))
+    if store is not None:
+        parts += sorted(str(fct.pred) for fct in store.facts)
+    parts += sorted(f"{f[3]}:{f[4]}" for f in it.failures if f[0] == q)
+    return "\n".join(parts)
+
+
+def _show(it, v) -> str:
+    from ..shapes.values import TensorV
+    if isinstance(v, TensorV):
+        return str(it.resolve(v))
+    return v.describe() if hasattr(v, "describe") else type(v).__name__
+
+
+# ---- documents ----------------------------------------------------------------------
+
+@dataclass
+class Document:
+    path: str
+    text: str
+    version: Optional[int]
+    cache: SummaryCache = field(default_factory=SummaryCache)
+    result: Optional[AnalysisResult] = None
+
+
+class Workspace:
+    """Open documents and their warm summaries. Not thread-safe: one analysis per document at a time."""
+
+    def __init__(self, config=None):
+        self.config = config
+        self.docs: dict[str, Document] = {}
+        self._parser = None
+
+    def _parse(self, text: str, path: str):
+        try:
+            from ..frontend.parse import IncrementalParser
+        except ImportError:
+            from .engine import parse
+            return parse(text, path)
+        if self._parser is None:
+            self._parser = IncrementalParser()
+        return self._parser.parse(text, path)
+
+    def update(self, path: str, text: str, version: Optional[int] = None, cancel=None, on_store=None) -> AnalysisResult:
+        from .engine import analyze
+        doc = self.docs.get(path)
+        if doc is None:
+            doc = self.docs[path] = Document(path, text, version)
+        doc.text, doc.version = text, version
+        parsed = self._parse(text, path)
+        doc.result = analyze(text, path, config=self.config, cancel=cancel, parsed=parsed, cache=doc.cache,
+                             on_store=on_store)
+        return doc.result
+
+    def close(self, path: str) -> None:
+        self.docs.pop(path, None)
+
+    def result(self, path: str) -> Optional[AnalysisResult]:
+        doc = self.docs.get(path)
+        return doc.result if doc else None

@@ -1,0 +1,563 @@
+"""Views and shape-changing operators: reshape/view, flatten, permute/transpose, squeeze,
+expand/repeat, narrow, .T/.mT.
+
+Contiguity is modelled by *strides*: the result of a view-producing rule gets an explicit
+stride tuple (kept in `_STRIDES`, a weak map keyed by the TensorV, because values.py has no
+field for it), so `view` can run PyTorch's own stride computation (`computeStride` in
+aten/src/ATen/TensorUtils.cpp) and reject exactly what PyTorch rejects. A tensor without an
+entry is row-major when `contiguous` is True; a non-contiguous tensor without an entry (made by
+some other family) has unknown strides and `view` on it is not checked.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Optional
+
+from ...shapes.expr import Expr, product
+from ...shapes.shape import FALSE, Shape, conj, disj, eq, ne
+from ...shapes.values import DtypeV, ListV, NoneV, TensorV, TupleV
+from ..common import dim_list, shape_str, size_list
+from ..context import NotApplicable, OpContext
+from ..registry import op
+
+_STRIDES: "weakref.WeakKeyDictionary[TensorV, tuple]" = weakref.WeakKeyDictionary()
+
+
+# ---- strides -------------------------------------------------------------------------
+
+def contiguous_strides(dims) -> tuple:
+    out, acc = [], Expr.const(1)
+    for d in reversed(dims):
+        out.append(acc)
+        acc = acc * d
+    return tuple(reversed(out))
+
+
+def strides_of(t: TensorV) -> Optional[tuple]:
+    s = _STRIDES.get(t)
+    if s is not None and t.shape.rank == len(s):
+        return s
+    if t.contiguous and t.shape.rank is not None:
+        return contiguous_strides(t.shape.dims)
+    return None
+
+
+def _same(cx: OpContext, a: Expr, b: Expr) -> bool:
+    return a == b or (a.value is None or b.value is None) and cx.entails(eq(a, b))
+
+
+def is_contiguous(cx: OpContext, dims, strides) -> bool:
+    """PyTorch's is_contiguous: sizes of 1 are skipped; symbolic sizes count as ≠ 1."""
+    if any(d.value == 0 for d in dims):
+        return True
+    expected = Expr.const(1)
+    for d, s in zip(reversed(dims), reversed(strides)):
+        if d.value == 1:
+            continue
+        if not _same(cx, s, expected):
+            return False
+        expected = expected * d
+    return True
+
+
+def view_result(cx: OpContext, dims, src: TensorV, strides: Optional[tuple], note: str = "",
+                dtype: Optional[str] = None) -> TensorV:
+    """A tensor sharing `src`'s storage with the given strides (None: unknown unless src is contiguous)."""
+    dims = tuple(Expr.lift(d) for d in dims)
+    out = TensorV(Shape(dims), dtype or src.dtype, origin=cx.span)
+    if strides is None:
+        out.contiguous = src.contiguous
+        out.layout_note = src.layout_note
+        return out
+    if is_contiguous(cx, dims, strides):
+        return out
+    out.contiguous = False
+    out.layout_note = note or src.layout_note or "a strided view"
+    _STRIDES[out] = tuple(strides)
+    return out
+
+
+def _where(cx: OpContext, what: str) -> str:
+    return f"{what} on line {cx.span.line}" if cx.span is not None else what
+
+
+def _lt(cx, a: Expr, b: Expr) -> bool:
+    if a.value is not None and b.value is not None:
+        return a.value < b.value
+    return not _same(cx, a, b)
+
+
+def compute_stride(cx: OpContext, old, ostr, new) -> Optional[list]:
+    """PyTorch's computeStride: strides of `new` viewing (old, ostr), or None when impossible."""
+    if not old:
+        return [Expr.const(1)] * len(new)
+    numel = product(old)
+    if numel.value == 0:
+        return list(ostr) if tuple(old) == tuple(new) else list(contiguous_strides(new))
+    newstride: list = [None] * len(new)
+    view_d = len(new) - 1
+    base = ostr[-1]
+    t_numel, v_numel = Expr.const(1), Expr.const(1)
+    for td in range(len(old) - 1, -1, -1):
+        t_numel = t_numel * old[td]
+        if td == 0 or (old[td - 1].value != 1 and not _same(cx, ostr[td - 1], t_numel * base)):
+            while view_d >= 0 and (_lt(cx, v_numel, t_numel) or new[view_d].value == 1):
+                newstride[view_d] = v_numel * base
+                v_numel = v_numel * new[view_d]
+                view_d -= 1
+            if not _same(cx, v_numel, t_numel):
+                return None
+            if td > 0:
+                base = ostr[td - 1]
+                t_numel, v_numel = Expr.const(1), Expr.const(1)
+    if view_d != -1:
+        return None
+    return newstride
+
+
+def _view_strides(cx: OpContext, x: TensorV, new, what: str) -> Optional[list]:
+    """Strides of a `view`; raises SH104 when no admissible input has compatible strides."""
+    old = x.shape.dims
+    ostr = strides_of(x)
+    if ostr is None:
+        return None
+    got = compute_stride(cx, old, ostr, new)
+    if got is not None:
+        return got
+    rescues = []
+    if not all(d.value is not None for d in old):
+        # a symbolic size equal to 1 can make the view legal; look for witnesses (one or two sizes = 1)
+        cands = []
+        for i, d in enumerate(old):
+            if d.value is None and not cx.entails(ne(d, 1)):
+                w = _one_witness(d)
+                if w is not None:
+                    cands.append((d, w))
+        for k in (1, 2):
+            for combo in itertools.combinations(cands[:6], k):
+                mp: dict = {}
+                for _, w in combo:
+                    mp.update(w)
+                o2 = [d.subs(mp) for d in old]
+                if all(d.subs(mp).value == 1 for d, _ in combo) and \
+                        compute_stride(cx, o2, [s.subs(mp) for s in ostr], [d.subs(mp) for d in new]) is not None:
+                    rescues.append(conj(*(eq(d, 1) for d, _ in combo)))
+    cx.require(disj(*rescues) if rescues else FALSE,
+               f"{cx.opname}: {what} is not compatible with the strides of {cx.label(x)} {x.shape}, which is not "
+               f"contiguous ({x.layout_note or 'a strided view'}); use .reshape(...) or call .contiguous() first",
+               "SH104")
+    return None
+
+
+def _one_witness(d: Expr) -> Optional[dict]:
+    for s in sorted(d.symbols()):
+        for v in range(1, 130):
+            if d.subs({s: v}).value == 1:
+                return {s: v}
+    return None
+
+
+# ---- reshape / view --------------------------------------------------------------------
+
+def infer_size(cx: OpContext, x: TensorV, sizes: list, what: str) -> tuple:
+    """Sizes with at most one -1, checked against x's number of elements."""
+    neg = [i for i, s in enumerate(sizes) if s.value == -1]
+    if len(neg) > 1:
+        cx.fail(f"{cx.opname}: only one dimension can be inferred (-1), got {shape_str(sizes)}", "SH103")
+    for s in sizes:
+        if s.value is not None and s.value < -1:
+            cx.fail(f"{cx.opname}: invalid shape dimension {s.value} in {shape_str(sizes)}", "SH107")
+    if x.shape.rank is None:
+        if neg:
+            raise NotApplicable("numel unknown")
+        return tuple(sizes)
+    numel = product(x.shape.dims)
+    known = [s for s in sizes if s.value != -1]
+    kprod = product(known)
+    if not neg:
+        cx.require(eq(kprod, numel), f"{cx.opname}: {what} {shape_str(sizes)} needs {kprod} elements, but "
+                   f"{cx.label(x)} {x.shape} has {numel}", "SH103")
+        return tuple(sizes)
+    if kprod.value == 0:
+        cx.fail(f"{cx.opname}: cannot infer -1 in {shape_str(sizes)}: the other sizes multiply to 0", "SH103")
+    num, den = _cancel(numel, known)
+    cx.require(eq(num % den, 0), f"{cx.opname}: {what} {shape_str(sizes)} cannot hold the {numel} elements of "
+               f"{cx.label(x)} {x.shape}: {numel} is not a multiple of {kprod}", "SH103")
+    out = list(sizes)
+    out[neg[0]] = num // den
+    return tuple(out)
+
+
+def _cancel(num: Expr, factors: list) -> tuple:
+    """num / product(factors) as (numerator, constant divisor), cancelling symbolic factors."""
+    den = Expr.const(1)
+    for f in factors:
+        if f.value is not None:
+            den = den * f
+            continue
+        q = num // f
+        if q * f == num:
+            num = q
+        else:
+            return num, product(factors)
+    g = _gcd_const(num, den.value) if den.value else 1
+    return (num // g if g > 1 else num), den // g if g > 1 else den
+
+
+def _gcd_const(num: Expr, d: int) -> int:
+    import math
+    g = d
+    for c in num.terms.values():
+        g = math.gcd(g, c)
+    return max(g, 1)
+
+
+def _sizes_of(cx, size) -> list:
+    if len(size) == 1 and isinstance(size[0], DtypeV):
+        raise NotApplicable("view(dtype)")
+    return size_list(cx, size)
+
+
+def _tensor(x) -> TensorV:
+    if not isinstance(x, TensorV):
+        raise NotApplicable("input unknown")
+    return x
+
+
+@op("Tensor.view")
+def view(cx: OpContext, self, *size):
+    x = _tensor(self)
+    new = infer_size(cx, x, _sizes_of(cx, size), "shape")
+    if x.shape.rank is None:
+        return cx.tensor(new, like=x)
+    st = _view_strides(cx, x, new, f"view{shape_str(new)}")
+    return view_result(cx, new, x, st)
+
+
+@op("torch.reshape", "Tensor.reshape")
+def reshape(cx: OpContext, input, *shape):
+    x = _tensor(input)
+    new = infer_size(cx, x, size_list(cx, shape), "shape")
+    return _reshaped(cx, x, new)
+
+
+def _reshaped(cx, x: TensorV, new) -> TensorV:
+    if x.shape.rank is None:
+        return cx.tensor(new, like=x)
+    ostr = strides_of(x)
+    st = compute_stride(cx, x.shape.dims, ostr, new) if ostr is not None else None
+    if st is None:  # reshape copies when a view is impossible
+        return cx.tensor(new, like=x)
+    return view_result(cx, new, x, st)
+
+
+@op("Tensor.view_as")
+def view_as(cx: OpContext, self, other):
+    return view(cx, self, TupleV(tuple(_int(d) for d in cx.dims(other, None, "other"))))
+
+
+@op("Tensor.reshape_as")
+def reshape_as(cx: OpContext, self, other):
+    return reshape(cx, self, TupleV(tuple(_int(d) for d in cx.dims(other, None, "other"))))
+
+
+def _int(e):
+    from ...shapes.values import IntV
+    return IntV(e)
+
+
+@op("torch.flatten", "Tensor.flatten")
+def flatten(cx: OpContext, input, start_dim=0, end_dim=-1):
+    x = _tensor(input)
+    dims = cx.dims(x, None)
+    r = len(dims)
+    s, e = cx.norm_dim(start_dim, r, "start_dim"), cx.norm_dim(end_dim, r, "end_dim")
+    if r == 0:
+        return _reshaped(cx, x, (Expr.const(1),))
+    if s > e:
+        cx.fail(f"{cx.opname}: start_dim ({s}) cannot come after end_dim ({e})", "SH107")
+    if s == e:
+        return x
+    return _reshaped(cx, x, dims[:s] + (product(dims[s:e + 1]),) + dims[e + 1:])
+
+
+@op("torch.unflatten", "Tensor.unflatten")
+def unflatten(cx: OpContext, input, dim, sizes):
+    x = _tensor(input)
+    dims = cx.dims(x, None)
+    d = cx.norm_dim(dim, len(dims))
+    sz = size_list(cx, [sizes])
+    if not sz:
+        cx.fail(f"{cx.opname}: sizes must be non-empty", "SH107")
+    sub = TensorV(Shape((dims[d],)), x.dtype)
+    new = infer_size(cx, sub, sz, "sizes")
+    return _reshaped(cx, x, dims[:d] + new + dims[d + 1:])
+
+
+# ---- permutations ------------------------------------------------------------------------
+
+def permuted(cx: OpContext, x: TensorV, perm: list, what: str) -> TensorV:
+    dims = x.shape.dims
+    st = strides_of(x)
+    new_st = [st[p] for p in perm] if st is not None else None
+    return view_result(cx, [dims[p] for p in perm], x, new_st, _where(cx, what))
+
+
+@op("torch.permute", "Tensor.permute")
+def permute(cx: OpContext, input, *dims):
+    x = _tensor(input)
+    shape = cx.dims(x, None)
+    if len(dims) == 1 and isinstance(dims[0], (TupleV, ListV)):
+        dims = dims[0].items
+        if dims is None:
+            raise NotApplicable("dims unknown")
+    if len(dims) != len(shape):
+        cx.fail(f"{cx.opname}: the permutation has {len(dims)} dims but {cx.label(x)} {x.shape} has "
+                f"{len(shape)}", "SH102")
+    perm = [cx.norm_dim(d, len(shape)) for d in dims]
+    if len(set(perm)) != len(perm):
+        cx.fail(f"{cx.opname}: repeated dim in the permutation {perm}", "SH107")
+    return permuted(cx, x, perm, "permuted")
+
+
+def _swap(cx, x, a, b, what="transposed"):
+    shape = cx.dims(x, None)
+    r = len(shape)
+    i, j = cx.norm_dim(a, r, "dim0"), cx.norm_dim(b, r, "dim1")
+    if r == 0:
+        return x
+    perm = list(range(r))
+    perm[i], perm[j] = perm[j], perm[i]
+    return permuted(cx, x, perm, what)
+
+
+@op("torch.transpose", "Tensor.transpose", "torch.swapaxes", "Tensor.swapaxes", "torch.swapdims",
+    "Tensor.swapdims", "Tensor.transpose_")
+def transpose(cx: OpContext, input, dim0, dim1):
+    return _swap(cx, _tensor(input), dim0, dim1)
+
+
+@op("torch.t", "Tensor.t")
+def t(cx: OpContext, input):
+    x = _tensor(input)
+    r = len(cx.dims(x, None))
+    if r > 2:
+        cx.fail(f"{cx.opname} expects a tensor with at most 2 dimensions, but {cx.label(x)} is {r}D {x.shape}; "
+                "use .mT or transpose()", "SH102")
+    return x if r < 2 else _swap(cx, x, 0, 1)
+
+
+@op("Tensor.T")
+def T(cx: OpContext, self):
+    x = _tensor(self)
+    r = len(cx.dims(x, None))
+    if r < 2:
+        return x
+    if r != 2:
+        cx.warn("SH203", f".T on {cx.label(x)} {x.shape} reverses all {r} dimensions (deprecated for "
+                "rank ≠ 2); use .mT or permute")
+    return permuted(cx, x, list(range(r - 1, -1, -1)), "transposed")
+
+
+@op("Tensor.mT")
+def mT(cx: OpContext, self):
+    x = _tensor(self)
+    if x.shape.rank is not None and x.shape.rank < 2:
+        cx.fail(f".mT needs a tensor with at least 2 dimensions, but {cx.label(x)} is {x.shape.rank}D "
+                f"{x.shape}", "SH102")
+    if x.shape.rank is None:
+        cx.dim(x, -2)
+        s = x.shape
+        if s.rank is None:
+            return cx.tensor(Shape(s.dims, s.star, s.suffix[:-2] + (s.suffix[-1], s.suffix[-2])), like=x)
+    return _swap(cx, x, -2, -1)
+
+
+@op("torch.movedim", "Tensor.movedim", "torch.moveaxis", "Tensor.moveaxis")
+def movedim(cx: OpContext, input, source, destination):
+    x = _tensor(input)
+    r = len(cx.dims(x, None))
+    src, dst = dim_list(cx, source, r, "source"), dim_list(cx, destination, r, "destination")
+    if len(src) != len(dst):
+        cx.fail(f"{cx.opname}: source and destination have different lengths ({len(src)} vs {len(dst)})", "SH107")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        cx.fail(f"{cx.opname}: repeated dim in source or destination", "SH107")
+    perm: list = [None] * r
+    for s, d in zip(src, dst):
+        perm[d] = s
+    rest = iter(i for i in range(r) if i not in src)
+    perm = [p if p is not None else next(rest) for p in perm]
+    return permuted(cx, x, perm, "moved")
+
+
+# ---- squeeze / unsqueeze -----------------------------------------------------------------
+
+@op("torch.squeeze", "Tensor.squeeze", "Tensor.squeeze_")
+def squeeze(cx: OpContext, input, dim=None):
+    x = _tensor(input)
+    dims = cx.dims(x, None)
+    r = len(dims)
+    which = dim_list(cx, dim, r)
+    drop = []
+    if which is None:
+        maybe = [d for d in dims if d.value is None and not cx.entails(ne(d, 1))]
+        if maybe:
+            cx.warn("SH202", f"{cx.opname} without a dim also removes {', '.join(map(str, maybe))} of "
+                    f"{cx.label(x)} {x.shape} when it is 1; pass the dim to squeeze")
+        drop = [i for i, d in enumerate(dims) if d.value == 1]
+    else:
+        for i in set(which):
+            if r == 0:
+                continue
+            d = dims[i]
+            if d.value == 1 or cx.entails(eq(d, 1)):
+                drop.append(i)
+            elif d.value is None and not cx.entails(ne(d, 1)):
+                raise NotApplicable("squeezed size may or may not be 1")
+    st = strides_of(x)
+    keep = [i for i in range(r) if i not in drop]
+    return view_result(cx, [dims[i] for i in keep], x, [st[i] for i in keep] if st is not None else None)
+
+
+@op("torch.unsqueeze", "Tensor.unsqueeze", "Tensor.unsqueeze_")
+def unsqueeze(cx: OpContext, input, dim):
+    x = _tensor(input)
+    if x.shape.rank is None:
+        i = cx.const_int(dim)
+        if i is None:
+            raise NotApplicable("dim unknown")
+        s = x.shape
+        if i >= 0 and i <= len(s.dims):
+            return cx.tensor(Shape(s.dims[:i] + (Expr.const(1),) + s.dims[i:], s.star, s.suffix), like=x)
+        if i < 0 and -i - 1 <= len(s.suffix):
+            k = len(s.suffix) + i + 1
+            return cx.tensor(Shape(s.dims, s.star, s.suffix[:k] + (Expr.const(1),) + s.suffix[k:]), like=x)
+        raise NotApplicable("rank unknown")
+    dims = x.shape.dims
+    r = len(dims)
+    i = cx.norm_dim(dim, r + 1)
+    st = strides_of(x)
+    nst = None
+    if st is not None:
+        s_new = Expr.const(1) if i >= r else dims[i] * st[i]
+        nst = list(st[:i]) + [s_new] + list(st[i:])
+    return view_result(cx, dims[:i] + (Expr.const(1),) + dims[i:], x, nst)
+
+
+# ---- expand / repeat -----------------------------------------------------------------------
+
+def expanded(cx: OpContext, x: TensorV, sizes: list, what: str = "expand") -> TensorV:
+    dims = cx.dims(x, None)
+    r = len(dims)
+    if len(sizes) < r:
+        cx.fail(f"{cx.opname}: the number of sizes ({len(sizes)}) must be at least the number of dimensions "
+                f"of {cx.label(x)} {x.shape} ({r})", "SH102")
+    st = strides_of(x)
+    lead = len(sizes) - r
+    out, ost = [], []
+    for k, s in enumerate(sizes):
+        if k < lead:
+            if s.value is not None and s.value < 0:
+                cx.fail(f"{cx.opname}: size {s} is not allowed for a new leading dimension", "SH107")
+            out.append(s)
+            ost.append(Expr.const(0))
+            continue
+        d = dims[k - lead]
+        old_st = st[k - lead] if st is not None else None
+        if s.value is not None and s.value < -1:
+            cx.fail(f"{cx.opname}: invalid size {s}", "SH107")
+        if s.value == -1 or s == d:
+            out.append(d)
+            ost.append(old_st)
+            continue
+        if d.value == 1:
+            out.append(s)
+            ost.append(Expr.const(0))
+            continue
+        cx.require(disj(eq(d, s), eq(d, 1)), f"{cx.opname}: the expanded size {s} must match the existing size "
+                   f"{d} of {cx.label(x)} {x.shape} at dimension {k - lead} (only size-1 dimensions expand)",
+                   "SH101")
+        out.append(s)
+        ost.append(old_st if cx.entails(eq(d, s)) else Expr.const(0))
+    ok = st is not None and all(s is not None for s in ost)
+    return view_result(cx, out, x, ost if ok else None, _where(cx, "expanded"))
+
+
+@op("Tensor.expand")
+def expand(cx: OpContext, self, *sizes, implicit=False):
+    return expanded(cx, _tensor(self), size_list(cx, sizes))
+
+
+@op("Tensor.expand_as")
+def expand_as(cx: OpContext, self, other):
+    return expanded(cx, _tensor(self), list(cx.dims(other, None, "other")))
+
+
+@op("torch.broadcast_to", "Tensor.broadcast_to")
+def broadcast_to(cx: OpContext, input, size):
+    return expanded(cx, _tensor(input), size_list(cx, [size]))
+
+
+@op("Tensor.repeat")
+def repeat(cx: OpContext, self, *repeats):
+    x = _tensor(self)
+    reps = size_list(cx, repeats)
+    dims = cx.dims(x, None)
+    if len(reps) < len(dims):
+        cx.fail(f"{cx.opname}: {len(reps)} repeat counts for {cx.label(x)} {x.shape} with {len(dims)} "
+                "dimensions; give at least one per dimension", "SH102")
+    return _tiled(cx, x, dims, reps)
+
+
+def _tiled(cx, x, dims, reps):
+    for rp in reps:
+        if rp.value is not None and rp.value < 0:
+            cx.fail(f"{cx.opname}: repeat counts must be non-negative, got {rp}", "SH107")
+    full = (Expr.const(1),) * (len(reps) - len(dims)) + tuple(dims)
+    return cx.tensor([a * b for a, b in zip(full, reps)], like=x)
+
+
+@op("torch.tile", "Tensor.tile")
+def tile(cx: OpContext, input, dims):
+    x = _tensor(input)
+    shape = cx.dims(x, None)
+    reps = size_list(cx, [dims])
+    reps = [Expr.const(1)] * (len(shape) - len(reps)) + reps
+    return _tiled(cx, x, shape, reps)
+
+
+# ---- narrow --------------------------------------------------------------------------------
+
+@op("torch.narrow", "Tensor.narrow")
+def narrow(cx: OpContext, input, dim, start, length):
+    x = _tensor(input)
+    dims = cx.dims(x, None)
+    if not dims:
+        cx.fail(f"{cx.opname} cannot be applied to a 0-dim tensor", "SH102")
+    d = cx.norm_dim(dim, len(dims))
+    size = dims[d]
+    st, ln = cx.int_of(start), cx.int_of(length)
+    if isinstance(start, TensorV):
+        st = cx.fresh("start")
+    if st is None or ln is None:
+        raise NotApplicable("start/length unknown")
+    if st.value is not None and st.value < 0:
+        cx.require(cx_ge(size, -st.value), f"{cx.opname}: start {st} is out of range for dimension {d} of size "
+                   f"{size}", "SH105")
+        st = st + size
+    cx.require(cx_ge(ln, 0), f"{cx.opname}: length must be non-negative, got {ln}", "SH107")
+    cx.require(cx_ge(size, st), f"{cx.opname}: start {st} is out of range for dimension {d} of size {size}", "SH105")
+    cx.require(cx_ge(size, st + ln), f"{cx.opname}: start ({st}) + length ({ln}) exceeds dimension {d} of size "
+               f"{size} of {cx.label(x)} {x.shape}", "SH105")
+    strides = strides_of(x)
+    return view_result(cx, dims[:d] + (ln,) + dims[d + 1:], x, strides, _where(cx, "narrowed"))
+
+
+def cx_ge(a, b):
+    from ...shapes.shape import ge
+    return ge(a, b)
+
+
+__all__ = ["strides_of", "view_result", "contiguous_strides", "compute_stride", "infer_size", "expanded",
+           "NoneV"]

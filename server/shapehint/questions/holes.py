@@ -1,0 +1,65 @@
+"""Shape holes: `__` where an int belongs (Tensors Fitting Perfectly §3.8).
+
+Every analysis that constrained a hole (the function's own analysis, and each calling
+context) must admit its value, so the answer is the intersection of the ranges each one
+allows. A hole inside a provably failing precondition has no value (SH404). Lines that fail
+for another reason are not facts, so they do not hide a hole's value elsewhere.
+"""
+from __future__ import annotations
+
+from ..shapes.expr import Expr
+from ..shapes.shape import ne
+from ..solver.facts import Unknown
+
+
+def answer_holes(result) -> list:
+    it = result.interp
+    out = []
+    for name, span in sorted(it.holes.items(), key=lambda kv: (kv[1].line, kv[1].col)):
+        item = {"line": span.line, "col": span.col, "status": "unknown", "value": None, "lo": None, "hi": None,
+                "examples": [], "note": None}
+        fails = [f for f in it.failures if name in f[2].symbols()]
+        if fails:
+            item.update(status="none", note=f"line {fails[0][1].line}: {fails[0][4]}")
+            out.append(item)
+            continue
+        lo, hi, stores = 1, None, []
+        try:
+            for st in it.stores:
+                if any(name in f.pred.symbols() for f in st.facts):
+                    stores.append(st)
+                    a, b = st.value_range(Expr.sym(name))
+                    lo = max(lo, a if a is not None else lo)
+                    hi = b if hi is None else (min(hi, b) if b is not None else hi)
+        except Unknown:
+            out.append(item)
+            continue
+        if not stores:
+            item.update(lo=1, note="nothing constrains this hole")
+            item["status"] = "range"
+            item["examples"] = [1, 2, 3]
+        elif hi is not None and lo > hi:
+            item.update(status="none", note="the uses of this hole need incompatible values")
+        elif hi is not None and lo == hi:
+            item.update(status="unique", value=lo, lo=lo, hi=hi, examples=[lo])
+        else:
+            item.update(status="range", lo=lo, hi=hi, examples=_examples(stores, name, lo, hi))
+        out.append(item)
+    return out
+
+
+def _examples(stores, name: str, lo: int, hi) -> list:
+    vals = []
+    for v in range(lo, lo + 64):
+        if hi is not None and v > hi:
+            break
+        if all(st.possible(_eq(name, v))[0] is not False for st in stores):
+            vals.append(v)
+        if len(vals) == 3:
+            break
+    return vals
+
+
+def _eq(name: str, v: int):
+    from ..shapes.shape import eq
+    return eq(Expr.sym(name), v)

@@ -1,0 +1,109 @@
+"""Q1 static migration and Q2 migration under arithmetic constraints (ECOOP'24 §2–5).
+
+For a function, the migration space is non-empty when some static shapes of its parameters
+pass every precondition of its body. A provable error in the body means no static migration
+exists (status "none"): the parameter dimensions the failing constraint mentions can only be
+`Dyn`, with the error's message as the reason. Otherwise one migration is the smallest model
+(deterministic: each dimension minimised in order) of the facts plus the user's constraints;
+constraints that clash are reported with the facts they contradict.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..shapes.expr import Expr
+from ..shapes.shape import conj, eq
+from ..shapes.values import TensorV
+from ..solver.facts import FactStore
+from .assume import AssumeError, parse_assumption, to_pred
+from .common import display, generic_frame, tensor_params
+
+
+def migratable_functions(result) -> list:
+    it = result.interp
+    out = []
+    for f in it.functions:
+        if f.node.name == "__init__":
+            continue
+        if tensor_params(result, f.qualname):
+            out.append(f.qualname)
+    return out
+
+
+def answer_migration(result, assume: list = (), only: Optional[str] = None) -> list:
+    return [migrate_function(result, q, assume) for q in migratable_functions(result) if only in (None, q)]
+
+
+def migrate_function(result, qualname: str, assume=()) -> dict:
+    it = result.interp
+    store = it.generic_stores[qualname]
+    params = tensor_params(result, qualname)
+    fails = [f for f in it.failures if f[0] == qualname and f[5] == ""]
+    extra, clash = [], []
+    fr = generic_frame(result, qualname)
+    for text in assume:
+        scope, node = parse_assumption(text)
+        if scope is not None and scope != qualname:
+            continue
+        extra.append((to_pred(it, fr, node, text), text))
+    out = {"function": qualname, "status": "static", "params": [], "clash": []}
+    for f in fails:
+        out["clash"].append({"line": f[1].line, "col": f[1].col, "end_line": f[1].end_line, "end_col": f[1].end_col,
+                             "severity": "error", "code": f[3], "message": f[4], "related": []})
+    if extra:
+        ok, core = store.possible(conj(*[p for p, _ in extra]))
+        if ok is False:
+            out["status"] = "none"
+            lines = sorted({o[0].line for o in core if o})
+            out["clash"].append({"line": result.functions[qualname].line, "col": 0, "end_line": result.functions[qualname].line,
+                                 "end_col": 0, "severity": "error", "code": "SH401",
+                                 "message": f"the constraints {', '.join(t for _, t in extra)} contradict "
+                                            + (f"lines {', '.join(map(str, lines))}" if lines else "the program"),
+                                 "related": [{"line": o[0].line, "col": o[0].col, "message": o[1]} for o in core if o]})
+    syms = sorted({s for t in params.values() for d in t.shape.dims for s in d.symbols()})
+    fail_syms = set().union(*[f[2].symbols() for f in fails]) if fails else set()
+    model = None
+    if out["status"] != "none":
+        probe = FactStore(store.limits)
+        probe.lower.update(store.lower)
+        for fct in store.facts:
+            probe.add(fct.pred, fct.origin)
+        model = probe.model([p for p, _ in extra], names=syms, minimize=syms)
+        if model is None:
+            out["status"] = "unknown"
+    for name, t in params.items():
+        out["params"].append(_param(result, qualname, name, t, model, store, fail_syms, fails))
+    if fails:
+        out["status"] = "none"
+    elif out["status"] == "static" and any(p["shape"] is None for p in out["params"]):
+        out["status"] = "partial"
+    return out
+
+
+def _param(result, qualname, name, t: TensorV, model, store, fail_syms, fails) -> dict:
+    s = t.shape
+    item = {"name": name, "ranks": [s.rank] if s.rank is not None else [], "shape": None, "dyn_dims": [],
+            "reason": None, "forced": [], "names": []}
+    if s.rank is None:
+        item["reason"] = "the rank is not determined by the code"
+        return item
+    shape, forced, names = [], [], []
+    for i, d in enumerate(s.dims):
+        shown = display(result, qualname, d)
+        names.append(str(shown) if not d.is_const else d.value)
+        if d.symbols() & fail_syms:
+            item["dyn_dims"].append(i)
+            item["reason"] = fails[0][4]
+            shape.append("?")
+            forced.append(None)
+            continue
+        v = d.subs(model).value if model is not None else None
+        shape.append(v if v is not None else "?")
+        if d.is_const:
+            forced.append(d.value)
+        elif v is not None and store.entails(eq(d, v)):
+            forced.append(v)
+        else:
+            forced.append(None)
+    item.update(shape=shape, forced=forced, names=names)
+    return item

@@ -1,0 +1,99 @@
+"""Comparison against hand-made inferred JSON (independent of the engine) and diagnostics."""
+import pytest
+
+from shapehint.devicerun import api
+from shapehint.devicerun.compare import align, eval_dim, safe_eval, status_of
+
+from .helpers import fixture, line_of, run
+
+
+def test_safe_eval_accepts_only_arithmetic():
+    env = {"H": 32, "C": 12, "x.shape[0]": 2}
+    assert safe_eval("(H - 1)//2 + 1", env) == 16
+    assert safe_eval("max(H, C) % 7 * 2", env) == 8
+    assert safe_eval("x.shape[0] * C", env) == 24
+    for bad in ("__import__('os')", "H.__class__", "[H]", "open('x')", "2**1000"):
+        with pytest.raises(Exception):
+            safe_eval(bad, env)
+    assert eval_dim("W + 1", env) == "?" and eval_dim(3, env) == 3 and eval_dim("?", env) == "?"
+
+
+def test_variadic_alignment_and_binding():
+    assert align(["*batch", "D"], [2, 3, 4]) == [("D", 4)]
+    assert align(["B", "*rest"], []) is None
+    env = {}
+    assert status_of(["B", 3, "H", "W"], [2, 3, 32, 32], env) == ("match", [2, 3, 32, 32])
+    assert env == {"B": 2, "H": 32, "W": 32}
+    assert status_of(["B", "(H - 1)//2 + 1", "W"], [2, 16, 32], env)[0] == "match"
+    assert status_of(["B", "H", "W"], [2, 32, 31], env) == ("mismatch", [2, 32, 32])
+    assert status_of(["B", "H"], [2, 32, 1], env)[0] == "mismatch"  # rank
+    assert status_of(["*x"], [2, 3], env)[0] == "not-inferred"
+    assert status_of(["B", "*s", 7], [2, 5, 6, 7], env) == ("match", [2, "?", "?", 7])
+
+
+def _infer_cnn(text, relu_shape):
+    ln = lambda s: line_of(text, s)  # noqa: E731
+    return {"values": [
+        {"line": ln("y = x.flatten(1)"), "col": 4, "name": "y", "function": "helper", "shape": ["B", "C*H*W"]},
+        {"line": ln("z = y[:, :n]"), "col": 4, "name": "z", "function": "helper", "shape": ["B", "n"]},
+        {"line": ln("h = F.relu"), "col": 8, "name": "h", "function": "Net.forward", "shape": relu_shape},
+        {"line": ln("h = F.max_pool2d"), "col": 8, "name": "h", "function": "Net.forward", "shape": ["B", 8, 16, 16]},
+        {"line": ln("h = h * 1"), "col": 12, "name": "h", "function": "Net.forward", "shape": ["B", "C", "H", "W"]},
+        {"line": ln("f = helper"), "col": 8, "name": "f", "function": "Net.forward", "shape": ["B", 5]},
+        {"line": ln("g = helper"), "col": 8, "name": "g", "function": "Net.forward", "shape": ["B", 7]},
+        {"line": ln("out = self.fc"), "col": 8, "name": "out", "function": "Net.forward", "shape": ["B", 10]},
+        {"line": ln("y = self.lin(x)"), "col": 8, "name": "y", "function": "Head.forward", "shape": ["B", 4]},
+    ]}
+
+
+def test_agreement_and_a_wrong_inference_on_the_right_line():
+    path, text = fixture("cnn.py")
+    good = run("cnn.py", entry="Net", infer=_infer_cnn(text, ["B", 8, 32, 32]))
+    s = good["summary"]
+    assert s["mismatch"] == 0 and s["match"] == 10 and s["agreement"] == 1.0, good["mismatches"]
+    assert s["not_executed"] == 1  # Head.forward's line: inferred, not run by this entry
+    assert api.to_diagnostics(good, text) == []
+    # the helper's B, C, H, W and n are bound per call from that call's arguments
+    z = {tuple(it["inferred"]) for it in good["lines"] if it["name"] == "z"}
+    assert z == {(2, 5), (2, 7)}
+    # a wrong shape on the relu line: one mismatch, there, and an SH501 showing both shapes
+    bad = api.assemble(path, text, "cpu", _raw_run(good), _infer_cnn(text, ["B", 8, 32, "2*16 + 1"]))
+    assert [(m["line"], m["name"]) for m in bad["mismatches"]] == [(line_of(text, "h = F.relu"), "h")]
+    (d,) = api.to_diagnostics(bad, text)
+    assert d["code"] == "SH501" and d["severity"] == "warning" and d["line"] == line_of(text, "h = F.relu")
+    assert "[2, 8, 32, 32]" in d["message"] and "[2, 8, 32, 33]" in d["message"] and d["col"] == 8
+
+
+_RAW = {}
+
+
+def _raw_run(result):
+    """Re-run the same module once and keep the raw runner JSON (for assemble with other inferences)."""
+    if "cnn" not in _RAW:
+        from shapehint.devicerun.api import execute
+        from shapehint.devicerun.inputs import plan_entries
+        path, text = fixture("cnn.py")
+        (p,) = plan_entries(text, "Net")
+        _RAW["cnn"] = execute({"path": path, "source": text, "device": "cpu", "entries": [p.request()]}, __import__("sys").executable, 60)
+    return _RAW["cnn"]
+
+
+def test_runtime_error_is_sh502_on_its_line():
+    r = run("bad.py", entry="crash")
+    _, text = fixture("bad.py")
+    ln = line_of(text, "z = y @ torch.ones(3, 5)")
+    assert r["error"]["line"] == ln and r["error"]["type"] == "RuntimeError"
+    assert "shapes cannot be multiplied" in r["error"]["message"]
+    diags = api.to_diagnostics(r, text)
+    assert [(d["code"], d["severity"], d["line"], d["col"]) for d in diags] == [("SH502", "error", ln, 4)]
+    # the lines before the failure were observed
+    assert [it["observed"] for it in r["lines"] if it["name"] == "y"] == [[2, 4]]
+
+
+def test_contexts_in_the_inference_are_accepted():
+    path, text = fixture("cnn.py")
+    ln = line_of(text, "z = y[:, :n]")
+    infer = {"values": [{"line": ln, "col": 4, "name": "z", "function": "helper", "shape": ["B", "?"],
+                         "contexts": [{"context": "a", "shape": ["B", 5]}, {"context": "b", "shape": ["B", 7]}]}]}
+    r = api.assemble(path, text, "cpu", _raw_run(None), infer)
+    assert {it["status"] for it in r["lines"] if it["line"] == ln} == {"match"}
