@@ -59,7 +59,8 @@ class AnnotationReader:
                 return self._tensortype(node.slice), None
             return None
         v = self.resolve(node)
-        if isinstance(v, ExtRef) and v.path in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor"):
+        if isinstance(v, ExtRef) and (v.path in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor")
+                                      or v.path in DYN_PATHS):
             return Shape.unknown(self.fresh_star()), None
         return None
 

@@ -265,6 +265,8 @@ class CallMixin:
                     self_obj=args[0] if f.cls is not None and args else None,
                     call_sites=fr.call_sites + ([span] if span else []))
         self.exec_block(f.node.body, sub)
+        if sub.dead:
+            fr.dead = True
         if not sub.returns:
             return NoneV()
         return sub.returns[0] if len(sub.returns) == 1 else self.join_values(sub.returns)

@@ -139,7 +139,7 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
     if ann is not None:
         shape, dtype = ann
         if shape.star is not None and shape.star.startswith("?"):
-            star = it.param_star(p.arg)
+            star = it.param_star(p.arg, f.qualname)
             shape = Shape(shape.dims, star, shape.suffix)
         for i, d in enumerate(shape.dims):
             for s in d.symbols():
@@ -154,7 +154,7 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
         return f.defaults[p.arg]
     if is_init or p.arg in CONFIG_NAMES or param_kind(f.node, p.arg) == "opaque":
         return OpaqueV(p.arg)
-    return TensorV(Shape.unknown(it.param_star(p.arg)), None, span_of(p))
+    return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p))
 
 
 def generic_instance(it: Interp, cls: ClassObj):

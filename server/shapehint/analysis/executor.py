@@ -80,14 +80,34 @@ class ExecMixin:
         v = self.eval(st.value, fr)
         ann = self.annotation_shape(st.annotation, fr)
         if ann is not None and isinstance(v, TensorV):
-            self.check_annotation(v, ann[0], st, fr)
+            v = self.check_annotation(v, ann[0], ann[1], st, fr)
         self.sink.annotated_lines.add(st.lineno)
         self.assign(st.target, v, fr, st)
 
-    def s_Assert(self, st: ast.Assert, fr):
-        self.assume(self.eval(st.test, fr), st, fr, "assert")
+    def check_annotation(self, v: TensorV, ann, dtype, st, fr) -> TensorV:
+        """`b: Float[Tensor, "k*64"] = f(a)`: the value must fit; afterwards it has the annotated form."""
+        from .interp import span_of
+        actual = self.resolve(v)
+        if ann.rank is None or actual.rank is None:
+            return v
+        span = span_of(st)
+        if ann.rank != actual.rank:
+            self.report(fr, span, "SH102", f"the annotation says rank {ann.rank} {ann}, but the value is {actual}", [])
+            return v
+        for a, b in zip(ann.dims, actual.dims):
+            p = eq(a, b)
+            ok, core = fr.facts.possible(p)
+            if ok is False:
+                self.report(fr, span, "SH101", f"the annotation says {ann}, but the value is {actual}",
+                            [Related(o[0].line, o[0].col, o[1]) for o in core if o])
+                return v
+            fr.facts.add(p, (span, f"annotation on line {span.line}"))
+        return TensorV(ann, dtype or v.dtype, v.origin, v.contiguous, v.layout_note)
 
-    def assume(self, v: Value, node, fr, what: str) -> None:
+    def s_Assert(self, st: ast.Assert, fr):
+        self.assume(self.eval(st.test, fr), st, fr, "assert", st.test)
+
+    def assume(self, v: Value, node, fr, what: str, test=None) -> None:
         from .interp import span_of
         p = self.truth(v)
         if p is None or p.is_true:
@@ -96,12 +116,34 @@ class ExecMixin:
         possible, core = fr.facts.possible(p)
         if possible is False:
             rel = [Related(o[0].line, o[0].col, o[1]) for o in core if o and o[0].line != span.line]
-            self.report(fr, span, "SH108", f"this {what} fails for every admissible input: {p} is impossible"
-                        + self._core_note(core), rel)
+            self.report(fr, span, "SH108", self._assert_message(what, test, p, fr) + self._core_note(core), rel)
             self.failed_asserts.add(span.line)
             self.failures.append((fr.qualname, span, p, "SH108", "assertion always fails", fr.context))
             return
         fr.facts.add(p, (span, f"{what} on line {span.line}"))
+
+    def _assert_message(self, what: str, test, p, fr) -> str:
+        if test is None:
+            return f"this {what} fails for every admissible input: {p} is impossible"
+        known = []
+        for n in ast.walk(test):
+            if isinstance(n, ast.Name) and isinstance(fr.env.get(n.id), IntV) and n.id not in [k for k, _ in known]:
+                known.append((n.id, fr.env[n.id].expr))
+        for n in ast.walk(test):
+            if isinstance(n, (ast.Attribute, ast.Call)) and self.source(n).endswith(("shape", ")")) and len(known) < 4:
+                src = self.source(n)
+                rec = fr.record
+                fr.record = False
+                try:
+                    val = self.eval(n, fr)
+                finally:
+                    fr.record = rec
+                if isinstance(val, TupleV) and all(isinstance(i, IntV) for i in val.items):
+                    known.append((src, "(" + ", ".join(str(i.expr) for i in val.items) + ")"))
+                elif isinstance(val, IntV):
+                    known.append((src, val.expr))
+        vals = ", ".join(f"{k} = {v}" for k, v in known[:4])
+        return f"`{what} {ast.unparse(test)}` fails for every admissible input" + (f" ({vals} here)" if vals else "")
 
     def _core_note(self, core) -> str:
         lines = sorted({o[0].line for o in core if o})
@@ -203,12 +245,14 @@ class ExecMixin:
             return self.exec_block(st.orelse, fr)
         origin = (span_of(st.test), f"condition on line {st.lineno}")
         env0 = dict(fr.env)
+        dead0 = fr.dead
         fr.facts.push()
         if p is not None:
             fr.facts.add(p, origin)
         f1 = self.exec_block(st.body, fr)
         env1 = dict(fr.env)
         fr.facts.pop()
+        dead1, fr.dead = fr.dead, dead0
         fr.env.clear()
         fr.env.update(env0)
         fr.facts.push()
@@ -217,6 +261,7 @@ class ExecMixin:
         f2 = self.exec_block(st.orelse, fr)
         env2 = dict(fr.env)
         fr.facts.pop()
+        fr.dead = dead0 or (dead1 and fr.dead)
         dead1, dead2 = f1 in ("return", "raise"), f2 in ("return", "raise")
         if dead1 and dead2:
             return "return"

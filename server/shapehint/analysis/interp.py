@@ -55,6 +55,7 @@ class Frame:
     call_sites: list = field(default_factory=list)  # spans of the calls that led here
     record: bool = True
     iter_label: str = ""
+    dead: bool = False  # a provable error happened on this path: no admissible input gets further
 
 
 def span_of(node: ast.AST) -> Span:
@@ -147,12 +148,13 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
         t.shape = s
         return s
 
-    def param_star(self, param: str) -> str:
-        star = f"{param}*"
+    def param_star(self, param: str, function: str = "") -> str:
+        # qualified by the function: restored summaries of other functions may mention theirs
+        star = f"{function}:{param}*"
         n = 1
         while star in self.star_owner:
             n += 1
-            star = f"{param}*{n}"
+            star = f"{function}:{param}*{n}"
         self.star_owner[star] = (param, 0, 0)
         return star
 
@@ -201,12 +203,20 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
     def report(self, frame: Frame, span: Optional[Span], code: str, message: str, related: list) -> None:
         if span is None:
             return
+        from . import codes
+        if codes.severity(code) == "error":
+            if frame.dead:
+                return  # vacuous: no admissible input reaches this line
+            frame.dead = True
         rel = [r for r in related if r is not None]
         for site in frame.call_sites[-2:]:
             rel.append(Related(site.line, site.col, "called from here with the shapes above"))
         self.sink.diag(span, code, message, rel, function=frame.qualname)
 
     def failed(self, frame: Frame, span: Span, err: OpFailed, extra_related: list) -> None:
+        from ..shapes.shape import FALSE
+        self.failures.append((frame.qualname, span, getattr(err, "pred", FALSE), err.code, err.message,
+                              frame.context))
         rel = []
         for item in list(err.related) + extra_related:
             if isinstance(item, Related):

@@ -29,8 +29,9 @@ class AnalysisContext(OpContext):
         facts = self.frame.facts
         possible, core = facts.possible(pred)
         if possible is False:
-            self.interp.failures.append((self.frame.qualname, self.span, pred, code, message, self.frame.context))
-            raise OpFailed(code, message, list(related) + core)
+            err = OpFailed(code, message, list(related) + core)
+            err.pred = pred
+            raise err
         if possible is None:
             return
         facts.add(pred, (self.span, f"required by {self.opname}"))

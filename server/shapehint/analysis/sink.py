@@ -189,6 +189,7 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
     """Re-insert a captured contribution, moving spans with `line_map` (old line -> new line)."""
     from dataclasses import replace
     for key, kind, (c, e, v, sub) in captured["obs"]:
+        c = relabel(c, line_map)
         span = key[0]
         nl, nel = line_map(span.line), line_map(span.end_line)
         if nl is None or nel is None:
@@ -208,3 +209,11 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         if (nl, code, msg) not in sink._diags:
             sink._diags[(nl, code, msg)] = nd
     return True
+
+
+_LINE = re.compile(r"\(line (\d+)\)")
+
+
+def relabel(context: str, line_map) -> str:
+    """Context labels name the calling line: move it with the edit."""
+    return _LINE.sub(lambda m: f"(line {line_map(int(m.group(1))) or m.group(1)})", context)

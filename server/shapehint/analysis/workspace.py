@@ -103,8 +103,10 @@ def _moved(captured: dict, line_map) -> dict:
     from dataclasses import replace
     from ..shapes.values import Span
     obs = []
+    from .sink import relabel
     for key, kind, o in captured["obs"]:
         s = key[0]
+        o = (relabel(o[0], line_map),) + tuple(o[1:])
         obs.append(((Span(line_map(s.line), s.col, line_map(s.end_line), s.end_col),) + key[1:], kind, o))
     diags = []
     for (line, code, msg), d in captured["diags"]:
@@ -217,6 +219,10 @@ def signature(it, q: str) -> str:
     rets = it.generic_returns.get(q, [])
     parts = [f"{k}:{_show(it, v)}" for k, v in params.items()]
     parts.append("->" + "|".join(_show(it, r) for r in rets))
+    self_obj = params.get("self")
+    if q.endswith(".__init__") and hasattr(self_obj, "attrs"):
+        # what a constructor builds is part of what callers observe (`self.fc` of an instance)
+        parts += [f"self.{k}={_show(it, v)}" for k, v in sorted(self_obj.attrs.items())]
     if store is not None:
         parts += sorted(str(fct.pred) for fct in store.facts)
     parts += sorted(f"{f[3]}:{f[4]}" for f in it.failures if f[0] == q)
@@ -227,6 +233,10 @@ def _show(it, v) -> str:
     from ..shapes.values import TensorV
     if isinstance(v, TensorV):
         return str(it.resolve(v))
+    if hasattr(v, "children") and getattr(v, "children", None) is not None:
+        return v.describe() + "[" + ",".join(_show(it, c) for c in v.children) + "]"
+    if hasattr(v, "attrs") and hasattr(v, "cls"):
+        return f"{v.cls.name}(" + ",".join(f"{k}={_show(it, a)}" for k, a in sorted(v.attrs.items())) + ")"
     return v.describe() if hasattr(v, "describe") else type(v).__name__
 
 

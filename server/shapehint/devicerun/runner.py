@@ -362,20 +362,20 @@ def dry_run_pick(torch, mod, entry, deadline):
             if left <= 0:
                 failures.append("dry-run time budget spent")
                 break
-            # The whole remaining budget, not a slice: an interrupted lazy import inside torch
-            # (nonzero on meta imports torch._dynamo) would leave a half-initialised module.
-            signal.setitimer(signal.ITIMER_REAL, left)
+            # Generous per try: an interrupted lazy import inside torch (nonzero on meta imports
+            # torch._dynamo) could leave a half-initialised module behind.
+            signal.setitimer(signal.ITIMER_REAL, min(left, 5.0))
             try:
                 call_entry(torch, mod, entry, json.loads(json.dumps(cand)), "meta", [])
                 return cand, None
             except RunnerTimeout:
                 raise
+            except DryRunTimeout:
+                return cand, None  # slow, not failing: keep it; more tries would only spend time
             except BaseException as exc:  # noqa: BLE001 - any failure means "try the next candidate"
                 if META_DATA_RE.search(str(exc)):
                     return cand, None
                 failures.append("%s: %s" % (type(exc).__name__, str(exc)[:200]))
-                if isinstance(exc, DryRunTimeout):
-                    break  # a slow module: more tries would only spend the real run's time
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
     finally:

@@ -185,7 +185,9 @@ for _name in commands.server_commands() + debug.commands():
 
 def main(argv=None) -> int:
     """Entry point of `shapehint lsp` (stdio). Logs go to stderr: stdout is the protocol."""
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING,
+    import os
+    level = os.environ.get("SHAPEHINT_LOG", "WARNING").upper()
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING),
                         format="shapehint-lsp %(levelname)s %(name)s: %(message)s")
     server.start_io()
     return 0

@@ -144,6 +144,7 @@ class Worker:
 
     def track(self, job: Job) -> Job:
         """Make `$/cancelRequest` for the job's request id reach the job."""
+        log.info("track %r for request %r", job, job.request_id)
         if job.request_id is not None:
             self._requests[job.request_id] = job
             if job.request_id in self._early_cancels:
@@ -165,6 +166,7 @@ class Worker:
     def cancel_request(self, request_id) -> bool:
         """$/cancelRequest: stop the job serving that request (interrupting its Z3 context)."""
         job = self._requests.pop(request_id, None)
+        log.info("cancel request %r -> %r", request_id, job)
         if job is None:
             self._early_cancels.append(request_id)  # the job may not exist yet
             del self._early_cancels[:-64]

@@ -32,6 +32,14 @@ def broadcast_shapes(cx: OpContext, *shapes: Shape) -> Shape:
     if unknown:
         if len(unknown) == 1 and all(s.rank == 0 for s in known):
             return unknown[0]
+        if len({(u.star, u.dims, len(u.suffix)) for u in unknown}) == 1 and len(unknown) > 1 and not known:
+            # the same unknown rest (x + f(x)): broadcast the known suffixes
+            u = max(unknown, key=lambda s: len(s.suffix))
+            suffix = list(u.suffix)
+            for s in unknown:
+                for i in range(1, len(s.suffix) + 1):
+                    suffix[-i] = broadcast_dims(cx, suffix[-i], s.suffix[-i], f"dimension -{i}")
+            return Shape(u.dims, u.star, tuple(suffix))
         if len(unknown) == 1 and all(len(s.dims) <= len(unknown[0].suffix) for s in known):
             u = unknown[0]
             suffix = list(u.suffix)

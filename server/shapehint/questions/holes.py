@@ -24,9 +24,14 @@ def answer_holes(result) -> list:
             out.append(item)
             continue
         lo, hi, stores = 1, None, []
+        # Concrete calls from module-level code (the first store) are the program as it runs;
+        # when they constrain the hole they decide it, as in Tensors Fitting Perfectly.
+        mentioning = [st for st in it.stores if any(name in f.pred.symbols() for f in st.facts)]
+        if it.stores and it.stores[0] in mentioning:
+            mentioning = [it.stores[0]]
         try:
-            for st in it.stores:
-                if any(name in f.pred.symbols() for f in st.facts):
+            for st in mentioning:
+                if True:
                     stores.append(st)
                     a, b = st.value_range(Expr.sym(name))
                     lo = max(lo, a if a is not None else lo)

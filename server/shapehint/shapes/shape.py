@@ -41,7 +41,7 @@ def star_name(star: str) -> str:
     """Display name of a variadic segment: `batch`, `x` for the unknown rest of parameter x, or `?`."""
     if star.startswith(DYN_PREFIX):
         return "?"
-    return star.split("*")[0] or "?"
+    return star.split("*")[0].split(":")[-1] or "?"
 
 
 @dataclass(frozen=True)

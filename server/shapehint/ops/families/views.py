@@ -122,6 +122,8 @@ def _view_strides(cx: OpContext, x: TensorV, new, what: str) -> Optional[list]:
     ostr = strides_of(x)
     if ostr is None:
         return None
+    if x.contiguous and x not in _STRIDES:
+        return list(contiguous_strides(new))
     got = compute_stride(cx, old, ostr, new)
     if got is not None:
         return got
@@ -286,6 +288,8 @@ def flatten(cx: OpContext, input, start_dim=0, end_dim=-1):
 def unflatten(cx: OpContext, input, dim, sizes):
     x = _tensor(input)
     dims = cx.dims(x, None)
+    if not dims:
+        cx.fail(f"{cx.opname} cannot unflatten a 0-dim tensor", "SH105")
     d = cx.norm_dim(dim, len(dims))
     sz = size_list(cx, [sizes])
     if not sz:
@@ -363,6 +367,8 @@ def T(cx: OpContext, self):
 @op("Tensor.mT")
 def mT(cx: OpContext, self):
     x = _tensor(self)
+    if x.shape.rank == 0:
+        return x  # identity (deprecated) on 0-dim tensors
     if x.shape.rank is not None and x.shape.rank < 2:
         cx.fail(f".mT needs a tensor with at least 2 dimensions, but {cx.label(x)} is {x.shape.rank}D "
                 f"{x.shape}", "SH102")
@@ -400,6 +406,8 @@ def squeeze(cx: OpContext, input, dim=None):
     r = len(dims)
     which = dim_list(cx, dim, r)
     drop = []
+    if which is not None and len(set(which)) != len(which):
+        cx.fail(f"{cx.opname}: a dim appears more than once in {which}", "SH107")
     if which is None:
         maybe = [d for d in dims if d.value is None and not cx.entails(ne(d, 1))]
         if maybe:

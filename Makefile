@@ -1,0 +1,34 @@
+# Two entry points for a fresh machine (see README):
+#   make demo  - install what is missing, then check and infer the built-in examples
+#   make test  - install what is missing (Python, Debian and npm packages), then run every test
+PY ?= python3
+PIP = $(PY) -m pip install -q --disable-pip-version-check
+
+.PHONY: demo test install install-test install-system install-node test-python test-node
+
+install:
+	$(PIP) -c ci-constraints.txt -e ".[torch]"
+
+demo: install
+	@echo "== shapehint check shared/examples (exit status 1 is expected: cnn_bug.py has a bug to catch)"
+	-shapehint check shared/examples
+	@echo "== shapehint infer shared/examples/gpt.py --format text"
+	shapehint infer shared/examples/gpt.py --format text
+
+install-test:
+	$(PIP) -c ci-constraints.txt -e ".[torch,test]"
+
+install-system:
+	@command -v nvim >/dev/null 2>&1 || { (apt-get update -qq || true) && apt-get install -y -qq neovim >/dev/null; }
+
+install-node:
+	@if [ -f vscode-extension/package.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
+
+test-python:
+	$(PY) -m pytest -q -p no:cacheprovider
+
+test-node:
+	@if grep -q '"test:ext"' package.json; then npm run -s build && npm run -s package && npm run -s test:ext; fi
+	@if grep -q '"test:e2e"' package.json; then npm run -s test:e2e; fi
+
+test: install-test install-system install-node test-python test-node

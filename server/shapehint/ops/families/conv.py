@@ -1,0 +1,329 @@
+"""Convolutions: F.conv1d/2d/3d, F.conv_transpose1d/2d/3d and the nn.Conv*/ConvTranspose* layers.
+
+Spatial sizes are written with Expr arithmetic so one rule serves concrete and symbolic dims:
+conv out = (H + 2*p - d*(k-1) - 1)//s + 1, transposed out = (H-1)*s - 2*p + d*(k-1) + op + 1.
+Inputs may be batched (N, C, *sp) or unbatched (C, *sp); `split_batch` handles both, preferring
+batched when the rank is still unknown. The helpers at the top are shared with pool.py and
+resize.py (all windowed ops read `3` / `(3, 3)` arguments the same way).
+"""
+from __future__ import annotations
+
+from ...shapes.expr import Expr
+from ...shapes.shape import conj, disj, divides, eq, ge, le, lt
+from ...shapes.values import ListV, NoneV, StrV, TensorV, TupleV
+from ..context import NotApplicable, OpContext
+from ..registry import module, op
+
+
+# ---- helpers shared by the windowed families --------------------------------------------
+
+def int_args(cx: OpContext, v, n: int, what: str) -> list:
+    """`3` or `(3, 3)` (Python or abstract) as n Exprs; a wrong length is rejected as PyTorch does."""
+    if isinstance(v, (tuple, list)):
+        items = list(v)
+    elif isinstance(v, (TupleV, ListV)):
+        if v.items is None:
+            raise NotApplicable(f"{what} unknown")
+        items = list(v.items)
+    else:
+        e = cx.int_of(v)
+        if e is None:
+            raise NotApplicable(f"{what} unknown")
+        return [e] * n
+    out = [cx.int_of(i) for i in items]
+    if any(o is None for o in out):
+        raise NotApplicable(f"{what} unknown")
+    if len(out) == 1 and n > 1:
+        out = out * n  # PyTorch expands a one-element list
+    if len(out) != n:
+        cx.fail(f"{cx.opname}: {what} must be an int or a tuple of {n} ints, got {len(out)} values", "SH107")
+    return out
+
+
+def opt_int(cx: OpContext, v, what: str):
+    """An int argument that may be None (returns None)."""
+    if cx.is_none(v):
+        return None
+    e = cx.int_of(v)
+    if e is None:
+        raise NotApplicable(f"{what} unknown")
+    return e
+
+
+def need_int(cx: OpContext, v, what: str) -> Expr:
+    e = cx.int_of(v)
+    if e is None:
+        raise NotApplicable(f"{what} unknown")
+    return e
+
+
+def split_batch(cx: OpContext, x, core: int, what: str = "input"):
+    """(batch dims, channel dim, spatial dims) of a (N, C, *sp) or (C, *sp) input; core = 1 + len(sp)."""
+    d = cx.dims(x, (core + 1, core), what)
+    if len(d) == core + 1:
+        return (d[0],), d[1], list(d[2:])
+    return (), d[0], list(d[1:])
+
+
+def positive(cx: OpContext, vals, what: str, lo: int = 1) -> None:
+    for v in vals:
+        cx.require(ge(v, lo), f"{cx.opname}: {what} must be {'positive' if lo == 1 else f'at least {lo}'}, "
+                   f"got {v}", "SH107")
+
+
+def window_out(h, k, s, p, d) -> Expr:
+    """Number of windows: floor((H + 2p - d(k-1) - 1) / s) + 1."""
+    return (Expr.lift(h) + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def require_window(cx: OpContext, x, i: int, h, k, p, d, out) -> None:
+    cx.require(ge(out, 1), f"{cx.opname}: {cx.label(x)} is too small at spatial dimension {i}: size {h} "
+               f"with padding {p} is less than the kernel extent {d * (k - 1) + 1}", "SH107")
+
+
+def _pad_arg(cx: OpContext, padding, n: int):
+    """An int list, or the string 'same' / 'valid'."""
+    s = cx.str_of(padding)
+    if s is not None:
+        if s not in ("same", "valid"):
+            cx.fail(f"{cx.opname}: invalid padding string {s!r} (expected 'same' or 'valid')", "SH107")
+        return s
+    if isinstance(padding, StrV):
+        raise NotApplicable("padding unknown")
+    return int_args(cx, padding, n, "padding")
+
+
+# ---- forward convolution ---------------------------------------------------------------
+
+def conv_core(cx: OpContext, nsp: int, x, cin, cout, ks, stride, padding, dilation, groups,
+              mode: str = "zeros", layer: bool = False) -> TensorV:
+    if not isinstance(x, TensorV):
+        raise NotApplicable("input unknown")
+    batch, c, sp = split_batch(cx, x, nsp + 1)
+    positive(cx, stride, "stride")
+    positive(cx, dilation, "dilation")
+    if layer:
+        msg = f"{cx.opname} expects {cin} input channels, but {cx.label(x)} has {c} here"
+    else:
+        msg = (f"{cx.opname} expects {cin} input channels (weight.shape[1] * groups), "
+               f"but {cx.label(x)} has {c} here")
+    cx.require(eq(c, cin), msg)
+    out = []
+    if padding == "same":
+        if not all(s.value == 1 for s in stride):
+            cx.fail(f"{cx.opname}: padding='same' is not supported for strided convolutions", "SH107")
+        pads = None
+    else:
+        pads = [Expr.const(0)] * nsp if padding == "valid" else padding
+        positive(cx, pads, "padding", lo=0)
+    for i in range(nsp):
+        h, k, s, d = sp[i], ks[i], stride[i], dilation[i]
+        if pads is None:  # 'same': total padding d*(k-1), the odd extra on the right
+            total = d * (k - 1)
+            left = total // 2
+            _mode_pad_check(cx, x, mode, h, left, total - left, i)
+            out.append(h)
+            continue
+        p = pads[i]
+        _mode_pad_check(cx, x, mode, h, p, p, i)
+        o = window_out(h, k, s, p, d)
+        require_window(cx, x, i, h, k, p, d, o)
+        out.append(o)
+    return cx.tensor(batch + (cout,) + tuple(out), like=x)
+
+
+def _mode_pad_check(cx, x, mode, h, left, right, i) -> None:
+    """padding_mode other than zeros pads with F.pad first, with its size limits."""
+    if mode == "reflect":
+        cx.require(conj(lt(left, h), lt(right, h)), f"{cx.opname}: padding_mode='reflect' needs padding smaller "
+                   f"than the input, but {cx.label(x)} has size {h} at spatial dimension {i}", "SH107")
+    elif mode == "circular":
+        cx.require(conj(le(left, h), le(right, h)), f"{cx.opname}: padding_mode='circular' needs padding at most "
+                   f"the input size, but {cx.label(x)} has size {h} at spatial dimension {i}", "SH107")
+
+
+def _groups(cx: OpContext, groups) -> Expr:
+    g = need_int(cx, groups, "groups")
+    cx.require(ge(g, 1), f"{cx.opname}: groups must be a positive integer, got {g}", "SH107")
+    return g
+
+
+def _check_bias(cx: OpContext, bias, n) -> None:
+    if isinstance(bias, TensorV):
+        b = cx.dims(bias, 1, "bias")
+        cx.require(eq(b[0], n), f"{cx.opname} expects a bias of {n} elements, but it has {b[0]}")
+
+
+def _conv_fn(nsp: int):
+    def rule(cx: OpContext, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+        w = cx.dims(weight, nsp + 2, "weight")
+        g = _groups(cx, groups)
+        cx.require(divides(g, w[0]), f"{cx.opname}: weight.shape[0]={w[0]} must be divisible by groups={g}", "SH107")
+        _check_bias(cx, bias, w[0])
+        return conv_core(cx, nsp, input, w[1] * g, w[0], list(w[2:]), int_args(cx, stride, nsp, "stride"),
+                         _pad_arg(cx, padding, nsp), int_args(cx, dilation, nsp, "dilation"), g)
+    rule.__name__ = f"conv{nsp}d"
+    return rule
+
+
+for _n in (1, 2, 3):
+    op(f"torch.nn.functional.conv{_n}d", f"torch.conv{_n}d")(_conv_fn(_n))
+
+
+# ---- transposed convolution ---------------------------------------------------------------
+
+def convT_core(cx: OpContext, nsp: int, x, cin, cout, ks, stride, padding, out_pad, dilation,
+               output_size=None, layer: bool = False) -> TensorV:
+    if not isinstance(x, TensorV):
+        raise NotApplicable("input unknown")
+    batch, c, sp = split_batch(cx, x, nsp + 1)
+    positive(cx, stride, "stride")
+    positive(cx, dilation, "dilation")
+    positive(cx, padding, "padding", lo=0)
+    positive(cx, out_pad, "output_padding", lo=0)
+    cx.require(eq(c, cin), f"{cx.opname} expects {cin} input channels, but {cx.label(x)} has {c} here")
+    out = []
+    for i in range(nsp):
+        h, k, s, p, d = sp[i], ks[i], stride[i], padding[i], dilation[i]
+        base = (h - 1) * s - 2 * p + d * (k - 1) + 1
+        if output_size is not None:
+            o = output_size[i]
+            cx.require(conj(ge(o, base), le(o, base + s - 1)),
+                       f"{cx.opname}: requested output size {o} at spatial dimension {i} is not reachable: "
+                       f"it must lie between {base} and {base + s - 1}", "SH107")
+            # the requested size fixes output_padding, which PyTorch then checks against stride/dilation
+            opd = o - base
+        else:
+            opd = out_pad[i]
+            o = base + opd
+        cx.require(disj(lt(opd, s), lt(opd, d)), f"{cx.opname}: output_padding ({opd}) must be smaller than "
+                   f"either stride ({s}) or dilation ({d})", "SH107")
+        cx.require(ge(o, 1), f"{cx.opname}: the output is too small at spatial dimension {i}: {cx.label(x)} has "
+                   f"size {h}, which gives {o}", "SH107")
+        out.append(o)
+    return cx.tensor(batch + (cout,) + tuple(out), like=x)
+
+
+def _convT_fn(nsp: int):
+    def rule(cx: OpContext, input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+        w = cx.dims(weight, nsp + 2, "weight")
+        g = _groups(cx, groups)
+        if cx.str_of(padding) is not None:
+            cx.fail(f"{cx.opname}: padding must be an int or a tuple of ints, not a string", "SH107")
+        _check_bias(cx, bias, w[1] * g)
+        return convT_core(cx, nsp, input, w[0], w[1] * g, list(w[2:]), int_args(cx, stride, nsp, "stride"),
+                          int_args(cx, padding, nsp, "padding"), int_args(cx, output_padding, nsp, "output_padding"),
+                          int_args(cx, dilation, nsp, "dilation"))
+    rule.__name__ = f"conv_transpose{nsp}d"
+    return rule
+
+
+for _n in (1, 2, 3):
+    op(f"torch.nn.functional.conv_transpose{_n}d", f"torch.conv_transpose{_n}d")(_convT_fn(_n))
+
+
+# ---- layers ---------------------------------------------------------------------------------
+
+MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _ctor_checks(cx: OpContext, nsp, in_channels, out_channels, kernel_size, stride, padding, groups,
+                 padding_mode, transposed: bool) -> None:
+    g = cx.int_of(groups)
+    if g is not None and g.value is not None and g.value <= 0:
+        cx.fail(f"{cx.opname}: groups must be a positive integer, got {g}", "SH107")
+    for what, v in (("in_channels", in_channels), ("out_channels", out_channels)):
+        e = cx.int_of(v)
+        if e is not None and g is not None:
+            cx.require(divides(g, e), f"{cx.opname}: {what}={e} must be divisible by groups={g}", "SH107")
+    mode = cx.str_of(padding_mode)
+    if mode is not None and mode not in MODES:
+        cx.fail(f"{cx.opname}: padding_mode must be one of {', '.join(MODES)}, got {mode!r}", "SH107")
+    if transposed and mode not in (None, "zeros"):
+        cx.fail(f"{cx.opname}: only padding_mode='zeros' is supported for transposed convolutions", "SH107")
+    pad = cx.str_of(padding)
+    if pad is not None:
+        if transposed or pad not in ("same", "valid"):
+            cx.fail(f"{cx.opname}: invalid padding {pad!r}", "SH107")
+        try:
+            strides = int_args(cx, stride, nsp, "stride")
+        except NotApplicable:
+            return
+        if pad == "same" and any(s.value != 1 for s in strides):
+            cx.fail(f"{cx.opname}: padding='same' is not supported for strided convolutions", "SH107")
+
+
+def _cfg(cx: OpContext, m, nsp: int):
+    c = m.cfg
+    return (need_int(cx, c["in_channels"], "in_channels"), need_int(cx, c["out_channels"], "out_channels"),
+            int_args(cx, c["kernel_size"], nsp, "kernel_size"), int_args(cx, c["stride"], nsp, "stride"),
+            int_args(cx, c["dilation"], nsp, "dilation"), need_int(cx, c["groups"], "groups"))
+
+
+def _conv_layer(nsp: int):
+    def ctor(cx: OpContext, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+             bias=True, padding_mode="zeros", device=None, dtype=None):
+        _ctor_checks(cx, nsp, in_channels, out_channels, kernel_size, stride, padding, groups, padding_mode, False)
+    rule = module(f"torch.nn.Conv{nsp}d")(ctor)
+
+    @rule.forward
+    def fwd(cx: OpContext, m, input):
+        cin, cout, ks, st, dil, g = _cfg(cx, m, nsp)
+        mode = cx.str_of(m.cfg["padding_mode"]) or "zeros"
+        return conv_core(cx, nsp, input, cin, cout, ks, st, _pad_arg(cx, m.cfg["padding"], nsp), dil, g, mode,
+                         layer=True)
+
+    @rule.params
+    def params(cx: OpContext, m):
+        cin, cout, ks, _, _, g = _cfg(cx, m, nsp)
+        out = {"weight": [cout, cin // g] + ks}
+        if cx.bool_of(m.cfg["bias"]) is not False:
+            out["bias"] = [cout]
+        return out
+
+
+def _convT_layer(nsp: int):
+    def ctor(cx: OpContext, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0,
+             groups=1, bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        _ctor_checks(cx, nsp, in_channels, out_channels, kernel_size, stride, padding, groups, padding_mode, True)
+    rule = module(f"torch.nn.ConvTranspose{nsp}d")(ctor)
+
+    @rule.forward
+    def fwd(cx: OpContext, m, input, output_size=None):
+        cin, cout, ks, st, dil, g = _cfg(cx, m, nsp)
+        size = None if cx.is_none(output_size) else _output_size(cx, output_size, nsp, input)
+        return convT_core(cx, nsp, input, cin, cout, ks, st, int_args(cx, m.cfg["padding"], nsp, "padding"),
+                          int_args(cx, m.cfg["output_padding"], nsp, "output_padding"), dil, size, layer=True)
+
+    @rule.params
+    def params(cx: OpContext, m):
+        cin, cout, ks, _, _, g = _cfg(cx, m, nsp)
+        out = {"weight": [cin, cout // g] + ks}
+        if cx.bool_of(m.cfg["bias"]) is not False:
+            out["bias"] = [cout]
+        return out
+
+
+def _output_size(cx: OpContext, v, nsp: int, x) -> list:
+    if not isinstance(v, (TupleV, ListV, tuple, list)) or getattr(v, "items", ()) is None:
+        raise NotApplicable("output_size unknown")
+    items = list(v.items if isinstance(v, (TupleV, ListV)) else v)
+    if not isinstance(x, TensorV) or x.shape.rank is None:
+        raise NotApplicable("input rank unknown")
+    lead = 2 if x.shape.rank == nsp + 2 else 1
+    if len(items) == nsp + lead:  # a full size: PyTorch keeps the spatial part
+        items = items[lead:]
+    if len(items) != nsp:
+        cx.fail(f"{cx.opname}: output_size must have {nsp} or {nsp + lead} elements, got {len(items)}", "SH107")
+    out = [cx.int_of(i) for i in items]
+    if any(o is None for o in out):
+        raise NotApplicable("output_size unknown")
+    return out
+
+
+for _n in (1, 2, 3):
+    _conv_layer(_n)
+    _convT_layer(_n)
+
+__all__ = ["int_args", "opt_int", "need_int", "split_batch", "positive", "window_out", "require_window",
+           "conv_core", "convT_core", "NoneV"]

@@ -1,0 +1,288 @@
+"""Joining and splitting: cat/stack/hstack/vstack/dstack, split/chunk/unbind/tensor_split, meshgrid.
+
+Splits return a TupleV when the number of pieces is known (so `q, k, v = x.split(C, 2)`
+unpacks); a symbolic count that cannot be decided gives a ListV of unknown length whose
+element has a fresh size.
+"""
+from __future__ import annotations
+
+from ...shapes.expr import Expr, emin
+from ...shapes.shape import Shape, eq, ge
+from ...shapes.values import ListV, TensorV, TupleV, Value
+from ..common import result_dtype, shape_str
+from ..context import NotApplicable, OpContext
+from ..registry import op
+from .views import strides_of, view_result
+
+
+def _tensors(cx: OpContext, seq, what="tensors") -> list:
+    if isinstance(seq, TensorV):
+        raise NotApplicable("a tensor passed as the sequence")
+    if not isinstance(seq, (TupleV, ListV)) or seq.items is None:
+        raise NotApplicable(f"{what} unknown")
+    items = list(seq.items)
+    if not all(isinstance(t, TensorV) and t.shape.rank is not None for t in items):
+        raise NotApplicable("an operand is unknown")
+    return items
+
+
+def _dtype(ts):
+    return result_dtype(*ts)
+
+
+@op("torch.cat", "torch.concat", "torch.concatenate")
+def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
+    ts = _tensors(cx, tensors)
+    if axis is not None:
+        dim = axis
+    if not ts:
+        cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
+    for i, t in enumerate(ts):
+        if t.shape.rank == 0:
+            cx.fail(f"{cx.opname}: tensor {i} is zero-dimensional and cannot be concatenated", "SH102")
+    # legacy rule: 1-D tensors of size 0 are skipped
+    live = [(i, t) for i, t in enumerate(ts) if not (t.shape.rank == 1 and t.shape.dims[0].value == 0)]
+    if not live:
+        return cx.tensor(ts[0].shape, dtype=_dtype(ts))
+    i0, first = live[0]
+    r = first.shape.rank
+    d = cx.norm_dim(dim, r)
+    total = Expr.const(0)
+    for i, t in live:
+        if t.shape.rank != r:
+            cx.fail(f"{cx.opname}: tensors must have the same number of dimensions: tensor {i0} is {r}D "
+                    f"{first.shape} but tensor {i} is {t.shape.rank}D {t.shape}", "SH102")
+        for k in range(r):
+            if k != d:
+                cx.require(eq(t.shape.dims[k], first.shape.dims[k]),
+                           f"{cx.opname}: sizes must match except in dimension {d}, but tensor {i0} "
+                           f"{first.shape} and tensor {i} {t.shape} differ in dimension {k} "
+                           f"({first.shape.dims[k]} vs {t.shape.dims[k]})", "SH101")
+        total = total + t.shape.dims[d]
+    dims = list(first.shape.dims)
+    dims[d] = total
+    return cx.tensor(dims, dtype=_dtype(ts))
+
+
+@op("torch.stack")
+def stack(cx: OpContext, tensors, dim=0, *, out=None):
+    ts = _tensors(cx, tensors)
+    if not ts:
+        cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
+    first = ts[0]
+    d = cx.norm_dim(dim, first.shape.rank + 1)
+    for i, t in enumerate(ts[1:], 1):
+        if t.shape.rank != first.shape.rank:
+            cx.fail(f"{cx.opname} expects each tensor to be equal size, but tensor 0 is {first.shape} and "
+                    f"tensor {i} is {t.shape}", "SH102")
+        for k, (a, b) in enumerate(zip(first.shape.dims, t.shape.dims)):
+            cx.require(eq(a, b), f"{cx.opname} expects each tensor to be equal size, but tensor 0 is "
+                       f"{first.shape} and tensor {i} is {t.shape}", "SH101")
+    dims = list(first.shape.dims)
+    dims.insert(d, Expr.const(len(ts)))
+    return cx.tensor(dims, dtype=_dtype(ts))
+
+
+def _atleast(t: TensorV, n: int) -> TensorV:
+    dims = t.shape.dims
+    if len(dims) >= n:
+        return t
+    if n == 2:
+        dims = (Expr.const(1),) * (2 - len(dims)) + dims
+    elif n == 3:  # atleast_3d: [] -> [1,1,1], [N] -> [1,N,1], [M,N] -> [M,N,1]
+        dims = {0: (1, 1, 1), 1: (1, dims[0] if dims else 1, 1), 2: tuple(dims) + (1,)}[len(dims)]
+    else:
+        dims = (Expr.const(1),)
+    return TensorV(Shape.of(dims), t.dtype)
+
+
+@op("torch.hstack")
+def hstack(cx: OpContext, tensors, *, out=None):
+    ts = [_atleast(t, 1) for t in _tensors(cx, tensors)]
+    if not ts:
+        cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
+    return cat(cx, TupleV(tuple(ts)), 0 if ts[0].shape.rank == 1 else 1)
+
+
+@op("torch.vstack", "torch.row_stack")
+def vstack(cx: OpContext, tensors, *, out=None):
+    return cat(cx, TupleV(tuple(_atleast(t, 2) for t in _tensors(cx, tensors))), 0)
+
+
+@op("torch.dstack")
+def dstack(cx: OpContext, tensors, *, out=None):
+    return cat(cx, TupleV(tuple(_atleast(t, 3) for t in _tensors(cx, tensors))), 2)
+
+
+# ---- splitting --------------------------------------------------------------------------
+
+def _pieces(cx: OpContext, x: TensorV, d: int, sizes: list) -> TupleV:
+    """Consecutive slices of dimension d with the given sizes (views sharing x's strides)."""
+    st = strides_of(x)
+    out = []
+    for s in sizes:
+        dims = list(x.shape.dims)
+        dims[d] = s
+        out.append(view_result(cx, dims, x, st, f"split on line {cx.span.line}" if cx.span else "split"))
+    return TupleV(tuple(out))
+
+
+def _unknown_count(cx: OpContext, x: TensorV, d: int, size) -> ListV:
+    dims = list(x.shape.dims)
+    dims[d] = size if size is not None else cx.fresh("piece")
+    return ListV(None, cx.tensor(dims, like=x))
+
+
+def _split_even(cx: OpContext, x: TensorV, d: int, s: Expr) -> Value:
+    size = x.shape.dims[d]
+    if s.value is not None and s.value < 0:
+        cx.fail(f"{cx.opname}: split_size must be non-negative, got {s}", "SH107")
+    if s.value == 0:
+        cx.require(eq(size, 0), f"{cx.opname}: split_size 0 needs an empty dimension {d}, but its size is {size}",
+                   "SH107")
+        return _pieces(cx, x, d, [size])
+    if size.value is not None and s.value is not None:
+        n = max(1, -(-size.value // s.value))
+        return _pieces(cx, x, d, [s] * (n - 1) + [Expr.const(size.value - s.value * (n - 1))])
+    q = size // s
+    if q.value is not None and q * s == size:
+        return _pieces(cx, x, d, [s] * q.value)
+    if s == size or cx.entails(eq(s, size)):
+        return _pieces(cx, x, d, [size])
+    return _unknown_count(cx, x, d, None)
+
+
+@op("torch.split", "Tensor.split", "Tensor.split_with_sizes", "torch.split_with_sizes")
+def split(cx: OpContext, tensor, split_size_or_sections, dim=0):
+    x = tensor
+    if not isinstance(x, TensorV) or x.shape.rank is None:
+        raise NotApplicable("input unknown")
+    if x.shape.rank == 0:
+        cx.fail(f"{cx.opname} cannot split a 0-dim tensor", "SH102")
+    d = cx.norm_dim(dim, x.shape.rank)
+    size = x.shape.dims[d]
+    one = cx.int_of(split_size_or_sections)
+    if one is not None:
+        return _split_even(cx, x, d, one)
+    secs = cx.ints_of(split_size_or_sections)
+    if secs is None:
+        raise NotApplicable("sections unknown")
+    for s in secs:
+        if s.value is not None and s.value < 0:
+            cx.fail(f"{cx.opname}: split sizes must be non-negative, got {shape_str(secs)}", "SH107")
+    total = sum(secs, Expr.const(0))
+    cx.require(eq(total, size), f"{cx.opname}: split sizes {shape_str(secs)} add up to {total}, but dimension {d} "
+               f"of {cx.label(x)} {x.shape} has size {size}", "SH101")
+    return _pieces(cx, x, d, secs)
+
+
+@op("torch.chunk", "Tensor.chunk")
+def chunk(cx: OpContext, input, chunks, dim=0):
+    x = input
+    if not isinstance(x, TensorV) or x.shape.rank is None:
+        raise NotApplicable("input unknown")
+    if x.shape.rank == 0:
+        cx.fail(f"{cx.opname} expects at least a 1-dimensional tensor", "SH102")
+    n = cx.int_of(chunks)
+    if n is None:
+        raise NotApplicable("chunks unknown")
+    if n.value is not None and n.value <= 0:
+        cx.fail(f"{cx.opname}: chunks must be greater than 0, got {n}", "SH107")
+    d = cx.norm_dim(dim, x.shape.rank)
+    size = x.shape.dims[d]
+    if size.value == 0 and n.value is not None:
+        return _pieces(cx, x, d, [size] * n.value)
+    s = (size + n - 1) // n
+    if n.value is not None and s * n == size:
+        return _pieces(cx, x, d, [s] * n.value)
+    return _split_even(cx, x, d, s)
+
+
+@op("torch.unbind", "Tensor.unbind")
+def unbind(cx: OpContext, input, dim=0):
+    x = input
+    if not isinstance(x, TensorV) or x.shape.rank is None:
+        raise NotApplicable("input unknown")
+    if x.shape.rank == 0:
+        cx.fail(f"{cx.opname}: a 0-dim tensor cannot be unbound", "SH102")
+    d = cx.norm_dim(dim, x.shape.rank)
+    dims = list(x.shape.dims)
+    n = dims.pop(d)
+    elem = view_result(cx, dims, x, _drop(strides_of(x), d))
+    if n.value is None:
+        return ListV(None, elem)
+    return TupleV(tuple(view_result(cx, dims, x, _drop(strides_of(x), d)) for _ in range(n.value)))
+
+
+def _drop(st, d):
+    return None if st is None else tuple(s for i, s in enumerate(st) if i != d)
+
+
+@op("torch.tensor_split", "Tensor.tensor_split")
+def tensor_split(cx: OpContext, input, indices_or_sections=None, dim=0, *, sections=None, indices=None,
+                 tensor_indices_or_sections=None):
+    x = input
+    if not isinstance(x, TensorV) or x.shape.rank is None:
+        raise NotApplicable("input unknown")
+    if x.shape.rank == 0:
+        cx.fail(f"{cx.opname} expects at least a 1-dimensional tensor", "SH102")
+    spec = next(v for v in (indices_or_sections, sections, indices, tensor_indices_or_sections, 1) if v is not None)
+    if isinstance(spec, TensorV):
+        raise NotApplicable("tensor indices")
+    d = cx.norm_dim(dim, x.shape.rank)
+    size = x.shape.dims[d]
+    n = cx.int_of(spec)
+    if n is not None:
+        if n.value is None:
+            raise NotApplicable("sections unknown")
+        if n.value <= 0:
+            cx.fail(f"{cx.opname}: number of sections must be larger than 0, got {n}", "SH107")
+        q, r = size // n, size % n
+        if r.value is None:
+            raise NotApplicable("symbolic remainder")
+        return _pieces(cx, x, d, [q + 1] * r.value + [q] * (n.value - r.value))
+    idx = cx.ints_of(spec)
+    if idx is None:
+        raise NotApplicable("indices unknown")
+    sizes, prev = [], Expr.const(0)
+    for b in idx + [size]:
+        b = _clip(size, b)
+        if b.value is not None and prev.value is not None:
+            sizes.append(Expr.const(max(0, b.value - prev.value)))
+        elif cx.entails(ge(b, prev)):
+            sizes.append(b - prev)
+        else:
+            raise NotApplicable("symbolic indices")
+        prev = b  # each piece is x[idx[i-1]:idx[i]], so a smaller index gives an empty piece
+    return _pieces(cx, x, d, sizes)
+
+
+def _clip(size: Expr, b: Expr) -> Expr:
+    if b.value is not None and b.value < 0:
+        b = size + b
+        if b.value is not None and b.value < 0:
+            return Expr.const(0)
+    if b.value is not None and size.value is not None:
+        return Expr.const(min(b.value, size.value))
+    return emin(b, size)
+
+
+@op("torch.meshgrid")
+def meshgrid(cx: OpContext, *tensors, indexing=None):
+    if len(tensors) == 1 and isinstance(tensors[0], (TupleV, ListV)):
+        ts = _tensors(cx, tensors[0])
+    else:
+        ts = list(tensors)
+        if not all(isinstance(t, TensorV) and t.shape.rank is not None for t in ts):
+            raise NotApplicable("operands unknown")
+    if not ts:
+        cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
+    for t in ts:
+        if t.shape.rank > 1:
+            cx.fail(f"{cx.opname} expects 0D or 1D tensors, got {t.shape}", "SH102")
+    dims = [t.shape.dims[0] if t.shape.dims else Expr.const(1) for t in ts]
+    mode = cx.str_of(indexing) or "ij"
+    if mode == "xy" and len(dims) >= 2:
+        dims[0], dims[1] = dims[1], dims[0]
+    return TupleV(tuple(cx.tensor(dims, like=t) for t in ts))
+

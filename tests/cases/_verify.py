@@ -1,0 +1,271 @@
+"""Ground truth for the case programs: run each one with torch and check its inline expectations.
+
+A tool, not a test:  python tests/cases/_verify.py [FILE...]   (default: tests/cases/*.py and
+shared/examples/*.py). Exit status 1 when anything disagrees.
+
+How it works. The file's module-level code runs under a line tracer (sys.settrace). When a
+statement that binds name targets completes in a frame of the case file, the tracer records the
+shape of every tensor bound and checks it against the line's `# expect:`. Symbols in an
+expectation are bound, in increasing priority, from: the `# verify:` bindings of the run, the
+constructor arguments of `self` (ints without defaults keep their parameter name), the shapes of
+the function's tensor arguments at entry (`x.shape[0]`), and the frame's int locals (`B, T, C =
+x.size()`). Expectations inside a method assume the constructor defaults; an instance built with
+other values (an int, a bool, a None, a config dataclass differing from its defaults) is not
+checked there. Each `# entry: CALLABLE; inputs: x=[B,3,H,W]` is then called once per `# verify:`
+binding (or once, when its inputs are concrete) with random inputs (`:long` -> randint(0, 2),
+`:bool` -> all True).
+
+Error markers (`E[...]`, `bug:`) must be the line (any case-file frame of the traceback) where the
+exception happens; `W[SH201]`/`W[SH203]` must see a Python warning on that line. The report also
+lists expectations never checked and executed tensor assignments without an expectation.
+"""
+from __future__ import annotations
+
+import dataclasses
+import glob
+import inspect
+import os
+import sys
+import traceback
+import types
+import warnings
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
+
+from _expect import evaluate, fmt, parse_case  # noqa: E402
+
+NODEFAULT = object()
+
+
+class Shape:
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+
+class Tracer:
+    def __init__(self, case):
+        self.case = case
+        self.path = os.path.abspath(case.path)
+        self.bindings = {}
+        self.ctor = {}          # id(module) -> {param: (value, default)}
+        self.args = {}          # frame -> {name: Shape}
+        self.pending = {}       # frame -> stmt line
+        self.checked = {}       # line -> count of successful checks
+        self.skipped = set()
+        self.failures = []
+        self.missing = set()
+
+    # -- tracing --
+    def global_trace(self, frame, event, arg):
+        if os.path.abspath(frame.f_code.co_filename) != self.path:
+            return None
+        self.on_call(frame)
+        return self.local_trace
+
+    def on_call(self, frame):
+        code = frame.f_code
+        names = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]
+        loc = frame.f_locals
+        self.args[frame] = {n: Shape(loc[n].shape) for n in names if isinstance(loc.get(n), torch.Tensor)}
+        me = loc.get("self")
+        if code.co_name == "__init__" and isinstance(me, nn.Module) and id(me) not in self.ctor:
+            try:
+                sig = inspect.signature(type(me).__init__)
+            except (TypeError, ValueError):
+                return
+            info = {}
+            for p in list(sig.parameters.values())[1:]:
+                if p.name in loc:
+                    d = p.default if p.default is not inspect.Parameter.empty else NODEFAULT
+                    info[p.name] = (loc[p.name], d)
+            self.ctor[id(me)] = info
+
+    def local_trace(self, frame, event, arg):
+        if event == "line":
+            stmt = self.case.stmt_span.get(frame.f_lineno)
+            prev = self.pending.get(frame)
+            if prev is not None and (stmt != prev or frame.f_lineno == prev):
+                self.record(frame, prev)
+                self.pending.pop(frame, None)
+            if stmt is not None:
+                self.pending[frame] = stmt
+        elif event == "return":
+            prev = self.pending.pop(frame, None)
+            if prev is not None and self._returned_normally(frame):
+                self.record(frame, prev)
+            self.args.pop(frame, None)
+        elif event == "exception":
+            self.pending.pop(frame, None)
+            frame.f_locals  # noqa: B018
+        return self.local_trace
+
+    @staticmethod
+    def _returned_normally(frame):
+        return sys.exc_info()[0] is None or True
+
+    # -- checking --
+    def env_for(self, frame):
+        env = dict(self.bindings)
+        me = frame.f_locals.get("self")
+        nondefault = False
+        if isinstance(me, nn.Module) and id(me) in self.ctor:
+            for name, (value, default) in self.ctor[id(me)].items():
+                if default is NODEFAULT:
+                    if isinstance(value, int) and not isinstance(value, bool):
+                        env[name] = value
+                    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+                        try:
+                            nondefault |= value != type(value)()
+                        except TypeError:
+                            pass
+                elif isinstance(value, (int, bool)) or default is None or value is None:
+                    if value != default or type(value) is not type(default):
+                        nondefault = True
+                elif dataclasses.is_dataclass(value) and value != default:
+                    nondefault = True
+        for name, shp in self.args.get(frame, {}).items():
+            for i, d in enumerate(shp.shape):
+                env[f"{name}__shape_{i}"] = d
+        if frame.f_code.co_name != "<module>":
+            for k, v in frame.f_locals.items():
+                if isinstance(v, int) and not isinstance(v, bool):
+                    env[k] = v
+        return env, nondefault
+
+    def record(self, frame, stmt):
+        names = self.case.targets.get(stmt, [])
+        tensors = {n: tuple(frame.f_locals[n].shape) for n in names
+                   if isinstance(frame.f_locals.get(n), torch.Tensor)}
+        if not tensors:
+            return
+        exp = self.case.expectations.get(stmt)
+        if exp is None:
+            self.missing.add(stmt)
+            return
+        env, nondefault = self.env_for(frame)
+        if nondefault:
+            self.skipped.add(stmt)
+            return
+        for name, actual in tensors.items():
+            want = exp.shapes.get(name)
+            if want is None:
+                self.failures.append(f"line {stmt}: tensor {name} {list(actual)} has no expectation")
+                continue
+            try:
+                vals = [d if d == "?" else evaluate(d, env) for d in want]
+            except Exception as exc:  # noqa: BLE001
+                self.failures.append(f"line {stmt}: {name}: cannot evaluate {fmt(want)}: {exc!r}")
+                continue
+            ok = len(vals) == len(actual) and all(v == "?" or v == a for v, a in zip(vals, actual))
+            if ok:
+                self.checked[stmt] = self.checked.get(stmt, 0) + 1
+            else:
+                self.failures.append(f"line {stmt}: {name}: expected {fmt(want)} = {vals}, "
+                                     f"torch gives {list(actual)}  (bindings {self.bindings})")
+
+
+def make_input(dims, dtype, env):
+    shape = [evaluate(d, env) for d in dims]
+    if dtype == "long":
+        return torch.randint(0, 2, shape)
+    if dtype == "bool":
+        return torch.ones(shape, dtype=torch.bool)
+    return torch.randn(shape)
+
+
+def verify(path):
+    case = parse_case(path)
+    tr = Tracer(case)
+    problems = list(case.errors)
+    raised = []     # (run label, set of case-file lines in the traceback, exception)
+    warned = set()
+    mod = types.ModuleType("__case__")
+    mod.__file__ = path
+    sys.modules["__case__"] = mod
+    torch.manual_seed(0)
+
+    def run(label, fn):
+        with warnings.catch_warnings(record=True) as ws:
+            warnings.simplefilter("always")
+            sys.settrace(tr.global_trace)
+            try:
+                fn()
+            except Exception as exc:  # noqa: BLE001
+                lines = {fs.lineno for fs in traceback.extract_tb(exc.__traceback__)
+                         if os.path.abspath(fs.filename) == tr.path}
+                raised.append((label, lines, exc))
+            finally:
+                sys.settrace(None)
+        for w in ws:
+            if os.path.abspath(w.filename) == tr.path:
+                warned.add(w.lineno)
+
+    code = compile(case.text, path, "exec")
+    run("module", lambda: exec(code, mod.__dict__))
+    for call, inputs in case.entries:
+        syms = set()
+        for dims, _ in inputs.values():
+            for d in dims:
+                from _expect import symbols
+                syms |= symbols(d)
+        runs = case.bindings if syms else [{}]
+        if syms and not case.bindings:
+            problems.append(f"entry {call}: symbolic inputs but no `# verify:` bindings")
+        for b in runs:
+            tr.bindings = dict(b)
+            torch.manual_seed(0)
+            fn = eval(call, mod.__dict__)
+            args = {n: make_input(d, t, b) for n, (d, t) in inputs.items()}
+            run(f"{call} {b}", lambda: fn(**args))
+        tr.bindings = {}
+
+    problems += tr.failures
+    err_markers = [m for m in case.markers if m.kind in ("E", "bug")]
+    err_lines = {m.line for m in err_markers}
+    for label, lines, exc in raised:
+        if not lines & err_lines:
+            problems.append(f"{label}: unexpected {type(exc).__name__} at lines {sorted(lines)}: "
+                            f"{str(exc).splitlines()[0] if str(exc) else ''}")
+    for m in err_markers:
+        if not any(m.line in lines for _, lines, _ in raised):
+            problems.append(f"line {m.line}: marked {m.kind}[{m.code}] but no exception there")
+    for m in case.markers:
+        if m.kind == "W" and m.code in ("SH201", "SH203") and m.line not in warned:
+            problems.append(f"line {m.line}: marked W[{m.code}] but torch gave no warning there")
+    first_err = min(err_lines) if err_lines else None
+    for line in sorted(tr.missing):
+        if first_err is None or line < first_err:
+            problems.append(f"line {line}: tensor assignment without `# expect:`")
+    unchecked = [ln for ln in case.expectations if ln not in tr.checked]
+    for ln in sorted(unchecked):
+        why = "only in non-default instances" if ln in tr.skipped else "never executed"
+        problems.append(f"line {ln}: expectation never checked ({why})")
+    sys.modules.pop("__case__", None)
+    return problems, sum(tr.checked.values()), len(case.expectations)
+
+
+def main(argv):
+    files = argv or sorted(f for f in glob.glob(os.path.join(HERE, "*.py"))
+                           if not os.path.basename(f).startswith("_"))
+    if not argv:
+        files += sorted(glob.glob(os.path.join(ROOT, "shared", "examples", "*.py")))
+    bad = 0
+    for f in files:
+        problems, nchecks, nexp = verify(f)
+        rel = os.path.relpath(f, ROOT)
+        status = "ok " if not problems else "BAD"
+        print(f"{status} {rel}: {nexp} expectations, {nchecks} checks")
+        for p in problems:
+            print(f"     {p}")
+        bad += bool(problems)
+    print(f"{len(files) - bad}/{len(files)} files verified")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,14 @@
+"""ECOOP'24 Listing 1: an ill-typed convolution (rank-2 input to Conv2d)."""
+import torch
+from torch.fx.tensor_type import Dyn, TensorType
+
+
+class ConvExample(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(in_channels=2, out_channels=2, kernel_size=3)
+        self.conv2 = torch.nn.Conv2d(in_channels=4, out_channels=2, kernel_size=3)
+
+    def forward(self, x: TensorType([Dyn, Dyn])):
+        self.conv1(x)
+        return self.conv2(x)

@@ -1,0 +1,146 @@
+"""Warm per-function summaries: what an edit re-analyses, and incremental == from scratch."""
+import random
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from shapehint.analysis.api import analyze_source
+from shapehint.analysis.workspace import Workspace
+
+PROGRAM = '''\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from dataclasses import dataclass
+
+HIDDEN = 64
+
+
+@dataclass
+class Config:
+    d_in: int = 32
+    n_out: int = 10
+
+
+def double(x):
+    y = x * 2
+    return y
+
+
+class Block(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+
+    def forward(self, x):
+        h = F.relu(self.fc(x))
+        return h + x
+
+
+class Head(nn.Module):
+    def __init__(self, cfg: Config):
+        super().__init__()
+        self.proj = nn.Linear(cfg.d_in, HIDDEN)
+        self.block = Block(HIDDEN)
+        self.out = nn.Linear(128, cfg.n_out)
+
+    def forward(self, x):
+        h = self.proj(x)
+        h = self.block(h)
+        h = double(h)
+        return self.out(h)
+
+
+def unrelated(z):
+    w = z + 1
+    return w
+'''
+
+
+def _update(ws, text, v):
+    return ws.update("m.py", text, v)
+
+
+def _same(a, b):
+    return a.infer_json() == b.infer_json()
+
+
+def test_first_analysis_covers_every_function():
+    ws = Workspace()
+    r = _update(ws, PROGRAM, 1)
+    assert set(r.stats["reanalysed"]) == {"double", "Block.__init__", "Block.forward", "Head.__init__",
+                                          "Head.forward", "unrelated"}
+
+
+def test_no_change_reanalyses_nothing():
+    ws = Workspace()
+    _update(ws, PROGRAM, 1)
+    assert _update(ws, PROGRAM, 2).stats["reanalysed"] == []
+
+
+def test_editing_init_reanalyses_forward():
+    ws = Workspace()
+    _update(ws, PROGRAM, 1)
+    edited = PROGRAM.replace("nn.Linear(128, cfg.n_out)", "nn.Linear(HIDDEN, cfg.n_out)")
+    r = _update(ws, edited, 2)
+    assert set(r.stats["reanalysed"]) == {"Head.__init__", "Head.forward"}
+    assert _same(r, analyze_source(edited, "m.py"))
+    assert not [d for d in r.diagnostics if d.severity == "error"]
+
+
+def test_body_edit_keeping_the_signature_does_not_touch_callers():
+    ws = Workspace()
+    _update(ws, PROGRAM, 1)
+    edited = PROGRAM.replace("w = z + 1", "w = z - 1")
+    assert _update(ws, edited, 2).stats["reanalysed"] == ["unrelated"]
+
+
+def test_signature_change_propagates_to_callers():
+    ws = Workspace()
+    _update(ws, PROGRAM, 1)
+    edited = PROGRAM.replace("y = x * 2\n    return y", "y = x * 2\n    return y.sum(-1)")
+    r = _update(ws, edited, 2)
+    assert {"double", "Head.forward"} <= set(r.stats["reanalysed"])
+    assert "Block.forward" not in r.stats["reanalysed"]
+    assert _same(r, analyze_source(edited, "m.py"))
+
+
+def test_lines_inserted_above_move_restored_results():
+    ws = Workspace()
+    _update(ws, PROGRAM, 1)
+    edited = "# a new comment\n\n" + PROGRAM
+    r = _update(ws, edited, 2)
+    assert r.stats["reanalysed"] == []
+    assert _same(r, analyze_source(edited, "m.py"))
+
+
+EDITS = [
+    ("nn.Linear(128, cfg.n_out)", "nn.Linear(HIDDEN, cfg.n_out)"),
+    ("nn.Linear(HIDDEN, cfg.n_out)", "nn.Linear(128, cfg.n_out)"),
+    ("HIDDEN = 64", "HIDDEN = 128"),
+    ("HIDDEN = 128", "HIDDEN = 64"),
+    ("d_in: int = 32", "d_in: int = 16"),
+    ("n_out: int = 10", "n_out: int = 7"),
+    ("self.fc = nn.Linear(d, d)", "self.fc = nn.Linear(d, 2 * d)"),
+    ("self.fc = nn.Linear(d, 2 * d)", "self.fc = nn.Linear(d, d)"),
+    ("return h + x", "return h"),
+    ("y = x * 2", "y = x.relu()"),
+    ("w = z + 1", "w = z * z"),
+    ("import torch\n", "import torch\n\n"),
+    ("def unrelated(z):", "def unrelated(z, k=1):"),
+    ("        h = self.proj(x)\n", "        h = self.proj(x)\n        h = h + 1\n"),
+]
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.integers(0, len(EDITS) - 1), min_size=1, max_size=8))
+def test_incremental_equals_from_scratch(steps):
+    ws = Workspace()
+    text = PROGRAM
+    _update(ws, text, 0)
+    for v, k in enumerate(steps, 1):
+        old, new = EDITS[k]
+        if old in text:
+            text = text.replace(old, new, 1)
+        r = _update(ws, text, v)
+        fresh = analyze_source(text, "m.py")
+        assert _same(r, fresh), (steps, v)
