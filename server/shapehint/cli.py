@@ -102,6 +102,8 @@ def load_config_for(path: str):
 
 def read_source(path: str, max_kb: int = DEFAULT_MAX_KB) -> Optional[str]:
     """The file's text; raises UsageError with one clear line; None when over the size cap."""
+    if os.path.islink(path) and not os.path.exists(path):
+        raise UsageError(f"{path}: broken or looping symbolic link")
     if not os.path.exists(path):
         raise UsageError(f"{path}: no such file")
     if os.path.isdir(path):
@@ -133,6 +135,8 @@ def expand_paths(paths: Iterable[str], errors: list) -> list:
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
                 found += [os.path.join(root, f) for f in sorted(files) if f.endswith((".py", ".pyi"))]
             out.extend(found)
+        elif os.path.islink(p) and not os.path.exists(p):
+            errors.append(f"{p}: broken or looping symbolic link")
         elif not os.path.exists(p):
             errors.append(f"{p}: no such file or directory")
         else:

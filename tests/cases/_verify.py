@@ -219,12 +219,11 @@ def verify(path):
         for b in runs:
             tr.bindings = dict(b)
             torch.manual_seed(0)
-            fn = eval(call, mod.__dict__)
             args = {n: make_input(d, t, b) for n, (d, t) in inputs.items()}
-            run(f"{call} {b}", lambda: fn(**args))
+            run(f"{call} {b}", lambda: eval(call, mod.__dict__)(**args))
         tr.bindings = {}
 
-    problems += tr.failures
+    problems += list(dict.fromkeys(tr.failures))
     err_markers = [m for m in case.markers if m.kind in ("E", "bug")]
     err_lines = {m.line for m in err_markers}
     for label, lines, exc in raised:

@@ -4,7 +4,7 @@ import random
 import pytest
 import torch
 
-from shapehint.ops.concrete import ConcreteContext, OpFailed, apply, shape_of, wrap
+from shapehint.ops.concrete import ConcreteContext, NotApplicable, OpFailed, apply, shape_of, wrap
 from shapehint.ops.registry import lookup
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
@@ -134,4 +134,8 @@ def test_symbolic():
     y = lookup("Tensor.__getitem__").fn(Positive("x[:, 1:]"), x, wrap((slice(None), slice(1, None))))
     assert str(y.shape) == "[B, T - 1, C]"
     u = TensorV(Shape((), "x*", ()), "float32")
-    assert str(apply("Tensor.__getitem__", u, (Ellipsis, 0)).shape).startswith("[*")
+    with pytest.raises(NotApplicable):  # the concrete context cannot learn a suffix
+        apply("Tensor.__getitem__", u, (Ellipsis, 0))
+    v = TensorV(Shape((B,), "x*", (C,)), "float32")
+    assert str(apply("Tensor.__getitem__", v, (Ellipsis, 0)).shape) == "[B, *x]"
+    assert str(apply("Tensor.__getitem__", v, (0, None)).shape) == "[1, *x, C]"

@@ -12,5 +12,14 @@ from .result import AnalysisResult
 
 
 def analyze_source(text: str, path: str = "<string>", config=None, cancel=None) -> AnalysisResult:
+    """Analyse one module. Never raises for any input text (cancellation excepted)."""
     from .engine import analyze
-    return analyze(text, path, config=config, cancel=cancel)
+    from .interp import Cancelled
+    try:
+        return analyze(text, path, config=config, cancel=cancel)
+    except Cancelled:
+        raise
+    except (Exception, RecursionError) as exc:  # a bug must cost one file's answers, not the session
+        result = AnalysisResult(path, text)
+        result.stats = {"internal_errors": [f"{type(exc).__name__}: {exc}"], "reanalysed": []}
+        return result

@@ -141,6 +141,8 @@ class CallMixin:
         special = self.external_special(path, args, kwargs, fr, span, node)
         if special is not None:
             return special
+        if path in CONTAINERS:
+            return self.build_container(path, args, span)
         rule = registry.lookup(path)
         if rule is None:
             if any(isinstance(a, TensorV) for a in list(args) + list(kwargs.values())) and \
@@ -168,7 +170,10 @@ class CallMixin:
             bound.apply_defaults()
         except TypeError:
             return UnknownV(f"{rule.name}: arguments do not match")
-        cfg = {k: v for k, v in list(bound.arguments.items())[1:]}
+        import inspect
+        varargs = {n for n, p in rule.signature.parameters.items()
+                   if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)}
+        cfg = {k: v for k, v in list(bound.arguments.items())[1:] if k not in varargs}
         try:
             extra = rule.ctor(*bound.args, **bound.kwargs)
         except OpFailed as err:

@@ -84,7 +84,7 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
         truncated = True
     except Cancelled:
         raise
-    values, diags = sink.finish(it.resolve_shape)
+    values, diags = sink.finish(it.resolve_shape, fixed_symbols(it))
     result.values = values
     result.diagnostics.extend(diags)
     result.diagnostics.sort(key=lambda d: (d.line, d.col, d.code))
@@ -209,4 +209,28 @@ def annotated_lines(parsed) -> set:
     for node in ast.walk(parsed.tree):
         if isinstance(node, ast.AnnAssign):
             out.add(node.lineno)
+    return out
+
+
+def fixed_symbols(it: Interp) -> dict:
+    """Per function, symbols the facts pin to a constant (`x.shape[-1] == 32` after a Linear(32, ..)),
+    so records show the value the admissible inputs must have."""
+    from ..shapes.expr import Expr
+    out: dict = {}
+    for q, store in it.generic_stores.items():
+        table: dict = {}
+        for fact in store.facts:
+            p = fact.pred
+            if p.op != "==":
+                continue
+            d = p.args[0] - p.args[1]
+            syms = d.symbols()
+            if len(syms) != 1:
+                continue
+            name = next(iter(syms))
+            coeff = d.terms.get((Expr.sym(name).terms and next(iter(Expr.sym(name).terms))), 0)
+            if coeff in (1, -1) and len(d.terms) <= 2 and not name.startswith("?"):
+                table[name] = Expr.const(-d.const_part() * coeff)
+        if table:
+            out[q] = table
     return out

@@ -89,10 +89,12 @@ class Sink:
         return any(d.line == line and d.severity == "error" for d in self._diags.values())
 
     # ---- results ---------------------------------------------------------
-    def finish(self, resolve: Callable[[TensorV], Shape]) -> tuple[list, list]:
+    def finish(self, resolve: Callable[[TensorV], Shape], fixed: Optional[dict] = None) -> tuple[list, list]:
         values = []
+        fixed = fixed or {}
         for acc in self._acc.values():
-            ren = {k: Expr.sym(v) for k, v in self.renames.get(acc.function, {}).items()}
+            ren = dict(fixed.get(acc.function, {}))
+            ren.update({k: Expr.sym(v) for k, v in self.renames.get(acc.function, {}).items()})
             rec = self._value(acc, resolve, ren)
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)
@@ -152,12 +154,19 @@ def join_shapes(shapes: list) -> Optional[Shape]:
     if all(s == first for s in shapes):
         return first
     if all(s.rank is not None and s.rank == first.rank for s in shapes):
-        dims = []
-        for i in range(first.rank):
-            col = {shapes[k].dims[i] for k in range(len(shapes))}
-            dims.append(col.pop() if len(col) == 1 else Expr.sym("?join"))
-        return Shape(tuple(dims))
+        return Shape(_join_dims([s.dims for s in shapes]))
+    if all(s.star == first.star and len(s.dims) == len(first.dims) and len(s.suffix) == len(first.suffix)
+           for s in shapes):
+        return Shape(_join_dims([s.dims for s in shapes]), first.star, _join_dims([s.suffix for s in shapes]))
     return None
+
+
+def _join_dims(rows: list) -> tuple:
+    out = []
+    for i in range(len(rows[0])):
+        col = {r[i] for r in rows}
+        out.append(col.pop() if len(col) == 1 else Expr.sym("?join"))
+    return tuple(out)
 
 
 def related_at(span: Optional[Span], message: str, file: Optional[str] = None) -> Optional[Related]:

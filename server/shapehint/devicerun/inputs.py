@@ -59,9 +59,10 @@ class EntryPlan:
     candidates: list = field(default_factory=list)
     problem: Optional[str] = None
     param_dims: dict = field(default_factory=dict)  # name -> dims (symbols) for compare's binding
+    ctor_expr: Optional[str] = None  # `GPT(GPTConfig())` from a `# entry:` comment
 
     def request(self) -> dict:
-        return {"qualname": self.qualname, "kind": self.kind, "method": self.method,
+        return {"qualname": self.qualname, "kind": self.kind, "method": self.method, "ctor_expr": self.ctor_expr,
                 "ctor_args": self.ctor_args, "candidates": self.candidates}
 
 
@@ -370,6 +371,79 @@ def list_entries(tree) -> list:
     return out
 
 
+def comment_entries(text: str) -> list:
+    """The case-file convention: `# entry: Net(); inputs: x=[B,3,H,W]:long, ...` and
+    `# verify: B=2,H=32; B=3,H=64` -> [(call, {name: (dims, dtype)}, [bindings...])]."""
+    entries, bindings = [], []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("# entry:"):
+            call, _, ins = s[8:].partition("; inputs:")
+            specs = {}
+            for part in _split_top(ins):
+                name, _, rest = part.partition("=")
+                dims, _, dtype = rest.strip().partition(":")
+                items = [d.strip() for d in dims.strip().strip("[]()").split(",") if d.strip()]
+                specs[name.strip()] = ([int(d) if d.isdigit() else d for d in items],
+                                       {"long": "int64", "int": "int32", "float": "float32", "": None}.get(dtype, dtype))
+            entries.append((call.strip(), specs))
+        elif s.startswith("# verify:"):
+            for part in s[9:].split(";"):
+                try:
+                    b = {k.strip(): int(v) for k, v in (kv.split("=") for kv in part.split(",") if kv.strip())}
+                except ValueError:
+                    continue
+                if b:
+                    bindings.append(b)
+    return [(c, sp, bindings) for c, sp in entries]
+
+
+def _split_top(text: str) -> list:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "[(" and 1 or (ch in "])" and -1 or 0)
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [p.strip() for p in out + [cur] if p.strip()]
+
+
+def _plan_from_comment(call: str, specs: dict, bindings: list, classes: dict, funcs: dict, consts: dict):
+    head = call.split("(", 1)[0].strip()
+    if head in classes and _find_method(classes[head], "forward") is not None:
+        plan = EntryPlan(head, "class", "forward", ctor_expr=call if "(" in call else f"{call}()")
+        reader = _ShapeReader(_find_method(classes[head], "forward"), _layer_attrs(classes[head]), consts)
+    elif head in funcs:
+        plan = EntryPlan(head, "function", "")
+        reader = _ShapeReader(funcs[head], {}, consts)
+    else:
+        return None
+    for name, (dims, dtype) in specs.items():
+        p = reader.params.get(name) or Param(name)
+        p.dims, p.dtype = dims, dtype or p.dtype
+        if p.dtype == "int64" and p.role is None:
+            p.role = "ids"
+        reader.params[name] = p
+    for name in [n for n, p in reader.params.items() if n not in specs]:
+        del reader.params[name]  # the comment lists exactly what the entry gets
+    _fill_inputs(plan, reader, {})
+    cands = []
+    for b in bindings:  # the file's own admissible bindings first
+        cand = {}
+        for p in plan.params:
+            if p.dims is None or any(isinstance(d, str) and d not in b for d in p.dims):
+                break
+            cand[p.name] = {"shape": [b[d] if isinstance(d, str) else d for d in p.dims], "dtype": p.dtype or "float32",
+                            **({"role": p.role} if p.role else {})}
+        else:
+            if cand and cand not in cands:
+                cands.append(cand)
+    plan.candidates = cands + [c for c in plan.candidates if c not in cands]
+    return plan
+
+
 def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] = None,
                  ctor_args: Optional[dict] = None) -> list:
     """EntryPlans (possibly with `problem` set). Raises PlanError for an unknown --entry."""
@@ -390,6 +464,12 @@ def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] 
     else:
         wanted = list_entries(tree)
     plans = []
+    if not entry and not inputs and not ctor_args:  # the file says how to call itself: that first
+        for call, specs, bindings in comment_entries(text):
+            plan = _plan_from_comment(call, specs, bindings, classes, funcs, consts)
+            if plan is not None:
+                plans.append(plan)
+                wanted = [w for w in wanted if w[0] != plan.qualname]
     for qual, kind, method in wanted:
         if kind == "class":
             cls = classes[qual]

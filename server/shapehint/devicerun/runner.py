@@ -313,9 +313,12 @@ def call_entry(torch, mod, entry, inputs, device, module_holder):
     with torch.device(device):
         if entry.get("kind") == "class":
             # Constructor arguments are Python expressions evaluated in the user's module.
-            args = {k: eval(v["expr"], mod.__dict__) if isinstance(v, dict) else v  # noqa: S307
-                    for k, v in entry.get("ctor_args", {}).items()}
-            inst = obj(**args)
+            if entry.get("ctor_expr"):
+                inst = eval(entry["ctor_expr"], mod.__dict__)  # noqa: S307
+            else:
+                args = {k: eval(v["expr"], mod.__dict__) if isinstance(v, dict) else v  # noqa: S307
+                        for k, v in entry.get("ctor_args", {}).items()}
+                inst = obj(**args)
             module_holder.append(inst)
             if hasattr(inst, "eval"):
                 inst.eval()

@@ -27,6 +27,7 @@ def slow_query(job: Job, rlimit: int) -> dict:
     s.set("rlimit", int(rlimit))
     s.add(x > 1, y > 1, z > 1, x * x * x + y * y * y == z * z * z)
     STATE["last_slow_query"] = {"state": "running"}
+    job.check()  # cancelled before the query started: nothing to interrupt
     r = s.check()
     out = {"state": "done", "result": str(r), "reason": s.reason_unknown() if r == z3.unknown else "",
            "interrupted": job.is_set()}

@@ -47,6 +47,7 @@ class Job:
         self._event = threading.Event()
         self._lock = threading.Lock()
         self._callbacks: list = []
+        self.future: Optional[Future] = None
 
     def is_set(self) -> bool:
         return self._event.is_set()
@@ -59,19 +60,26 @@ class Job:
     def on_cancel(self, fn: Callable[[], Any]) -> None:
         """Call `fn` when the job is cancelled (at once when it already is)."""
         with self._lock:
+            self._callbacks.append(fn)
             if not self._event.is_set():
-                self._callbacks.append(fn)
                 return
         _safe(fn)
 
     def cancel(self) -> None:
         with self._lock:
-            if self._event.is_set():
-                return
+            first = not self._event.is_set()
             self._event.set()
-            callbacks, self._callbacks = self._callbacks, []
-        for fn in callbacks:
-            _safe(fn)
+            callbacks = list(self._callbacks)
+        if first or callbacks:
+            for fn in callbacks:
+                _safe(fn)
+
+    def interrupt_again(self) -> None:
+        """Repeat the interrupts: Z3 forgets an interrupt that lands just before `check()`
+        starts, so the worker repeats them until a cancelled job has really returned."""
+        if self._event.is_set():
+            for fn in list(self._callbacks):
+                _safe(fn)
 
     def check(self) -> None:
         if self._event.is_set():
@@ -140,11 +148,29 @@ class Worker:
                 return fn(job, *args)
             finally:
                 self.hooks.running[job.label] -= 1
-        return self.executor.submit(body)
+        fut = self.executor.submit(body)
+        job.future = fut
+        return fut
+
+    def _stop(self, job: Job) -> None:
+        """Cancel `job` and keep interrupting it until its body has returned."""
+        job.cancel()
+        fut = getattr(job, "future", None)
+        if fut is None or fut.done():
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+
+        def again():
+            if not fut.done():
+                job.interrupt_again()
+                loop.call_later(0.05, again)
+        loop.call_later(0.05, again)
 
     def track(self, job: Job) -> Job:
         """Make `$/cancelRequest` for the job's request id reach the job."""
-        log.info("track %r for request %r", job, job.request_id)
         if job.request_id is not None:
             self._requests[job.request_id] = job
             if job.request_id in self._early_cancels:
@@ -157,7 +183,7 @@ class Worker:
         try:
             return await asyncio.wrap_future(self.submit(job, fn, *args))
         except asyncio.CancelledError:
-            job.cancel()
+            self._stop(job)
             raise
         finally:
             if job.request_id is not None:
@@ -171,7 +197,7 @@ class Worker:
             self._early_cancels.append(request_id)  # the job may not exist yet
             del self._early_cancels[:-64]
             return False
-        job.cancel()
+        self._stop(job)
         self.stats["cancelled_requests"] += 1
         return True
 
@@ -196,7 +222,7 @@ class Worker:
             return
         if old.timer is not None:
             old.timer.cancel()
-        old.job.cancel()
+        self._stop(old.job)
         if not old.started:
             self.stats["debounced"] += 1
         if not old.waiter.done():
