@@ -126,8 +126,11 @@ class Tracer:
                 elif isinstance(value, (int, bool)) or default is None or value is None:
                     if value != default or type(value) is not type(default):
                         nondefault = True
-                elif dataclasses.is_dataclass(value) and value != default:
-                    nondefault = True
+                elif value is not default:
+                    try:
+                        nondefault |= bool(value != default)
+                    except Exception:  # noqa: BLE001
+                        nondefault = True
         for name, shp in self.args.get(frame, {}).items():
             for i, d in enumerate(shp.shape):
                 env[f"{name}__shape_{i}"] = d

@@ -57,7 +57,7 @@ class DownBottleneck(Bottleneck):
 
 
 class ResNet(nn.Module):
-    def __init__(self, layers, num_classes=1000):
+    def __init__(self, layers=(3, 4, 6, 3), num_classes=1000):
         super().__init__()
         self.inplanes = 64
         self.conv1 = nn.Conv2d(3, 64, kernel_size=7, stride=2, padding=3, bias=False)
@@ -92,7 +92,7 @@ class ResNet(nn.Module):
 
 
 def resnet50():
-    return ResNet([3, 4, 6, 3])
+    return ResNet()
 
 
 model = resnet50().eval()

@@ -47,7 +47,7 @@ async def test_cancel_interrupts_the_solver_and_the_worker_answers_next(client: 
     fut = asyncio.ensure_future(client.protocol.send_request_async(
         types.WORKSPACE_EXECUTE_COMMAND, types.ExecuteCommandParams(
             command="shapehint.debug.slowQuery", arguments=[{"rlimit": HUGE}]), msg_id=msg_id))
-    await _until(client, lambda s: s["running"].get("slowQuery", 0) == 1)
+    await _until(client, lambda s: (s["last_slow_query"] or {}).get("state") == "solving")
     client.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
     with pytest.raises((JsonRpcException, asyncio.CancelledError)):
         await asyncio.wait_for(fut, timeout=60)

@@ -16,10 +16,18 @@ def analyze_source(text: str, path: str = "<string>", config=None, cancel=None) 
     from .engine import analyze
     from .interp import Cancelled
     try:
-        return analyze(text, path, config=config, cancel=cancel)
+        return analyze(text, path, config=config, cancel=cancel, on_store=interrupt_hook(cancel))
     except Cancelled:
         raise
     except (Exception, RecursionError) as exc:  # a bug must cost one file's answers, not the session
         result = AnalysisResult(path, text)
         result.stats = {"internal_errors": [f"{type(exc).__name__}: {exc}"], "reanalysed": []}
         return result
+
+
+def interrupt_hook(cancel):
+    """Cancelling a job interrupts the Z3 contexts its analysis created (`job.on_cancel(fn)`)."""
+    register = getattr(cancel, "on_cancel", None)
+    if register is None:
+        return None
+    return lambda store: register(store.interrupt)

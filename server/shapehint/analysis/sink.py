@@ -54,7 +54,7 @@ class Sink:
             kind = "layer"
         else:
             return
-        key = (span, function, name, is_target)
+        key = (span, function, name, is_target, kind)
         acc = self._acc.get(key)
         if acc is None:
             acc = self._acc[key] = _Acc(span, name, function, is_target, kind)

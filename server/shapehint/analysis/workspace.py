@@ -276,8 +276,9 @@ class Workspace:
             doc = self.docs[path] = Document(path, text, version)
         doc.text, doc.version = text, version
         parsed = self._parse(text, path)
+        from .api import interrupt_hook
         doc.result = analyze(text, path, config=self.config, cancel=cancel, parsed=parsed, cache=doc.cache,
-                             on_store=on_store)
+                             on_store=on_store or interrupt_hook(cancel))
         return doc.result
 
     def close(self, path: str) -> None:

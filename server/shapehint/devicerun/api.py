@@ -75,21 +75,21 @@ def normalize_inputs(inputs) -> dict:
 
 
 def plan(path: str, text: str, entry=None, inputs=None, ctor_args=None) -> tuple:
-    """(runnable EntryPlans, skipped [{entry, reason}]); raises PlanError when nothing can run."""
+    """(runnable EntryPlans, skipped [{entry, reason}]); raises PlanError when an explicit entry
+    cannot run. With no runnable entry, only the module's top-level code runs (its import)."""
     plans = plan_entries(text, entry, normalize_inputs(inputs), ctor_args)
     runnable = [p for p in plans if not p.problem]
     skipped = [{"entry": p.qualname, "reason": p.problem} for p in plans if p.problem]
     if entry and skipped:
         raise PlanError(skipped[0]["reason"])
-    if not runnable:
-        reasons = "; ".join(f"{s['entry']}: {s['reason']}" for s in skipped) or "the file defines none"
-        raise PlanError(f"no entry can be run ({reasons}); choose one with --entry and give what it needs")
+    if inputs and not runnable:
+        raise PlanError("--input given but no entry can take it; choose one with --entry")
     return runnable, skipped
 
 
 def describe(path: str, runnable: list, device: str, interpreter: str, timeout: float) -> str:
     lines = [f"shapehint run: about to execute {path} with {interpreter} on device {device} "
-             f"(time limit {timeout:g} s)"]
+             f"(time limit {timeout:g} s)", "  its top-level code (import)"]
     for p in runnable:
         args = ", ".join(f"{k}={v['expr']}" for k, v in p.ctor_args.items())
         call = f"{p.qualname}({args})" + (f".{p.method}" if p.kind == "class" else "")
@@ -309,11 +309,14 @@ def assemble(path, text, device, run, infer_json, skipped=(), notes=()) -> dict:
     for s in skipped:
         entries.append({"entry": s["entry"], "skipped": s["reason"]})
     first = next((e for e in entries if "skipped" not in e), None)
+    if first is None and skipped:
+        notes = list(notes) + ["no entry could be called (see entries[].skipped): only the module's top-level "
+                               "code ran; choose one with --entry and give what it needs"]
     if error is not None:
         error = {k: v for k, v in error.items() if k != "data_dependent"}
     result = _result(path, run.get("device") or device, error,
                      device_name=run.get("device_name"), torch=run.get("torch"),
-                     entry=first["entry"] if first else None, inputs=first["inputs"] if first else {},
+                     entry=first["entry"] if first else "<module>", inputs=first["inputs"] if first else {},
                      lines=comp["lines"], mismatches=comp["mismatches"], observed=comp["observed"],
                      entries=entries, notes=list(notes) + [n for n in run.get("notes", [])],
                      stdout=run.get("stdout", ""), process=run.get("process", {}))
