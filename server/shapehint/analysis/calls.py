@@ -80,7 +80,7 @@ class CallMixin:
         if isinstance(fn, InstanceObj):
             target = fn.cls.lookup("forward") if fn.cls.is_module() else fn.cls.lookup("__call__")
             if isinstance(target, FuncObj):
-                out = self.call_function(target, [fn] + args, kwargs, fr, span)
+                out = self.call_function(target, [fn] + args, kwargs, fr, span, created=fn.span)
                 if node is not None and fr.record and isinstance(node, ast.Call):
                     self._layer_io(node.func, fn, args, out, fr)
                 return out
@@ -256,7 +256,8 @@ class CallMixin:
         return TensorV(Shape.of(dims), "float32", m.span, is_param=True)
 
     # ---- user functions and classes ------------------------------------------------------
-    def call_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span]) -> Value:
+    def call_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span],
+                      created: Optional[Span] = None) -> Value:
         from .interp import Frame
         if fr.depth >= self.max_depth:
             return UnknownV("call depth")
@@ -265,11 +266,20 @@ class CallMixin:
             return UnknownV("arguments")
         where = f"line {span.line}" if span else "?"
         caller = fr.qualname
+        foreign = f.module_path if f.module_path and f.module_path != self.path else ""
         sub = Frame(env, f.qualname, fr.facts, f.globals, context=f"called from {caller} ({where})",
                     is_entry=(caller == "<module>"), depth=fr.depth + 1, cls=f.cls,
                     self_obj=args[0] if f.cls is not None and args else None,
-                    call_sites=fr.call_sites + ([span] if span else []))
-        self.exec_block(f.node.body, sub)
+                    call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
+                    record=fr.record and not foreign, foreign=foreign or fr.foreign,
+                    created=fr.created + ([created] if created is not None else []))
+        saved_lines = self.lines
+        if foreign:
+            self.lines = self.module_lines.get(foreign, self.lines)
+        try:
+            self.exec_block(f.node.body, sub)
+        finally:
+            self.lines = saved_lines
         if sub.dead:
             fr.dead = True
         if not sub.returns:

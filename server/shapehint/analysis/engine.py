@@ -60,12 +60,13 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
     sink = Sink(path)
     it = Interp(path, parsed.lines, sink, limits, cancel, on_store=on_store)
     it.comments = parsed.comments
-    it.imports = imports
+    from .imports import Importer
     result = AnalysisResult(path, text)
     for e in parsed.errors:
         result.diagnostics.append(Diagnostic(e.line, e.col, e.end_line, e.end_col, "error", "SH001", e.message))
     globals_: dict = {}
     mod = Frame(globals_, "<module>", it.new_store(), globals_)
+    it.imports = imports if imports is not None else Importer(it, path, globals_)
     truncated = False
     sink.annotated_lines |= annotated_lines(parsed)
     reanalysed: list = []

@@ -92,6 +92,9 @@ class EvalMixin:
 
     def attribute(self, obj: Value, name: str, node: Optional[ast.AST], fr) -> Value:
         from .interp import span_of
+        from .imports import ModuleNS
+        if isinstance(obj, ModuleNS):
+            return obj.attrs.get(name, UnknownV(f"{name}"))
         if isinstance(obj, ExtRef):
             path = f"{obj.path}.{name}"
             if obj.path == "torch" and name in DTYPES:

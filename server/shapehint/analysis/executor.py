@@ -175,8 +175,8 @@ class ExecMixin:
             obj = self.eval(target.value, fr)
             if isinstance(obj, InstanceObj):
                 obj.attrs[target.attr] = v
-                if isinstance(v, ModuleV) and v.span is None:
-                    v.span = span_of(target)
+                if isinstance(v, (ModuleV, InstanceObj)) and (v.span is None or fr.foreign == ""):
+                    v.span = span_of(target) if not fr.foreign else v.span
                 if fr.record and stmt is not None and isinstance(v, (TensorV, ModuleV)):
                     self.sink.record(span_of(target), self.source(target), fr.qualname, v, fr.context,
                                      fr.is_entry, False)

@@ -12,6 +12,7 @@ line that needs it; one that some input satisfies becomes a fact for the rest of
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -56,6 +57,8 @@ class Frame:
     record: bool = True
     iter_label: str = ""
     dead: bool = False  # a provable error happened on this path: no admissible input gets further
+    foreign: str = ""  # path of another workspace module whose code this frame runs
+    created: list = field(default_factory=list)  # where the user layers on the call path were built
 
 
 def span_of(node: ast.AST) -> Span:
@@ -94,6 +97,7 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
         self.functions: list = []
         self.classes: list = []
         self.comments: dict[int, str] = {}
+        self.module_lines: dict[str, list] = {}  # other workspace modules' source, for messages
         self.imports = None  # callable(module, level) -> namespace or None (workspace imports)
 
     # ---- facts and symbols ------------------------------------------------
@@ -209,8 +213,20 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
                 return  # vacuous: no admissible input reaches this line
             frame.dead = True
         rel = [r for r in related if r is not None]
+        if frame.foreign:
+            # the failing line is in another file: report it against this file's call
+            if not frame.call_sites:
+                return
+            rel = [Related(span.line, span.col, message, frame.foreign)]
+            span = frame.call_sites[0]
+            message = f"this call fails in {os.path.basename(frame.foreign)}, line {rel[0].line}: {message}"
+            rel += [Related(c.line, c.col, "the layer is created here") for c in frame.created[-1:]]
+            self.sink.diag(span, code, message, rel, function=frame.qualname)
+            return
         for site in frame.call_sites[-2:]:
             rel.append(Related(site.line, site.col, "called from here with the shapes above"))
+        for c in frame.created[-1:]:
+            rel.append(Related(c.line, c.col, "the layer is created here"))
         self.sink.diag(span, code, message, rel, function=frame.qualname)
 
     def failed(self, frame: Frame, span: Span, err: OpFailed, extra_related: list) -> None:

@@ -175,8 +175,9 @@ def _called_from_init(cls_node: ast.ClassDef, name: str) -> bool:
 
 def function_key(f: FuncObj, parsed, it) -> str:
     h = hashlib.sha256()
+    imported = "\n".join(f"{p}:{hash(tuple(ls))}" for p, ls in sorted(it.module_lines.items()))
     for part in (_segment(parsed.lines, f.node), class_context(f.cls, parsed.lines), module_context(parsed),
-                 registry.VERSION):
+                 imported, registry.VERSION):
         h.update(part.encode("utf-8", "replace"))
         h.update(b"\x00")
     return h.hexdigest()

@@ -89,6 +89,13 @@ class Job:
         return f"Job({self.label!r}, uri={self.uri!r}, version={self.version!r})"
 
 
+def _call_soon(loop, fn, *args) -> None:
+    try:
+        loop.call_soon_threadsafe(fn, *args)
+    except RuntimeError:  # the loop closed (server shutting down): nothing left to publish
+        pass
+
+
 def _safe(fn) -> None:
     try:
         fn()
@@ -242,7 +249,7 @@ class Worker:
         self.stats["analyses"] += 1
         self.on_busy(True)
         fut = self.submit(entry.job, self._analyse, entry)
-        fut.add_done_callback(lambda f: loop.call_soon_threadsafe(self._finish, entry, f))
+        fut.add_done_callback(lambda f: _call_soon(loop, self._finish, entry, f))
 
     def _analyse(self, job: Job, entry: _Pending) -> Snapshot:
         snap = entry.body(job)

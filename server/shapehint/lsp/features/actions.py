@@ -244,7 +244,8 @@ def _jax_class(dtype: Optional[str]) -> str:
 
 
 def _items(shape) -> list:
-    return [s.strip() for s in str(shape)[1:-1].split(",")] if str(shape) != "[]" else []
+    from ...shapes.shape import dim_str
+    return [dim_str(d) for d in shape.dims]
 
 
 def _tensortype_edit(v, text: str, line_text: str) -> Optional[Edit]:
@@ -266,7 +267,7 @@ def _assert_edit(ctx: ActionContext, v) -> Optional[Edit]:
     name = v.name
     if not re.fullmatch(r"[A-Za-z_]\w*", name or ""):
         return None
-    exprs = [_dim_expr(ctx, v, d) for d in _items(v.shape)]
+    exprs = [_dim_expr(ctx, v, d) for d in v.shape.dims]
     if all(e is not None for e in exprs):
         tup = ", ".join(exprs) + ("," if len(exprs) == 1 else "")
         cond = f"{name}.shape == ({tup})"
@@ -278,36 +279,49 @@ def _assert_edit(ctx: ActionContext, v) -> Optional[Edit]:
     return Edit(end, len(end_text), end, len(end_text), f"\n{indent}assert {cond}")
 
 
-def _dim_expr(ctx: ActionContext, v, dim: str) -> Optional[str]:
-    """A Python expression for a printed dimension, or None when a symbol is not in scope."""
-    if dim == "?" or dim.startswith("*"):
+def _dim_expr(ctx: ActionContext, v, dim) -> Optional[str]:
+    """A Python expression for a dimension (an Expr), or None when a symbol is not in scope."""
+    from ...shapes.shape import dim_str, is_dyn
+    if is_dyn(dim):
         return None
-    out = dim
-    for sym in sorted(set(re.findall(r"[A-Za-z_]\w*", dim)), key=len, reverse=True):
+    out = dim_str(dim)
+    for sym in sorted(dim.symbols(), key=len, reverse=True):
         repl = _symbol_expr(ctx, v, sym)
         if repl is None:
             return None
         if repl != sym:
-            out = re.sub(rf"\b{re.escape(sym)}\b", repl, out)
+            out = re.sub(rf"(?<![\w.]){re.escape(sym)}(?![\w\[])", repl, out)
     return out
 
 
 def _symbol_expr(ctx: ActionContext, v, sym: str) -> Optional[str]:
+    """How to write symbol `sym` in Python at the value's line: itself when it is a name bound
+    in the function (or `p.shape[i]` of a parameter p), else from its origin, else None."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)\.shape\[(\d+)\]", sym)
+    if m:
+        return sym if _bound(ctx, v, m.group(1)) else None
+    if re.fullmatch(r"[A-Za-z_]\w*", sym) and _bound(ctx, v, sym):
+        return sym
+    info = ctx.result.dims.get(sym)
+    m = re.match(r"parameter `?(\w+)`?, axis (\d+)", getattr(info, "origin", "") or "")
+    if m and _bound(ctx, v, m.group(1)):
+        return f"{m.group(1)}.shape[{m.group(2)}]"
+    return None
+
+
+def _bound(ctx: ActionContext, v, name: str) -> bool:
+    """Whether `name` is a parameter of the value's function or assigned before its line."""
     fn_span = ctx.result.functions.get(v.function) if v.function != "<module>" else None
     start = fn_span.line if fn_span is not None else 1
     lines = ctx.lines
-    if fn_span is not None and re.search(rf"\b{re.escape(sym)}\b", _signature(lines, start)):
-        return sym
+    if fn_span is not None and re.search(rf"\b{re.escape(name)}\b", _signature(lines, start)):
+        return True
     for i in range(start, v.span.line):
         code = lines[i - 1].split("#", 1)[0]
         m = re.match(r"\s*([\w\s,()]+?)\s*=(?!=)", code)
-        if m and sym in re.split(r"[\s,()]+", m.group(1)):
-            return sym
-    info = ctx.result.dims.get(sym)
-    m = re.match(r"parameter (\w+), axis (\d+)", getattr(info, "origin", "") or "")
-    if m:
-        return f"{m.group(1)}.shape[{m.group(2)}]"
-    return None
+        if m and name in re.split(r"[\s,()]+", m.group(1)):
+            return True
+    return False
 
 
 def _signature(lines: list, def_line: int) -> str:

@@ -79,10 +79,11 @@ def _layer_hover(v, result) -> str:
 
 
 def _io_symbols(io: Optional[str], result) -> list:
+    """Known symbols printed in a layer's `in → out` text."""
     if not io:
         return []
     import re
-    return [w for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", io) if w in result.dims]
+    return sorted(k for k in result.dims if re.search(rf"(?<![\w.]){re.escape(k)}(?![\w\[])", io))
 
 
 def _symbols(shape, contexts) -> list:
@@ -106,7 +107,7 @@ def dims_section(symbols, result) -> str:
             lines.append(f"- `{name}`")
             continue
         facts = ", ".join(f"`{f}`" for f in info.facts)
-        origin = _md_escape(info.origin) if info.origin else ""
+        origin = info.origin or ""  # Markdown already (the engine quotes names in backticks)
         lines.append(f"- `{name}`: {origin}" + (f" — {facts}" if facts else ""))
     return "\n".join(lines)
 

@@ -106,10 +106,19 @@ def _simple(name: str, float_only=False, empty_ok=True, all_if_empty=True):
     return rule
 
 
+# `dim=()` means "all dims" except for all/any (no reduction) and logsumexp (all, kept as 1)
 for _n, _kw in {"sum": {}, "nansum": {}, "mean": {"float_only": True}, "nanmean": {"float_only": True},
-                "amax": {"empty_ok": False}, "amin": {"empty_ok": False}, "all": {}, "any": {},
-                "logsumexp": {}}.items():
+                "amax": {"empty_ok": False}, "amin": {"empty_ok": False}, "all": {"all_if_empty": False},
+                "any": {"all_if_empty": False}}.items():
     op(f"torch.{_n}", f"Tensor.{_n}")(_simple(_n, **_kw))
+
+
+@op("torch.logsumexp", "Tensor.logsumexp")
+def logsumexp(cx: OpContext, input, dim, keepdim=False, *, out=None):
+    x = _t(input)
+    if isinstance(dim, (TupleV, ListV)) and dim.items is not None and not dim.items:
+        keepdim = True
+    return TensorV(reduce_shape(cx, x, dim, keepdim), x.dtype, origin=cx.span)
 
 
 @op("torch.prod", "Tensor.prod")
@@ -123,7 +132,7 @@ def prod(cx: OpContext, input, dim=None, keepdim=False, *, dtype=None):
 @op("torch.count_nonzero", "Tensor.count_nonzero")
 def count_nonzero(cx: OpContext, input, dim=None):
     x = _t(input)
-    return TensorV(reduce_shape(cx, x, dim, False, all_if_empty=False), "int64", origin=cx.span)
+    return TensorV(reduce_shape(cx, x, dim, False), "int64", origin=cx.span)
 
 
 def _argreduce(name):
@@ -175,13 +184,13 @@ def _median(name):
     def rule(cx: OpContext, input, dim=None, keepdim=False):
         x = _t(input)
         if _absent(dim):
-            return TensorV(reduce_shape(cx, x, None, False, False, name=name), x.dtype, origin=cx.span)
+            return TensorV(reduce_shape(cx, x, None, False), x.dtype, origin=cx.span)
         return _pair(cx, reduce_shape(cx, x, dim, keepdim, False, name=name), x)
     rule.__name__ = name
     return rule
 
 
-op("torch.median", "Tensor.median")(_median("median"))
+op("torch.median", "Tensor.median")(_median("median"))  # median of an empty tensor is nan, not an error
 op("torch.nanmedian", "Tensor.nanmedian")(_median("nanmedian"))
 
 

@@ -1,0 +1,84 @@
+"""Workspace imports: `from .model import Block`, `import utils`.
+
+A module of the same workspace is found next to the analysed file (relative imports climb
+packages). Its body runs once per analysis in the same interpreter, with recording off, so its
+classes and functions become real objects: calls into them are analysed with the caller's
+shapes, and their errors are reported at the caller's line. Circular imports see the live
+namespace of a module still being loaded, as Python does.
+"""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+from ..shapes.values import Value
+
+MAX_MODULES = 32
+MAX_BYTES = 512 * 1024
+
+
+class ModuleNS(Value):
+    def __init__(self, path: str, attrs: dict):
+        self.path, self.attrs = path, attrs
+
+    def describe(self) -> str:
+        return f"module {os.path.basename(self.path)}"
+
+
+class Importer:
+    def __init__(self, it, root_path: str, root_globals: dict):
+        self.it = it
+        self.base = os.path.dirname(os.path.abspath(root_path)) if root_path and not root_path.startswith("<") else None
+        self.loaded: dict[str, ModuleNS] = {}
+        if self.base is not None:
+            self.loaded[os.path.abspath(root_path)] = ModuleNS(root_path, root_globals)
+
+    def __call__(self, name: str, level: int) -> Optional[ModuleNS]:
+        if self.base is None:
+            return None
+        path = self.find(name, level)
+        if path is None:
+            return None
+        if path in self.loaded:
+            return self.loaded[path]
+        if len(self.loaded) >= MAX_MODULES:
+            return None
+        return self.load(path)
+
+    def find(self, name: str, level: int) -> Optional[str]:
+        base = self.base
+        for _ in range(max(level - 1, 0)):
+            base = os.path.dirname(base)
+        parts = [p for p in name.split(".") if p]
+        roots = [base] if level else [base, os.path.dirname(base), os.path.dirname(os.path.dirname(base))]
+        for root in roots:
+            cand = os.path.join(root, *parts)
+            for path in (cand + ".py", os.path.join(cand, "__init__.py")):
+                if parts and os.path.isfile(path):
+                    return os.path.abspath(path)
+        return None
+
+    def load(self, path: str) -> Optional[ModuleNS]:
+        from .engine import parse
+        from .interp import Frame
+        try:
+            if os.path.getsize(path) > MAX_BYTES:
+                return None
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError):
+            return None
+        parsed = parse(text, path)
+        self.it.module_lines[path] = parsed.lines
+        ns = ModuleNS(path, {})
+        self.loaded[path] = ns
+        fr = Frame(ns.attrs, "<module>", self.it.new_store(), ns.attrs, record=False)
+        fr.foreign = path
+        saved = (self.it.path, self.it.lines, self.it.functions, self.it.classes)
+        self.it.path, self.it.lines = path, parsed.lines
+        self.it.functions, self.it.classes = [], []
+        try:
+            self.it.exec_block(parsed.tree.body, fr)
+        finally:
+            self.it.path, self.it.lines, self.it.functions, self.it.classes = saved
+        return ns
