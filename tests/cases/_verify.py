@@ -141,7 +141,7 @@ class Tracer:
         return env, nondefault
 
     def record(self, frame, stmt):
-        names = self.case.targets.get(stmt, [])
+        names = [n for n in self.case.targets.get(stmt, []) if n != "_"]
         tensors = {n: tuple(frame.f_locals[n].shape) for n in names
                    if isinstance(frame.f_locals.get(n), torch.Tensor)}
         if not tensors:

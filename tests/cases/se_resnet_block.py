@@ -7,7 +7,7 @@ from jaxtyping import Float
 from torch import Tensor
 
 # entry: SEResidual(); inputs: x=[B,64,H,W]
-# verify: B=2,H=16,W=16; B=3,H=7,W=20; B=1,H=1,W=1
+# verify: B=2,H=16,W=16; B=3,H=7,W=20; B=2,H=1,W=1
 
 
 class SEResidual(nn.Module):
@@ -30,7 +30,7 @@ class SEResidual(nn.Module):
         gate = torch.sigmoid(self.fc2(excite)).view(B, C, 1, 1)  # expect: [B, 64, 1, 1]
         out = out * gate  # expect: [B, 64, H, W]
         avg_map = out.mean(dim=1, keepdim=True)  # expect: [B, 1, H, W]
-        max_map, _ = out.max(dim=1, keepdim=True)  # expect: [B, 1, H, W]
+        max_map = out.amax(dim=1, keepdim=True)  # expect: [B, 1, H, W]
         both = torch.cat([avg_map, max_map], dim=1)  # expect: [B, 2, H, W]
         attn = torch.sigmoid(self.spatial(both))  # expect: [B, 1, H, W]
         out = out * attn  # expect: [B, 64, H, W]

@@ -52,7 +52,7 @@ def test_gpt_block_dtypes_ranges_and_nested_modules():
     ents = {e["entry"]: e for e in r["entries"]}
     assert "skipped" in ents["attend"]  # no shape known for q: not guessed
     idx = ents["GPT"]["inputs"]["idx"]
-    assert idx["dtype"] == "int64" and idx["high"] == 16  # below the smallest embedding (positions)
+    assert idx["dtype"] == "int64" and idx["high"] == 50  # below the size of the Embedding it feeds
     y = ents["loss_fn"]["inputs"]["y"]
     assert y["dtype"] == "int64" and y["high"] == ents["loss_fn"]["inputs"]["logits"]["shape"][1]
     # the block's C was solved to n_embd by the meta dry run; T and C distinct

@@ -80,6 +80,7 @@ function makeWorkspace(tmp) {
   fs.writeFileSync(path.join(ws, ".vscode", "settings.json"), JSON.stringify({
     "shapehint.deviceRun.device": "cpu",
     "shapehint.interpreter": [PYTHON],
+    ...(process.env.SHAPEHINT_E2E_TRACE ? { "shapehint.trace.server": "verbose" } : {}),
   }, null, 2));
   log(`workspace ${ws} (example: ${path.relative(REPO, source)}; expected ${error.code} on line ${error.line}: ${error.message})`);
   return { ws, file: "cnn_bug.py", text: fs.readFileSync(source, "utf8"), error };

@@ -85,7 +85,7 @@ async def test_close_clears_diagnostics(client: LanguageClient):
     client.text_document_did_close(types.DidCloseTextDocumentParams(
         text_document=types.TextDocumentIdentifier(uri=uri)))
     await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    assert client.diagnostics[uri] == []
+    assert list(client.diagnostics[uri]) == []
 
 
 async def _stats(client):

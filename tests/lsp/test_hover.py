@@ -61,7 +61,9 @@ async def test_hover_after_linear_and_int_expression(client: LanguageClient):
     text = (EXAMPLES / "cnn.py").read_text()
     md = (await _hover(client, "cnn.py", find(text, "h = F.relu(self.fc1"))).contents.value
     assert re.search(rf"`Tensor\[{B}, 120\]`", md), md
-    md = (await _hover(client, "cnn.py", find(text, "14 * 14"))).contents.value
+    at = find(text, "14 * 14")
+    at.character += 5  # the second 14: only `6 * 14 * 14` contains it
+    md = (await _hover(client, "cnn.py", at)).contents.value
     assert "1176" in md, md
 
 

@@ -237,9 +237,10 @@ class CallMixin:
         if not ins:
             return
         outs = str(self.resolve(out)) if isinstance(out, TensorV) else "?"
-        self.sink.record(span_of(func_node), self.source(func_node), fr.qualname, m if isinstance(m, ModuleV) else
+        name = self.source(func_node)
+        self.sink.record(span_of(func_node), name, fr.qualname, m if isinstance(m, ModuleV) else
                          ModuleV(m.cls.name, {}, getattr(m, "span", None)), fr.context, fr.is_entry, False)
-        self.sink.layer_io(span_of(func_node), fr.qualname, "", f"{', '.join(ins)} → {outs}")
+        self.sink.layer_io(span_of(func_node), fr.qualname, name, f"{', '.join(ins)} → {outs}")
 
     def module_param(self, m: ModuleV, name: str, fr, node) -> Value:
         from .interp import span_of

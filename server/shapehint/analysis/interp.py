@@ -20,7 +20,7 @@ from ..ops.context import OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
 from ..shapes.values import Span, TensorV, Value
-from ..solver.facts import FactStore, Limits
+from ..solver.facts import FactStore, Limits, Session
 from .builtins import BuiltinMixin
 from .calls import CallMixin
 from .evaluator import EvalMixin
@@ -86,6 +86,7 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
         self.call_cache: dict = {}
         self.holes: dict = {}  # hole symbol -> span
         self.stores: list[FactStore] = []
+        self.session: Optional[Session] = None
         self.max_depth = MAX_DEPTH
         self.internal_errors: list[str] = []
         self.branches: list = []  # (if node, function, condition, decision, context, facts) for Q3
@@ -102,7 +103,9 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
 
     # ---- facts and symbols ------------------------------------------------
     def new_store(self) -> FactStore:
-        st = FactStore(self.limits)
+        if self.session is None:
+            self.session = Session()
+        st = FactStore(self.limits, session=self.session)
         if self.on_store is not None:
             self.on_store(st)
         self.stores.append(st)

@@ -70,8 +70,9 @@ class Sink:
         return name
 
     def layer_io(self, span: Span, function: str, name: str, text: str) -> None:
-        for key, acc in self._acc.items():
-            if key[0] == span and acc.kind == "layer":
+        for is_target in (False, True):
+            acc = self._acc.get((span, function, name, is_target, "layer"))
+            if acc is not None:
                 acc.layer_io = text
 
     def diag(self, span: Span, code: str, message: str, related=(), data=None,

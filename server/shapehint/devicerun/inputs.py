@@ -42,6 +42,7 @@ class Param:
     dtype: Optional[str] = None
     role: Optional[str] = None  # ids | target | mask
     high_from: Optional[list] = None
+    embedding: Optional[str] = None  # attribute path of the Embedding that consumes these ids
     value: Optional[object] = None  # for int parameters: the symbol's name
     is_int: bool = False
     has_default: bool = False
@@ -295,10 +296,12 @@ class _ShapeReader:
         if isinstance(node, ast.Call):
             fname = _dotted(node.func)
             last = fname.split(".")[-1]
-            args = [a.id if isinstance(a, ast.Name) else None for a in node.args]
+            args = [_root(a) for a in node.args]
             kind = self.layers.get(fname[5:]) if fname.startswith("self.") else None
             if (kind == "Embedding" or last == "embedding") and args and args[0] in P:
                 P[args[0]].role, P[args[0]].dtype = "ids", P[args[0]].dtype or "int64"
+                if kind == "Embedding":
+                    P[args[0]].embedding = fname[5:]
                 if last == "embedding" and len(args) > 1 and args[1] in P:
                     P[args[0]].high_from = [args[1], 0]
             if (kind in ("CrossEntropyLoss", "NLLLoss") or last in ("cross_entropy", "nll_loss")) \
@@ -313,6 +316,20 @@ class _ShapeReader:
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert) and \
                 isinstance(node.operand, ast.Name) and node.operand.id in P:
             P[node.operand.id].role, P[node.operand.id].dtype = "mask", "bool"
+
+
+def _root(node):
+    """The parameter an argument is derived from by methods, indexing or attributes:
+    `chars.view(B * T, L)` and `x[:, 0]` -> "chars", "x"."""
+    while True:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        elif isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        else:
+            return None
 
 
 def _layer_attrs(cls) -> dict:
@@ -423,9 +440,7 @@ def _plan_from_comment(call: str, specs: dict, bindings: list, classes: dict, fu
     for name, (dims, dtype) in specs.items():
         p = reader.params.get(name) or Param(name)
         p.dims, p.dtype = dims, dtype or p.dtype
-        if p.dtype == "int64" and p.role is None:
-            p.role = "ids"
-        reader.params[name] = p
+        reader.params[name] = p  # an int input without a known use keeps values in [0, 2): valid anywhere
     for name in [n for n, p in reader.params.items() if n not in specs]:
         del reader.params[name]  # the comment lists exactly what the entry gets
     _fill_inputs(plan, reader, {})
@@ -624,6 +639,8 @@ def _candidates(params, constraints, hints=()) -> list:
                     spec["role"] = p.role
                 if p.high_from:
                     spec["high_from"] = p.high_from
+                if p.embedding:
+                    spec["embedding"] = p.embedding
                 cand[p.name] = spec
         if cand not in out:
             out.append(cand)

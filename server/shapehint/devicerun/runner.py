@@ -293,7 +293,10 @@ def make_tensor(torch, spec, device, concrete, module):
         if p in concrete and len(concrete[p]["shape"]) > dim:
             high = concrete[p]["shape"][dim]
     if high is None and spec.get("role") == "ids" and module is not None:
-        sizes = [m.num_embeddings for m in module.modules() if isinstance(m, torch.nn.Embedding)]
+        try:  # the Embedding this input feeds, else the smallest one (valid ids for all)
+            sizes = [module.get_submodule(spec["embedding"]).num_embeddings]
+        except (KeyError, AttributeError):
+            sizes = [m.num_embeddings for m in module.modules() if isinstance(m, torch.nn.Embedding)]
         high = min(sizes) if sizes else None
     high = max(1, int(high or 2))
     spec["high"] = high

@@ -97,6 +97,7 @@ async def hover(ls: ShapeHintServer, params: lsp.HoverParams):
     lines = ls.lines(snap.text)
     line, col = lines.from_lsp(params.position)
     info = hover_feature.hover(snap.result, line, col, ls.settings)
+    log.info("hover %s:%s -> %s (%d values)", line, col, info, len(snap.result.values))
     if info is None:
         return None
     s = info.span

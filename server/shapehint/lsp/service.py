@@ -45,6 +45,7 @@ class ShapeHintServer(LanguageServer):
         self.worker.on_publish = self.publish
         self.worker.on_busy = self._busy
         self.worker.current_version = self.document_version
+        self.worker.warm_up(_warm_up)
         self.parsed: Parsed = parse_settings({})
         self.initialization_options: dict = {}
         self._projects: dict = {}  # pyproject path -> (mtime, Config)
@@ -140,8 +141,10 @@ class ShapeHintServer(LanguageServer):
         self.apply_settings(raw or {})
 
     def apply_settings(self, raw) -> None:
-        self.parsed = parse_settings(raw)
+        old, self.parsed = self.parsed, parse_settings(raw)
         self.report_problems(self.parsed.problems, always=True)
+        if old.settings == self.parsed.settings and old.explicit == self.parsed.explicit:
+            return
         self.reanalyse_all()
         if self._cap("workspace.inlay_hint.refresh_support"):
             self.workspace_inlay_hint_refresh(None)
@@ -214,6 +217,12 @@ class ShapeHintServer(LanguageServer):
                 self.work_done_progress.tokens.pop(token, None)
 
 
+def _warm_up() -> None:
+    """Import the analysis (and its operator registry) once, on one thread."""
+    from ..analysis.api import analyze_source
+    analyze_source("import torch\n", "<warm-up>")
+
+
 def _empty(path: str, text: str):
     from ..analysis.result import AnalysisResult
     return AnalysisResult(path=path, text=text)
@@ -230,6 +239,11 @@ def _body(uri: str, version, text: str, path: str, config):
         else:
             from ..analysis.api import analyze_source
             result = analyze_source(text, path, config=config, cancel=job)
+            errors = (getattr(result, "stats", None) or {}).get("internal_errors")
+            if errors:
+                log.warning("internal errors analysing %s: %s", path, errors[:3])
+            log.info("analysed %s v%s: %d values, stats %s", path, version, len(result.values),
+                     {k: v for k, v in (result.stats or {}).items() if k != "internal_errors"})
         job.check()
         diags = cfgmod.apply_config(result.diagnostics, text, config)
         return Snapshot(uri, version, text, result, tuple(diags), config)

@@ -134,6 +134,10 @@ class Hooks:
 
 class Worker:
     def __init__(self, max_workers: int = 2, debounce_s: float = 0.25):
+        # Document analyses run one at a time on their own thread (the engine's per-analysis
+        # state is not meant to be shared; a newer version cancels the older job anyway);
+        # other solver jobs (commands) run on `executor`.
+        self.analysis_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="shapehint-analysis")
         self.executor = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="shapehint-worker")
         self.debounce_s = debounce_s
         self.snapshots: dict = {}
@@ -142,12 +146,13 @@ class Worker:
         self._pending: dict = {}
         self._requests: dict = {}
         self._early_cancels: list = []
+        self._warm: Optional[Future] = None
         self.on_publish: Callable[[Snapshot], None] = lambda snap: None
         self.on_busy: Callable[[bool], None] = lambda busy: None
         self.current_version: Callable[[str], Optional[int]] = lambda uri: None
 
     # ---- generic jobs -----------------------------------------------------
-    def submit(self, job: Job, fn: Callable, *args) -> Future:
+    def submit(self, job: Job, fn: Callable, *args, executor: Optional[ThreadPoolExecutor] = None) -> Future:
         def body():
             job.check()
             self.hooks.running[job.label] += 1
@@ -155,7 +160,7 @@ class Worker:
                 return fn(job, *args)
             finally:
                 self.hooks.running[job.label] -= 1
-        fut = self.executor.submit(body)
+        fut = (executor or self.executor).submit(body)
         job.future = fut
         return fut
 
@@ -248,10 +253,21 @@ class Worker:
         loop = asyncio.get_running_loop()
         self.stats["analyses"] += 1
         self.on_busy(True)
-        fut = self.submit(entry.job, self._analyse, entry)
+        fut = self.submit(entry.job, self._analyse, entry, executor=self.analysis_executor)
         fut.add_done_callback(lambda f: _call_soon(loop, self._finish, entry, f))
 
+    def warm_up(self, fn: Callable[[], Any]) -> None:
+        """Run `fn` (imports, registries) once before any analysis starts: lazy imports racing
+        on two worker threads can see a half-initialised module (an operator registry)."""
+        self._warm = self.analysis_executor.submit(fn)
+
     def _analyse(self, job: Job, entry: _Pending) -> Snapshot:
+        if self._warm is not None:
+            try:
+                self._warm.result()
+            except Exception:
+                log.exception("warm-up failed")
+        job.check()
         snap = entry.body(job)
         hold = self.hooks.hold
         if hold is not None:  # test hook: let the document move on before this result lands
@@ -289,17 +305,18 @@ class Worker:
     async def current(self, uri: str, version: Optional[int]) -> Optional[Snapshot]:
         """The snapshot of `version` of `uri`, starting a debounced analysis now if needed.
 
-        Falls back to the latest snapshot when the analysis of `version` was superseded.
+        When the awaited analysis is replaced (settings changed, say), the replacement is
+        awaited in turn; falls back to the latest snapshot when `version` was superseded.
         """
-        snap = self.snapshots.get(uri)
-        if snap is not None and snap.version == version:
-            return snap
-        entry = self._pending.get(uri)
-        if entry is not None and entry.version == version:
+        for _ in range(16):
+            snap = self.snapshots.get(uri)
+            if snap is not None and snap.version == version:
+                return snap
+            entry = self._pending.get(uri)
+            if entry is None or entry.version != version:
+                break
             self._start(entry)
-            done = await asyncio.shield(entry.waiter)
-            if done is not None:
-                return done
+            await asyncio.shield(entry.waiter)
         return self.snapshots.get(uri)
 
     def pending(self, uri: str) -> bool:
@@ -311,3 +328,4 @@ class Worker:
         for job in list(self._requests.values()):
             job.cancel()
         self.executor.shutdown(wait=False, cancel_futures=True)
+        self.analysis_executor.shutdown(wait=False, cancel_futures=True)

@@ -38,8 +38,10 @@ class Unknown(Exception):
 
 
 class FactStore:
-    def __init__(self, limits: Optional[Limits] = None, on_create: Optional[Callable] = None):
+    def __init__(self, limits: Optional[Limits] = None, on_create: Optional[Callable] = None,
+                 session: Optional["Session"] = None):
         self.limits = limits or Limits()
+        self.session = session
         self.facts: list[Fact] = []
         self._marks: list[int] = []
         self.lower: dict[str, int] = {}  # symbol -> lower bound (default 1)
@@ -47,7 +49,9 @@ class FactStore:
         self._z3 = None
         self._ctx = None
         self._vars: dict[str, Any] = {}
-        self._lits: list = []
+        self._lits: dict = {}  # id(Fact) -> (Fact, literal): facts already asserted in the solver
+        self._solver = None
+        self._nlits = 0
         self._cache: dict = {}
         self._on_create = on_create
         self.queries = 0
@@ -73,6 +77,9 @@ class FactStore:
         self.lower[name] = lo
         if hi is not None:
             self.upper[name] = hi
+        if name in self._vars and self._solver is not None:
+            self._solver = None  # bounds changed: rebuild the incremental solver on the next query
+            self._lits = {}
 
     # ---- queries --------------------------------------------------------
     def possible(self, pred: Pred) -> tuple[Optional[bool], list]:
@@ -169,7 +176,8 @@ class FactStore:
         if self._z3 is None:
             import z3  # lazy: keeps server start-up light
             self._z3 = z3
-            self._ctx = z3.Context()
+            # creating a Z3 context costs ~15 ms: stores of one analysis share one
+            self._ctx = self.session.context() if self.session is not None else z3.Context()
             if self._on_create is not None:
                 self._on_create(self)
         return self._z3
@@ -196,43 +204,68 @@ class FactStore:
         if key in self._cache:
             return self._cache[key]
         # Facts about symbols unrelated to the query cannot make it unsatisfiable unless they are
-        # unsatisfiable themselves, which an earlier query would have reported: keep the slice.
+        # unsatisfiable themselves, which an earlier query would have reported: assume only the slice.
         facts = _relevant(self.facts, extra)
-        z3 = self._load()
-        s = self._new_solver()
-        lits = []
-        for i, f in enumerate(facts):
-            lit = z3.Bool(f"f{i}", self._ctx)
-            s.add(z3.Implies(lit, self._enc_pred(f.pred)))
-            lits.append(lit)
-        for p in extra:
-            s.add(self._enc_pred(p))
-        self._bounds(s)
-        self.queries += 1
-        try:
-            r = s.check(*lits)
-        except z3.Z3Exception:
-            r = z3.unknown
-        if r == z3.sat:
+        if _quick_sat([f.pred for f in facts] + list(extra), self.lower, self.upper):
             out = (True, [])
-        elif r == z3.unsat:
-            core = []
-            if want_core:
-                names = {str(c) for c in s.unsat_core()}
-                core = [f.origin for i, f in enumerate(facts) if f"f{i}" in names and f.origin is not None]
-            out = (False, core)
-        else:
-            out = None
+            self._cache[key] = out
+            return out
+        z3 = self._load()
+        s = self._incremental()
+        lits = [self._literal(f) for f in facts]
+        # the query itself is a guarded assertion too: no push/pop (that costs more than the check)
+        qlits = [self._literal(Fact(p, None), cache=False) for p in extra]
+        if True:
+            self.queries += 1
+            try:
+                r = s.check(*(qlits + lits))
+            except z3.Z3Exception:
+                r = z3.unknown
+            if r == z3.sat:
+                out = (True, [])
+            elif r == z3.unsat:
+                core = []
+                if want_core:
+                    names = {str(c) for c in s.unsat_core()}
+                    core = [f.origin for f, lit in zip(facts, lits) if str(lit) in names and f.origin is not None]
+                out = (False, core)
+            else:
+                out = None
         if len(self._cache) > 20000:
             self._cache.clear()
         self._cache[key] = out
         return out
+
+    def _incremental(self):
+        if self._solver is None:
+            self._solver = self._new_solver()
+            for name, v in self._vars.items():
+                self._bound(name, v)
+        return self._solver
+
+    def _literal(self, f: Fact, cache: bool = True):
+        key = id(f) if cache else ("q", f.pred)
+        entry = self._lits.get(key)
+        if entry is not None and (entry[0] is f or not cache):
+            return entry[1]
+        self._nlits += 1
+        lit = self._z3.Bool(f"f{self._nlits}_{id(self)}", self._ctx)
+        self._solver.add(self._z3.Implies(lit, self._enc_pred(f.pred)))
+        self._lits[key] = (f, lit)
+        return lit
+
+    def _bound(self, name: str, v) -> None:
+        if self._solver is not None:
+            self._solver.add(v >= self.lower.get(name, 1))
+            if name in self.upper:
+                self._solver.add(v <= self.upper[name])
 
     def _var(self, name: str):
         v = self._vars.get(name)
         if v is None:
             v = self._z3.Int(name, self._ctx)
             self._vars[name] = v
+            self._bound(name, v)
         return v
 
     def _enc(self, e: Expr):
@@ -272,6 +305,56 @@ class FactStore:
             return z3.Not(self._enc_pred(p.args[0]))
         a, b = (self._enc(x) for x in p.args)
         return {"==": lambda: a == b, "!=": lambda: a != b, "<=": lambda: a <= b, "<": lambda: a < b}[p.op]()
+
+
+def _quick_sat(preds: list, lower: dict, upper: dict) -> bool:
+    """Cheap, sound-for-sat search: most queries are satisfiable by small values or by solving a
+    one-symbol equation, and finding such a model needs no solver."""
+    from ..shapes.shape import Pred
+    syms: set[str] = set()
+    for p in preds:
+        syms |= p.symbols()
+    if len(syms) > 24:
+        return False
+    solved: dict = {}
+    for p in preds:
+        if p.op != "==":
+            continue
+        d = p.args[0] - p.args[1]
+        ds = d.symbols()
+        if len(ds) == 1 and len(d.terms) <= 2:
+            name = next(iter(ds))
+            mono = next((m for m in d.terms if m != ()), None)
+            coeff = d.terms.get(mono, 0)
+            if mono is not None and len(mono) == 1 and mono[0].kind == "sym" and coeff in (1, -1):
+                solved.setdefault(name, -d.const_part() * coeff)
+    for base in (1, 2, 3, 7, 64):
+        env = {n: solved.get(n, max(base, lower.get(n, 1))) for n in syms}
+        if any(v < lower.get(n, 1) or (n in upper and v > upper[n]) for n, v in env.items()):
+            continue
+        try:
+            if all(p.evaluate(env) for p in preds):
+                return True
+        except (KeyError, ZeroDivisionError, TypeError, RecursionError):
+            return False
+    return False
+
+
+class Session:
+    """One Z3 context shared by the stores of one analysis job; interrupting it stops them all."""
+
+    def __init__(self):
+        self._ctx = None
+
+    def context(self):
+        if self._ctx is None:
+            import z3
+            self._ctx = z3.Context()
+        return self._ctx
+
+    def interrupt(self) -> None:
+        if self._ctx is not None:
+            self._ctx.interrupt()
 
 
 def _relevant(facts: list[Fact], extra: list[Pred]) -> list[Fact]:

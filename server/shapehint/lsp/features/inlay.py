@@ -39,7 +39,9 @@ def inlay_hints(result, start_line: int, end_line: int, mode: str = "assignments
                 continue
             hints.append(Hint(v.span.end_line, v.span.end_col, f": {v.shape}", _key(v)))
     if mode == "all":
-        hints += _expression_hints(result, lines, start_line, end_line, {h.line for h in hints})
+        # expression hints only on lines without an assignment target or annotation
+        taken = {v.span.line for v in result.values if v.is_target or v.has_annotation}
+        hints += _expression_hints(result, lines, start_line, end_line, taken)
     hints.sort(key=lambda h: (h.line, h.col))
     return hints
 

@@ -1,0 +1,265 @@
+"""Tensor creation: zeros/ones/empty/rand/randn/randint/full, arange/linspace/logspace, eye,
+*_like, Tensor.new_*, tensor/as_tensor from nested lists, tril/triu_indices.
+
+Sizes may be varargs or one tuple/list/torch.Size and may be symbolic. The dtype keyword
+arrives as a DtypeV whose name is already canonical ("float32", "int64", ...).
+"""
+from __future__ import annotations
+
+import math
+
+from ...shapes.expr import Expr
+from ...shapes.shape import Shape, ge
+from ...shapes.values import BoolV, DtypeV, FloatV, IntV, ListV, NoneV, StrV, TensorV, TupleV
+from ..common import size_list
+from ..context import NotApplicable, OpContext
+from ..registry import op
+
+NAMES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",
+         "short": "int16", "cfloat": "complex64"}
+
+
+def dtype_name(v, default=None):
+    if isinstance(v, DtypeV):
+        return NAMES.get(v.name, v.name)
+    if isinstance(v, StrV) and v.value:
+        return NAMES.get(v.value.replace("torch.", ""), v.value.replace("torch.", ""))
+    return default
+
+
+def _sizes(cx: OpContext, size) -> list:
+    sz = size_list(cx, size)
+    for s in sz:
+        if s.value is not None and s.value < 0:
+            cx.fail(f"{cx.opname}: sizes must be non-negative, got {s} in "
+                    f"[{', '.join(str(x) for x in sz)}]", "SH107")
+    return sz
+
+
+def _new(cx: OpContext, dims, dtype) -> TensorV:
+    return TensorV(Shape.of(dims), dtype, origin=cx.span)
+
+
+def _filled(name: str, default_dtype="float32"):
+    def rule(cx: OpContext, *sizes, size=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False, memory_format=None, generator=None, names=None):
+        if size is not None:
+            sizes = (size,)
+        if not sizes:
+            cx.fail(f"{cx.opname} needs a size", "SH107")
+        return _new(cx, _sizes(cx, sizes), dtype_name(dtype, default_dtype))
+    rule.__name__ = name
+    return rule
+
+
+for _n in ("zeros", "ones", "empty", "rand", "randn"):
+    op(f"torch.{_n}")(_filled(_n))
+
+
+def _scalar_dtype(v) -> str:
+    if isinstance(v, BoolV):
+        return "bool"
+    if isinstance(v, IntV):
+        return "int64"
+    return "float32"
+
+
+@op("torch.full")
+def full(cx: OpContext, size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+         pin_memory=False):
+    return _new(cx, _sizes(cx, [size]), dtype_name(dtype, _scalar_dtype(fill_value)))
+
+
+@op("torch.randint")
+def randint(cx: OpContext, *args, size=None, generator=None, out=None, dtype=None, layout=None, device=None,
+            requires_grad=False, pin_memory=False):
+    args = list(args)
+    if size is not None:
+        args.append(size)
+    if len(args) == 2:
+        low, high, sz = IntV(Expr.const(0)), args[0], args[1]
+    elif len(args) == 3:
+        low, high, sz = args
+    else:
+        raise NotApplicable("randint arguments")
+    lo, hi = cx.int_of(low), cx.int_of(high)
+    if lo is not None and hi is not None and lo.value is not None and hi.value is not None and lo.value >= hi.value:
+        cx.fail(f"{cx.opname}: low ({lo}) must be less than high ({hi})", "SH107")
+    return _new(cx, _sizes(cx, [sz]), dtype_name(dtype, "int64"))
+
+
+def _num(cx: OpContext, v):
+    """('int', Expr) | ('float', float | None) for an arange bound."""
+    if isinstance(v, FloatV):
+        return "float", v.value
+    e = cx.int_of(v)
+    if e is not None:
+        return "int", e
+    if isinstance(v, TensorV):
+        return "float", None
+    raise NotApplicable("bound unknown")
+
+
+@op("torch.arange")
+def arange(cx: OpContext, start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+           requires_grad=False, pin_memory=False):
+    if end is None or isinstance(end, NoneV):
+        start, end = IntV(Expr.const(0)), start
+    parts = [_num(cx, v) for v in (start, end, step)]
+    is_int = all(k == "int" for k, _ in parts)
+    out_dtype = dtype_name(dtype, "int64" if is_int else "float32")
+    if is_int:
+        a, b, s = (p for _, p in parts)
+        if s.value is None:
+            raise NotApplicable("symbolic step")
+        if s.value == 0:
+            cx.fail(f"{cx.opname}: step must be nonzero", "SH107")
+        span = b - a if s.value > 0 else a - b
+        st = abs(s.value)
+        if span.value is not None:
+            if span.value < 0:
+                cx.fail(f"{cx.opname}: upper bound and lower bound are inconsistent with the step sign "
+                        f"(start={a}, end={b}, step={s})", "SH107")
+            return _new(cx, [-(-span.value // st)], out_dtype)
+        cx.require(ge(span, 0), f"{cx.opname}: upper bound and lower bound are inconsistent with the step sign",
+                   "SH107")
+        return _new(cx, [(span + st - 1) // st], out_dtype)
+    vals = [float(p.value) if k == "int" and p.value is not None else p for k, p in parts]
+    if any(v is None or isinstance(v, Expr) for v in vals):
+        return _new(cx, [cx.fresh("n")], out_dtype)
+    a, b, s = vals
+    if s == 0:
+        cx.fail(f"{cx.opname}: step must be nonzero", "SH107")
+    n = math.ceil((b - a) / s)  # PyTorch computes the length in double precision too
+    if n < 0:
+        cx.fail(f"{cx.opname}: upper bound and lower bound are inconsistent with the step sign", "SH107")
+    return _new(cx, [n], out_dtype)
+
+
+@op("torch.linspace", "torch.logspace")
+def linspace(cx: OpContext, start, end, steps, base=None, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False):
+    n = cx.int_of(steps)
+    if n is None:
+        raise NotApplicable("steps unknown")
+    if n.value is not None and n.value < 0:
+        cx.fail(f"{cx.opname}: number of steps must be non-negative, got {n}", "SH107")
+    return _new(cx, [n], dtype_name(dtype, "float32"))
+
+
+@op("torch.eye")
+def eye(cx: OpContext, n, m=None, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
+        pin_memory=False):
+    rows = cx.int_of(n)
+    cols = rows if m is None or isinstance(m, NoneV) else cx.int_of(m)
+    if rows is None or cols is None:
+        raise NotApplicable("size unknown")
+    for v in (rows, cols):
+        if v.value is not None and v.value < 0:
+            cx.fail(f"{cx.opname}: n and m must be non-negative, got {v}", "SH107")
+    return _new(cx, [rows, cols], dtype_name(dtype, "float32"))
+
+
+def _like(name: str, fixed_dtype=None):
+    def rule(cx: OpContext, input, *args, dtype=None, layout=None, device=None, requires_grad=False,
+             memory_format=None, pin_memory=False, generator=None, **kwargs):
+        if not isinstance(input, TensorV):
+            raise NotApplicable("input unknown")
+        dt = dtype_name(dtype, None)
+        if dt is None and name == "full_like" and args and input.dtype is None:
+            dt = _scalar_dtype(args[0])
+        return TensorV(input.shape, dt or fixed_dtype or input.dtype, origin=cx.span)
+    rule.__name__ = name
+    return rule
+
+
+for _n in ("zeros_like", "ones_like", "empty_like", "randn_like", "rand_like", "full_like", "randint_like"):
+    op(f"torch.{_n}")(_like(_n))
+
+
+def _new_method(name: str):
+    def rule(cx: OpContext, self, *size, dtype=None, layout=None, device=None, requires_grad=False,
+             pin_memory=False, fill_value=None):
+        if not isinstance(self, TensorV):
+            raise NotApplicable("input unknown")
+        if name == "new_full":
+            if fill_value is None and len(size) == 2:
+                size = size[:1]
+        return _new(cx, _sizes(cx, size), dtype_name(dtype, self.dtype))
+    rule.__name__ = name
+    return rule
+
+
+for _n in ("new_zeros", "new_ones", "new_empty", "new_full"):
+    op(f"Tensor.{_n}")(_new_method(_n))
+
+
+def nested_shape(cx: OpContext, v, depth=0) -> tuple:
+    """(dims, dtype) of a nested list/tuple of scalars, as torch.tensor sees it."""
+    if isinstance(v, (IntV, FloatV, BoolV)):
+        return (), _scalar_dtype(v)
+    if isinstance(v, TensorV):  # an element tensor is converted to a Python scalar
+        if v.shape.rank is None:
+            raise NotApplicable("element of unknown rank")
+        n = Expr.const(1)
+        for d in v.shape.dims:
+            n = n * d
+        if n.value is None:
+            raise NotApplicable("element of symbolic size")
+        if n.value != 1:
+            cx.fail(f"{cx.opname}: only one-element tensors can be converted to Python scalars, got "
+                    f"{v.shape}", "SH107")
+        return (), v.dtype or "float32"
+    if isinstance(v, (TupleV, ListV)):
+        if v.items is None:
+            raise NotApplicable("list of unknown length")
+        subs = [nested_shape(cx, i, depth + 1) for i in v.items]
+        if not subs:
+            return (Expr.const(0),), "float32"
+        first = subs[0][0]
+        for k, (s, _) in enumerate(subs[1:], 1):
+            if len(s) != len(first) or any(a != b for a, b in zip(s, first)):
+                if len(s) != len(first) or any(a.value is not None and b.value is not None for a, b in zip(s, first)):
+                    cx.fail(f"{cx.opname}: ragged nested sequence: element {k} at depth {depth} has shape "
+                            f"{list(map(str, s))} but element 0 has {list(map(str, first))}", "SH107")
+                raise NotApplicable("symbolic ragged check")
+        dts = {d for _, d in subs}
+        dt = next((d for d in ("float32", "int64", "bool") if d in dts), "float32")
+        if any(d.startswith("float") for d in dts):
+            dt = "float32"
+        return (Expr.const(len(subs)),) + tuple(first), dt
+    raise NotApplicable("element unknown")
+
+
+@op("torch.tensor", "torch.as_tensor", "torch.asarray", "Tensor.new_tensor")
+def tensor(cx: OpContext, data, *args, dtype=None, device=None, requires_grad=False, pin_memory=False, copy=None):
+    if isinstance(data, TensorV) and args:  # Tensor.new_tensor(self, data)
+        data = args[0]
+    if isinstance(data, TensorV):
+        if data.shape.rank is None:
+            raise NotApplicable("input unknown")
+        return TensorV(data.shape, dtype_name(dtype, data.dtype), origin=cx.span)
+    dims, dt = nested_shape(cx, data)
+    return _new(cx, dims, dtype_name(dtype, dt))
+
+
+def _tri_count(r: int, c: int, off: int, lower: bool) -> int:
+    if lower:
+        return sum(max(0, min(c, i + off + 1)) for i in range(r))
+    return sum(max(0, c - max(0, i + off)) for i in range(r))
+
+
+def _tri(lower: bool):
+    def rule(cx: OpContext, row, col, offset=0, *, dtype=None, device=None, layout=None):
+        r, c, o = cx.const_int(row), cx.const_int(col), cx.const_int(offset)
+        if r is None or c is None or o is None:
+            return _new(cx, [2, cx.fresh("n")], dtype_name(dtype, "int64"))
+        if r < 0 or c < 0:
+            cx.fail(f"{cx.opname}: row and col must be non-negative", "SH107")
+        return _new(cx, [2, _tri_count(r, c, o, lower)], dtype_name(dtype, "int64"))
+    rule.__name__ = "tril_indices" if lower else "triu_indices"
+    return rule
+
+
+op("torch.tril_indices")(_tri(True))
+op("torch.triu_indices")(_tri(False))
