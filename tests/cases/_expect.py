@@ -27,6 +27,7 @@ MARKER_RE = re.compile(r"^([EW])\[(SH\d{3})\]$")
 BUG_RE = re.compile(r"^bug:")
 CODE_RE = re.compile(r"SH\d{3}")
 SHAPE_NAME_RE = re.compile(r"\b([A-Za-z_]\w*)\.shape\[(\d+)\]")
+DOTTED_RE = re.compile(r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 
 
 @dataclass
@@ -58,7 +59,8 @@ class CaseFile:
 
 def split_dims(text: str) -> list:
     """`[B, (H - 1)//2 + 1, x.shape[0]]` -> ["B", "(H - 1) // 2 + 1", "x.shape[0]"]."""
-    node = ast.parse(text.strip(), mode="eval").body
+    text = re.sub(r"(?<![\w'\"])\?", "'?'", text.strip())  # `?` (unknown) is not Python
+    node = ast.parse(text, mode="eval").body
     if not isinstance(node, (ast.List, ast.Tuple)):
         raise ValueError(f"not a shape: {text!r}")
     out = []
@@ -176,8 +178,9 @@ _OPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lamb
 
 
 def normalise(expr: str) -> str:
-    """`x.shape[1]` -> `x__shape_1`, so that every symbol is a plain name."""
-    return SHAPE_NAME_RE.sub(lambda m: f"{m.group(1)}__shape_{m.group(2)}", expr)
+    """`x.shape[1]` -> `x__shape_1`, `cfg.n_embd` -> `cfg__n_embd`: every symbol a plain name."""
+    expr = SHAPE_NAME_RE.sub(lambda m: f"{m.group(1)}__shape_{m.group(2)}", expr)
+    return DOTTED_RE.sub(lambda m: m.group(0).replace(".", "__"), expr)
 
 
 def symbols(expr: str) -> set:

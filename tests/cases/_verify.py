@@ -73,7 +73,8 @@ class Tracer:
         loc = frame.f_locals
         self.args[frame] = {n: Shape(loc[n].shape) for n in names if isinstance(loc.get(n), torch.Tensor)}
         me = loc.get("self")
-        if code.co_name == "__init__" and isinstance(me, nn.Module) and id(me) not in self.ctor:
+        if (code.co_name == "__init__" and isinstance(me, nn.Module)
+                and getattr(type(me).__init__, "__code__", None) is code):
             try:
                 sig = inspect.signature(type(me).__init__)
             except (TypeError, ValueError):
@@ -83,7 +84,7 @@ class Tracer:
                 if p.name in loc:
                     d = p.default if p.default is not inspect.Parameter.empty else NODEFAULT
                     info[p.name] = (loc[p.name], d)
-            self.ctor[id(me)] = info
+            self.ctor[id(me)] = (me, info)  # the module is kept alive so that ids are not reused
 
     def local_trace(self, frame, event, arg):
         if event == "line":
@@ -113,12 +114,15 @@ class Tracer:
         env = dict(self.bindings)
         me = frame.f_locals.get("self")
         nondefault = False
-        if isinstance(me, nn.Module) and id(me) in self.ctor:
-            for name, (value, default) in self.ctor[id(me)].items():
+        if isinstance(me, nn.Module) and id(me) in self.ctor and self.ctor[id(me)][0] is me:
+            for name, (value, default) in self.ctor[id(me)][1].items():
                 if default is NODEFAULT:
                     if isinstance(value, int) and not isinstance(value, bool):
                         env[name] = value
                     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+                        for f, v in vars(value).items():  # `config.n_embd` style names
+                            if isinstance(v, int) and not isinstance(v, bool):
+                                env[f"{name}__{f}"] = v
                         try:
                             nondefault |= value != type(value)()
                         except TypeError:

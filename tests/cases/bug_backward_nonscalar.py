@@ -26,4 +26,6 @@ def train_step(x: Float[Tensor, "B 20"], y: Float[Tensor, "B 10"]):
     total_ok = weighted.sum() + 1e-4 * reg  # expect: []
     weighted.backward()  # E[SH109]
     opt.step()
+    for group in opt.param_groups:
+        group["lr"] *= 0.99
     return total_ok, l1, worst

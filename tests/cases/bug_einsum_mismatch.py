@@ -26,4 +26,5 @@ class BilinearPool(nn.Module):
         mixed = self.out(pooled_b)  # expect: [B, 4, 32]
         outer = torch.einsum("bd,be->bde", a[:, 0], b[:, 0])  # expect: [B, 32, 32]
         pooled_c = torch.einsum("bij,bjd->bid", probs, c)  # E[SH101]
+        pooled_c = F.layer_norm(pooled_c, (32,))
         return mixed, pooled_c, trace, outer

@@ -15,7 +15,7 @@ class Generator(nn.Module):
         self.l4 = nn.ConvTranspose2d(ngf * 2, ngf, 4, 2, 1, bias=False)
         self.l5 = nn.ConvTranspose2d(ngf, 3, 4, 2, 1, bias=False)
 
-    def forward(self, z: TensorType((16, 100, 1, 1))):
+    def forward(self, z: TensorType([16, 100, 1, 1])):
         h = F.relu(self.l1(z))  # expect: [16, 256, 4, 4]
         h = F.relu(self.l2(h))  # expect: [16, 128, 8, 8]
         h = F.relu(self.l3(h))  # expect: [16, 64, 16, 16]
@@ -33,7 +33,7 @@ class Discriminator(nn.Module):
         self.c4 = nn.Conv2d(ndf * 4, ndf * 8, 4, 2, 1, bias=False)
         self.c5 = nn.Conv2d(ndf * 8, 1, 4, 1, 0, bias=False)
 
-    def forward(self, img: TensorType((16, 3, 64, 64))):
+    def forward(self, img: TensorType([16, 3, 64, 64])):
         h = F.leaky_relu(self.c1(img), 0.2)  # expect: [16, 32, 32, 32]
         h = F.leaky_relu(self.c2(h), 0.2)  # expect: [16, 64, 16, 16]
         h = F.leaky_relu(self.c3(h), 0.2)  # expect: [16, 128, 8, 8]

@@ -38,7 +38,7 @@ class SelfAttention(nn.Module):
         k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # expect: [B, 6, T, 16]
         v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)  # expect: [B, 6, T, 16]
         att = q @ k.transpose(-2, -1) / math.sqrt(k.size(-1))  # expect: [B, 6, T, T]
-        causal = self.mask[:T, :T]  # expect: [T, T]
+        causal = self.mask[:T, :T]  # expect: [min(T, 32), min(T, 32)]
         att = att.masked_fill(~causal, float("-inf"))  # expect: [B, 6, T, T]
         att = F.softmax(att, dim=-1)  # expect: [B, 6, T, T]
         y = att @ v  # expect: [B, 6, T, 16]

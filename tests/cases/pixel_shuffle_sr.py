@@ -14,7 +14,7 @@ class ESPCN(nn.Module):
         self.shuffle = nn.PixelShuffle(upscale)
         self.unshuffle = nn.PixelUnshuffle(upscale)
 
-    def forward(self, lr: TensorType((4, 3, 24, 20))):
+    def forward(self, lr: TensorType([4, 3, 24, 20])):
         f1 = torch.tanh(self.conv1(lr))  # expect: [4, 64, 24, 20]
         f2 = torch.tanh(self.conv2(f1))  # expect: [4, 32, 24, 20]
         sub = self.conv3(f2)  # expect: [4, 27, 24, 20]

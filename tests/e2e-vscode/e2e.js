@@ -30,9 +30,13 @@ const VSIX = process.env.SHAPEHINT_VSIX || path.join(REPO, "vscode-extension", "
 const SHOTS = process.env.SHAPEHINT_E2E_SCREENSHOTS || path.join(__dirname, "screenshots");
 const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/lib/chromium/chromium";
 const STRICT = process.env.SHAPEHINT_E2E_STRICT === "1";
+// SHAPEHINT_E2E_UPDATE_DOCS=1 copies the README's screenshots to docs/img/ after a passing run.
+const DOC_SHOTS = { "1-squiggle": "vscode-squiggle.png", "1b-error-hover": "vscode-error.png", "2-problems": "vscode-problems.png", "3-hover": "vscode-hover.png",
+  "4-quickfix-menu": "vscode-quickfix.png", "6-run-shapes": "vscode-run-shapes.png" };
 const PYTHON = process.env.SHAPEHINT_E2E_PYTHON || "python3";
 
 const results = [];
+const notes = [];
 const t0 = Date.now();
 const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
 function log(msg) { console.log(`[e2e ${elapsed()}] ${msg}`); }
@@ -45,8 +49,8 @@ function freePort() {
   });
 }
 
-/** The first error `shapehint check` reports in `file` (with the bundled server), or undefined. */
-function firstError(file) {
+/** The errors `shapehint check` reports in `file` (with the bundled server). */
+function checkErrors(file) {
   const libs = path.join(REPO, "vscode-extension", "bundled", "libs");
   const code = "import sys; sys.path.insert(0, sys.argv[1]); from shapehint.cli import main; sys.exit(main(['check', sys.argv[2]]))";
   let out = "";
@@ -55,19 +59,28 @@ function firstError(file) {
   } catch (err) {
     out = String(err.stdout || "");
   }
-  const m = /:(\d+):(\d+): error (SH\d+) (.*)/.exec(out);
-  return m ? { line: Number(m[1]), col: Number(m[2]), code: m[3], message: m[4] } : undefined;
+  return [...out.matchAll(/:(\d+):(\d+): error (SH\d+) (.*)/g)]
+    .map((m) => ({ line: Number(m[1]), col: Number(m[2]), code: m[3], message: m[4] }));
 }
 
-/** The built-in example when the server finds its bug, else this test's own fixture. */
+/**
+ * The built-in example when the server finds its bug (on the line marked `# bug:` when there is
+ * one), else this test's own fixture; a skipped example is reported in the summary.
+ */
 function pickExample() {
   const shared = path.join(REPO, "shared", "examples", "cnn_bug.py");
   const fixture = path.join(__dirname, "fixtures", "cnn_bug.py");
   for (const source of [shared, fixture]) {
     if (!fs.existsSync(source)) continue;
-    const error = firstError(source);
+    const lines = fs.readFileSync(source, "utf8").split(/\r?\n/);
+    const marked = lines.findIndex((l) => /#\s*bug:/.test(l)) + 1;
+    const errors = checkErrors(source);
+    const error = marked ? errors.find((e) => e.line === marked) : errors[0];
     if (error) return { source, error };
-    log(`${path.relative(REPO, source)}: the server reports no error there; skipping it`);
+    const why = marked ? `no error on line ${marked} (marked "bug:"); errors: ${errors.map((e) => `${e.code}@${e.line}`).join(", ") || "none"}`
+      : "no error";
+    notes.push(`${path.relative(REPO, source)} skipped: the server reports ${why}`);
+    log(notes[notes.length - 1]);
   }
   throw new Error("no example with an error the server finds");
 }
@@ -148,10 +161,15 @@ function stopGroup(child) {
   try { process.kill(-child.pid, "SIGTERM"); } catch { /* gone */ }
 }
 
+let currentPage;
+let currentUi;
 async function step(name, fn, { pendingIf } = {}) {
   const start = Date.now();
+  const taken = [];
+  if (currentUi) currentUi.taken = taken;
   try {
     const detail = await fn();
+    for (const shot of taken) results.push({ name: `(screenshot ${shot})`, status: "shot", shot });
     results.push({ name, status: "ok", detail, ms: Date.now() - start });
     log(`OK      ${name}${detail ? ` — ${detail}` : ""}`);
   } catch (err) {
@@ -159,8 +177,15 @@ async function step(name, fn, { pendingIf } = {}) {
     const status = pending && !STRICT ? "pending" : "fail";
     results.push({ name, status, detail: String(err.message || err).split("\n")[0], ms: Date.now() - start });
     log(`${status.toUpperCase().padEnd(7)} ${name} — ${String(err.message || err).split("\n")[0]}`);
+    if (currentPage) {
+      const file = path.join(SHOTS, `failed-${name.replace(/\W+/g, "-")}.png`);
+      await currentPage.screenshot({ path: file }).catch(() => {});
+    }
   }
 }
+
+/** The editor renders spaces as U+00A0. */
+function nbsp(s) { return String(s).replace(/\u00a0/g, " "); }
 
 function lineOf(text, pattern) {
   const lines = text.split(/\r?\n/);
@@ -172,6 +197,7 @@ function lineOf(text, pattern) {
 class Ui {
   constructor(page) { this.page = page; }
   async shot(name) {
+    if (this.taken) this.taken.push(name);
     const file = path.join(SHOTS, `${name}.png`);
     await this.page.screenshot({ path: file });
     return file;
@@ -180,7 +206,7 @@ class Ui {
     await this.page.keyboard.press("Control+G");
     const input = this.page.locator(".quick-input-widget input");
     await input.waitFor({ state: "visible", timeout: 10000 });
-    await input.fill(`${line}:${col}`);
+    await input.fill(`:${line}:${col}`);
     await this.page.keyboard.press("Enter");
     await this.page.waitForTimeout(300);
   }
@@ -194,7 +220,7 @@ class Ui {
     await this.page.keyboard.press("Enter");
   }
   async editorText() {
-    return this.page.locator(".monaco-editor .view-lines").first().innerText();
+    return nbsp(await this.page.locator(".monaco-editor .view-lines").first().innerText());
   }
 }
 
@@ -220,6 +246,8 @@ async function run() {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     const ui = new Ui(page);
+    currentPage = page;
+    currentUi = ui;
     await page.goto(server.url);
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     log("workbench loaded");
@@ -262,6 +290,8 @@ async function scenario(page, ui, file, text, error) {
   });
 
   await step("error squiggle on the buggy line", async () => {
+    await page.locator(".monaco-editor .view-lines").first().click();
+    await ui.gotoLine(bug.line, 1);
     const squiggle = page.locator(".monaco-editor .squiggly-error").first();
     await squiggle.waitFor({ state: "attached", timeout: 60000 });
     // The squiggle sits in the line whose top matches the buggy line's view line.
@@ -270,7 +300,7 @@ async function scenario(page, ui, file, text, error) {
     let hit = "";
     for (const l of await lines.all()) {
       const b = await l.boundingBox();
-      if (b && box && Math.abs(b.y - box.y) < b.height) { hit = await l.innerText(); break; }
+      if (b && box && Math.abs(b.y - box.y) < b.height) { hit = nbsp(await l.innerText()); break; }
     }
     await page.mouse.move(5, 5);
     await ui.shot("1-squiggle");
@@ -278,12 +308,26 @@ async function scenario(page, ui, file, text, error) {
     return `line ${bug.line}: ${hit.trim()}`;
   });
 
+  await step("the error's message on hover", async () => {
+    await ui.gotoLine(bug.line, bug.col);
+    await page.keyboard.press("Control+K");
+    await page.keyboard.press("Control+I");
+    const hover = page.locator(".monaco-hover-content").filter({ hasText: error.code }).first();
+    await hover.waitFor({ state: "visible", timeout: 20000 });
+    await page.waitForTimeout(600);
+    const txt = nbsp(await hover.innerText()).replace(/\s+/g, " ");
+    await ui.shot("1b-error-hover");
+    await page.keyboard.press("Escape");
+    return txt.slice(0, 160);
+  });
+
   await step("message in the Problems panel", async () => {
     await page.keyboard.press("Control+Shift+M");
     const row = page.locator(".markers-panel .monaco-list-row", { hasText: error.code }).first();
     await row.waitFor({ state: "visible", timeout: 20000 });
-    const msg = await row.innerText();
+    const msg = nbsp(await row.innerText());
     await ui.shot("2-problems");
+    await page.keyboard.press("Control+J"); // hide the panel again: room for the editor
     const words = error.message.split(/\W+/).filter((w) => w.length > 3).slice(0, 4);
     if (!words.every((w) => msg.includes(w))) throw new Error(`unexpected problem: ${msg} (expected ${error.message})`);
     return msg.replace(/\s+/g, " ").slice(0, 160);
@@ -298,7 +342,8 @@ async function scenario(page, ui, file, text, error) {
     await page.keyboard.press("Control+I");
     const hover = page.locator(".monaco-hover-content").filter({ hasText: /\[.*\]/ }).first();
     await hover.waitFor({ state: "visible", timeout: 20000 });
-    const txt = (await hover.innerText()).replace(/\s+/g, " ");
+    const txt = nbsp(await hover.innerText()).replace(/\s+/g, " ");
+    await page.waitForTimeout(600); // let the hover's fade-in finish before the screenshot
     await ui.shot("3-hover");
     await page.keyboard.press("Escape");
     return txt.slice(0, 160);
@@ -308,18 +353,29 @@ async function scenario(page, ui, file, text, error) {
     await ui.gotoLine(bug.line, bug.col);
     const before = await ui.editorText();
     await page.keyboard.press("Control+.");
-    const menu = page.locator(".action-widget .monaco-list-row.action, .action-widget .monaco-list-row");
+    const menu = page.locator(".action-widget .monaco-list-row.action");
     await menu.first().waitFor({ state: "visible", timeout: 20000 });
     const titles = (await menu.allInnerTexts()).map((t) => t.trim()).filter(Boolean);
+    await page.waitForTimeout(400);
     await ui.shot("4-quickfix-menu");
-    // Prefer a real fix (the Linear's in_features) over "Ignore SH101 on this line".
-    const pick = titles.find((t) => /in_features|Linear|Change|Fix/i.test(t)) ?? titles.find((t) => /SH\d+|Ignore/i.test(t)) ?? titles[0];
-    await page.locator(".action-widget .monaco-list-row", { hasText: pick }).first().click();
+    // Prefer a real fix (e.g. the Linear's in_features) over "Ignore SHxxx on this line".
+    let index = titles.findIndex((t) => /in_features|Linear|Change|Fix|Replace|Use/i.test(t) && !/Ignore/.test(t));
+    if (index < 0) index = titles.findIndex((t) => /Ignore/i.test(t));
+    if (index < 0) index = 0;
+    const pick = titles[index];
+    // The first action has the focus; move to the chosen one and apply it.
+    for (let i = 0; i < index; i++) await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
     await page.waitForFunction((b) => {
       const el = document.querySelector(".monaco-editor .view-lines");
       return el && el.innerText !== b;
     }, before, { timeout: 15000 });
-    await page.waitForTimeout(1500);
+    if (/Ignore/.test(pick)) {
+      // Suppressing the code on that line removes its squiggle once the server re-analyses.
+      await page.waitForFunction(() => document.querySelectorAll(".monaco-editor .squiggly-error").length === 0, null, { timeout: 20000 });
+    } else {
+      await page.waitForTimeout(1500);
+    }
     await page.mouse.move(5, 5);
     await ui.shot("5-quickfix-applied");
     const after = await ui.editorText();
@@ -334,7 +390,9 @@ async function scenario(page, ui, file, text, error) {
     const toast = page.locator(".notifications-toasts .notification-list-item", { hasText: /Run Shapes/ }).last();
     await toast.waitFor({ state: "visible", timeout: 120000 });
     const msg = (await toast.innerText()).replace(/\s+/g, " ");
-    const status = (await page.locator(".statusbar-item", { hasText: "ShapeHint" }).first().innerText()).replace(/\s+/g, " ");
+    const statusItem = page.locator(".statusbar-item", { hasText: "ShapeHint" }).first();
+    await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some((e) => /ShapeHint.*run:/.test(e.textContent)), null, { timeout: 10000 });
+    const status = (await statusItem.innerText()).replace(/\s+/g, " ");
     await ui.shot("6-run-shapes");
     if (/not available in this version of the server/.test(msg)) throw new Error(`PENDING: ${msg}`);
     if (!/on cpu/.test(msg)) throw new Error(`unexpected result: ${msg}`);
@@ -346,8 +404,18 @@ run().then(() => {
   const failed = results.filter((r) => r.status === "fail");
   console.log(`\nShapeHint e2e: ${results.filter((r) => r.status === "ok").length} ok, ` +
     `${results.filter((r) => r.status === "pending").length} pending, ${failed.length} failed in ${elapsed()}`);
-  for (const r of results) console.log(`  ${r.status.padEnd(7)} ${r.name} (${(r.ms / 1000).toFixed(1)}s)`);
+  for (const r of results.filter((x) => x.status !== "shot")) console.log(`  ${r.status.padEnd(7)} ${r.name} (${(r.ms / 1000).toFixed(1)}s)${r.status === "ok" ? "" : `: ${r.detail}`}`);
+  for (const n of notes) console.log(`  note    ${n}`);
   console.log(`screenshots: ${SHOTS}`);
+  if (process.env.SHAPEHINT_E2E_UPDATE_DOCS === "1" && !failed.length) {
+    const docs = path.join(REPO, "docs", "img");
+    fs.mkdirSync(docs, { recursive: true });
+    for (const [shot, name] of Object.entries(DOC_SHOTS)) {
+      const ok = results.some((r) => r.status === "shot" && r.shot === shot);
+      const from = path.join(SHOTS, `${shot}.png`);
+      if (ok && fs.existsSync(from)) { fs.copyFileSync(from, path.join(docs, name)); console.log(`docs/img/${name} updated`); }
+    }
+  }
   process.exit(failed.length ? 1 : 0);
 }, (err) => {
   console.error(`e2e setup failed: ${err.stack || err}`);

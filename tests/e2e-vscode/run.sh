@@ -42,7 +42,8 @@ if [ ! -f "$cs/out/node/entry.js" ] || [ ! -f "$cache/cs/.complete" ]; then
   (cd "$cache/cs" && PATH="$node24/bin:$PATH" npm_config_nodedir="$node24" \
      npm_config_dangerously_allow_all_scripts=true \
      npm install --no-save --no-audit --no-fund --loglevel=error code-server@4.139.1)
-  if [ ! -d "$cs/lib/vscode/node_modules/@vscode/spdlog/build" ]; then
+  # If the install scripts were still skipped, run code-server's postinstall by hand.
+  if [ ! -e "$cs/lib/vscode/bin/remote-cli/code-server" ]; then
     (cd "$cs" && PATH="$node24/bin:$PATH" npm_config_nodedir="$node24" \
        npm_config_user_agent="npm/11 node/v24.21.0 linux x64" npm_config_dangerously_allow_all_scripts=true \
        sh ./postinstall.sh)

@@ -27,8 +27,10 @@ def make_client():
     client.publish_log = []  # every publishDiagnostics: (uri, version, diagnostics)
     client.published_versions = {}
     client.statuses = []
+    client.registrations = []
     register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES,
                                    types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _on_publish,
+                                   types.CLIENT_REGISTER_CAPABILITY: _on_register,
                                    "shapehint/status": _on_status})
     conv = client.protocol._converter
 
@@ -47,6 +49,10 @@ def _on_publish(client: LanguageClient, params: types.PublishDiagnosticsParams):
     client.publish_log.append((params.uri, params.version, list(params.diagnostics)))
 
 
+def _on_register(client: LanguageClient, params: types.RegistrationParams):
+    client.registrations.extend(params.registrations)
+
+
 def _on_status(client: LanguageClient, params):
     client.statuses.append(params)
 
@@ -56,19 +62,24 @@ def server_config(**env) -> ClientServerConfig:
             "PYTHONPATH": os.pathsep.join([str(ROOT / "server"), os.environ.get("PYTHONPATH", "")]),
             **env}
     cmd = os.environ.get("SHAPEHINT_TEST_SERVER")  # e.g. a dev launcher; default: the real server
-    command = cmd.split() if cmd else [sys.executable, "-m", "shapehint.lsp.server"]
+    command = cmd.split() if cmd else [sys.executable, "-m", "shapehint", "lsp"]  # `shapehint lsp`
     return ClientServerConfig(server_command=command, server_env=full, client_factory=make_client)
 
 
 def push_capabilities() -> types.ClientCapabilities:
-    """VS Code's capabilities without pull diagnostics: the server pushes."""
+    """VS Code's capabilities (as pytest-lsp records them) plus inlay hints with resolve; no
+    pull diagnostics: the server pushes."""
     caps = client_capabilities("visual-studio-code")
     caps.text_document.diagnostic = None
+    caps.text_document.inlay_hint = types.InlayHintClientCapabilities(
+        resolve_support=types.ClientInlayHintResolveOptions(properties=["tooltip"]))
     return caps
 
 
 def pull_capabilities() -> types.ClientCapabilities:
-    return client_capabilities("visual-studio-code")
+    caps = push_capabilities()
+    caps.text_document.diagnostic = types.DiagnosticClientCapabilities(related_document_support=False)
+    return caps
 
 
 def initialize_params(caps, root: pathlib.Path = EXAMPLES, options=None) -> types.InitializeParams:

@@ -80,6 +80,32 @@ async def test_stale_results_are_never_published(client: LanguageClient):
     assert stats["snapshots"][uri] == 3
 
 
+async def test_rapid_incremental_edits_settle_on_the_last_version(client: LanguageClient):
+    import random
+    text = CNN.read_text()
+    path = EXAMPLES / "cnn_edits.py"
+    uri = open_doc(client, path, text)
+    rng = random.Random(4)
+    lines = text.split("\n")
+    version = 1
+    for _ in range(20):
+        version += 1
+        line = rng.randrange(len(lines))
+        col = rng.randint(0, len(lines[line]))
+        piece = rng.choice(["x", ")", "(", " # [B]", ".view(-1)", "", "é"])
+        lines[line] = lines[line][:col] + piece + lines[line][col:]
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangePartial(
+                range=types.Range(start=types.Position(line=line, character=col),
+                                  end=types.Position(line=line, character=col)), text=piece)]))
+    await wait_diagnostics(client, uri, version=version)
+    stats = await _stats(client)
+    assert stats["snapshots"][uri] == version
+    published = [v for u, v, _ in client.publish_log if u == uri]
+    assert published == sorted(published), "never an older version after a newer one"
+
+
 async def test_close_clears_diagnostics(client: LanguageClient):
     uri = (EXAMPLES / "cnn_suppressed.py").as_uri()
     client.text_document_did_close(types.DidCloseTextDocumentParams(

@@ -73,5 +73,15 @@ async def test_hover_on_buggy_layer_call(client: LanguageClient):
     assert "in_features=128" in md
 
 
+async def test_hover_shows_dtype_and_annotation_names(client: LanguageClient):
+    path = EXAMPLES / "typed.py"
+    uri = open_doc(client, path)
+    h = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=find(path.read_text(), "y = x")))
+    md = h.contents.value
+    assert md.startswith("**y**: `Tensor[B, 4]`") and "`float" in md, md
+    assert re.search(r"- `B`: .*annotation|- `B`: .*x", md), md
+
+
 async def test_no_hover_where_nothing_is_known(client: LanguageClient):
     assert await _hover(client, "cnn.py", pos(1, 3)) is None

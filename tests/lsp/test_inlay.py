@@ -76,7 +76,7 @@ async def test_setting_all_and_off(client: LanguageClient):
     assert [h.position.line + 1 for h in hints] == [12, 15], hints
     assert re.fullmatch(rf" → \[{B}, 10\]", hints[1].label)
     await _configure(client, "off")
-    assert await _hints(client) == []
+    assert list(await _hints(client)) == []
 
 
 async def test_invalid_setting_is_reported_and_the_default_used(client: LanguageClient):

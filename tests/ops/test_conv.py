@@ -11,7 +11,7 @@ from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
 from shapehint.shapes.values import TensorV
 
-from .diff import DTYPES, T, check, check_module, run_module_rule, run_rule, torch_shape
+from .diff import DTYPES, _to_abstract, T, check, check_module, run_module_rule, run_rule, torch_shape
 
 rng = random.Random(7)
 
@@ -94,14 +94,15 @@ def cpu_check(name, fn, args=(), kwargs=None):
 def cpu_check_module(name, cls, ctor=(), ckw=None, args=(), kwargs=None, setup=None):
     ckw, kwargs = ckw or {}, kwargs or {}
     try:
-        mod = cls(*ctor, **ckw)
+        mod = cls(*_real(ctor), **{k: _real(v) for k, v in ckw.items()})
         if setup:
             setup(mod)
         want = _cpu(mod, args, kwargs)
     except (RuntimeError, ValueError, TypeError, AssertionError) as e:
         want = ("error", str(e))
     try:
-        got = run_module_rule(name, ctor, ckw, args, kwargs)
+        got = run_module_rule(name, _to_abstract(tuple(ctor)), {k: _to_abstract(v) for k, v in ckw.items()},
+                              args, kwargs)
     except OpFailed as e:
         got = ("error", e.message)
     assert want[0] == got[0] and (want[0] == "error" or want[1] == got[1]), \

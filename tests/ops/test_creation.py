@@ -6,7 +6,7 @@ import torch
 
 from shapehint.ops.concrete import OpFailed, apply, shape_of
 from shapehint.shapes.expr import Expr
-from shapehint.shapes.values import DtypeV, IntV, ListV, TensorV
+from shapehint.shapes.values import DtypeV, IntV
 
 from .diff import T
 

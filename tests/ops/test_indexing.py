@@ -4,11 +4,11 @@ import random
 import pytest
 import torch
 
-from shapehint.ops.concrete import ConcreteContext, NotApplicable, OpFailed, apply, shape_of, wrap
+from shapehint.ops.concrete import ConcreteContext, NotApplicable, OpFailed, apply, wrap
 from shapehint.ops.registry import lookup
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
-from shapehint.shapes.values import IntV, SliceV, TensorV, TupleV
+from shapehint.shapes.values import TensorV
 
 from .diff import T, check
 

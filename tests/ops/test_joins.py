@@ -7,7 +7,7 @@ import torch
 from shapehint.ops.concrete import apply
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
-from shapehint.shapes.values import IntV, ListV, TensorV, TupleV
+from shapehint.shapes.values import IntV, ListV, TensorV
 
 from .diff import T, check
 

@@ -5,12 +5,12 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from shapehint.ops.concrete import ConcreteContext, OpFailed, apply
+from shapehint.ops.concrete import OpFailed, apply
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
 from shapehint.shapes.values import TensorV
 
-from .diff import T, check, check_module, run_module_rule, run_rule, torch_shape
+from .diff import T, check, run_module_rule, run_rule, torch_shape
 
 
 def _cpu(v):

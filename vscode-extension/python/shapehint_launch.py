@@ -13,7 +13,7 @@ that the extension can say which version it found.
 import json
 import sys
 
-MODULES = ("shapehint.cli", "shapehint.lsp.server", "pygls.lsp.server", "lsprotocol.types", "z3", "parso")
+MODULES = ("shapehint.cli", "pygls.protocol", "cattrs", "z3", "parso")
 
 
 def _use(source, libs):

@@ -8,7 +8,7 @@
 import * as fs from "fs";
 import * as vscode from "vscode";
 import { registerCommands } from "./commands";
-import { PYTHON_EXTENSION } from "./interpreter";
+import { DEFAULT_SERVER_INFO, PYTHON_EXTENSION, ServerInfo } from "./interpreter";
 import { SECTION, ServerManager, serverPaths } from "./server";
 import { StatusBar } from "./status";
 
@@ -20,9 +20,11 @@ export const RESTART_SETTINGS = [`${SECTION}.interpreter`];
 export async function activate(context: vscode.ExtensionContext): Promise<ServerManager> {
   const output = vscode.window.createOutputChannel("ShapeHint", { log: true });
   const status = new StatusBar();
-  const settingNames = Object.keys(context.extension.packageJSON?.contributes?.configuration?.properties ?? {});
+  const pkg = context.extension.packageJSON ?? {};
+  const settingNames = Object.keys(pkg.contributes?.configuration?.properties ?? {});
+  const info: ServerInfo = { ...DEFAULT_SERVER_INFO, ...(pkg.serverInfo ?? {}) };
   const paths = serverPaths(context.extensionPath, fs.existsSync);
-  manager = new ServerManager(paths, settingNames, output, status);
+  manager = new ServerManager(paths, settingNames, output, status, info);
   const m = manager;
   context.subscriptions.push(output, status, { dispose: () => void m.dispose() }, ...registerCommands(m));
 

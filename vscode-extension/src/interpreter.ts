@@ -12,8 +12,13 @@ import { execFile } from "child_process";
 import * as vscode from "vscode";
 
 export const PYTHON_EXTENSION = "ms-python.python";
-export const MIN_PYTHON: [number, number] = [3, 10];
-export const INSTALL_PACKAGE = "shapehint";
+
+/** package.json's `serverInfo`: the distribution to install and the oldest Python it supports. */
+export interface ServerInfo {
+  module: string;
+  minimumPython: string;
+}
+export const DEFAULT_SERVER_INFO: ServerInfo = { module: "shapehint", minimumPython: "3.10" };
 
 export type InterpreterSource = "setting" | "python-extension" | "default";
 
@@ -108,25 +113,27 @@ export function probe(interp: Interpreter, launcher: string, source: "bundled" |
   });
 }
 
-export function versionOk(version: string | undefined): boolean {
+export function versionOk(version: string | undefined, minimum = DEFAULT_SERVER_INFO.minimumPython): boolean {
   if (!version) return false;
   const [major, minor] = version.split(".").map((n) => parseInt(n, 10));
-  return major > MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor >= MIN_PYTHON[1]);
+  const [wantMajor, wantMinor] = minimum.split(".").map((n) => parseInt(n, 10));
+  return major > wantMajor || (major === wantMajor && minor >= wantMinor);
 }
 
 function quote(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `"${arg.replace(/(["\\$`])/g, "\\$1")}"`;
 }
 
-export function installCommand(executable: string): string {
-  return `${quote(executable)} -m pip install ${INSTALL_PACKAGE}`;
+export function installCommand(executable: string, info = DEFAULT_SERVER_INFO): string {
+  return `${quote(executable)} -m pip install ${info.module}`;
 }
 
 /**
  * The start plan: the bundled libraries when they load in this interpreter, else a shapehint
  * installed in it, else a failure naming the exact install command.
  */
-export async function plan(interp: Interpreter, launcher: string, libs: string | undefined): Promise<StartPlan | StartFailure> {
+export async function plan(interp: Interpreter, launcher: string, libs: string | undefined,
+  info: ServerInfo = DEFAULT_SERVER_INFO): Promise<StartPlan | StartFailure> {
   const notes: string[] = [];
   const [cmd, ...pre] = interp.command;
   const first = await probe(interp, launcher, libs ? "bundled" : "installed", libs ?? "");
@@ -135,8 +142,8 @@ export async function plan(interp: Interpreter, launcher: string, libs: string |
       `Select an interpreter with "Python: Select Interpreter" or set shapehint.interpreter.`, notes };
   }
   const exe = first.executable || cmd;
-  if (!versionOk(first.python)) {
-    return { message: `ShapeHint needs Python ≥ ${MIN_PYTHON.join(".")}, but ${describe(interp)} is Python ${first.python}. ` +
+  if (!versionOk(first.python, info.minimumPython)) {
+    return { message: `ShapeHint needs Python ≥ ${info.minimumPython}, but ${describe(interp)} is Python ${first.python}. ` +
       `Select another interpreter with "Python: Select Interpreter" or set shapehint.interpreter.`, notes };
   }
   const serve = (source: "bundled" | "installed"): StartPlan => ({
@@ -147,8 +154,8 @@ export async function plan(interp: Interpreter, launcher: string, libs: string |
   if (libs) notes.push(`The bundled server does not load in Python ${first.python} (${first.error}); trying one installed in ${exe}.`);
   const installed = libs ? await probe(interp, launcher, "installed", "") : first;
   if (installed.ok) return serve("installed");
-  notes.push(`shapehint is not importable with ${exe}: ${installed.error}`);
-  const install = installCommand(exe);
+  notes.push(`${info.module} is not importable with ${exe}: ${installed.error}`);
+  const install = installCommand(exe, info);
   return { message: `ShapeHint cannot start: the server is not importable with ${exe} (Python ${first.python}). ` +
     `Install it with: ${install}`, installCommand: install, notes };
 }

@@ -12,7 +12,9 @@ import * as vscode from "vscode";
 import {
   ExecuteCommandRequest, LanguageClient, LanguageClientOptions, ServerOptions, State, TransportKind,
 } from "vscode-languageclient/node";
-import { describe, isFailure, plan, resolveInterpreter, StartFailure, StartPlan } from "./interpreter";
+import {
+  DEFAULT_SERVER_INFO, describe, isFailure, plan, resolveInterpreter, ServerInfo, StartFailure, StartPlan,
+} from "./interpreter";
 import { StatusBar, summarizeRun } from "./status";
 
 export const DEBOUNCE_MS = 300;
@@ -55,6 +57,7 @@ export class ServerManager implements vscode.Disposable {
     private readonly settingNames: string[],
     readonly output: vscode.LogOutputChannel,
     readonly status: StatusBar,
+    private readonly info: ServerInfo = DEFAULT_SERVER_INFO,
   ) {}
 
   /** Schedule a (re)start; resolves when the coalesced run has finished. */
@@ -82,7 +85,7 @@ export class ServerManager implements vscode.Disposable {
     const resource = vscode.window.activeTextEditor?.document.uri;
     const interp = await resolveInterpreter(resource);
     this.output.info(`interpreter: ${describe(interp)}`);
-    const result = await plan(interp, this.paths.launcher, this.paths.libs);
+    const result = await plan(interp, this.paths.launcher, this.paths.libs, this.info);
     this.lastPlan = result;
     result.notes.forEach((n) => this.output.warn(n));
     if (isFailure(result)) {
@@ -185,6 +188,8 @@ export class ServerManager implements vscode.Disposable {
   async dispose(): Promise<void> {
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.waiting.splice(0).forEach((w) => w()); // a restart that will not run now
     await this.queue;
     await this.stop();
   }

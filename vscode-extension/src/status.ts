@@ -25,10 +25,9 @@ export interface RunSummary {
 export function summarizeRun(result: any): RunSummary {
   if (!result || typeof result !== "object") return { text: "no result", detail: "The device run returned nothing.", failed: true };
   const device = result.device ? ` on ${result.device}` : "";
-  if (result.error) {
-    const err = result.error;
-    const where = err.line ? ` (line ${err.line})` : "";
-    const msg = typeof err === "string" ? err : `${err.type ?? "error"}: ${err.message ?? ""}${where}`;
+  const err = result.error;
+  if (err && (err.type === "Untrusted" || !result.summary)) {
+    const msg = typeof err === "string" ? err : `${err.type ?? "error"}: ${err.message ?? ""}`;
     return { text: err.type === "Untrusted" ? "refused" : "error", detail: `Run Shapes${device}: ${msg}`, failed: true };
   }
   const s = result.summary ?? {};
@@ -37,7 +36,13 @@ export function summarizeRun(result: any): RunSummary {
   const parts = [`${match} match`, `${mismatch} mismatch`];
   if (s["not-inferred"]) parts.push(`${s["not-inferred"]} not inferred`);
   if (s["not-observable"]) parts.push(`${s["not-observable"]} not observable`);
-  return { text: `${match} ✓ ${mismatch} ✗`, detail: `Run Shapes${device}: ${parts.join(", ")}.`, failed: mismatch > 0 };
+  let detail = `Run Shapes${device}: ${parts.join(", ")}`;
+  if (err) {
+    const where = err.line ? ` on line ${err.line}` : "";
+    detail += `; ${typeof err === "string" ? err : `${err.type ?? "error"}${where}: ${err.message ?? ""}`}`;
+  }
+  return { text: `${match} ✓ ${mismatch} ✗${err ? " · error" : ""}`, detail: `${detail}.`.replace(/\.\.$/, "."),
+    failed: mismatch > 0 || Boolean(err) };
 }
 
 export class StatusBar implements vscode.Disposable {

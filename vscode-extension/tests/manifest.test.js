@@ -45,3 +45,9 @@ test("activation, trust and packaging fields", () => {
   for (const p of ["node_modules/**", "src/**", "tests/**"]) assert.ok(ignore.includes(p), p);
   for (const f of ["LICENSE", "README.md", "python/shapehint_launch.py"]) assert.ok(fs.existsSync(path.join(EXT, f)), f);
 });
+
+test("the README documents every setting and command", () => {
+  const readme = fs.readFileSync(path.join(EXT, "README.md"), "utf8");
+  for (const name of Object.keys(shared("settings.json"))) assert.ok(readme.includes(`\`${name}\``), name);
+  for (const c of manifest.contributes.commands) assert.ok(readme.includes(`ShapeHint: ${c.title}`), c.title);
+});

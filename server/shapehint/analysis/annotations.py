@@ -16,8 +16,8 @@ from ..shapes.shape import Shape
 from ..shapes.values import ExtRef, Value
 
 JAXTYPING_DTYPES = {
-    "Float": "float", "Float16": "float16", "Float32": "float32", "Float64": "float64", "BFloat16": "bfloat16",
-    "Int": "int", "Int8": "int8", "Int32": "int32", "Int64": "int64", "Integer": "int", "UInt8": "uint8",
+    "Float": "float32", "Float16": "float16", "Float32": "float32", "Float64": "float64", "BFloat16": "bfloat16",
+    "Int": "int64", "Int8": "int8", "Int32": "int32", "Int64": "int64", "Integer": "int64", "UInt8": "uint8",
     "Bool": "bool", "Shaped": None, "Num": None, "Real": None, "Inexact": None, "Complex": "complex",
 }
 TENSORTYPE_PATHS = {"torch.fx.tensor_type.TensorType", "torch.fx.experimental.graph_gradual_typechecker.TensorType"}

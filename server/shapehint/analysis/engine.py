@@ -154,8 +154,21 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
     if p.arg in f.defaults:
         return f.defaults[p.arg]
     if is_init or p.arg in CONFIG_NAMES or param_kind(f.node, p.arg) == "opaque":
+        cfg_cls = config_class(it, p.arg)
+        if cfg_cls is not None:
+            return generic_instance(it, cfg_cls)
         return OpaqueV(p.arg)
     return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p))
+
+
+def config_class(it: Interp, name: str):
+    """`def __init__(self, config)`: the module's one configuration class (a dataclass or a class
+    named `*Config`) stands for it, so the layers get the configured sizes."""
+    low = name.lower()
+    if not (low in CONFIG_NAMES or low.endswith(("config", "cfg"))):
+        return None
+    found = [c for c in it.classes if not c.is_module() and (c.is_dataclass or c.name.lower().endswith(("config", "cfg")))]
+    return found[0] if len(found) == 1 else None
 
 
 def generic_instance(it: Interp, cls: ClassObj):
@@ -214,24 +227,56 @@ def annotated_lines(parsed) -> set:
 
 
 def fixed_symbols(it: Interp) -> dict:
-    """Per function, symbols the facts pin to a constant (`x.shape[-1] == 32` after a Linear(32, ..)),
-    so records show the value the admissible inputs must have."""
+    """Per function, symbols the facts pin down, for display: a constant (`x.shape[-1] == 32`
+    after a Linear(32, ..)), or, for a default-named dimension (`keys.shape[0]`), an equal
+    expression over better names (`B`, `2*H`)."""
     from ..shapes.expr import Expr
     out: dict = {}
     for q, store in it.generic_stores.items():
         table: dict = {}
+        named = set(it.sink.renames.get(q, {}))
         for fact in store.facts:
             p = fact.pred
             if p.op != "==":
                 continue
-            d = p.args[0] - p.args[1]
-            syms = d.symbols()
-            if len(syms) != 1:
-                continue
-            name = next(iter(syms))
-            coeff = d.terms.get((Expr.sym(name).terms and next(iter(Expr.sym(name).terms))), 0)
-            if coeff in (1, -1) and len(d.terms) <= 2 and not name.startswith("?"):
-                table[name] = Expr.const(-d.const_part() * coeff)
+            _pin_constant(p, table) or _pin_alias(p, table, named)
+        for k in list(table):  # substitute through chains (a = b, b = 4)
+            for _ in range(3):
+                table[k] = table[k].subs({n: v for n, v in table.items() if n != k})
         if table:
             out[q] = table
     return out
+
+
+def _pin_constant(p, table: dict) -> bool:
+    from ..shapes.expr import Expr
+    d = p.args[0] - p.args[1]
+    syms = d.symbols()
+    if len(syms) != 1:
+        return False
+    name = next(iter(syms))
+    mono = next(iter(Expr.sym(name).terms))
+    if set(d.terms) - {(), mono} or name.startswith("?"):
+        return False  # not linear in the symbol alone (e.g. 2*(H//2) == H)
+    coeff = d.terms.get(mono, 0)
+    if coeff in (1, -1):
+        table[name] = Expr.const(-d.const_part() * coeff)
+        return True
+    return False
+
+
+def _pin_alias(p, table: dict, named: set) -> bool:
+    from ..shapes.expr import Expr
+    for a, b in (p.args, p.args[::-1]):
+        syms = a.symbols()
+        if len(syms) != 1:
+            continue
+        name = next(iter(syms))
+        if a != Expr.sym(name) or ".shape[" not in name or name in table or name in named \
+                or name in b.symbols():
+            continue
+        if any(s.startswith("?") for s in b.symbols()):
+            continue
+        table[name] = b
+        return True
+    return False

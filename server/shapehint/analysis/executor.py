@@ -305,7 +305,8 @@ class ExecMixin:
                 fr.iter_label = saved
             return self.exec_block(st.orelse, fr)
         elem = self.loop_element(it, items, fr)
-        return self._loop_once(st, fr, lambda: self.assign(st.target, elem, fr, st))
+        trips = self.trip_count(it)
+        return self._loop_once(st, fr, lambda: self.assign(st.target, elem, fr, st), trips)
 
     def s_While(self, st: ast.While, fr):
         p = self.truth(self.eval(st.test, fr))
@@ -313,11 +314,17 @@ class ExecMixin:
             return self.exec_block(st.orelse, fr)
         return self._loop_once(st, fr, lambda: None)
 
-    def _loop_once(self, st, fr, bind) -> Optional[str]:
-        """Zero or more iterations: run the body until the environment is stable (2 passes)."""
+    def _loop_once(self, st, fr, bind, trips=None) -> Optional[str]:
+        """Zero or more iterations: run the body until the environment is stable (2 passes).
+
+        Lists that grow in the body (`outs.append(h)`) become lists of unknown length whose
+        element is the join of what was appended, `trips` times as long when that is known."""
         env0 = dict(fr.env)
+        lists = {id(v): (v, len(v.items)) for v in env0.values() if isinstance(v, ListV) and v.items is not None}
         cur = env0
+        passes = 0
         for _ in range(2):
+            passes += 1
             fr.env.clear()
             fr.env.update(cur)
             bind()
@@ -329,6 +336,19 @@ class ExecMixin:
             cur = joined
         fr.env.clear()
         fr.env.update(cur)
+        for lst, n0 in lists.values():
+            if lst.items is not None and len(lst.items) > n0:
+                added = lst.items[n0:]
+                per_pass = len(added) // passes if passes else len(added)
+                lst.elem = self.join_values(added)
+                lst.length = Expr.const(n0) + per_pass * trips if trips is not None else None
+                lst.items = None
+        return None
+
+    def trip_count(self, it) -> Optional[Expr]:
+        from .calls import RangeV
+        if isinstance(it, RangeV) and it.step.value == 1:
+            return it.stop - it.start
         return None
 
     def s_With(self, st: ast.With, fr):

@@ -226,6 +226,16 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
             rel += [Related(c.line, c.col, "the layer is created here") for c in frame.created[-1:]]
             self.sink.diag(span, code, message, rel, function=frame.qualname)
             return
+        if frame.call_sites and code != "SH108":
+            # An operation that fails only for the shapes a caller passes is reported at that
+            # caller's line (the callee's line is fine for other calls); assertions are claims
+            # and stay where they are written.
+            site = frame.call_sites[0]
+            rel.insert(0, Related(span.line, span.col, f"fails here, in {frame.qualname}"))
+            for c in frame.created[-1:]:
+                rel.append(Related(c.line, c.col, "the layer is created here"))
+            self.sink.diag(site, code, message, rel, function=frame.qualname, inner=(span.line, code))
+            return
         for site in frame.call_sites[-2:]:
             rel.append(Related(site.line, site.col, "called from here with the shapes above"))
         for c in frame.created[-1:]:

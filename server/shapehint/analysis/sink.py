@@ -76,13 +76,14 @@ class Sink:
                 acc.layer_io = text
 
     def diag(self, span: Span, code: str, message: str, related=(), data=None,
-             severity: Optional[str] = None, function: str = "") -> None:
+             severity: Optional[str] = None, function: str = "", inner=None) -> None:
         key = (span.line, code, message)
         if key in self._diags or any(k[0] == span.line and k[1] == code for k in self._diags):
             return
         d = Diagnostic.at(span, severity or codes.severity(code), code, message,
                           [r for r in related if r is not None], data)
         d.function = function
+        d.inner = inner
         d.owner = self.owner
         self._diags[key] = d
 
@@ -94,13 +95,16 @@ class Sink:
         values = []
         fixed = fixed or {}
         for acc in self._acc.values():
-            ren = dict(fixed.get(acc.function, {}))
-            ren.update({k: Expr.sym(v) for k, v in self.renames.get(acc.function, {}).items()})
+            ren = {k: Expr.sym(v) for k, v in self.renames.get(acc.function, {}).items()}
+            ren.update(fixed.get(acc.function, {}))  # a value the facts force beats a name
             rec = self._value(acc, resolve, ren)
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)
         values.sort(key=lambda v: (v.span.line, v.span.col, not v.is_target))
-        diags = sorted(self._diags.values(), key=lambda d: (d.line, d.col, d.code))
+        own = {(d.line, d.code) for d in self._diags.values() if getattr(d, "inner", None) is None}
+        # a call-site report of a failure the callee reports by itself is redundant
+        diags = sorted((d for d in self._diags.values() if getattr(d, "inner", None) not in own),
+                       key=lambda d: (d.line, d.col, d.code))
         for d in diags:
             d.message = _DYN.sub("?", self._rename_text(d.message, self.renames.get(getattr(d, "function", ""), {})))
             for r in d.related:
@@ -122,14 +126,15 @@ class Sink:
         if acc.kind == "int":
             exprs = [v.expr.subs(ren) for _, _, v, _ in acc.obs]
             entry = [v.expr.subs(ren) for _, e, v, _ in acc.obs if e]
-            pick = entry or [e for (c, _, v, _), e in zip(acc.obs, exprs) if c == ""] or exprs
+            pick = [e for (c, _, v, _), e in zip(acc.obs, exprs) if c == ""] or entry or exprs
             rec.text = str(pick[0]) if all(p == pick[0] for p in pick) else " | ".join(dict.fromkeys(map(str, pick)))
             return rec
         obs = [((c + (" " + sub if sub else "")).strip(), e, resolve(v).subs(ren), v.dtype, c)
                for c, e, v, sub in acc.obs]
         entry = [o for o in obs if o[1]]
         generic = [o for o in obs if o[4] == ""]
-        primary = entry or generic or obs
+        # a function's own analysis (in terms of its parameters) comes first; calls specialise it
+        primary = generic or entry or obs
         rec.shape = join_shapes([o[2] for o in primary])
         dtypes = {o[3] for o in primary}
         rec.dtype = dtypes.pop() if len(dtypes) == 1 else None
@@ -215,7 +220,7 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         if nl is None or nel is None:
             return False
         nd = replace(d, line=nl, end_line=nel, related=[replace(r, line=line_map(r.line) or r.line) for r in d.related])
-        nd.function, nd.owner = getattr(d, "function", ""), owner
+        nd.function, nd.owner, nd.inner = getattr(d, "function", ""), owner, getattr(d, "inner", None)
         if (nl, code, msg) not in sink._diags:
             sink._diags[(nl, code, msg)] = nd
     return True

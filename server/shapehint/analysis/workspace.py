@@ -112,7 +112,7 @@ def _moved(captured: dict, line_map) -> dict:
     for (line, code, msg), d in captured["diags"]:
         nd = replace(d, line=line_map(d.line), end_line=line_map(d.end_line),
                      related=[replace(r, line=line_map(r.line) or r.line) for r in d.related])
-        nd.function, nd.owner = getattr(d, "function", ""), getattr(d, "owner", "")
+        nd.function, nd.owner, nd.inner = getattr(d, "function", ""), getattr(d, "owner", ""), getattr(d, "inner", None)
         diags.append(((nd.line, code, msg), nd))
     return {"obs": obs, "diags": diags, "annotated": captured.get("annotated", set())}
 

@@ -32,6 +32,7 @@ from .inputs import PlanError, param_dims_by_function, parse_input, plan_entries
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
 GRACE_S = 3.0
+STARTUP_S = 120.0  # interpreter start and `import torch`, before the user's time limit starts
 OUTPUT_KEEP = 65536
 SIGNALS = {signal.SIGSEGV: "segmentation fault", signal.SIGABRT: "abort", signal.SIGBUS: "bus error",
            signal.SIGFPE: "floating-point exception", signal.SIGILL: "illegal instruction",
@@ -146,7 +147,8 @@ def execute(request: dict, interpreter: str, timeout: float, cancel_event=None,
     mem = memory_limit_mb or _default_memory_mb()
     with tempfile.TemporaryDirectory(prefix="shapehint-run-") as tmp:
         req_path, res_path = os.path.join(tmp, "request.json"), os.path.join(tmp, "result.json")
-        request = dict(request, result_path=res_path, fault_path=os.path.join(tmp, "fault.txt"))
+        ready = os.path.join(tmp, "ready")
+        request = dict(request, result_path=res_path, fault_path=os.path.join(tmp, "fault.txt"), ready_path=ready)
         with open(req_path, "w") as f:
             json.dump(request, f)
         use_rlimit = request.get("device") in ("cpu", "meta")
@@ -166,12 +168,15 @@ def execute(request: dict, interpreter: str, timeout: float, cancel_event=None,
         drains = [_Drain(proc.stdout), _Drain(proc.stderr)]
         for d in drains:
             d.start()
-        t0, stopped = time.monotonic(), None
+        t0, stopped, t_user = time.monotonic(), None, None
         try:
             while proc.poll() is None:
+                now = time.monotonic()
+                if t_user is None and os.path.exists(ready):
+                    t_user = now
                 if cancel_event is not None and cancel_event.is_set():
                     stopped = "Cancelled"
-                elif time.monotonic() - t0 > timeout:
+                elif (now - t_user > timeout) if t_user is not None else (now - t0 > timeout + STARTUP_S):
                     stopped = "Timeout"
                 elif _rss_mb(proc.pid) > mem:
                     stopped = "OutOfMemory"
@@ -286,6 +291,41 @@ def device_run(path: str, text: Optional[str] = None, entry: Optional[str] = Non
     return assemble(path, text, device, run, infer_json, skipped, notes)
 
 
+def device_run_many(paths: list, device: str = "cpu", interpreter: str = sys.executable, timeout: float = 120,
+                    trusted: bool = True) -> list:
+    """`device_run` for several files with one interpreter start (one torch import): for CI and
+    corpus checks. Inferences come from `analyze_source`; a file whose job got no result (its
+    module crashed or hung the shared process) is run again alone."""
+    if not trusted:
+        return [device_run(p, trusted=False) for p in paths]
+    prepared, jobs = [], []
+    for p in paths:
+        p = os.path.abspath(p)
+        try:
+            with open(p, encoding="utf-8") as f:
+                text = f.read()
+            runnable, skipped = plan(p, text)
+        except (OSError, PlanError, SyntaxError):
+            prepared.append((p, None, None, None, None))  # device_run reports it
+            continue
+        notes: list = []
+        infer = _inferred(text, p, notes)
+        prepared.append((p, text, skipped, notes, infer))
+        jobs.append({"path": p, "source": text, "entries": [e.request() for e in runnable],
+                     "dry_run_seconds": max(1.0, timeout / 4)})
+    batch = execute({"path": jobs[0]["path"] if jobs else "", "device": device, "jobs": jobs}, interpreter,
+                    timeout * max(1, len(jobs)) / 2) if jobs else {}
+    done = {os.path.abspath(j.get("path", "")): j for j in batch.get("jobs", []) if j.get("ok") or j.get("error")}
+    out = []
+    for p, text, skipped, notes, infer in prepared:
+        job = done.get(p)
+        if text is None or job is None or (job.get("error") or {}).get("type") == "Timeout":
+            out.append(device_run(p, device=device, interpreter=interpreter, timeout=timeout, infer=infer))
+        else:
+            out.append(assemble(p, text, device, job, infer, skipped, notes))
+    return out
+
+
 def assemble(path, text, device, run, infer_json, skipped=(), notes=()) -> dict:
     """The contract object from a runner result (also used by tests with hand-made inferences)."""
     dims = param_dims_by_function(text)
@@ -296,6 +336,9 @@ def assemble(path, text, device, run, infer_json, skipped=(), notes=()) -> dict:
         notes = list(notes) + [f"comparison failed: {type(exc).__name__}: {exc}"]
     entries, error, not_observable = [], run.get("error"), None
     for e in run.get("entries", []):
+        if e.get("skipped"):
+            entries.append({"entry": e["entry"], "skipped": e["skipped"]})
+            continue
         err = e.get("error")
         item = {"entry": e["entry"], "kind": e.get("kind"), "inputs": e.get("inputs", {}),
                 "ctor_args": e.get("ctor_args", {}), "error": None, "note": e.get("note")}

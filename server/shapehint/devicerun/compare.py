@@ -170,9 +170,12 @@ def compare(run: dict, infer_json: Optional[dict], param_dims: dict, text: str, 
     inferred = index_inferred(infer_json)
     items, seen, observed_keys = [], set(), set()
     hints: dict = {}
+    envs: dict = {}  # function -> [env of each invocation], for judging helpers in the caller's terms
+    pending = []  # (item, cand, observed shape, caller context) judged mismatching in the helper's own terms
     for call in run.get("calls", []):
         func = call["function"]
         env: dict = {}
+        envs.setdefault(func, []).append(env)
         for name, a in call.get("args", {}).items():
             if "shape" in a:
                 for i, d in enumerate(a["shape"]):
@@ -191,7 +194,7 @@ def compare(run: dict, infer_json: Optional[dict], param_dims: dict, text: str, 
                 if "int" in obs:
                     env.setdefault(rec["name"], obs["int"])
                     continue
-                status, concrete = _judge(cand, obs["shape"], env)
+                status, concrete = _judge(cand, obs["shape"], env, call["context"])
                 observed_keys.add((func, rec["line"], rec["name"]))
                 item = {"file": path, "line": rec["line"], "col": col, "name": rec["name"], "function": func,
                         "context": call["context"] + (f"#{call['invocation']}" if call.get("invocation") else ""),
@@ -202,11 +205,21 @@ def compare(run: dict, infer_json: Optional[dict], param_dims: dict, text: str, 
                     continue
                 seen.add(key)
                 items.append(item)
+                if status == "mismatch":
+                    pending.append((item, cand, obs["shape"], call["context"]))
                 h = hints.setdefault((rec["line"], col, rec["name"]), {"line": rec["line"], "col": col,
                                                                         "end_col": col + len(rec["name"]),
                                                                         "name": rec["name"], "shapes": []})
                 if obs["shape"] not in h["shapes"]:
                     h["shapes"].append(obs["shape"])
+    for item, cand, obs, context in pending:
+        # A helper's inferred shape may be written in its caller's symbols (the engine analysed it
+        # inline): it agrees when some invocation of a caller up the chain gives the observed shape.
+        for env in _caller_envs(context, envs, run):
+            status, concrete = _judge(cand, obs, dict(env), context, bind=False)
+            if status == "match":
+                item["status"], item["inferred"] = "match", concrete
+                break
     meta_stop = _meta_stop(run)
     not_executed = 0
     for (func, line, name), vals in inferred.items():
@@ -230,10 +243,42 @@ def compare(run: dict, infer_json: Optional[dict], param_dims: dict, text: str, 
             "summary": summary, "observed": sorted(hints.values(), key=lambda h: (h["line"], h["col"]))}
 
 
-def _judge(cand, observed, env):
+def _caller_envs(context: str, envs: dict, run: dict, depth: int = 3) -> list:
+    """Envs of the invocations of the function named in a `CALLER:LINE` context, and of theirs."""
+    out, todo = [], [context]
+    for _ in range(depth):
+        nxt = []
+        for ctx in todo:
+            caller = ctx.rsplit(":", 1)[0] if ":" in ctx and not ctx.startswith("entry:") else None
+            if caller is None:
+                continue
+            out += envs.get(caller, [])
+            nxt += [c["context"] for c in run.get("calls", []) if c["function"] == caller]
+        todo = nxt
+    return out
+
+
+def _context_shape(cand, context: str):
+    """The engine's per-context shape whose label names the same call site (`Net.forward (line 25)`)."""
+    if ":" not in context or context.startswith("entry:"):
+        return None
+    caller, line = context.rsplit(":", 1)
+    for c in cand.get("contexts") or []:
+        label = str(c.get("context", ""))
+        if caller in label and f"line {line}" in label and c.get("shape") is not None:
+            return c["shape"]
+    return None
+
+
+def _judge(cand, observed, env, context="", bind=True):
     if cand is None or cand.get("shape") is None:
         return "not-inferred", None
-    status, concrete = status_of(cand["shape"], observed, env)
+    own = _context_shape(cand, context)
+    if own is not None:
+        s2, c2 = status_of(own, observed, env, bind)
+        if s2 == "match":
+            return s2, c2
+    status, concrete = status_of(cand["shape"], observed, env, bind)
     if status == "mismatch" and cand.get("contexts"):  # a join: any per-branch/iteration shape may hold
         for c in cand["contexts"]:
             if c.get("shape") is not None and status_of(c["shape"], observed, dict(env), bind=False)[0] == "match":

@@ -19,18 +19,12 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .compare import safe_eval
+from .candidates import make_candidates, comment_entries
 
 JAX_DTYPES = {"Float": "float32", "Float32": "float32", "Float64": "float64", "Float16": "float16",
               "BFloat16": "bfloat16", "Inexact": "float32", "Shaped": None, "Num": None, "Real": None,
               "Int": "int64", "Int64": "int64", "Int32": "int32", "Integer": "int64", "Long": "int64",
               "UInt8": "uint8", "Bool": "bool"}
-BATCH_NAMES = {"B", "b", "N", "batch", "bs", "batch_size", "nbatch"}
-LADDERS = [[3, 5, 7, 11, 13, 17, 19, 23], [4, 6, 10, 12, 14, 18, 20, 22], [8, 16, 24, 40, 48, 56, 72, 80],
-           [16, 32, 48, 64, 80, 96, 112, 128]]
-EQUAL_LADDERS = [8, 16, 32, 64, 28, 224]
-
-
 class PlanError(ValueError):
     """The user asked for something we cannot run (unknown entry, missing argument, bad --input)."""
 
@@ -61,9 +55,11 @@ class EntryPlan:
     problem: Optional[str] = None
     param_dims: dict = field(default_factory=dict)  # name -> dims (symbols) for compare's binding
     ctor_expr: Optional[str] = None  # `GPT(GPTConfig())` from a `# entry:` comment
+    guessed: bool = False  # inputs guessed for an entry nobody named: skip it when none runs on meta
 
     def request(self) -> dict:
         return {"qualname": self.qualname, "kind": self.kind, "method": self.method, "ctor_expr": self.ctor_expr,
+                "guessed": self.guessed and len(self.candidates) > 1,
                 "ctor_args": self.ctor_args, "candidates": self.candidates}
 
 
@@ -388,45 +384,6 @@ def list_entries(tree) -> list:
     return out
 
 
-def comment_entries(text: str) -> list:
-    """The case-file convention: `# entry: Net(); inputs: x=[B,3,H,W]:long, ...` and
-    `# verify: B=2,H=32; B=3,H=64` -> [(call, {name: (dims, dtype)}, [bindings...])]."""
-    entries, bindings = [], []
-    for line in text.splitlines():
-        s = line.strip()
-        if s.startswith("# entry:"):
-            call, _, ins = s[8:].partition("; inputs:")
-            specs = {}
-            for part in _split_top(ins):
-                name, _, rest = part.partition("=")
-                dims, _, dtype = rest.strip().partition(":")
-                items = [d.strip() for d in dims.strip().strip("[]()").split(",") if d.strip()]
-                specs[name.strip()] = ([int(d) if d.isdigit() else d for d in items],
-                                       {"long": "int64", "int": "int32", "float": "float32", "": None}.get(dtype, dtype))
-            entries.append((call.strip(), specs))
-        elif s.startswith("# verify:"):
-            for part in s[9:].split(";"):
-                try:
-                    b = {k.strip(): int(v) for k, v in (kv.split("=") for kv in part.split(",") if kv.strip())}
-                except ValueError:
-                    continue
-                if b:
-                    bindings.append(b)
-    return [(c, sp, bindings) for c, sp in entries]
-
-
-def _split_top(text: str) -> list:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch in "[(" and 1 or (ch in "])" and -1 or 0)
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    return [p.strip() for p in out + [cur] if p.strip()]
-
-
 def _plan_from_comment(call: str, specs: dict, bindings: list, classes: dict, funcs: dict, consts: dict):
     head = call.split("(", 1)[0].strip()
     if head in classes and _find_method(classes[head], "forward") is not None:
@@ -502,6 +459,7 @@ def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] 
             reader = _ShapeReader(funcs[qual], {}, consts)
             hints = []
         _fill_inputs(plan, reader, inputs or {}, hints)
+        plan.guessed = entry is None  # found by us, not named by the user or the file
         plans.append(plan)
     return plans
 
@@ -544,107 +502,9 @@ def _fill_inputs(plan: EntryPlan, reader: _ShapeReader, overrides: dict, hints=(
     plan.param_dims = {p.name: p.dims for p in params if p.dims is not None and p.override is None}
     if plan.problem and not plan.problem.startswith(plan.qualname + "()"):
         return
-    plan.candidates = _candidates(params, reader.constraints, hints)
+    plan.candidates = make_candidates(params, reader.constraints, hints)
 
 
-def _symbols(params) -> tuple:
-    order, batch = [], None
-    for p in params:
-        if p.override is not None:
-            continue
-        if p.is_int and p.name not in order:
-            order.append(p.name)
-        for i, d in enumerate(p.dims or []):
-            if isinstance(d, str) and d not in order:
-                order.append(d)
-                if batch is None and i == 0 and len(p.dims) >= 2:
-                    batch = d
-    for d in order:
-        if d in BATCH_NAMES:
-            batch = d
-            break
-    return order, batch
-
-
-def _assignments(order, batch, constraints, hints=()) -> list:
-    rest = [s for s in order if s != batch]
-    wants = [{s: lad[i % len(lad)] + (len(lad) * (i // len(lad))) for i, s in enumerate(rest)} for lad in LADDERS]
-    wants += [{s: v for s in rest} for v in EQUAL_LADDERS]
-    for h in hints:  # one symbol at a constructor's size, the others distinct and small
-        for s in rest:
-            wants.append(dict(wants[0], **{s: h}))
-    out = []
-    for want in wants:
-        if batch:
-            want[batch] = 2
-        got = _solve(order, want, constraints) if constraints else want
-        if got is not None and got not in out:
-            out.append(got)
-    return out or [dict.fromkeys(order, 2)]
-
-
-def _solve(order, want, constraints):
-    """Hard: constraints, every symbol ≥ 1; soft: each symbol at its wanted value, then all distinct."""
-    ok = all(_holds(c, want) for c in constraints)
-    if ok:
-        return want
-    try:
-        import z3
-    except ImportError:  # without z3: only candidates that already satisfy the assertions
-        return None
-    syms = {s: z3.Int(s) for s in order}
-    opt = z3.Optimize()
-    opt.set("timeout", 2000)
-    for s in syms.values():
-        opt.add(s >= 1, s <= 4096)
-    for c in constraints:
-        try:
-            opt.add(eval(compile(c, "<assert>", "eval"), {"__builtins__": {}}, dict(syms)))  # noqa: S307
-        except Exception:  # noqa: BLE001 - a constraint z3 cannot take (e.g. a // on bools): skip it
-            continue
-    for s, v in want.items():
-        if s in syms:
-            opt.add_soft(syms[s] == v, weight=10)
-    vals = list(syms.values())
-    for i in range(len(vals)):
-        for j in range(i + 1, len(vals)):
-            opt.add_soft(vals[i] != vals[j], weight=1)
-    if opt.check() != z3.sat:
-        return None
-    m = opt.model()
-    got = {s: m.eval(v, model_completion=True).as_long() for s, v in syms.items()}
-    return got if all(_holds(c, got) for c in constraints) else None
-
-
-def _holds(expr: str, env: dict) -> bool:
-    try:
-        return bool(safe_eval(expr, env))
-    except Exception:  # noqa: BLE001 - undecidable here: the meta dry run will tell
-        return True
-
-
-def _candidates(params, constraints, hints=()) -> list:
-    order, batch = _symbols(params)
-    out = []
-    for env in _assignments(order, batch, constraints, hints):
-        cand = {}
-        for p in params:
-            if p.override is not None:
-                cand[p.name] = p.override
-            elif p.is_int and p.dims is None:
-                cand[p.name] = {"value": env.get(p.name, 3)}
-            else:
-                spec = {"shape": [d if isinstance(d, int) else env[d] for d in p.dims], "dtype": p.dtype or "float32"}
-                if p.role:
-                    spec["role"] = p.role
-                if p.high_from:
-                    spec["high_from"] = p.high_from
-                if p.embedding:
-                    spec["embedding"] = p.embedding
-                cand[p.name] = spec
-        if cand not in out:
-            out.append(cand)
-    return out[:24]
 
 
 def param_dims_by_function(text: str) -> dict:

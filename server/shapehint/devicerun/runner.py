@@ -389,102 +389,131 @@ def dry_run_pick(torch, mod, entry, deadline):
     return cands[0], "no candidate input shapes passed a meta dry run (%s); using the first" % failures[0]
 
 
+def run_job(torch, job, device, limits, result, n):
+    """Import one user file (traced) and call its entries; fills `result`. Raises RunnerTimeout."""
+    path = os.path.abspath(job["path"])
+    source = job.get("source")
+    if source is None:
+        with open(path, encoding="utf-8") as f:
+            source = f.read()
+    torch.manual_seed(0)
+    recorder = result["_recorder"] = Recorder(path, SourceMap(source), torch, limits)
+    sys.path.insert(0, os.path.dirname(path))
+    name = USER_MODULE + ("" if n == 0 else str(n))
+    mod = types.ModuleType(name)
+    mod.__file__ = path
+    sys.modules[name] = mod
+    code = compile(source, path, "exec")
+    sys.settrace(recorder.global_trace)
+    try:
+        with torch.device(device):
+            exec(code, mod.__dict__)
+    except BaseException as exc:  # noqa: BLE001 - the import itself failed: report and stop
+        sys.settrace(None)
+        if isinstance(exc, RunnerTimeout):
+            raise
+        result["error"] = dict(user_error(exc, path, device), phase="import")
+        return
+    sys.settrace(None)
+    deadline = time.time() + float(job.get("dry_run_seconds", 20))  # shared by all entries' dry runs
+    for entry in job.get("entries", []):
+        info = {"entry": entry["qualname"], "kind": entry.get("kind"), "error": None,
+                "ctor_args": entry.get("ctor_args", {})}
+        result["entries"].append(info)
+        inputs, note = dry_run_pick(torch, mod, entry, deadline)
+        if note and entry.get("guessed"):
+            # Nobody asked for this entry and no guess runs: an error here would be ours, not the user's.
+            info["skipped"] = note.replace("; using the first", "") + "; give its inputs with --entry and --input"
+            continue
+        if note:
+            info["note"] = note
+        inputs = json.loads(json.dumps(inputs))
+        recorder.entry = entry["qualname"]
+        holder = []
+        sys.settrace(recorder.global_trace)
+        try:
+            call_entry(torch, mod, entry, inputs, device, holder)
+        except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
+            sys.settrace(None)
+            if isinstance(exc, RunnerTimeout):
+                info["error"] = dict(user_error(exc, path, device), type="Timeout", message="stopped")
+                raise
+            info["error"] = user_error(exc, path, device)
+        finally:
+            sys.settrace(None)
+            info["inputs"] = {k: ({"value": v["value"]} if "value" in v else
+                                  {"shape": v["shape"], "dtype": v.get("dtype") or "float32",
+                                   **({"high": v["high"]} if v.get("high") else {})})
+                              for k, v in inputs.items()}
+            del holder[:]
+            if device == "cuda":
+                torch.cuda.empty_cache()
+    result["ok"] = True
+
+
 def main(argv):
+    """One request, or a batch (`{"jobs": [request, ...]}`: one torch import for many files; the
+    parent re-runs alone any job that has no result)."""
     sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
     req = json.load(open(argv[1]) if len(argv) > 1 else sys.stdin)
     limits = dict(DEFAULT_LIMITS, **req.get("limits", {}))
-    result = {"ok": False, "entries": [], "calls": [], "error": None, "notes": []}
+    jobs = req.get("jobs") or [req]
+    results = []
     out_path = req.get("result_path")
     real_stdout = sys.stdout
-    sys.stdout = sys.stderr = BoundedWriter(limits["max_output"])
     fault = open(req["fault_path"], "w") if req.get("fault_path") else sys.__stderr__
     faulthandler.enable(file=fault)
 
     def on_term(signum, frame):
         raise RunnerTimeout()
     signal.signal(signal.SIGTERM, on_term)
-    recorder = None
+    common = {}
     try:
-        t0 = time.time()
         import torch
-        result["torch"] = torch.__version__
-        result["python"] = sys.version.split()[0]
         device = pick_device(torch, req.get("device", "auto"))
-        result["device"] = device
-        result["device_name"] = torch.cuda.get_device_name(0) if device == "cuda" else device
-        torch.manual_seed(0)
-        path = os.path.abspath(req["path"])
-        source = req.get("source")
-        if source is None:
-            with open(path, encoding="utf-8") as f:
-                source = f.read()
-        recorder = Recorder(path, SourceMap(source), torch, limits)
-        sys.path.insert(0, os.path.dirname(path))
-        mod = types.ModuleType(USER_MODULE)
-        mod.__file__ = path
-        sys.modules[USER_MODULE] = mod
-        code = compile(source, path, "exec")
-        sys.settrace(recorder.global_trace)
-        try:
-            with torch.device(device):
-                exec(code, mod.__dict__)
-        except BaseException as exc:  # noqa: BLE001 - the import itself failed: report and stop
-            sys.settrace(None)
-            if isinstance(exc, RunnerTimeout):
-                raise
-            result["error"] = dict(user_error(exc, path, device), phase="import")
-            return finish(result, recorder, out_path, real_stdout)
-        sys.settrace(None)
-        deadline = time.time() + float(req.get("dry_run_seconds", 20))  # shared by all entries' dry runs
-        for entry in req.get("entries", []):
-            info = {"entry": entry["qualname"], "kind": entry.get("kind"), "error": None,
-                    "ctor_args": entry.get("ctor_args", {})}
-            result["entries"].append(info)
-            inputs, note = dry_run_pick(torch, mod, entry, deadline)
-            if note:
-                info["note"] = note
-            inputs = json.loads(json.dumps(inputs))
-            recorder.entry = entry["qualname"]
-            holder = []
-            sys.settrace(recorder.global_trace)
-            try:
-                call_entry(torch, mod, entry, inputs, device, holder)
-            except BaseException as exc:  # noqa: BLE001 - user code may raise anything, even SystemExit
-                sys.settrace(None)
-                if isinstance(exc, RunnerTimeout):
-                    info["error"] = dict(user_error(exc, path, device), type="Timeout", message="stopped")
-                    raise
-                info["error"] = user_error(exc, path, device)
-            finally:
-                sys.settrace(None)
-                info["inputs"] = {k: ({"value": v["value"]} if "value" in v else
-                                      {"shape": v["shape"], "dtype": v.get("dtype") or "float32",
-                                       **({"high": v["high"]} if v.get("high") else {})})
-                                  for k, v in inputs.items()}
-                del holder[:]
-                if device == "cuda":
-                    torch.cuda.empty_cache()
-        result["ok"] = True
+        if req.get("ready_path"):  # the parent's time limit counts from here: startup is not the user's
+            open(req["ready_path"], "w").close()
+        common = {"torch": torch.__version__, "python": sys.version.split()[0], "device": device,
+                  "device_name": torch.cuda.get_device_name(0) if device == "cuda" else device}
+        for n, job in enumerate(jobs):
+            result = dict(common, ok=False, entries=[], calls=[], error=None, notes=[], path=job["path"])
+            results.append(result)
+            sys.stdout = sys.stderr = BoundedWriter(limits["max_output"])
+            run_job(torch, job, device, limits, result, n)
+            collect(result)
     except RunnerTimeout as exc:
         sys.settrace(None)
-        result["error"] = dict(user_error(exc, os.path.abspath(req["path"]), req.get("device")),
-                               type="Timeout", message="stopped by the parent (time limit or cancel)")
+        if results:
+            results[-1]["error"] = dict(user_error(exc, os.path.abspath(jobs[len(results) - 1]["path"]), None),
+                                        type="Timeout", message="stopped by the parent (time limit or cancel)")
     except BaseException as exc:  # noqa: BLE001 - runner-level failure (no torch, bad device, ...)
         sys.settrace(None)
         name = "TorchMissing" if isinstance(exc, ImportError) and "torch" in str(exc) else type(exc).__name__
-        result["error"] = {"line": None, "type": name, "message": str(exc)[:2000], "phase": "setup"}
-    return finish(result, recorder, out_path, real_stdout)
+        err = {"line": None, "type": name, "message": str(exc)[:2000], "phase": "setup"}
+        if results and "_recorder" in results[-1]:  # inside a job: the job's own failure
+            results[-1]["error"] = err
+        else:
+            results = [dict(common, ok=False, entries=[], calls=[], error=err, notes=[])]
+    if results:
+        collect(results[-1])
+    out = results[0] if "jobs" not in req else {"ok": True, "jobs": results}
+    return write(out, out_path, real_stdout)
 
 
-def finish(result, recorder, out_path, real_stdout):
+def collect(result):
+    """Move the recorder's observations and the captured output into the result (idempotent)."""
     out = sys.stdout
-    if isinstance(out, BoundedWriter):
+    if isinstance(out, BoundedWriter) and "stdout" not in result:
         result["stdout"] = out.text()
         result["stdout_dropped"] = out.dropped
+    recorder = result.pop("_recorder", None)
     if recorder is not None:
         result["calls"] = recorder.to_json()
         result["dropped_records"] = recorder.dropped
-    data = json.dumps(result)
+
+
+def write(data, out_path, real_stdout):
+    data = json.dumps(data)
     if out_path:
         tmp = out_path + ".tmp"
         with open(tmp, "w", encoding="utf-8") as f:

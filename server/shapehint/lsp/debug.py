@@ -1,7 +1,8 @@
 """Test hooks, enabled only when the environment has SHAPEHINT_TEST_HOOKS=1.
 
-  shapehint.debug.slowQuery {rlimit}   a deliberately hard nonlinear Z3 query (x³ + y³ = z³)
-                                       in its own context; $/cancelRequest interrupts it
+  shapehint.debug.slowQuery {rlimit}   a deliberately hard nonlinear query (x³ + y³ = z³) through
+                                       the solver layer, in its own Z3 context; $/cancelRequest
+                                       interrupts it
   shapehint.debug.hold {on}            hold finished analyses before they land (stale tests)
   shapehint.debug.stats {}             worker counters, running jobs, last slow query
 Tests: tests/lsp/test_cancel.py, tests/lsp/test_diagnostics.py.
@@ -19,17 +20,23 @@ STATE: dict = {"last_slow_query": None}
 
 
 def slow_query(job: Job, rlimit: int) -> dict:
-    import z3
-    ctx = z3.Context()
-    job.on_cancel(ctx.interrupt)  # the real cancellation path: interrupt this job's context
-    x, y, z = (z3.Int(n, ctx) for n in "xyz")
-    s = z3.SolverFor("QF_NIA", ctx=ctx)
-    s.set("rlimit", int(rlimit))
-    s.add(x > 1, y > 1, z > 1, x * x * x + y * y * y == z * z * z)
+    """x³ + y³ = z³ over integers ≥ 2: Z3 cannot decide it, so it works until its rlimit runs
+    out — minutes for a huge one — unless the job is cancelled (the solver's own context,
+    interrupted through `job.on_cancel`)."""
+    from ..shapes.expr import Expr
+    from ..shapes.shape import eq
+    from ..solver.facts import FactStore, Limits
+    store = FactStore(Limits(timeout_ms=600_000, rlimit=int(rlimit)))
+    job.on_cancel(store.interrupt)
+    x, y, z = (Expr.sym(n) for n in "xyz")
+    for n in "xyz":
+        store.declare(n, lo=2)
     STATE["last_slow_query"] = {"state": "solving"}
-    r = s.check()  # an interrupt landing just before this is repeated by the worker
-    out = {"state": "done", "result": str(r), "reason": s.reason_unknown() if r == z3.unknown else "",
-           "interrupted": job.is_set()}
+    sat, _ = store.possible(eq(x * x * x + y * y * y, z * z * z))
+    if job.is_set():
+        sat = None  # an interrupted query has no answer (Z3 may even say sat after a cancel)
+    out = {"state": "done", "result": {True: "sat", False: "unsat", None: "unknown"}[sat],
+           "interrupted": job.is_set(), "queries": store.queries}
     STATE["last_slow_query"] = out
     return out
 
@@ -56,7 +63,9 @@ if ENABLED:
         return {"stats": dict(server.worker.stats), "running": dict(server.worker.hooks.running),
                 "last_slow_query": STATE["last_slow_query"],
                 "commands": sorted(server.protocol.server_capabilities.execute_command_provider.commands),
-                "snapshots": {u: s.version for u, s in server.worker.snapshots.items()}}
+                "snapshots": {u: s.version for u, s in server.worker.snapshots.items()},
+                "limits": {u: [getattr(s.config, "timeout_ms", None), getattr(s.config, "rlimit", None)]
+                           for u, s in server.worker.snapshots.items()}}
 
 
 def commands() -> list:

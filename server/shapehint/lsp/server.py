@@ -51,6 +51,13 @@ def initialize(ls: ShapeHintServer, params: lsp.InitializeParams):
 @server.feature(lsp.INITIALIZED)
 async def initialized(ls: ShapeHintServer, params: lsp.InitializedParams):
     await ls.refresh_settings()
+    await ls.watch_project_files()
+
+
+@server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def did_change_watched_files(ls: ShapeHintServer, params: lsp.DidChangeWatchedFilesParams):
+    if any(c.uri.endswith("pyproject.toml") for c in params.changes):
+        ls.reanalyse_all()
 
 
 @server.feature(lsp.SHUTDOWN)
@@ -97,7 +104,6 @@ async def hover(ls: ShapeHintServer, params: lsp.HoverParams):
     lines = ls.lines(snap.text)
     line, col = lines.from_lsp(params.position)
     info = hover_feature.hover(snap.result, line, col, ls.settings)
-    log.info("hover %s:%s -> %s (%d values)", line, col, info, len(snap.result.values))
     if info is None:
         return None
     s = info.span

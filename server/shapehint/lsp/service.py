@@ -50,7 +50,8 @@ class ShapeHintServer(LanguageServer):
         self.initialization_options: dict = {}
         self._projects: dict = {}  # pyproject path -> (mtime, Config)
         self._reported: set = set()
-        self._progress = None
+        self._progress = None  # TimerHandle before an analysis progress begins, then its token
+        self._begun: set = set()
 
     # ---- capabilities ----------------------------------------------------------
     def _cap(self, path: str):
@@ -140,6 +141,19 @@ class ShapeHintServer(LanguageServer):
             raw = raw[SECTION]
         self.apply_settings(raw or {})
 
+    async def watch_project_files(self) -> None:
+        """Ask the client to tell us when a pyproject.toml changes (its [tool.shapehint])."""
+        if not self._cap("workspace.did_change_watched_files.dynamic_registration"):
+            return
+        opts = lsp.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[lsp.FileSystemWatcher(glob_pattern="**/pyproject.toml")])
+        try:
+            await self.client_register_capability_async(lsp.RegistrationParams(registrations=[
+                lsp.Registration(id="shapehint-pyproject", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                 register_options=opts)]))
+        except Exception:
+            log.debug("file watcher registration failed", exc_info=True)
+
     def apply_settings(self, raw) -> None:
         old, self.parsed = self.parsed, parse_settings(raw)
         self.report_problems(self.parsed.problems, always=True)
@@ -187,11 +201,39 @@ class ShapeHintServer(LanguageServer):
 
     # ---- status and progress ------------------------------------------------------------
     def _busy(self, busy: bool) -> None:
+        """Status notification; a work-done progress when analysing lasts over half a second."""
         state = "analysing" if busy else "idle"
         try:
             self.protocol.notify("shapehint/status", {"state": state})
         except Exception:
             log.debug("status notification failed", exc_info=True)
+        if not self._cap("window.work_done_progress"):
+            return
+        loop = asyncio.get_running_loop()
+        if busy and self._progress is None:
+            self._progress = loop.call_later(0.5, lambda: loop.create_task(self._begin_progress()))
+        elif not busy and self._progress is not None:
+            pending, self._progress = self._progress, None
+            if isinstance(pending, asyncio.TimerHandle):
+                pending.cancel()
+            elif pending in self._begun:
+                self._begun.discard(pending)
+                self.work_done_progress.end(pending, lsp.WorkDoneProgressEnd(message="done"))
+                self.work_done_progress.tokens.pop(pending, None)
+
+    async def _begin_progress(self) -> None:
+        token = f"shapehint/analysis/{id(self)}/{asyncio.get_running_loop().time()}"
+        self._progress = token
+        try:
+            await self.work_done_progress.create_async(token)
+            if self._progress == token:
+                self.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(title="ShapeHint: analysing"))
+                self._begun.add(token)
+                return
+        except Exception:
+            log.debug("work done progress failed", exc_info=True)
+        if self._progress == token:
+            self._progress = None
 
     async def with_progress(self, title: str, job: Job, coro):
         """Await `coro` under a server-initiated work-done progress (when the client has it)."""
@@ -242,8 +284,7 @@ def _body(uri: str, version, text: str, path: str, config):
             errors = (getattr(result, "stats", None) or {}).get("internal_errors")
             if errors:
                 log.warning("internal errors analysing %s: %s", path, errors[:3])
-            log.info("analysed %s v%s: %d values, stats %s", path, version, len(result.values),
-                     {k: v for k, v in (result.stats or {}).items() if k != "internal_errors"})
+            log.debug("analysed %s v%s: %d values", path, version, len(result.values))
         job.check()
         diags = cfgmod.apply_config(result.diagnostics, text, config)
         return Snapshot(uri, version, text, result, tuple(diags), config)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..shapes.expr import Expr, emax
-from ..shapes.shape import Shape, conj, disj, eq
+from ..shapes.shape import Shape, conj, disj, eq, ge
 from ..shapes.values import TensorV, Value
 from .context import NotApplicable, OpContext
 
@@ -22,6 +22,12 @@ def broadcast_dims(cx: OpContext, a: Expr, b: Expr, where: str) -> Expr:
         return b
     if cx.entails(eq(b, 1)):
         return a
+    # under the broadcast precondition, max(a, b) is a whenever a >= b is forced (a residual
+    # `out + x` with out of 4*planes channels keeps 4*planes)
+    if cx.entails(ge(a, b)):
+        return a
+    if cx.entails(ge(b, a)):
+        return b
     return emax(a, b)
 
 
@@ -122,3 +128,151 @@ def dim_list(cx: OpContext, v, rank: int, what: str = "dim") -> list | None:
 def shape_str(dims) -> str:
     from ..shapes.shape import dim_str
     return "[" + ", ".join(dim_str(Expr.lift(d)) for d in dims) + "]"
+
+
+# ---- strides: the contiguity model (appended for views/indexing/joins) ---------------------
+# A view-producing rule gives its result an explicit stride tuple, kept in `_STRIDES` (a weak map
+# keyed by the TensorV, since values.py has no field for it), so `view` can run PyTorch's own
+# stride computation (`computeStride`, aten/src/ATen/TensorUtils.cpp) and reject exactly what
+# PyTorch rejects. A tensor without an entry is row-major when `contiguous` is True; a
+# non-contiguous tensor without one (made by another family) has unknown strides.
+import itertools  # noqa: E402
+import weakref  # noqa: E402
+from typing import Optional  # noqa: E402
+
+from ..shapes.expr import product  # noqa: E402
+from ..shapes.shape import FALSE, Shape as _Shape, ne  # noqa: E402
+
+_STRIDES: "weakref.WeakKeyDictionary[TensorV, tuple]" = weakref.WeakKeyDictionary()
+
+
+# ---- strides -------------------------------------------------------------------------
+
+def contiguous_strides(dims) -> tuple:
+    out, acc = [], Expr.const(1)
+    for d in reversed(dims):
+        out.append(acc)
+        acc = acc * d
+    return tuple(reversed(out))
+
+
+def strides_of(t: TensorV) -> Optional[tuple]:
+    s = _STRIDES.get(t)
+    if s is not None and t.shape.rank == len(s):
+        return s
+    if t.contiguous and t.shape.rank is not None:
+        return contiguous_strides(t.shape.dims)
+    return None
+
+
+def _same(cx: OpContext, a: Expr, b: Expr) -> bool:
+    return a == b or (a.value is None or b.value is None) and cx.entails(eq(a, b))
+
+
+def is_contiguous(cx: OpContext, dims, strides) -> bool:
+    """PyTorch's is_contiguous: sizes of 1 are skipped; symbolic sizes count as ≠ 1."""
+    if any(d.value == 0 for d in dims):
+        return True
+    expected = Expr.const(1)
+    for d, s in zip(reversed(dims), reversed(strides)):
+        if d.value == 1:
+            continue
+        if not _same(cx, s, expected):
+            return False
+        expected = expected * d
+    return True
+
+
+def view_result(cx: OpContext, dims, src: TensorV, strides: Optional[tuple], note: str = "",
+                dtype: Optional[str] = None) -> TensorV:
+    """A tensor sharing `src`'s storage with the given strides (None: unknown unless src is contiguous)."""
+    dims = tuple(Expr.lift(d) for d in dims)
+    out = TensorV(_Shape(dims), dtype or src.dtype, origin=cx.span)
+    if strides is None:
+        out.contiguous = src.contiguous
+        out.layout_note = src.layout_note
+        return out
+    if is_contiguous(cx, dims, strides):
+        return out
+    out.contiguous = False
+    out.layout_note = note or src.layout_note or "a strided view"
+    _STRIDES[out] = tuple(strides)
+    return out
+
+
+def _lt(cx, a: Expr, b: Expr) -> bool:
+    if a.value is not None and b.value is not None:
+        return a.value < b.value
+    return not _same(cx, a, b)
+
+
+def compute_stride(cx: OpContext, old, ostr, new) -> Optional[list]:
+    """PyTorch's computeStride: strides of `new` viewing (old, ostr), or None when impossible."""
+    if not old:
+        return [Expr.const(1)] * len(new)
+    numel = product(old)
+    if numel.value == 0:
+        return list(ostr) if tuple(old) == tuple(new) else list(contiguous_strides(new))
+    newstride: list = [None] * len(new)
+    view_d = len(new) - 1
+    base = ostr[-1]
+    t_numel, v_numel = Expr.const(1), Expr.const(1)
+    for td in range(len(old) - 1, -1, -1):
+        t_numel = t_numel * old[td]
+        if td == 0 or (old[td - 1].value != 1 and not _same(cx, ostr[td - 1], t_numel * base)):
+            while view_d >= 0 and (_lt(cx, v_numel, t_numel) or new[view_d].value == 1):
+                newstride[view_d] = v_numel * base
+                v_numel = v_numel * new[view_d]
+                view_d -= 1
+            if not _same(cx, v_numel, t_numel):
+                return None
+            if td > 0:
+                base = ostr[td - 1]
+                t_numel, v_numel = Expr.const(1), Expr.const(1)
+    if view_d != -1:
+        return None
+    return newstride
+
+
+def view_strides(cx: OpContext, x: TensorV, new, what: str) -> Optional[list]:
+    """Strides of a `view`; raises SH104 when no admissible input has compatible strides."""
+    old = x.shape.dims
+    ostr = strides_of(x)
+    if ostr is None:
+        return None
+    if x.contiguous and x not in _STRIDES:
+        return list(contiguous_strides(new))
+    got = compute_stride(cx, old, ostr, new)
+    if got is not None:
+        return got
+    rescues = []
+    if not all(d.value is not None for d in old):
+        # a symbolic size equal to 1 can make the view legal; look for witnesses (one or two sizes = 1)
+        cands = []
+        for i, d in enumerate(old):
+            if d.value is None and not cx.entails(ne(d, 1)):
+                w = _one_witness(d)
+                if w is not None:
+                    cands.append((d, w))
+        for k in (1, 2):
+            for combo in itertools.combinations(cands[:6], k):
+                mp: dict = {}
+                for _, w in combo:
+                    mp.update(w)
+                o2 = [d.subs(mp) for d in old]
+                if all(d.subs(mp).value == 1 for d, _ in combo) and \
+                        compute_stride(cx, o2, [s.subs(mp) for s in ostr], [d.subs(mp) for d in new]) is not None:
+                    rescues.append(conj(*(eq(d, 1) for d, _ in combo)))
+    cx.require(disj(*rescues) if rescues else FALSE,
+               f"{cx.opname}: {what} is not compatible with the strides of {cx.label(x)} {x.shape}, which is not "
+               f"contiguous ({x.layout_note or 'a strided view'}); use .reshape(...) or call .contiguous() first",
+               "SH104")
+    return None
+
+
+def _one_witness(d: Expr) -> Optional[dict]:
+    for s in sorted(d.symbols()):
+        for v in range(1, 130):
+            if d.subs({s: v}).value == 1:
+                return {s: v}
+    return None

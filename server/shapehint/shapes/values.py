@@ -106,6 +106,7 @@ class TupleV(Value):
 class ListV(Value):
     items: Optional[list] = None  # None: unknown length
     elem: Optional[Value] = None  # join of the elements when the length is unknown
+    length: Optional[Expr] = None  # symbolic length when the items are not individually known
 
 
 @dataclass(eq=False)

@@ -109,6 +109,8 @@ function outputChannel(name, calls) {
 }
 
 const state = {};
+const defaults = {}; // the manifest's defaults, as VS Code reports them for unset settings
+function setDefaults(values) { Object.assign(defaults, values); }
 
 function reset(opts = {}) {
   state.settings = { ...(opts.settings || {}) };
@@ -133,6 +135,7 @@ function configuration(section) {
     get(key, dflt) {
       const name = full(key);
       if (name in state.settings) return state.settings[name];
+      if (name in defaults) return defaults[name];
       const nested = Object.keys(state.settings).filter((k) => k.startsWith(`${name}.`));
       if (nested.length) {
         const out = {};
@@ -244,4 +247,4 @@ function install() {
 }
 
 // `require("vscode")` resolves to this file, so the fake is its own export.
-module.exports = Object.assign(vscode, { install, reset, state });
+module.exports = Object.assign(vscode, { install, reset, state, setDefaults });

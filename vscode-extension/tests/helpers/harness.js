@@ -16,6 +16,8 @@ if (!fs.existsSync(path.join(OUT, "extension.js"))) {
   throw new Error("vscode-extension/out is missing: run `npm run build` (tsc) first");
 }
 const manifest = JSON.parse(fs.readFileSync(path.join(EXT, "package.json"), "utf8"));
+vscode.setDefaults(Object.fromEntries(Object.entries(manifest.contributes.configuration.properties)
+  .map(([name, prop]) => [name, prop.default])));
 const FAKE_PYTHON = path.join(__dirname, "fake-python.js");
 
 function load(name) {

@@ -8,15 +8,13 @@ data-dependent number of elements: a fresh symbol bounded by the mask's size.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ...shapes.expr import Expr, emax, emin, product
-from ...shapes.shape import Shape, conj, eq, ge, gt, le, lt
-from ...shapes.values import (BoolV, EllipsisV, IntV, ListV, NoneV, SliceV, TensorV, TupleV, Value)
+from ...shapes.shape import Shape, conj, eq, ge, le, lt
+from ...shapes.values import BoolV, EllipsisV, IntV, ListV, NoneV, SliceV, TensorV, TupleV
 from ..common import broadcast_shapes
 from ..context import NotApplicable, OpContext
 from ..registry import op
-from .views import strides_of, view_result
+from ..common import strides_of, view_result
 
 INT_DTYPES = {"int64", "int32", "int16", "int8"}
 MASK_DTYPES = {"bool", "uint8"}
@@ -304,5 +302,3 @@ def take(cx: OpContext, input, index):
         raise NotApplicable("operands unknown")
     return cx.tensor(index.shape, like=input)
 
-
-__all__ = ["index_shape", "slice_len", "Optional", "Value", "gt"]

@@ -7,12 +7,12 @@ element has a fresh size.
 from __future__ import annotations
 
 from ...shapes.expr import Expr, emin
-from ...shapes.shape import Shape, eq, ge
+from ...shapes.shape import Shape, eq, ge, lt
 from ...shapes.values import ListV, TensorV, TupleV, Value
 from ..common import result_dtype, shape_str
 from ..context import NotApplicable, OpContext
 from ..registry import op
-from .views import strides_of, view_result
+from ..common import strides_of, view_result
 
 
 def _tensors(cx: OpContext, seq, what="tensors") -> list:
@@ -193,8 +193,11 @@ def chunk(cx: OpContext, input, chunks, dim=0):
     if size.value == 0 and n.value is not None:
         return _pieces(cx, x, d, [size] * n.value)
     s = (size + n - 1) // n
-    if n.value is not None and s * n == size:
-        return _pieces(cx, x, d, [s] * n.value)
+    if n.value is not None and (s * n == size or cx.entails(eq(size % n, 0))):
+        return _pieces(cx, x, d, [size // n] * n.value)
+    if n.value is not None and size.value is None and cx.entails(lt((n - 1) * s, size)):
+        # exactly n pieces of ceil(size/n), the last one shorter (`a, b = x.chunk(2)` with size >= 2)
+        return _pieces(cx, x, d, [s] * (n.value - 1) + [size - (n - 1) * s])
     return _split_even(cx, x, d, s)
 
 

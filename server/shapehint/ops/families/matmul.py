@@ -5,10 +5,10 @@ matmul follows torch.matmul: 1-D operands get a dimension prepended (left) or ap
 """
 from __future__ import annotations
 
-from ...shapes.expr import Expr, product
+from ...shapes.expr import Expr
 from ...shapes.shape import Shape, eq
 from ...shapes.values import ListV, TensorV, TupleV
-from ..common import broadcast_dims, broadcast_shapes, result_dtype
+from ..common import broadcast_shapes, result_dtype
 from ..context import NotApplicable, OpContext
 from ..registry import op
 
@@ -198,7 +198,6 @@ def einsum(cx: OpContext, equation, *operands):
         if "..." in term and n > len(dims):
             cx.fail(f"{cx.opname}: '{''.join(term)}' names {n} dimensions but operand {k} {t.shape} has only "
                     f"{len(dims)}", "SH102")
-        e = term.index("...") if "..." in term else None
         ne_ = len(dims) - n
         pos = 0
         for c in term:
@@ -217,7 +216,6 @@ def einsum(cx: OpContext, equation, *operands):
                                f"{t.shape} but {prev} elsewhere", "SH101")
             else:
                 sizes[c] = d
-        del e
     if arrow:
         out = _parse_term(cx, rhs)
         for c in out:
@@ -265,5 +263,3 @@ def tensordot(cx: OpContext, a, b, dims=2, out=None):
     return TensorV(Shape(tuple(d for i, d in enumerate(A) if i not in da) +
                          tuple(d for j, d in enumerate(Bd) if j not in db)), result_dtype(a, b), origin=cx.span)
 
-
-__all__ = ["matmul_shape", "broadcast_dims", "product"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...shapes.expr import Expr
 from ...shapes.shape import Shape, ge, le, ne
-from ...shapes.values import BoolV, DtypeV, IntV, ListV, NoneV, TensorV, TupleV
+from ...shapes.values import BoolV, DtypeV, ListV, NoneV, TensorV, TupleV
 from ..common import broadcast_shapes, dim_list, result_dtype
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
@@ -330,5 +330,3 @@ def kthvalue(cx: OpContext, input, k, dim=-1, keepdim=False):
                f"(size {size})", "SH105")
     return _pair(cx, reduce_shape(cx, x, dim, keepdim), x)
 
-
-__all__ = ["reduce_shape", "IntV"]

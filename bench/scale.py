@@ -1,0 +1,78 @@
+"""Scale: cold `shapehint check` on generated modules of 1k..16k lines.
+
+Each size runs in a fresh process (`python -m shapehint check FILE --format json`): wall time
+from spawn to exit and the child's peak RSS (`ru_maxrss` from `os.wait4`, so only that child
+counts). The growth exponent is the least-squares slope of log(time) against log(lines),
+fitted both on the raw times and on the times minus a baseline (the same command on a
+two-line module: interpreter start-up and imports), which is the honest one for the engine.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen  # noqa: E402
+
+SIZES = (1000, 2000, 4000, 8000, 16000)
+
+
+def run_check(path: str, timeout: float = 600.0) -> dict:
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "shapehint", "check", path, "--format", "json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    dt = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    ndiag = None
+    try:
+        ndiag = sum(len(f["diagnostics"]) for f in json.loads(out)["files"])
+    except Exception:
+        pass
+    return {"seconds": dt, "peak_rss_mb": usage.ru_maxrss / 1024, "exit": proc.returncode, "diagnostics": ndiag}
+
+
+def fit_exponent(xs: list, ys: list) -> float:
+    pts = [(math.log(x), math.log(y)) for x, y in zip(xs, ys) if y > 0]
+    if len(pts) < 2:
+        return float("nan")
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    sxy = sum((p[0] - mx) * (p[1] - my) for p in pts)
+    return sxy / sxx
+
+
+def run(quick: bool = False, log=print) -> dict:
+    sizes = SIZES[:3] if quick else SIZES
+    root = tempfile.mkdtemp(prefix="shapehint-bench-scale-")
+    base_path = os.path.join(root, "baseline.py")
+    with open(base_path, "w") as f:
+        f.write("import torch\nx = torch.zeros(2, 3)\n")
+    run_check(base_path)  # warm the file-system cache for the interpreter and packages
+    base = min(run_check(base_path)["seconds"] for _ in range(3))
+    rows = []
+    for n in sizes:
+        text = gen.generate(n, seed=0)
+        path = os.path.join(root, f"gen_{n}.py")
+        with open(path, "w") as f:
+            f.write(text)
+        log(f"  scale: {n} lines ...")
+        r = run_check(path)
+        r.update(lines=text.count("\n") + 1, net_seconds=max(r["seconds"] - base, 1e-6))
+        rows.append(r)
+    xs = [r["lines"] for r in rows]
+    return {"baseline_s": base, "rows": rows,
+            "exponent_net": fit_exponent(xs, [r["net_seconds"] for r in rows]),
+            "exponent_raw": fit_exponent(xs, [r["seconds"] for r in rows]),
+            "memory_exponent": fit_exponent(xs, [r["peak_rss_mb"] for r in rows])}
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(quick="--quick" in sys.argv), indent=2))

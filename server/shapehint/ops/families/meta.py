@@ -1,0 +1,94 @@
+"""Tensor metadata: size()/shape, dim()/ndim, numel(), item(), backward(), tolist().
+
+`size()` returns a torch.Size of IntVs, so `B, T, C = x.size()` binds symbolic ints; with an
+unknown rank, `size(i)` still answers through the context (which learns the tensor's edges).
+"""
+from __future__ import annotations
+
+from ...shapes.expr import Expr, product
+from ...shapes.shape import eq
+from ...shapes.values import FloatV, IntV, NoneV, TensorV, TupleV, UnknownV
+from ..context import NotApplicable, OpContext
+from ..registry import op
+
+INTS = {"int64", "int32", "int16", "int8", "uint8"}
+
+
+def _t(x) -> TensorV:
+    if not isinstance(x, TensorV):
+        raise NotApplicable("input unknown")
+    return x
+
+
+@op("Tensor.size")
+def size(cx: OpContext, self, dim=None):
+    x = _t(self)
+    if dim is None or isinstance(dim, NoneV):
+        if x.shape.rank is None:
+            raise NotApplicable("rank unknown")
+        return TupleV(tuple(IntV(d, cx.span) for d in x.shape.dims), is_size=True)
+    i = cx.const_int(dim)
+    if i is None:
+        raise NotApplicable("symbolic dim")
+    r = x.shape.rank
+    if r is not None:
+        if r == 0 or not -r <= i < r:
+            lo, hi = (-1, 0) if r == 0 else (-r, r - 1)
+            cx.fail(f"{cx.opname}: dimension {i} is out of range for {cx.label(x)} {x.shape} (expected "
+                    f"{lo}..{hi})", "SH105")
+        return IntV(x.shape.dims[i], cx.span)
+    return IntV(cx.dim(x, i), cx.span)
+
+
+@op("Tensor.dim", "Tensor.ndimension")
+def dim(cx: OpContext, self):
+    x = _t(self)
+    if x.shape.rank is None:
+        raise NotApplicable("rank unknown")
+    return IntV(Expr.const(x.shape.rank), cx.span)
+
+
+@op("Tensor.numel", "torch.numel", "Tensor.nelement")
+def numel(cx: OpContext, input):
+    x = _t(input)
+    if x.shape.rank is None:
+        raise NotApplicable("rank unknown")
+    return IntV(product(x.shape.dims), cx.span)
+
+
+def _one_element(cx: OpContext, x: TensorV, what: str) -> None:
+    if x.shape.rank is None:
+        return
+    n = product(x.shape.dims)
+    cx.require(eq(n, 1), f"{cx.opname}: {what} needs a tensor with exactly one element, but {cx.label(x)} "
+               f"{x.shape} has {n}", "SH109")
+
+
+@op("Tensor.item")
+def item(cx: OpContext, self):
+    x = _t(self)
+    _one_element(cx, x, "item()")
+    if x.dtype in INTS:
+        return IntV(cx.fresh("item"), cx.span)  # a data value, not a shape: any int
+    return FloatV(None)
+
+
+@op("Tensor.backward")
+def backward(cx: OpContext, self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    x = _t(self)
+    if gradient is None or isinstance(gradient, NoneV):
+        _one_element(cx, x, "backward() without a gradient argument")
+    elif isinstance(gradient, TensorV) and gradient.shape.rank is not None and x.shape.rank is not None:
+        if gradient.shape.rank != x.shape.rank:
+            cx.fail(f"{cx.opname}: the gradient {gradient.shape} must have the shape of {cx.label(x)} {x.shape}",
+                    "SH102")
+        for a, b in zip(gradient.shape.dims, x.shape.dims):
+            cx.require(eq(a, b), f"{cx.opname}: the gradient {gradient.shape} must have the shape of "
+                       f"{cx.label(x)} {x.shape}", "SH101")
+    return NoneV()
+
+
+@op("Tensor.tolist")
+def tolist(cx: OpContext, self):
+    _t(self)
+    return UnknownV("tolist")
