@@ -4,7 +4,7 @@ import random
 import pytest
 import torch
 
-from shapehint.ops.concrete import ConcreteContext, NotApplicable, OpFailed, apply, wrap
+from shapehint.ops.concrete import ConcreteContext, NotApplicable, OpFailed, apply, shape_of, wrap
 from shapehint.ops.registry import lookup
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
@@ -139,3 +139,27 @@ def test_symbolic():
     v = TensorV(Shape((B,), "x*", (C,)), "float32")
     assert str(apply("Tensor.__getitem__", v, (Ellipsis, 0)).shape) == "[B, *x]"
     assert str(apply("Tensor.__getitem__", v, (0, None)).shape) == "[1, *x, C]"
+
+
+# ---- symbolic formulas agree with concrete results ------------------------------------------
+
+def _sym_case(k):
+    r = random.Random(100 + k)
+    s = tuple(r.randint(1, 6) for _ in range(r.randint(1, 3)))
+    idx = []
+    for d in s:
+        def b():
+            return r.choice([None, r.randint(-d - 1, d + 1)])
+        idx.append(r.choice([slice(b(), b(), r.choice([None, 1, 2, 3])), slice(None), r.randint(-d, d - 1)]))
+    return s, tuple(idx)
+
+
+@pytest.mark.parametrize("k", range(30))
+def test_symbolic_slices_evaluate_like_concrete(k):
+    s, idx = _sym_case(k)
+    names = [f"D{i}" for i in range(len(s))]
+    env = dict(zip(names, s))
+    want = shape_of(apply("Tensor.__getitem__", T(*s).abstract(), idx))
+    sym = TensorV(Shape.of([Expr.sym(n) for n in names]), "float32")
+    got = apply("Tensor.__getitem__", sym, idx)
+    assert tuple(d.evaluate(env) for d in got.shape.dims) == want

@@ -103,3 +103,22 @@ def test_symbolic_split_qkv():
     assert str(apply("torch.stack", (q, k, v), 1).shape) == "[B, 3, T, C]"
     assert isinstance(apply("Tensor.unbind", x, 0), ListV)
     assert len(apply("Tensor.unbind", TensorV(Shape.of((B, 3)), "float32"), 1).items) == 3
+
+
+def test_symbolic_chunk_uneven():
+    import itertools
+
+    from shapehint.ops.concrete import ConcreteContext
+    from shapehint.ops.registry import lookup
+
+    class Positive(ConcreteContext):
+        def entails(self, pred):
+            syms = sorted(pred.symbols())
+            return all(pred.evaluate(dict(zip(syms, v))) for v in itertools.product(range(2, 9), repeat=len(syms)))
+
+    C = Expr.sym("C")
+    a, b = lookup("torch.chunk").fn(Positive("x.chunk(2)"), TensorV(Shape.of((4, C)), "float32"), IntV(Expr.const(2)),
+                                    IntV(Expr.const(1))).items
+    for c in range(2, 9):
+        want = [t.shape[1] for t in torch.empty(4, c, device="meta").chunk(2, 1)]
+        assert [a.shape.dims[1].evaluate({"C": c}), b.shape.dims[1].evaluate({"C": c})] == want

@@ -255,3 +255,69 @@ def test_unknown_rank():
     assert str(apply("Tensor.view", x, IntV(B), 3).shape) == "[B, 3]"
     with pytest.raises(NotApplicable):
         apply("Tensor.view", x, -1)
+
+
+@pytest.mark.parametrize("k", range(30))
+def test_symbolic_reshape_evaluates_like_concrete(k):
+    r = random.Random(200 + k)
+    s = tuple(r.randint(1, 4) for _ in range(r.randint(1, 4)))
+    names = [f"D{i}" for i in range(len(s))]
+    env = dict(zip(names, s))
+    sym = TensorV(Shape.of([Expr.sym(n) for n in names]), "float32")
+    conc = T(*s).abstract()
+    # a target made of the input's sizes, regrouped, with one of them replaced by -1
+    groups, cur = [], []
+    for i in range(len(s)):
+        cur.append(i)
+        if r.random() < 0.5:
+            groups.append(cur)
+            cur = []
+    if cur:
+        groups.append(cur)
+    hole = r.randrange(len(groups))
+    sym_args = [-1 if g == hole else IntV(Expr.lift(_prod([Expr.sym(names[i]) for i in grp])))
+                for g, grp in enumerate(groups)]
+    conc_args = [-1 if g == hole else _prod([s[i] for i in grp]) for g, grp in enumerate(groups)]
+    name = r.choice(["Tensor.view", "Tensor.reshape"])
+    want = shape_of(apply(name, conc, *conc_args))
+    got = apply(name, sym, *sym_args)
+    assert tuple(d.evaluate(env) for d in got.shape.dims) == want
+    assert all(d.symbols() <= set(names) for d in got.shape.dims)
+    assert not any("//" in str(d) for d in got.shape.dims)  # the inferred size cancels exactly
+
+
+def _prod(xs):
+    out = 1
+    for x in xs:
+        out = out * x
+    return out
+
+
+class Recording(ConcreteContext):
+    """Records the predicates a rule requires (the analysis would hand them to the solver)."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.required = []
+
+    def require(self, pred, message, code="SH101", related=()):
+        self.required.append((code, pred))
+        super().require(pred, message, code, related)
+
+
+def test_symbolic_view_after_transpose_needs_a_unit_dim():
+    from shapehint.ops.families.views import transpose, view
+    H = 12
+    cx = Recording("y.view(B, T, C)")
+    x = TensorV(Shape.of((B, Tt, C)), "float32")
+    heads = view(cx, x, IntV(B), IntV(Tt), IntV(Expr.const(H)), IntV(C // H))
+    y = transpose(cx, heads, IntV(Expr.const(1)), IntV(Expr.const(2)))  # [B, 12, T, C//12]
+    view(cx, y, IntV(B), IntV(Tt), IntV(C))
+    (pred,) = [p for code, p in cx.required if code == "SH104"]
+    assert not pred.evaluate({"B": 2, "T": 5, "C": 48})      # the usual case fails: PyTorch raises
+    assert pred.evaluate({"B": 2, "T": 1, "C": 48})          # T == 1 makes the view legal
+    assert pred.evaluate({"B": 2, "T": 5, "C": 12})          # so does a head size C//12 == 1
+    t = torch.empty(2, 5, 48).view(2, 5, 12, 4).transpose(1, 2)
+    with pytest.raises(RuntimeError):
+        t.view(2, 5, 48)
+    torch.empty(2, 1, 48).view(2, 1, 12, 4).transpose(1, 2).view(2, 1, 48)

@@ -160,3 +160,32 @@ def test_relax_c_symbolic_shapes_propagate_simplified():
 def test_relax_e_asserted_form_names_the_result():
     text, r = load("relax_ff.py")
     assert _value(r, "test_e", "b") == ["64*k"]
+
+
+def test_branch_kinds_with_executed_witnesses():
+    text, r = load("branchy.py")
+    got = {b["condition"]: b for b in answer_branches(r)}
+    assert got["x.dim() == 3"]["status"] == "always-true"
+    assert got["x.size(1) < 1000"]["status"] == "always-true"  # implied by the assert
+    for cond in ("x.size(1) < 100", "T % 2 == 0", "x.shape[1] == y.shape[1]"):
+        assert got[cond]["status"] == "depends", cond
+    model = namespace(text)["Branchy"]()
+    for cond, b in got.items():
+        for outcome, shapes in b["witnesses"].items():
+            if shapes is None:
+                continue
+            x = torch.randn(*shapes["x"])
+            y = torch.randn(*shapes["y"])
+            T = x.shape[1]
+            assert bool(eval(cond, {"x": x, "y": y, "T": T})) == (outcome == "true"), (cond, outcome, shapes)
+            model(x, y)  # the witness is an admissible input: the model runs on it
+    rng = random.Random(3)
+    for _ in range(20):  # decided branches hold for random admissible inputs
+        x = torch.randn(rng.randint(1, 3), rng.randint(1, 512), 64)
+        assert x.dim() == 3 and x.size(1) < 1000
+
+
+def test_assume_decides_a_depending_branch():
+    text, r = load("branchy.py")
+    got = {b["condition"]: b for b in answer_branches(r, ["Branchy.forward: x.shape[1] >= 200"])}
+    assert got["x.size(1) < 100"]["status"] == "always-false"

@@ -96,7 +96,8 @@ class Sink:
         fixed = fixed or {}
         for acc in self._acc.values():
             ren = {k: Expr.sym(v) for k, v in self.renames.get(acc.function, {}).items()}
-            ren.update(fixed.get(acc.function, {}))  # a value the facts force beats a name
+            # a value the facts force beats a name; its own symbols get their names too
+            ren.update({k: v.subs(ren) for k, v in fixed.get(acc.function, {}).items()})
             rec = self._value(acc, resolve, ren)
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)

@@ -13,7 +13,7 @@ from functools import wraps
 
 from lsprotocol import types as lsp
 
-from . import commands, debug
+from . import commands, debug, runcmd  # noqa: F401  (runcmd registers shapehint.deviceRun)
 from .convert import code_action as to_code_action
 from .features import actions, hover as hover_feature, inlay
 from .service import ShapeHintServer
@@ -147,7 +147,7 @@ async def diagnostic(ls: ShapeHintServer, params: lsp.DocumentDiagnosticParams):
     snap = await ls.snapshot(params.text_document.uri)
     if snap is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
-    result_id = f"{snap.uri}@{snap.version}"
+    result_id = ls.result_id(snap)
     if params.previous_result_id == result_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     return lsp.RelatedFullDocumentDiagnosticReport(items=ls.lsp_diagnostics(snap), result_id=result_id)
@@ -163,10 +163,10 @@ async def code_action(ls: ShapeHintServer, params: lsp.CodeActionParams):
         return []
     lines = ls.lines(snap.text)
     (l0, c0), (l1, c1) = lines.from_lsp(params.range.start), lines.from_lsp(params.range.end)
-    diags = [d for d in snap.diagnostics if d.line <= l1 and d.end_line >= l0]
+    diags = [d for d in ls.all_diagnostics(snap) if d.line <= l1 and d.end_line >= l0]
     ctx = actions.ActionContext(snap.result, l0, c0, l1, c1, diags, ls.settings, uri)
     only = [str(k.value if hasattr(k, "value") else k) for k in (params.context.only or [])]
-    lsp_diags = {id(d): x for d, x in zip(snap.diagnostics, ls.lsp_diagnostics(snap))}
+    lsp_diags = {id(d): x for d, x in ls.diagnostic_pairs(snap)}
     versioned = bool(ls._cap("workspace.workspace_edit.document_changes"))
     return [to_code_action(
         a, lines, uri, snap.version, [lsp_diags[id(d)] for d in a.diagnostics if id(d) in lsp_diags],

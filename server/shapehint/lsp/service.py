@@ -52,6 +52,8 @@ class ShapeHintServer(LanguageServer):
         self._reported: set = set()
         self._progress = None  # TimerHandle before an analysis progress begins, then its token
         self._begun: set = set()
+        self.run_diagnostics: dict = {}  # uri -> (version, [Diagnostic]) from the last device run
+        self._run_generation = 0
 
     # ---- capabilities ----------------------------------------------------------
     def _cap(self, path: str):
@@ -174,17 +176,39 @@ class ShapeHintServer(LanguageServer):
             self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=msg))
 
     # ---- publishing ---------------------------------------------------------------------
-    def lsp_diagnostics(self, snap: Snapshot) -> list:
+    def set_run_diagnostics(self, uri: str, version, diagnostics: list) -> None:
+        """Keep a device run's diagnostics beside the analysis's until the document changes."""
+        self._run_generation += 1
+        self.run_diagnostics[uri] = (version, list(diagnostics), self._run_generation)
+        snap = self.worker.snapshots.get(uri)
+        if snap is not None and snap.version == version:
+            self.publish(snap)
+
+    def all_diagnostics(self, snap: Snapshot) -> list:
+        run = self.run_diagnostics.get(snap.uri)
+        extra = run[1] if run is not None and run[0] == snap.version else []
+        return list(snap.diagnostics) + extra
+
+    def result_id(self, snap: Snapshot) -> str:
+        run = self.run_diagnostics.get(snap.uri)
+        gen = run[2] if run is not None and run[0] == snap.version else 0
+        return f"{snap.uri}@{snap.version}" + (f"#{gen}" if gen else "")
+
+    def diagnostic_pairs(self, snap: Snapshot) -> list:
+        """(analysis Diagnostic, LSP Diagnostic) for everything published for the snapshot."""
         from ..analysis.codes import docs_url
         from .convert import diagnostic
         lines = self.lines(snap.text)
         out = []
-        for d in snap.diagnostics:
+        for d in self.all_diagnostics(snap):
             try:
-                out.append(diagnostic(d, lines, snap.uri, docs_url))
-            except Exception:
+                out.append((d, diagnostic(d, lines, snap.uri, docs_url)))
+            except Exception:  # one malformed diagnostic must not hide the others
                 log.exception("cannot convert diagnostic %r", d)
         return out
+
+    def lsp_diagnostics(self, snap: Snapshot) -> list:
+        return [x for _, x in self.diagnostic_pairs(snap)]
 
     def publish(self, snap: Snapshot) -> None:
         if self.pull_diagnostics:
@@ -196,6 +220,7 @@ class ShapeHintServer(LanguageServer):
 
     def clear(self, uri: str) -> None:
         self.worker.close(uri)
+        self.run_diagnostics.pop(uri, None)
         if not self.pull_diagnostics:
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 

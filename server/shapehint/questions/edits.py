@@ -95,7 +95,9 @@ def eliminate_branch_edits(text: str, node: ast.If, keep_body: bool) -> Optional
     indent = node.col_offset
     start, end = node.lineno, node.end_lineno
     if keep_body:
-        first = node.body[0].lineno
+        first = node.test.end_lineno + 1  # from the line after `if ...:`, so leading comments stay
+        if first > node.body[0].lineno:
+            first = node.body[0].lineno
         last = node.orelse[0].lineno - 1 if node.orelse else end
         if node.orelse:
             # stop before the `else:`/`elif` header line
@@ -113,7 +115,9 @@ def eliminate_branch_edits(text: str, node: ast.If, keep_body: bool) -> Optional
             arm[0] = arm[0].replace("elif", "if", 1)
             src_indent = indent
             return _replace(lines, start, end, arm, src_indent, indent)
-        first = node.orelse[0].lineno
+        first = _header_line(lines, node.orelse, node.body[-1].end_lineno) + 2  # after `else:`
+        if first > node.orelse[0].lineno:
+            first = node.orelse[0].lineno
         arm = lines[first - 1:end]
         src_indent = node.orelse[0].col_offset
     return _replace(lines, start, end, arm, src_indent, indent)
