@@ -198,19 +198,20 @@ def generate(lines: int, seed: int = 0) -> str:
     n = out[0].count("\n")
     k = 0
     parts: dict = {}
-    while n < lines - 6:
+    last = None
+    simple = (("conv", _conv_block), ("mlp", _mlp), ("attn", _attention), ("head", _head), ("helpers", _helpers))
+    while n < lines - 3:
         k += 1
-        for kind, fn in (("conv", _conv_block), ("mlp", _mlp), ("attn", _attention), ("head", _head),
-                         ("helpers", _helpers)):
-            text = fn(k, r)
+        for kind, fn in simple + (("encoder", _encoder), ("cnn", _cnn)):
+            text = fn(k, r, parts) if kind in ("encoder", "cnn") else fn(k, r)
             parts[kind] = k
             out.append(text)
             n += text.count("\n")
-        for fn in (_encoder, _cnn):
-            text = fn(k, r, parts)
-            out.append(text)
-            n += text.count("\n")
-    out.append(f"def build_model():\n    return Encoder{k}(), SmallCNN{k}()\n")
+            if kind == "cnn":
+                last = k
+            if last is not None and n >= lines - 3:
+                break
+    out.append(f"def build_model():\n    return Encoder{last}(), SmallCNN{last}()\n")
     return "".join(out)
 
 

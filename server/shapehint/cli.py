@@ -162,8 +162,17 @@ def cmd_check(args) -> int:
     files = expand_paths(args.paths, errors)
     report = []
     any_error = False
+    reported_problems: set = set()
+    explicit = {os.path.abspath(p) for p in args.paths}
     for path in files:
         config = load_config_for(path)
+        if config is not None:
+            for problem in config.problems:  # invalid [tool.shapehint] entries: once each (SH003)
+                if problem not in reported_problems:
+                    reported_problems.add(problem)
+                    sys.stderr.write(f"shapehint: SH003 {problem}\n")
+            if os.path.abspath(path) not in explicit and not config.is_included(path):
+                continue  # found by walking a folder, excluded by [tool.shapehint]
         max_kb = getattr(config, "max_file_size_kb", DEFAULT_MAX_KB) if config is not None else DEFAULT_MAX_KB
         try:
             text = read_source(path, max_kb)

@@ -73,12 +73,12 @@ def test_meta_matches_cpu_and_reports_data_dependent_lines():
     zl, il = line_of(text, "z = idx * 2"), line_of(text, "idx = y.nonzero()")
     infer = {"values": [{"line": il, "col": 4, "name": "idx", "function": "data_dep", "shape": ["n", 1]},
                         {"line": zl, "col": 4, "name": "z", "function": "data_dep", "shape": ["n", 1]}]}
-    r = run("bad.py", entry="data_dep", device="meta", infer=infer)
+    r = run("bad.py", entry="data_dep", device="meta", infer=infer, inputs={"x": "3"})
     assert r["error"] is None
     assert r["entries"][0]["not_observable"]["line"] == il
     st = {(it["line"], it["status"]) for it in r["lines"]}
     assert (il, "not-observable") in st and (zl, "not-observable") in st
-    r = run("bad.py", entry="data_dep", device="cpu", infer=infer)  # on CPU the same lines are observed
+    r = run("bad.py", entry="data_dep", device="cpu", infer=infer, inputs={"x": "3"})  # on CPU the same lines are observed
     assert {(it["line"], it["status"]) for it in r["lines"] if it["line"] in (il, zl)} == {(il, "match"), (zl, "match")}
 
 
@@ -115,3 +115,15 @@ def test_cuda_when_available_else_a_clear_error():
     else:
         assert "cuda" in r["error"]["message"].lower() and "is_available" in r["error"]["message"]
     assert runner.pick_device(torch, "auto") == ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def test_records_are_bounded_and_columns_are_code_points(tmp_path):
+    mod = tmp_path / "many.py"
+    mod.write_text("import torch\n\n\ndef f(x):\n    assert x.dim() == 1\n    for i in range(1, 200):\n"
+                   "        y = x[:i % 7 + 1].repeat(i)\n    \u00e9\u00e9 = 1; z = x * 2\n    return z\n")
+    r = api.device_run(str(mod), entry="f", device="cpu", inputs={"x": "7"}, infer={"values": []},
+                       limits={"max_shapes": 3})
+    ys = [it for it in r["lines"] if it["name"] == "y"]
+    assert len(ys) == 3  # 199 distinct shapes executed, 3 kept
+    (z,) = [it for it in r["lines"] if it["name"] == "z"]
+    assert z["col"] == 12 and z["observed"] == [7]  # "éé = 1; " is 8 code points but 10 UTF-8 bytes

@@ -61,8 +61,7 @@ def server_config(**env) -> ClientServerConfig:
     full = {**os.environ, "SHAPEHINT_TEST_HOOKS": "1", "SHAPEHINT_DEBOUNCE_MS": "50",
             "PYTHONPATH": os.pathsep.join([str(ROOT / "server"), os.environ.get("PYTHONPATH", "")]),
             **env}
-    cmd = os.environ.get("SHAPEHINT_TEST_SERVER")  # e.g. a dev launcher; default: the real server
-    command = cmd.split() if cmd else [sys.executable, "-m", "shapehint", "lsp"]  # `shapehint lsp`
+    command = [sys.executable, "-m", "shapehint", "lsp"]  # the real `shapehint lsp`
     return ClientServerConfig(server_command=command, server_env=full, client_factory=make_client)
 
 

@@ -65,3 +65,32 @@ async def test_invalid_project_entries_are_reported_once(client: LanguageClient)
     assert err.severity == types.DiagnosticSeverity.Error, "the invalid override is ignored"
     msgs = [m for m in client.messages if "SH003" in m.message and "fatal" in m.message]
     assert len(msgs) == 1 and msgs[0].type == types.MessageType.Warning
+
+
+@pytest_lsp.fixture(scope="module", config=server_config())
+async def plain_client(lsp_client: LanguageClient):
+    """A client without workspace/configuration: settings come from initializationOptions
+    (flat keys, as the VS Code extension sends them) and didChangeConfiguration."""
+    caps = pull_capabilities()
+    caps.workspace.configuration = False
+    await lsp_client.initialize_session(initialize_params(
+        caps, options={"settings": {"shapehint.inlayHints": "all", "shapehint.solver.rlimit": -5}}))
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_initialization_options_and_pushed_settings(plain_client: LanguageClient):
+    client = plain_client
+    uri = open_doc(client, EXAMPLES / "hints.py")
+    rng = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=30, character=0))
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=rng))
+    assert 14 in [h.position.line for h in hints], "mode all from initializationOptions"
+    assert any("shapehint.solver.rlimit" in m.message and "SH003" in m.message for m in client.messages)
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        settings={"shapehint": {"inlayHints": "off"}}))
+    await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="shapehint.debug.stats", arguments=[{}]))  # ordered after the notification
+    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=rng))
+    assert list(hints) == []

@@ -122,3 +122,13 @@ def test_symbolic_chunk_uneven():
     for c in range(2, 9):
         want = [t.shape[1] for t in torch.empty(4, c, device="meta").chunk(2, 1)]
         assert [a.shape.dims[1].evaluate({"C": c}), b.shape.dims[1].evaluate({"C": c})] == want
+
+
+def test_list_built_in_a_loop():
+    # `outs.append(h)` in `for t in range(T)` gives a list of T tensors whose items are not tracked
+    Tn = Expr.sym("T")
+    h = TensorV(Shape.of((Expr.sym("B"), 96)), "float32")
+    outs = ListV(None, h)
+    outs.length = Tn
+    assert str(apply("torch.stack", outs, dim=1).shape) == "[B, T, 96]"
+    assert str(apply("torch.cat", outs, dim=-1).shape) == "[B, 96*T]"

@@ -314,10 +314,11 @@ def test_symbolic_view_after_transpose_needs_a_unit_dim():
     y = transpose(cx, heads, IntV(Expr.const(1)), IntV(Expr.const(2)))  # [B, 12, T, C//12]
     view(cx, y, IntV(B), IntV(Tt), IntV(C))
     (pred,) = [p for code, p in cx.required if code == "SH104"]
-    assert not pred.evaluate({"B": 2, "T": 5, "C": 48})      # the usual case fails: PyTorch raises
-    assert pred.evaluate({"B": 2, "T": 1, "C": 48})          # T == 1 makes the view legal
-    assert pred.evaluate({"B": 2, "T": 5, "C": 12})          # so does a head size C//12 == 1
-    t = torch.empty(2, 5, 48).view(2, 5, 12, 4).transpose(1, 2)
-    with pytest.raises(RuntimeError):
-        t.view(2, 5, 48)
-    torch.empty(2, 1, 48).view(2, 1, 12, 4).transpose(1, 2).view(2, 1, 48)
+    # the predicate holds exactly for the sizes where PyTorch accepts the view
+    for b_, t_, c_ in [(2, 5, 48), (2, 1, 48), (2, 5, 12), (1, 5, 48), (1, 1, 12), (3, 2, 24)]:
+        try:
+            torch.empty(b_, t_, c_, device="meta").view(b_, t_, H, c_ // H).transpose(1, 2).view(b_, t_, c_)
+            ok = True
+        except RuntimeError:
+            ok = False
+        assert pred.evaluate({"B": b_, "T": t_, "C": c_}) == ok, (b_, t_, c_)

@@ -42,9 +42,11 @@ export async function runShapes(manager: ServerManager): Promise<any> {
   manager.output.info(`Run Shapes: ${what} on ${device}`);
   let result: any;
   try {
+    // The server reports the run as a cancellable work-done progress (a notification); the
+    // window progress here only marks the request in the status bar, without a second toast.
     result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `ShapeHint: running ${what} (${device})…`, cancellable: true },
-      (_progress, token) => manager.execute(DEVICE_RUN, [args], token));
+      { location: vscode.ProgressLocation.Window, title: `ShapeHint: running ${what} (${device})` },
+      () => manager.execute(DEVICE_RUN, [args]));
   } catch (err) {
     const msg = `ShapeHint: Run Shapes failed: ${errorText(err)}`;
     manager.output.error(msg);
@@ -55,11 +57,12 @@ export async function runShapes(manager: ServerManager): Promise<any> {
   const summary = summarizeRun(result);
   manager.status.setRun(summary);
   manager.output.info(summary.detail);
+  if (result?.error?.message) manager.output.info(`  ${result.error.type ?? "error"}: ${result.error.message}`);
   for (const m of result?.mismatches ?? []) {
     manager.output.info(`  line ${m.line}: ${m.name ?? ""} observed ${JSON.stringify(m.observed)} inferred ${JSON.stringify(m.inferred)}`);
   }
   const show = summary.failed ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
-  void show(summary.detail);
+  void show(summary.detail, "Show Output").then((choice) => { if (choice === "Show Output") manager.output.show(); });
   return result;
 }
 

@@ -17,7 +17,7 @@ const ICONS: Record<ServerState, string> = {
 
 export interface RunSummary {
   text: string;      // short, for the status bar: "3 ✓ 1 ✗"
-  detail: string;    // one sentence, for the tooltip and the message
+  detail: string;    // one sentence, for the tooltip, the output and the notification
   failed: boolean;
 }
 
@@ -38,8 +38,9 @@ export function summarizeRun(result: any): RunSummary {
   if (s["not-observable"]) parts.push(`${s["not-observable"]} not observable`);
   let detail = `Run Shapes${device}: ${parts.join(", ")}`;
   if (err) {
+    // The error's type and line; its (often long) message goes to the output and the tooltip.
     const where = err.line ? ` on line ${err.line}` : "";
-    detail += `; ${typeof err === "string" ? err : `${err.type ?? "error"}${where}: ${err.message ?? ""}`}`;
+    detail += `; ${typeof err === "string" ? err : `${err.type ?? "error"}${where}`}`;
   }
   return { text: `${match} ✓ ${mismatch} ✗${err ? " · error" : ""}`, detail: `${detail}.`.replace(/\.\.$/, "."),
     failed: mismatch > 0 || Boolean(err) };

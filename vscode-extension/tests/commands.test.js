@@ -54,7 +54,7 @@ test("Run Shapes sends shapehint.deviceRun with the entry under the cursor, devi
     assert.deepStrictEqual(call.arguments, [{ uri: vscode.Uri.file("/work/model.py").toString(), device: "cpu", trusted: true, entry: "Net.forward" }]);
     assert.ok(vscode.state.calls.some((c) => c[0] === "progress" && /running Net\.forward \(cpu\)/.test(c[1])));
     const shown = vscode.state.calls.find((c) => c[0] === "warning");
-    assert.strictEqual(shown[1], "Run Shapes on cpu: 3 match, 1 mismatch.");
+    assert.deepStrictEqual(shown.slice(1), ["Run Shapes on cpu: 3 match, 1 mismatch.", "Show Output"]);
     assert.match(vscode.state.statusItems[0].text, /run: 3 ✓ 1 ✗/);
     assert.match(vscode.state.output.lines.join("\n"), /line 4: h observed \[2,120\] inferred \[2,128\]/);
     // At module level the whole file runs: no entry.
@@ -135,7 +135,7 @@ test("summarizeRun: errors, refusals, counts", () => {
   const err = summarizeRun({ device: "cpu", error: { type: "RuntimeError", message: "mat1 and mat2", line: 21 },
     summary: { match: 2, mismatch: 0 } });
   assert.deepStrictEqual(err, { text: "2 ✓ 0 ✗ · error", failed: true,
-    detail: "Run Shapes on cpu: 2 match, 0 mismatch; RuntimeError on line 21: mat1 and mat2." });
+    detail: "Run Shapes on cpu: 2 match, 0 mismatch; RuntimeError on line 21." });
   assert.strictEqual(summarizeRun({ device: "cpu", error: { type: "UsageError", message: "no entry" } }).detail,
     "Run Shapes on cpu: UsageError: no entry");
   assert.strictEqual(summarizeRun({ error: { type: "Untrusted", message: "no" } }).text, "refused");

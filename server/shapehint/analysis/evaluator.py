@@ -147,6 +147,9 @@ class EvalMixin:
                     if isinstance(v, FuncObj):
                         return BoundMethod(v, obj.self_obj)
             return BoundOp(obj, name)
+        if isinstance(obj, TupleV) and len(obj.items) == 2 and name in ("values", "indices"):
+            # the (values, indices) named tuples of max/min/topk/sort/median/mode/kthvalue
+            return obj.items[0 if name == "values" else 1]
         if isinstance(obj, (ListV, DictV, TupleV, StrV)):
             return BoundOp(obj, name)
         return UnknownV(f".{name}")

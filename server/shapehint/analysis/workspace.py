@@ -277,9 +277,16 @@ class Workspace:
             doc = self.docs[path] = Document(path, text, version)
         doc.text, doc.version = text, version
         parsed = self._parse(text, path)
-        from .api import interrupt_hook
-        doc.result = analyze(text, path, config=self.config, cancel=cancel, parsed=parsed, cache=doc.cache,
-                             on_store=on_store or interrupt_hook(cancel))
+        from .api import analyze_source, interrupt_hook
+        from .interp import Cancelled
+        try:
+            doc.result = analyze(text, path, config=self.config, cancel=cancel, parsed=parsed, cache=doc.cache,
+                                 on_store=on_store or interrupt_hook(cancel))
+        except Cancelled:
+            raise
+        except (Exception, RecursionError):  # never trust a cache an exception went through
+            doc.cache = SummaryCache()
+            doc.result = analyze_source(text, path, config=self.config, cancel=cancel)
         return doc.result
 
     def close(self, path: str) -> None:

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -149,20 +148,16 @@ def execute(request: dict, interpreter: str, timeout: float, cancel_event=None,
         req_path, res_path = os.path.join(tmp, "request.json"), os.path.join(tmp, "result.json")
         ready = os.path.join(tmp, "ready")
         request = dict(request, result_path=res_path, fault_path=os.path.join(tmp, "fault.txt"), ready_path=ready)
+        # RLIMIT_AS is set by the runner itself (no preexec_fn: unsafe in a threaded server).
+        if request.get("device") in ("cpu", "meta"):
+            request["address_space_mb"] = mem + 2048
         with open(req_path, "w") as f:
             json.dump(request, f)
-        use_rlimit = request.get("device") in ("cpu", "meta")
-
-        def limit():  # in the child, before exec: bound the address space (cpu/meta only)
-            if use_rlimit:
-                lim = (mem + 2048) * 2**20
-                resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
         cmd = [interpreter, RUNNER, req_path]
         try:
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                    start_new_session=True, preexec_fn=limit, cwd=tmp, env=env)
+                                    start_new_session=True, cwd=tmp, env=env)
         except OSError as exc:
             return {"error": _err("InterpreterNotFound", f"cannot start {interpreter}: {exc}"), "process": {}}
         drains = [_Drain(proc.stdout), _Drain(proc.stderr)]

@@ -461,6 +461,14 @@ def main(argv):
     results = []
     out_path = req.get("result_path")
     real_stdout = sys.stdout
+    try:  # cpu/meta: a runaway allocation fails as a MemoryError on its own line
+        import resource
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if req.get("address_space_mb"):
+            lim = int(req["address_space_mb"]) * 2**20
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+    except (ImportError, ValueError, OSError):
+        pass
     fault = open(req["fault_path"], "w") if req.get("fault_path") else sys.__stderr__
     faulthandler.enable(file=fault)
 

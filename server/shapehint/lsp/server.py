@@ -13,11 +13,11 @@ from functools import wraps
 
 from lsprotocol import types as lsp
 
-from . import commands, debug, runcmd  # noqa: F401  (runcmd registers shapehint.deviceRun)
+from . import commands, debug, questions, runcmd  # noqa: F401  (they register commands/providers)
 from .convert import code_action as to_code_action
 from .features import actions, hover as hover_feature, inlay
 from .service import ShapeHintServer
-from .settings import parse_settings
+from .worker import Job
 
 log = logging.getLogger(__name__)
 
@@ -44,8 +44,6 @@ def guarded(default=None):
 def initialize(ls: ShapeHintServer, params: lsp.InitializeParams):
     opts = params.initialization_options
     ls.initialization_options = opts if isinstance(opts, dict) else {}
-    if ls.initialization_options:
-        ls.parsed = parse_settings(ls.initialization_options.get("settings", ls.initialization_options))
 
 
 @server.feature(lsp.INITIALIZED)
@@ -143,6 +141,7 @@ async def inlay_hint_resolve(ls: ShapeHintServer, hint: lsp.InlayHint):
 
 @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, lsp.DiagnosticOptions(
     identifier="shapehint", inter_file_dependencies=False, workspace_diagnostics=False))
+@guarded(default=lsp.RelatedFullDocumentDiagnosticReport(items=[]))
 async def diagnostic(ls: ShapeHintServer, params: lsp.DocumentDiagnosticParams):
     snap = await ls.snapshot(params.text_document.uri)
     if snap is None:
@@ -168,9 +167,14 @@ async def code_action(ls: ShapeHintServer, params: lsp.CodeActionParams):
     only = [str(k.value if hasattr(k, "value") else k) for k in (params.context.only or [])]
     lsp_diags = {id(d): x for d, x in ls.diagnostic_pairs(snap)}
     versioned = bool(ls._cap("workspace.workspace_edit.document_changes"))
+    # providers may ask the solver about the snapshot (holes, branches, migration): off the loop,
+    # on the analysis thread that owns the snapshot's solver state
+    job = Job("codeAction", uri=uri, version=snap.version, request_id=ls.protocol.msg_id)
+    found = await ls.worker.run(job, lambda job: actions.code_actions(ctx, only or None),
+                                executor=ls.worker.analysis_executor)
     return [to_code_action(
         a, lines, uri, snap.version, [lsp_diags[id(d)] for d in a.diagnostics if id(d) in lsp_diags],
-        versioned) for a in actions.code_actions(ctx, only or None)]
+        versioned) for a in found]
 
 
 # ---- commands -----------------------------------------------------------------------------

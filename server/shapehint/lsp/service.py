@@ -40,6 +40,8 @@ class CancellingProtocol(LanguageServerProtocol):
 class ShapeHintServer(LanguageServer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, protocol_cls=CancellingProtocol, **kwargs)
+        from ..analysis.workspace import Workspace
+        self.analyses = Workspace()  # documents and their warm summaries (used on the analysis thread)
         self.worker = Worker(max_workers=int(os.environ.get("SHAPEHINT_WORKERS", "2")),
                              debounce_s=float(os.environ.get("SHAPEHINT_DEBOUNCE_MS", "250")) / 1000)
         self.worker.on_publish = self.publish
@@ -95,7 +97,8 @@ class ShapeHintServer(LanguageServer):
             self.worker.snapshots[uri] = snap
             self.publish(snap)
             return
-        self.worker.schedule(uri, doc.version, _body(uri, doc.version, doc.source, path, config), delay)
+        self.worker.schedule(uri, doc.version, _body(uri, doc.version, doc.source, path, config, self.analyses),
+                             delay)
 
     def reanalyse_all(self) -> None:
         for uri in list(self.workspace.text_documents):
@@ -138,7 +141,8 @@ class ShapeHintServer(LanguageServer):
             except Exception:
                 log.exception("workspace/configuration failed")
         if raw is None:
-            raw = pushed if pushed is not None else self.initialization_options
+            opts = self.initialization_options
+            raw = pushed if pushed is not None else opts.get("settings", opts)
         if isinstance(raw, dict) and isinstance(raw.get(SECTION), dict):
             raw = raw[SECTION]
         self.apply_settings(raw or {})
@@ -158,7 +162,8 @@ class ShapeHintServer(LanguageServer):
 
     def apply_settings(self, raw) -> None:
         old, self.parsed = self.parsed, parse_settings(raw)
-        self.report_problems(self.parsed.problems, always=True)
+        if self.parsed.problems != old.problems:  # VS Code re-sends on every unrelated change
+            self.report_problems(self.parsed.problems, always=True)
         if old.settings == self.parsed.settings and old.explicit == self.parsed.explicit:
             return
         self.reanalyse_all()
@@ -220,6 +225,7 @@ class ShapeHintServer(LanguageServer):
 
     def clear(self, uri: str) -> None:
         self.worker.close(uri)
+        self.analyses.close(uris.to_fs_path(uri) or uri)
         self.run_diagnostics.pop(uri, None)
         if not self.pull_diagnostics:
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
@@ -295,7 +301,7 @@ def _empty(path: str, text: str):
     return AnalysisResult(path=path, text=text)
 
 
-def _body(uri: str, version, text: str, path: str, config):
+def _body(uri: str, version, text: str, path: str, config, analyses=None):
     """The worker-thread part of analysing one document version."""
     def body(job: Job) -> Snapshot:
         from ..analysis.result import AnalysisResult, Diagnostic
@@ -304,8 +310,12 @@ def _body(uri: str, version, text: str, path: str, config):
                               f"file larger than {config.max_file_size_kb} KB: not analysed")
             result = AnalysisResult(path=path, text=text, diagnostics=[note])
         else:
-            from ..analysis.api import analyze_source
-            result = analyze_source(text, path, config=config, cancel=job)
+            if analyses is not None:  # warm per-function summaries: only what the edit touched
+                analyses.config = config
+                result = analyses.update(path, text, version, cancel=job)
+            else:
+                from ..analysis.api import analyze_source
+                result = analyze_source(text, path, config=config, cancel=job)
             errors = (getattr(result, "stats", None) or {}).get("internal_errors")
             if errors:
                 log.warning("internal errors analysing %s: %s", path, errors[:3])

@@ -189,11 +189,12 @@ class Worker:
                 job.cancel()
         return job
 
-    async def run(self, job: Job, fn: Callable, *args):
-        """Run `fn(job, *args)` on the executor; cancelling the awaiting task cancels the job."""
+    async def run(self, job: Job, fn: Callable, *args, executor: Optional[ThreadPoolExecutor] = None):
+        """Run `fn(job, *args)` on the executor (or `executor`, e.g. the analysis thread for
+        work that reads a snapshot's solver state); cancelling the awaiting task cancels the job."""
         self.track(job)
         try:
-            return await asyncio.wrap_future(self.submit(job, fn, *args))
+            return await asyncio.wrap_future(self.submit(job, fn, *args, executor=executor))
         except asyncio.CancelledError:
             self._stop(job)
             raise

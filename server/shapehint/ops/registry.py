@@ -109,10 +109,16 @@ def distinct_rules() -> list[str]:
 
 
 _loaded = False
+_lock = __import__("threading").Lock()
 
 
 def _ensure_loaded() -> None:
+    # set the flag only once every family is registered: a second thread must not see a
+    # half-filled table (that made concurrent analyses lose rules)
     global _loaded
-    if not _loaded:
-        _loaded = True
-        from . import families  # noqa: F401  (registers every rule)
+    if _loaded:
+        return
+    with _lock:
+        if not _loaded:
+            from . import families  # noqa: F401  (registers every rule)
+            _loaded = True

@@ -206,7 +206,7 @@ class FactStore:
         # Facts about symbols unrelated to the query cannot make it unsatisfiable unless they are
         # unsatisfiable themselves, which an earlier query would have reported: assume only the slice.
         facts = _relevant(self.facts, extra)
-        if _quick_sat([f.pred for f in facts] + list(extra), self.lower, self.upper):
+        if _quick_sat([f.pred for f in facts] + list(extra), self.lower, self.upper) and not self.interrupted:
             out = (True, [])
             self._cache[key] = out
             return out
@@ -221,6 +221,8 @@ class FactStore:
                 r = s.check(*(qlits + lits))
             except z3.Z3Exception:
                 r = z3.unknown
+            if self.interrupted:
+                return None  # an interrupt may land before check() starts: never trust that answer
             if r == z3.sat:
                 out = (True, [])
             elif r == z3.unsat:

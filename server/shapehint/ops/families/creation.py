@@ -24,6 +24,8 @@ def dtype_name(v, default=None):
         return NAMES.get(v.name, v.name)
     if isinstance(v, StrV) and v.value:
         return NAMES.get(v.value.replace("torch.", ""), v.value.replace("torch.", ""))
+    if v is not None and not isinstance(v, NoneV):
+        return None  # a dtype we cannot see (`dtype=x.dtype` of an unknown tensor)
     return default
 
 

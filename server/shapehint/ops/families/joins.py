@@ -26,15 +26,33 @@ def _tensors(cx: OpContext, seq, what="tensors") -> list:
     return items
 
 
+def _repeated(cx: OpContext, seq):
+    """(element, count) for a list built in a loop (`outs.append(h)`): items unknown, length known."""
+    if isinstance(seq, ListV) and seq.items is None and isinstance(seq.elem, TensorV) \
+            and seq.elem.shape.rank is not None and getattr(seq, "length", None) is not None:
+        cx.require(ge(seq.length, 1), f"{cx.opname} expects a non-empty list of tensors", "SH107")
+        return seq.elem, seq.length
+    return None
+
+
 def _dtype(ts):
     return result_dtype(*ts)
 
 
 @op("torch.cat", "torch.concat", "torch.concatenate")
 def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
-    ts = _tensors(cx, tensors)
     if axis is not None:
         dim = axis
+    rep = _repeated(cx, tensors)
+    if rep is not None:
+        elem, n = rep
+        if elem.shape.rank == 0:
+            cx.fail(f"{cx.opname}: zero-dimensional tensors cannot be concatenated", "SH102")
+        d = cx.norm_dim(dim, elem.shape.rank)
+        dims = list(elem.shape.dims)
+        dims[d] = n * dims[d]
+        return cx.tensor(dims, like=elem)
+    ts = _tensors(cx, tensors)
     if not ts:
         cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
     for i, t in enumerate(ts):
@@ -66,6 +84,12 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
 
 @op("torch.stack")
 def stack(cx: OpContext, tensors, dim=0, *, out=None):
+    rep = _repeated(cx, tensors)
+    if rep is not None:
+        elem, n = rep
+        dims = list(elem.shape.dims)
+        dims.insert(cx.norm_dim(dim, len(dims) + 1), n)
+        return cx.tensor(dims, like=elem)
     ts = _tensors(cx, tensors)
     if not ts:
         cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")

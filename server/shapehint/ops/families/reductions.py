@@ -226,7 +226,7 @@ def norm(cx: OpContext, input, p="fro", dim=None, keepdim=False, out=None, dtype
     return TensorV(reduce_shape(cx, x, dim, keepdim), _dtype_arg(dtype) or x.dtype, origin=cx.span)
 
 
-@op("torch.linalg.vector_norm")
+@op("torch.linalg.vector_norm", "torch.linalg.norm")
 def vector_norm(cx: OpContext, x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     return norm(cx, x, ord, dim, keepdim, dtype=dtype)
 

@@ -9,9 +9,11 @@ when no size equal to 1 could make the view legal (that is what "no admissible i
 """
 from __future__ import annotations
 
+import math
+
 from ...shapes.expr import Expr, product
-from ...shapes.shape import Shape, disj, eq, ne
-from ...shapes.values import DtypeV, ListV, TensorV, TupleV
+from ...shapes.shape import Shape, disj, eq, ge, ne
+from ...shapes.values import DtypeV, IntV, ListV, TensorV, TupleV
 from ..common import (compute_stride, dim_list, shape_str, size_list, strides_of, view_result,
                       view_strides as _view_strides)
 from ..context import NotApplicable, OpContext
@@ -70,7 +72,6 @@ def _cancel(num: Expr, factors: list) -> tuple:
 
 
 def _gcd_const(num: Expr, d: int) -> int:
-    import math
     g = d
     for c in num.terms.values():
         g = math.gcd(g, c)
@@ -95,7 +96,7 @@ def view(cx: OpContext, self, *size):
     new = infer_size(cx, x, _sizes_of(cx, size), "shape")
     if x.shape.rank is None:
         return cx.tensor(new, like=x)
-    st = _view_strides(cx, x, new, f"view{shape_str(new)}")
+    st = _view_strides(cx, x, new, f"the view to {shape_str(new)}")
     return view_result(cx, new, x, st)
 
 
@@ -127,11 +128,10 @@ def reshape_as(cx: OpContext, self, other):
 
 
 def _int(e):
-    from ...shapes.values import IntV
     return IntV(e)
 
 
-@op("torch.flatten", "Tensor.flatten")
+@op("torch.flatten", "Tensor.flatten", "torch.ravel", "Tensor.ravel")
 def flatten(cx: OpContext, input, start_dim=0, end_dim=-1):
     x = _tensor(input)
     dims = cx.dims(x, None)
@@ -171,8 +171,10 @@ def permuted(cx: OpContext, x: TensorV, perm: list, what: str) -> TensorV:
 
 
 @op("torch.permute", "Tensor.permute")
-def permute(cx: OpContext, input, *dims):
+def permute(cx: OpContext, input, *dims, **kw):
     x = _tensor(input)
+    if not dims and "dims" in kw:  # x.permute(dims=(0, 2, 1))
+        dims = (kw["dims"],)
     shape = cx.dims(x, None)
     if len(dims) == 1 and isinstance(dims[0], (TupleV, ListV)):
         dims = dims[0].items
@@ -413,18 +415,13 @@ def narrow(cx: OpContext, input, dim, start, length):
     if st is None or ln is None:
         raise NotApplicable("start/length unknown")
     if st.value is not None and st.value < 0:
-        cx.require(cx_ge(size, -st.value), f"{cx.opname}: start {st} is out of range for dimension {d} of size "
+        cx.require(ge(size, -st.value), f"{cx.opname}: start {st} is out of range for dimension {d} of size "
                    f"{size}", "SH105")
         st = st + size
-    cx.require(cx_ge(ln, 0), f"{cx.opname}: length must be non-negative, got {ln}", "SH107")
-    cx.require(cx_ge(size, st), f"{cx.opname}: start {st} is out of range for dimension {d} of size {size}", "SH105")
-    cx.require(cx_ge(size, st + ln), f"{cx.opname}: start ({st}) + length ({ln}) exceeds dimension {d} of size "
+    cx.require(ge(ln, 0), f"{cx.opname}: length must be non-negative, got {ln}", "SH107")
+    cx.require(ge(size, st), f"{cx.opname}: start {st} is out of range for dimension {d} of size {size}", "SH105")
+    cx.require(ge(size, st + ln), f"{cx.opname}: start ({st}) + length ({ln}) exceeds dimension {d} of size "
                f"{size} of {cx.label(x)} {x.shape}", "SH105")
     strides = strides_of(x)
     return view_result(cx, dims[:d] + (ln,) + dims[d + 1:], x, strides, _where(cx, "narrowed"))
-
-
-def cx_ge(a, b):
-    from ...shapes.shape import ge
-    return ge(a, b)
 

@@ -1,0 +1,96 @@
+"""The ShapeHint side: answers Q1/Q2/Q3 on the benchmark programs (no torch import).
+
+    python bench/peer/run_shapehint.py BENCHMARK_NAME     # one JSON line per question
+
+Each question analyses the program from scratch (`analyze_source`) and asks
+`answer_migration` (Q1; Q2 with the constraints as `--assume` strings scoped to
+`Cls.forward`) or `answer_branches` (Q3; constraints unscoped). Times are wall-clock from the
+source text to the answer, imports excluded (a warm-up analysis runs first).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from benchmarks import PROGRAMS, by_name, q3_tags  # noqa: E402
+
+from shapehint.analysis.api import analyze_source  # noqa: E402
+from shapehint.questions.branches import answer_branches  # noqa: E402
+from shapehint.questions.migrate import answer_migration  # noqa: E402
+
+
+def migration(bench: dict, path: str, text: str, constraints: list) -> dict:
+    fn = f"{bench['cls']}.forward"
+    result = analyze_source(text, path)
+    got = answer_migration(result, assume=[f"{fn}: {c}" for c in constraints], only=fn)
+    if not got:
+        return {"answer": "n/a", "error": f"no migratable function {fn}"}
+    a = got[0]
+    params = {p["name"]: {"ranks": p["ranks"], "shape": p["shape"], "dyn_dims": p["dyn_dims"], "reason": p["reason"]}
+              for p in a["params"]}
+    return {"answer": a["status"], "params": params, "clash": [c["message"] for c in a["clash"]]}
+
+
+def branches(bench: dict, path: str, text: str, constraints: list) -> dict:
+    result = analyze_source(text, path)
+    got = answer_branches(result, assume=list(constraints))
+    tags = q3_tags(path)
+    by_line = {b["line"]: b for b in got}
+    out = {}
+    for tag, (line, _) in tags.items():
+        b = by_line.get(line)
+        out[tag] = {"status": b["status"] if b else "n/a", "line": line,
+                    "witnesses": b["witnesses"] if b else None,
+                    "condition": b.get("condition") if b else None}
+    return {"answer": "branches", "branches": out}
+
+
+def timed(fn, quick_s: float = 1.0, repeats: int = 3):
+    """(answer, seconds, runs): answers that take under `quick_s` are timed as the minimum of
+    `repeats` runs (the same rule on both sides), slower ones once."""
+    t0 = time.perf_counter()
+    ans = fn()
+    best = time.perf_counter() - t0
+    runs = 1
+    while best < quick_s and runs < repeats:
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+        runs += 1
+    return ans, best, runs
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    bench = by_name(argv[0])
+    only = set(argv[1].split(",")) if len(argv) > 1 else None
+    path = os.path.join(PROGRAMS, bench["file"])
+    text = open(path).read()
+    analyze_source("import torch\nx = torch.zeros(2, 3) @ torch.zeros(3, 4)\n", "<warm-up>")
+    def answer(q):
+        if q["kind"] in ("Q1", "Q2"):
+            return migration(bench, path, text, q.get("constraints", []) if q["kind"] == "Q2" else [])
+        else:
+            return branches(bench, path, text, q.get("constraints", []))
+
+    for q in bench["questions"]:
+        if only and q["id"] not in only:
+            continue
+        try:
+            ans, seconds, runs = timed(lambda: answer(q))
+        except Exception as exc:
+            seconds, runs = None, 1
+            ans = {"answer": "n/a", "error": f"{type(exc).__name__}: {exc}"[:300],
+                   "where": traceback.format_exc().strip().splitlines()[-3][:200]}
+        ans.update(question=q["id"], seconds=seconds, runs=runs)
+        print(json.dumps(ans), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
