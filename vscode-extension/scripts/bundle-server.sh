@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs the repository's server and its dependencies into vscode-extension/bundled/libs for
 # the .vsix (as vscode-black-formatter does with `pip install --target`). The libraries are
-# resolved for the oldest supported Python (3.10), so backports such as exceptiongroup are
-# included; they are pure Python or abi3/manylinux wheels, so the same folder loads on 3.10+.
+# resolved for the oldest supported Python (3.10), backports included (see BACKPORTS); they are
+# pure Python or abi3/manylinux wheels, so the same folder loads on every Python from 3.10 on.
 # Usage: scripts/bundle-server.sh [PYTHON]   (run from anywhere; paths are relative to this file)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -11,6 +11,12 @@ repo="$(dirname "$ext")"
 py="${1:-${PYTHON:-python3}}"
 libs="$ext/bundled/libs"
 wheels="$ext/bundled/.wheels"
+
+# pip evaluates environment markers (`exceptiongroup; python_version < "3.11"`) for the Python
+# running pip, not for --python-version, so the backports that 3.10 needs are named here: cattrs
+# needs exceptiongroup, and shapehint reads pyproject.toml with tomli before 3.11. Pure Python,
+# never imported on 3.11+.
+BACKPORTS="exceptiongroup tomli"
 
 rm -rf "$libs" "$wheels"
 mkdir -p "$libs" "$wheels"
@@ -25,7 +31,7 @@ find "$src" \( -name "__pycache__" -o -name "*.egg-info" \) -prune -exec rm -rf 
 "$py" -m pip install --quiet --disable-pip-version-check --no-compile \
   --target "$libs" --implementation cp --python-version 3.10 \
   --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform linux_x86_64 \
-  --only-binary=:all: "$wheels"/shapehint-*.whl
+  --only-binary=:all: "$wheels"/shapehint-*.whl $BACKPORTS
 rm -rf "$wheels" "$libs"/bin
 # Guard: every subpackage of server/shapehint must be in the wheel (pyproject lists packages by
 # hand). A missing one is copied from the source tree, loudly, so the .vsix still works.

@@ -31,6 +31,19 @@ def parse(text: str, path: str):
     return parse_module(text, path)
 
 
+def _code_point_columns(tree, lines) -> None:
+    """ast columns are UTF-8 byte offsets; ours are code points."""
+    def fix(line, col):
+        if line is None or col is None or not (1 <= line <= len(lines)):
+            return col
+        return len(lines[line - 1].encode("utf-8")[:col].decode("utf-8", "replace"))
+    for node in ast.walk(tree):
+        if hasattr(node, "col_offset") and node.col_offset is not None:
+            node.col_offset = fix(node.lineno, node.col_offset)
+        if getattr(node, "end_col_offset", None) is not None:
+            node.end_col_offset = fix(node.end_lineno, node.end_col_offset)
+
+
 def _fallback_parse(text: str):
     import io
     import tokenize
@@ -38,6 +51,7 @@ def _fallback_parse(text: str):
     errors, comments = [], {}
     try:
         tree = ast.parse(text)
+        _code_point_columns(tree, text.splitlines())
     except SyntaxError as e:
         tree = ast.Module([], [])
         errors.append(SimpleNamespace(line=e.lineno or 1, col=(e.offset or 1) - 1, end_line=e.lineno or 1,

@@ -28,7 +28,41 @@ log = logging.getLogger(__name__)
 SECTION = "shapehint"
 
 
+class _Rejected:
+    """A message already answered with an error while it was decoded."""
+
+
 class CancellingProtocol(LanguageServerProtocol):
+    """pygls's protocol, plus: real cancellation, an error answer for requests whose parameters do
+    not decode (pygls only logs them, leaving the client waiting forever), and the LSP rule that
+    requests before `initialize` get ServerNotInitialized."""
+
+    _seen_initialize = False
+
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except Exception as exc:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                from pygls.exceptions import JsonRpcInvalidParams
+                err = JsonRpcInvalidParams(f"invalid parameters for {data.get('method')}: {exc.__cause__ or exc}")
+                self._send_response(data["id"], None, err.to_response_error())
+                return _Rejected()
+            raise
+
+    def handle_message(self, message):
+        if isinstance(message, _Rejected):
+            return
+        method = getattr(message, "method", None)
+        if method == "initialize":
+            self._seen_initialize = True
+        elif method is not None and not self._seen_initialize and method not in ("exit", "shutdown"):
+            if getattr(message, "id", None) is not None:
+                from pygls.exceptions import JsonRpcServerNotInitialized
+                self._send_response(message.id, None, JsonRpcServerNotInitialized().to_response_error())
+            return  # notifications before initialize are dropped (LSP 3.17)
+        super().handle_message(message)
+
     def _handle_cancel_notification(self, msg_id):
         try:
             self._server.worker.cancel_request(msg_id)
