@@ -131,7 +131,7 @@ def peer_md(P: dict) -> str:
             verdict = (f"ShapeHint {s['right']} right/{s['imprecise']} imprecise/{s['wrong']} wrong/{s['no answer']} none; "
                        f"torch.fx {x['right']}/{x['imprecise']}/{x['wrong']}/{x['no answer']} ({j['truth']})")
         elif j:
-            verdict = ("same; " if j["same"] else "") + f"ShapeHint {j['shapehint']}, torch.fx {j['fx']}"
+            verdict = ("same verdict; " if j["same"] else "") + f"ShapeHint {j['shapehint']}, torch.fx {j['fx']}"
         else:
             verdict = "–"
         cons = ", ".join(r["constraints"]) or "–"

@@ -62,6 +62,8 @@ def render(a: dict) -> str:
         return "none" + (f" (Dyn: {', '.join(f'{p}{d}' for p, d in dyn.items())})" if dyn else "")
     if kind == "n/a":
         return "n/a: " + (a.get("error") or "")[:70]
+    if kind == "unknown" and a.get("error"):
+        return f"unknown ({a['error']})"
     return str(kind)
 
 

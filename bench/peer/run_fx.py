@@ -183,7 +183,7 @@ def q1(bench: dict, cls) -> dict:
         return {"answer": "static", "params": out}
     s.pop()
     if res == z3.unknown:
-        return {"answer": "unknown", "params": out, "error": "Z3 gave up (timeout)"}
+        return {"answer": "unknown", "params": out, "error": f"Z3 timeout, {Z3_TIMEOUT_MS // 1000} s"}
     for p in params:
         for i in range(chosen[p]):
             s.push()

@@ -89,3 +89,18 @@ def test_peer_answers_on_the_micro_benchmarks():
     assert sh["answer"] == fx["answer"] == "static" and v["truth"] == "static"
     for t in v["tried"]:
         assert t["runs"] and t["meets_constraints"], t
+
+
+def test_readme_marker_replacement(tmp_path):
+    import run
+    readme = tmp_path / "README.md"
+    readme.write_text("# X\n\n<!-- perf:start -->\nold table\n<!-- perf:end -->\n\nafter\n")
+    assert run.update_readme("| a | b |\n| --- | --- |\n| 1 | 2 |", str(readme))
+    text = readme.read_text()
+    assert "old table" not in text and "| 1 | 2 |" in text
+    assert text.startswith("# X\n\n<!-- perf:start -->\n") and text.endswith("<!-- perf:end -->\n\nafter\n")
+    assert run.update_readme("again", str(readme)) and "| 1 | 2 |" not in readme.read_text()
+    missing = tmp_path / "NO_MARKERS.md"
+    missing.write_text("nothing here\n")
+    assert not run.update_readme("t", str(missing)) and missing.read_text() == "nothing here\n"
+    assert not run.update_readme("t", str(tmp_path / "absent.md"))

@@ -144,3 +144,15 @@ def test_incremental_equals_from_scratch(steps):
         r = _update(ws, text, v)
         fresh = analyze_source(text, "m.py")
         assert _same(r, fresh), (steps, v)
+
+
+def test_questions_on_a_warm_result_match_a_fresh_one():
+    from shapehint.questions.branches import answer_branches
+    from shapehint.questions.migrate import answer_migration
+    ws = Workspace()
+    _update(ws, PROGRAM, 1)
+    warm = _update(ws, PROGRAM, 2)
+    assert warm.stats["reanalysed"] == []
+    fresh = analyze_source(PROGRAM, "m.py")
+    assert answer_migration(warm) == answer_migration(fresh)
+    assert answer_branches(warm) == answer_branches(fresh)

@@ -37,7 +37,8 @@ async def device_run(server, args: dict):
     text, version = doc.source, doc.version
     path = uris.to_fs_path(uri) or uri
     conf = server.settings.device_run
-    trusted = bool(args.get("trusted", server.initialization_options.get("trusted", True)))
+    # both must allow it: a command argument cannot lift the client's untrusted-workspace flag
+    trusted = bool(server.initialization_options.get("trusted", True)) and bool(args.get("trusted", True))
     device = args.get("device") or conf.device
     interpreter = conf.interpreter or sys.executable
     config = server.config_for(path)

@@ -28,6 +28,8 @@ def shape_dependent(test: ast.expr, pred) -> bool:
 
 
 def answer_branches(result, assume: list = ()) -> list:
+    from .common import ensure_generic
+    ensure_generic(result)
     it = result.interp
     extra_by_fn: dict = {}
     out, seen = [], set()

@@ -10,6 +10,23 @@ from ..shapes.values import TensorV
 from ..solver.facts import FactStore
 
 
+def ensure_generic(result) -> None:
+    """Functions whose summaries were restored from the warm cache have no solver state in this
+    run: analyse those now (the questions need their facts, branches and failures)."""
+    from ..analysis.engine import analyze_function
+    it = getattr(result, "interp", None)
+    if it is None:
+        return
+    for f in list(it.functions):
+        if f.qualname not in it.generic_stores:
+            f._generic_done = False
+            it.sink.owner = f.qualname
+            try:
+                analyze_function(it, f)
+            except Exception:  # the answer for this function is then "unknown"
+                continue
+
+
 def generic_frame(result, qualname: str) -> Optional[Frame]:
     it = result.interp
     params = it.param_values.get(qualname)

@@ -13,6 +13,8 @@ from ..solver.facts import Unknown
 
 
 def answer_holes(result) -> list:
+    from .common import ensure_generic
+    ensure_generic(result)
     it = result.interp
     out = []
     for name, span in sorted(it.holes.items(), key=lambda kv: (kv[1].line, kv[1].col)):

@@ -31,6 +31,8 @@ def migratable_functions(result) -> list:
 
 
 def answer_migration(result, assume: list = (), only: Optional[str] = None) -> list:
+    from .common import ensure_generic
+    ensure_generic(result)
     return [migrate_function(result, q, assume) for q in migratable_functions(result) if only in (None, q)]
 
 

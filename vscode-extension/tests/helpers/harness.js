@@ -24,8 +24,13 @@ function load(name) {
   return require(path.join(OUT, name));
 }
 
+const temps = [];
+process.on("exit", () => temps.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
 function tempDir() {
-  return fs.mkdtempSync(path.join(os.tmpdir(), "shapehint-ext-test-"));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "shapehint-ext-test-"));
+  temps.push(dir);
+  return dir;
 }
 
 /** `shapehint.interpreter` for the fake Python with options (`{version: "3.9.1", bundled: "fail"}`). */
