@@ -22,11 +22,11 @@ SHORT = {"always-true": "T", "always-false": "F", "depends": "D", "unknown": "?"
          "unreached": "_"}
 
 
-def run_side(script: str, name: str, timeout: float) -> dict:
+def run_side(script: str, name: str, timeout: float, env: dict = None) -> dict:
     t0 = time.perf_counter()
     try:
         proc = subprocess.run([sys.executable, os.path.join(HERE, script), name], capture_output=True,
-                              text=True, timeout=timeout)
+                              text=True, timeout=timeout, env={**os.environ, **(env or {})})
         out, err = proc.stdout, proc.stderr
         timed_out = False
     except subprocess.TimeoutExpired as exc:
@@ -138,8 +138,9 @@ def run(quick: bool = False, log=print, fx_timeout: float = None, names=None) ->
             continue
         log(f"  peer: {b['name']} ...")
         sh = run_side("run_shapehint.py", b["name"], timeout=300)
-        limit = fx_timeout or (90 if quick else 240)
-        fx = run_side("run_fx.py", b["name"], timeout=limit)
+        limit = fx_timeout or (120 if quick else 300)
+        fx = run_side("run_fx.py", b["name"], timeout=limit,
+                      env={"BENCH_FX_Z3_TIMEOUT_MS": str(30000 if quick else 120000)})
         collected[b["name"]] = (b, sh, fx, limit)
     answers = {name: {q["id"]: {"shapehint": sh["answers"].get(q["id"]), "fx": fx["answers"].get(q["id"])}
                       for q in b["questions"]} for name, (b, sh, fx, _) in collected.items()}

@@ -132,3 +132,18 @@ def test_list_built_in_a_loop():
     outs.length = Tn
     assert str(apply("torch.stack", outs, dim=1).shape) == "[B, T, 96]"
     assert str(apply("torch.cat", outs, dim=-1).shape) == "[B, 96*T]"
+
+
+def test_cat_learns_rank_of_unknown_operand():
+    from shapehint.ops.concrete import ConcreteContext
+    from shapehint.ops.registry import lookup
+
+    class Learning(ConcreteContext):
+        def learn_rank(self, t, rank):
+            t.shape = Shape.of([Expr.sym(f"s{i}") for i in range(rank)])
+            return t.shape.dims
+
+    skip = TensorV(Shape((), "skip*", ()), "float32")
+    x = TensorV(Shape.of((Expr.sym("B"), 4, Expr.sym("H"), Expr.sym("W"))), "float32")
+    out = lookup("torch.cat").fn(Learning("cat"), ListV([skip, x]), IntV(Expr.const(1)))
+    assert str(out.shape) == "[B, s1 + 4, H, W]"

@@ -432,7 +432,7 @@ class EvalMixin:
             fr.env.update(saved)
 
     # ---- joins ------------------------------------------------------------------
-    def join_values(self, vals: list) -> Value:
+    def join_values(self, vals: list, facts=None) -> Value:
         from .sink import join_shapes
         vals = [v for v in vals if v is not None]
         if not vals:
@@ -442,6 +442,8 @@ class EvalMixin:
             return first
         if all(isinstance(v, TensorV) for v in vals):
             shapes = [self.resolve(v) for v in vals]
+            if facts is not None:
+                shapes = [_align(shapes[0], sh, facts) for sh in shapes]
             s = join_shapes(shapes)
             if s is not None:
                 s = s.subs({"?join": self.fresh_dyn()}) if "?join" in s.symbols() else s
@@ -460,6 +462,17 @@ class EvalMixin:
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
         return UnknownV("join")
+
+
+def _align(ref, s, facts):
+    """`s` with each dimension the facts prove equal to `ref`'s replaced by it, so a loop-carried
+    `[keys.shape[0], 128]` joins with `[B, 128]` when the facts say they are the same."""
+    from ..shapes.shape import Shape
+    if ref.rank is None or s.rank != ref.rank or s == ref:
+        return s
+    dims = tuple(a if a == b or (not (a - b).is_const and facts.entails(eq(a, b))) else b
+                 for a, b in zip(ref.dims, s.dims))
+    return Shape(dims)
 
 
 def _is_property(node: ast.FunctionDef) -> bool:

@@ -275,14 +275,14 @@ class ExecMixin:
             if p is not None:
                 fr.facts.add(p, origin)
         else:
-            fr.env.update(self.join_envs(env1, env2))
+            fr.env.update(self.join_envs(env1, env2, fr.facts))
         return None
 
-    def join_envs(self, a: dict, b: dict) -> dict:
+    def join_envs(self, a: dict, b: dict, facts=None) -> dict:
         out = {}
         for k in a.keys() | b.keys():
             if k in a and k in b:
-                out[k] = a[k] if a[k] is b[k] else self.join_values([a[k], b[k]])
+                out[k] = a[k] if a[k] is b[k] else self.join_values([a[k], b[k]], facts)
             else:
                 out[k] = a.get(k, b.get(k))
         return out
@@ -330,7 +330,7 @@ class ExecMixin:
             bind()
             flow = self.exec_block(st.body, fr)
             after = dict(fr.env)
-            joined = self.join_envs(env0, after) if flow not in ("return", "raise") else env0
+            joined = self.join_envs(env0, after, fr.facts) if flow not in ("return", "raise") else env0
             if all(joined.get(k) is cur.get(k) for k in joined):
                 break
             cur = joined

@@ -149,6 +149,9 @@ class OpContext:
         one = self.int_of(v)
         if one is not None:
             return [one] * (n or 1)
+        if isinstance(v, (tuple, list)):  # a Python default such as dim=(-2, -1)
+            out = [self.int_of(i) for i in v]
+            return None if any(o is None for o in out) else (out * n if n is not None and len(out) == 1 else out)
         if isinstance(v, (TupleV, ListV)) and getattr(v, "items", None) is not None:
             out = [self.int_of(i) for i in v.items]
             if any(o is None for o in out):

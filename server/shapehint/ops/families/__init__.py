@@ -6,7 +6,7 @@ FAMILIES = [
     # layers and functional NN ops
     "conv", "pool", "norm", "embedding", "rnn", "attention", "loss", "resize",
     # tensor manipulation
-    "views", "joins", "indexing", "reductions", "matmul", "creation", "gather_scatter", "einops_rules", "meta",
+    "views", "joins", "indexing", "reductions", "matmul", "creation", "gather_scatter", "einops_rules", "meta", "misc",
 ]
 
 for _name in FAMILIES:

@@ -39,6 +39,9 @@ UNARY = {
     "cpu": (None, False, False), "cuda": (None, False, False), "requires_grad_": (None, False, False),
     "zero_": (None, False, False), "fill_": (None, False, False), "normal_": (None, False, False),
     "uniform_": (None, False, False), "cumsum": (None, False, True), "cumprod": (None, False, True),
+    "log10": (None, False, True), "tan": (None, False, True), "atan": (None, False, True),
+    "asin": (None, False, True), "acos": (None, False, True), "sinh": (None, False, True), "cosh": (None, False, True),
+    "trunc": (None, False, True), "frac": (None, False, True), "logit": (None, False, True),
     "flip": (None, False, True), "roll": (None, False, True), "triu": (None, False, True), "tril": (None, False, True),
 }
 ALIASED = {"clamp": ("clip",), "sigmoid": ("torch.special.expit",), "float": ()}

@@ -7,7 +7,7 @@ element has a fresh size.
 from __future__ import annotations
 
 from ...shapes.expr import Expr, emin
-from ...shapes.shape import Shape, eq, ge, lt
+from ...shapes.shape import Shape, eq, ge, is_dyn, lt
 from ...shapes.values import ListV, TensorV, TupleV, Value
 from ..common import result_dtype, shape_str
 from ..context import NotApplicable, OpContext
@@ -21,7 +21,15 @@ def _tensors(cx: OpContext, seq, what="tensors") -> list:
     if not isinstance(seq, (TupleV, ListV)) or seq.items is None:
         raise NotApplicable(f"{what} unknown")
     items = list(seq.items)
-    if not all(isinstance(t, TensorV) and t.shape.rank is not None for t in items):
+    if not all(isinstance(t, TensorV) for t in items):
+        raise NotApplicable("an operand is unknown")
+    ranks = {t.shape.rank for t in items if t.shape.rank is not None and t.shape.rank != 1}
+    if len(ranks) == 1:  # cat/stack need equal ranks: an operand of unknown rank takes the others'
+        r = ranks.pop()
+        for t in items:
+            if t.shape.rank is None:
+                cx.dims(t, r)
+    if not all(t.shape.rank is not None for t in items):
         raise NotApplicable("an operand is unknown")
     return items
 
@@ -33,6 +41,14 @@ def _repeated(cx: OpContext, seq):
         cx.require(ge(seq.length, 1), f"{cx.opname} expects a non-empty list of tensors", "SH107")
         return seq.elem, seq.length
     return None
+
+
+def _best(ds: list) -> Expr:
+    """Of dimensions required equal, the one that prints best: a constant, else a named one, not `?`."""
+    for d in ds:
+        if d.value is not None:
+            return d
+    return next((d for d in ds if not is_dyn(d)), ds[0])
 
 
 def _dtype(ts):
@@ -77,7 +93,7 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
                            f"{first.shape} and tensor {i} {t.shape} differ in dimension {k} "
                            f"({first.shape.dims[k]} vs {t.shape.dims[k]})", "SH101")
         total = total + t.shape.dims[d]
-    dims = list(first.shape.dims)
+    dims = [_best([t.shape.dims[k] for _, t in live]) for k in range(r)]
     dims[d] = total
     return cx.tensor(dims, dtype=_dtype(ts))
 
@@ -102,7 +118,7 @@ def stack(cx: OpContext, tensors, dim=0, *, out=None):
         for k, (a, b) in enumerate(zip(first.shape.dims, t.shape.dims)):
             cx.require(eq(a, b), f"{cx.opname} expects each tensor to be equal size, but tensor 0 is "
                        f"{first.shape} and tensor {i} is {t.shape}", "SH101")
-    dims = list(first.shape.dims)
+    dims = [_best([t.shape.dims[k] for t in ts]) for k in range(first.shape.rank)]
     dims.insert(d, Expr.const(len(ts)))
     return cx.tensor(dims, dtype=_dtype(ts))
 
