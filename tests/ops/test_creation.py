@@ -119,9 +119,3 @@ def test_as_tensor_of_tensor_and_symbolic():
     assert str(apply("torch.arange", 1, IntV(N), 2).shape) == "[N//2]"
     assert str(apply("torch.eye", IntV(N)).shape) == "[N, N]"
     assert apply("torch.arange", 0, IntV(N), 2).dtype == "int64"
-
-
-@pytest.mark.parametrize("s,n,rep", [((4, 10), 1, False), ((10,), 3, False), ((4, 3), 5, False), ((4, 3), 5, True),
-                                     ((2, 2, 3), 1, False), ((3,), 0, True)])
-def test_multinomial(s, n, rep):
-    check_create("torch.multinomial", torch.multinomial, (T(*s), n, rep), device=None)

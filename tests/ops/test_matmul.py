@@ -93,9 +93,3 @@ def test_symbolic():
     assert str(apply("torch.einsum", "bhqd,bhkd->bhqk", q, q).shape) == "[B, 12, T, T]"
     x = TensorV(Shape((), "x*", (C,)), "float32")
     assert str(apply("torch.matmul", x, TensorV(Shape.of((C, 10)), "float32")).shape) == "[*x, 10]"
-
-
-@pytest.mark.parametrize("a,b", [((10, 2), (6, 2)), ((3, 10, 2), (6, 2)), ((3, 1, 10, 2), (4, 6, 2)), ((10, 2), (6, 3)),
-                                 ((2,), (6, 2)), ((2, 10, 2), (3, 6, 2))])
-def test_cdist(a, b):
-    check("torch.cdist", torch.cdist, (T(*a), T(*b)))

@@ -147,9 +147,3 @@ def test_symbolic():
     assert str(apply("Tensor.sum", u).shape) == "[]"
     assert str(apply("Tensor.softmax", u, -1).shape) == "[B, *x, C]"
     assert str(apply("torch.topk", x, 5).items[0].shape) == "[B, T, 5]"
-
-
-@pytest.mark.parametrize("s,kw", [((3, 4), {}), ((2, 3, 4), {}), ((2, 3, 4), {"keepdim": True}), ((2, 3, 4), {"dim": (0, 2)}),
-                                  ((4,), {})])
-def test_matrix_norm(s, kw):
-    check_cpu("torch.linalg.matrix_norm", torch.linalg.matrix_norm, (T(*s),), kw)

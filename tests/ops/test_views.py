@@ -322,14 +322,3 @@ def test_symbolic_view_after_transpose_needs_a_unit_dim():
         except RuntimeError:
             ok = False
         assert pred.evaluate({"B": b_, "T": t_, "C": c_}) == ok, (b_, t_, c_)
-
-
-@pytest.mark.parametrize("s,rep,dim", [((5, 3), 2, 0), ((5, 3), 2, None), ((5, 3), 3, -1), ((), 2, None), ((2, 3), 0, 1),
-                                       ((2, 3), 2, 2), ((4,), T(4, dtype="long"), 0)])
-def test_repeat_interleave(s, rep, dim):
-    if isinstance(rep, T):  # per-element counts: a data-dependent length (compare ranks on CPU)
-        out = apply("torch.repeat_interleave", T(*s).abstract(), rep.abstract(), dim)
-        assert out.shape.rank == torch.repeat_interleave(torch.zeros(s), torch.ones(4, dtype=torch.long), dim).dim()
-        assert out.shape.dims[0].value is None
-        return
-    check("torch.repeat_interleave", torch.repeat_interleave, (T(*s), rep, dim))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from ...shapes.expr import Expr
-from ...shapes.shape import Shape, ge, le
+from ...shapes.shape import Shape, ge
 from ...shapes.values import BoolV, DtypeV, FloatV, IntV, ListV, NoneV, StrV, TensorV, TupleV
 from ..common import size_list
 from ..context import NotApplicable, OpContext
@@ -136,23 +136,6 @@ def arange(cx: OpContext, start, end=None, step=1, *, out=None, dtype=None, layo
     if n < 0:
         cx.fail(f"{cx.opname}: upper bound and lower bound are inconsistent with the step sign", "SH107")
     return _new(cx, [n], out_dtype)
-
-
-@op("torch.multinomial", "Tensor.multinomial")
-def multinomial(cx: OpContext, input, num_samples, replacement=False, *, generator=None, out=None):
-    if not isinstance(input, TensorV) or input.shape.rank is None:
-        raise NotApplicable("input unknown")
-    if input.shape.rank not in (1, 2):
-        cx.fail(f"{cx.opname}: probabilities must be 1D or 2D, got {input.shape}", "SH102")
-    n = cx.int_of(num_samples)
-    if n is None:
-        raise NotApplicable("num_samples unknown")
-    if n.value is not None and n.value <= 0:
-        cx.fail(f"{cx.opname}: cannot sample {n} samples", "SH107")
-    if not cx.bool_of(replacement):
-        cx.require(le(n, input.shape.dims[-1]), f"{cx.opname}: cannot sample {n} > {input.shape.dims[-1]} "
-                   "categories without replacement", "SH107")
-    return _new(cx, tuple(input.shape.dims[:-1]) + (n,), "int64")
 
 
 @op("torch.linspace", "torch.logspace")

@@ -156,19 +156,6 @@ def addmv(cx: OpContext, input, mat, vec, *, beta=1, alpha=1, out=None):
     return _add_to(cx, input, mv(cx, mat, vec).shape, mat)
 
 
-@op("torch.cdist")
-def cdist(cx: OpContext, x1, x2, p=2.0, compute_mode=None):
-    """[*, P, M] and [*, R, M] -> [*, P, R] with broadcast batch dims."""
-    _known(x1, x2)
-    if x1.shape.rank < 2 or x2.shape.rank < 2:
-        cx.fail(f"{cx.opname} expects inputs with at least 2 dimensions, got {x1.shape} and {x2.shape}", "SH102")
-    a, b = x1.shape.dims, x2.shape.dims
-    cx.require(eq(a[-1], b[-1]), f"{cx.opname}: x1 {x1.shape} and x2 {x2.shape} must have the same number of "
-               f"columns ({a[-1]} vs {b[-1]})", "SH101")
-    batch = broadcast_shapes(cx, Shape(a[:-2]), Shape(b[:-2])).dims
-    return TensorV(Shape(tuple(batch) + (a[-2], b[-2])), result_dtype(x1, x2), origin=cx.span)
-
-
 # ---- einsum ----------------------------------------------------------------------------------
 
 def _parse_term(cx: OpContext, term: str) -> list:

@@ -226,26 +226,6 @@ def norm(cx: OpContext, input, p="fro", dim=None, keepdim=False, out=None, dtype
     return TensorV(reduce_shape(cx, x, dim, keepdim), _dtype_arg(dtype) or x.dtype, origin=cx.span)
 
 
-@op("torch.linalg.vector_norm", "torch.linalg.norm")
-def vector_norm(cx: OpContext, x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
-    return norm(cx, x, ord, dim, keepdim, dtype=dtype)
-
-
-@op("torch.linalg.matrix_norm")
-def matrix_norm(cx: OpContext, A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    x = _t(A)
-    if x.shape.rank is not None and x.shape.rank < 2:
-        cx.fail(f"{cx.opname} expects a matrix or a batch of matrices, got {x.shape}", "SH102")
-    if not isinstance(dim, (TupleV, ListV)):
-        dim = TupleV(tuple(_c(d) for d in (-2, -1)))
-    return TensorV(reduce_shape(cx, x, dim, keepdim), _dtype_arg(dtype) or x.dtype, origin=cx.span)
-
-
-def _c(i):
-    from ...shapes.values import IntV
-    return IntV(Expr.const(i))
-
-
 # ---- softmax family -------------------------------------------------------------------------
 
 def _implicit_dim(rank: int) -> int:

@@ -13,7 +13,7 @@ import math
 
 from ...shapes.expr import Expr, product
 from ...shapes.shape import Shape, disj, eq, ge, ne
-from ...shapes.values import DtypeV, IntV, ListV, NoneV, TensorV, TupleV
+from ...shapes.values import DtypeV, IntV, ListV, TensorV, TupleV
 from ..common import (compute_stride, dim_list, shape_str, size_list, strides_of, view_result,
                       view_strides as _view_strides)
 from ..context import NotApplicable, OpContext
@@ -397,36 +397,6 @@ def tile(cx: OpContext, input, dims):
     reps = size_list(cx, [dims])
     reps = [Expr.const(1)] * (len(shape) - len(reps)) + reps
     return _tiled(cx, x, shape, reps)
-
-
-@op("torch.repeat_interleave", "Tensor.repeat_interleave")
-def repeat_interleave(cx: OpContext, input, repeats=None, dim=None, *, output_size=None):
-    if repeats is None and isinstance(input, TensorV):  # torch.repeat_interleave(repeats_tensor)
-        return cx.tensor((cx.fresh("n"),), dtype="int64")
-    x = _tensor(input)
-    dims = cx.dims(x, None)
-    n = cx.int_of(repeats)
-    if n is None and isinstance(repeats, TensorV):
-        n = None  # per-element counts: the total is data-dependent unless output_size says it
-    elif n is None:
-        raise NotApplicable("repeats unknown")
-    if n is not None and n.value is not None and n.value < 0:
-        cx.fail(f"{cx.opname}: repeats must be non-negative, got {n}", "SH107")
-    if dim is None or isinstance(dim, NoneV):
-        total = product(dims)
-        size = total * n if n is not None else None
-        out = [size]
-    else:
-        d = cx.norm_dim(dim, len(dims))
-        out = list(dims) or [Expr.const(1)]
-        size = out[d] * n if n is not None else None
-        out[d] = size
-        d_ = d
-    if size is None:
-        given = cx.int_of(output_size)
-        size = given if given is not None else cx.fresh("n")
-        out[0 if dim is None or isinstance(dim, NoneV) else d_] = size
-    return cx.tensor(out, like=x)
 
 
 # ---- narrow --------------------------------------------------------------------------------
