@@ -65,6 +65,9 @@ class CallMixin:
                    labels: Optional[dict] = None) -> Value:
         from .evaluator import BoundOp, TensorMethod
         if isinstance(fn, TensorMethod):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                labels = dict(labels or {})
+                labels.setdefault(id(fn.target), self.source(node.func.value, 40))
             return self.call_rule(f"Tensor.{fn.name}", [fn.target] + args, kwargs, fr, node or span,
                                   self._opname(node, f".{fn.name}"), labels)
         if isinstance(fn, ExtRef):

@@ -278,3 +278,24 @@ def _one_witness(d: Expr) -> Optional[dict]:
             if d.subs({s: v}).value == 1:
                 return {s: v}
     return None
+
+
+def inherit_layout(out: TensorV, src: TensorV) -> TensorV:
+    """Elementwise results keep a dense input's memory layout (PyTorch's TensorIterator follows the
+    input's stride order), so `(x.transpose(1, 2) * 2).view(...)` fails as it does at run time.
+    An expanded input (a zero stride) is not dense: the result is then contiguous."""
+    if src.contiguous or out.shape != src.shape:
+        return out
+    strides = _STRIDES.get(src)
+    if strides is not None and any(s.value == 0 for s in strides):
+        return out
+    out.contiguous = False
+    out.layout_note = src.layout_note
+    if strides is not None:
+        _STRIDES[out] = strides
+    return out
+
+
+def same_layout(a: TensorV, b: TensorV) -> bool:
+    """Both operands have one shape and one stride pattern (the result then keeps it)."""
+    return a.shape == b.shape and a.contiguous == b.contiguous and _STRIDES.get(a) == _STRIDES.get(b)

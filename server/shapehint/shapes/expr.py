@@ -327,7 +327,13 @@ def to_str(e: Expr) -> str:
     out = ""
     for i, (m, c) in enumerate(sorted(e.terms.items(), key=_term_order)):
         mag = abs(c)
-        body = str(mag) if m == () else (_mono_str(m) if mag == 1 else f"{mag}*{_mono_str(m)}")
+        if m == ():
+            body = str(mag)
+        elif mag == 1:
+            body = _mono_str(m)
+        else:  # 12*(C//12), not 12*C//12 (which Python reads as (12*C)//12)
+            single_div = len(m) == 1 and m[0].kind in ("floordiv", "mod")
+            body = f"{mag}*({_mono_str(m)})" if single_div else f"{mag}*{_mono_str(m)}"
         if i == 0:
             out = ("-" if c < 0 else "") + body
         else:

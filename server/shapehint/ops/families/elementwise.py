@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...shapes.shape import Shape
 from ...shapes.values import FloatV, IntV, TensorV, Value
-from ..common import broadcast_shapes, result_dtype
+from ..common import broadcast_shapes, inherit_layout, result_dtype, same_layout
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 
@@ -61,12 +61,9 @@ def _unary(name: str):
             cx.at_least(input, 2)
         if name in DROPOUT_RANKS:
             cx.dims(input, DROPOUT_RANKS[name])
-        out = TensorV(input.shape, DTYPE_OF.get(name, input.dtype), origin=cx.span,
-                      contiguous=input.contiguous if name not in ("clone", "contiguous") else True,
-                      layout_note=input.layout_note)
-        if name in ("clone",):
-            out.contiguous = True
-        return out
+        # clone() too keeps the layout (memory_format=torch.preserve_format)
+        out = TensorV(input.shape, DTYPE_OF.get(name, input.dtype), origin=cx.span)
+        return inherit_layout(out, input)
     rule.__name__ = name
     return rule
 
@@ -138,7 +135,11 @@ def _binary(name: str):
                 raise NotApplicable("operand unknown")
         shape = broadcast_shapes(cx, *[t.shape for t in ts])
         dtype = "bool" if name in COMPARISON else result_dtype(*ts)
-        return TensorV(shape, dtype, origin=cx.span)
+        out = TensorV(shape, dtype, origin=cx.span)
+        dense = [t for t in ts if t.shape.rank]
+        if dense and all(same_layout(t, dense[0]) for t in dense[1:]):
+            return inherit_layout(out, dense[0])
+        return out
     rule.__name__ = name
     return rule
 
