@@ -268,6 +268,7 @@ class CallMixin:
         env = self.bind_params(f, args, kwargs, fr, span)
         if env is None:
             return UnknownV("arguments")
+        binding = self._last_binding
         where = f"line {span.line}" if span else "?"
         caller = fr.qualname
         foreign = f.module_path if f.module_path and f.module_path != self.path else ""
@@ -286,6 +287,14 @@ class CallMixin:
             self.lines = saved_lines
         if sub.dead:
             fr.dead = True
+        if f.node.returns is not None and not any(isinstance(r, TensorV) for r in sub.returns):
+            # a stub (`...` body, a .pyi beside the code, an external signature): its annotated
+            # result, with the names the arguments bound
+            ann = self.annotation_shape(f.node.returns, fr, f.globals)
+            if ann is not None:
+                names = {n for n in ann[0].symbols() if not n.startswith("?") and n not in binding}
+                extra = {n: self.fresh_symbol(n, span) for n in names}
+                return TensorV(ann[0].subs({**binding, **extra}), ann[1], span)
         if not sub.returns:
             return NoneV()
         return sub.returns[0] if len(sub.returns) == 1 else self.join_values(sub.returns)
@@ -309,13 +318,16 @@ class CallMixin:
         for p in params + [p.arg for p in a.kwonlyargs]:
             if p not in env:
                 env[p] = f.defaults.get(p, UnknownV(f"missing {p}"))
+        binding: dict = {}
         for p in a.posonlyargs + a.args + a.kwonlyargs:
             if p.annotation is not None and isinstance(env.get(p.arg), TensorV):
-                self.unify_annotation(env[p.arg], p, f, env, fr, span)
+                self.unify_annotation(env[p.arg], p, f, env, fr, span, binding)
+        self._last_binding = binding
         return env
 
-    def unify_annotation(self, t: TensorV, p: ast.arg, f: FuncObj, env: dict, fr, span) -> None:
-        """An annotated parameter receiving an actual tensor: its names bind to the actual dims."""
+    def unify_annotation(self, t: TensorV, p: ast.arg, f: FuncObj, env: dict, fr, span, binding=None) -> None:
+        """An annotated parameter receiving an actual tensor: its names bind to the actual dims
+        (one binding for all the parameters of a call: jaxtyping names are shared)."""
         ann = self.annotation_shape(p.annotation, fr, f.globals)
         if ann is None:
             return
@@ -327,7 +339,7 @@ class CallMixin:
             self.report(fr, span, "SH102", f"{f.qualname} expects `{p.arg}` of rank {shape.rank} {shape}, "
                         f"but it gets {actual}", [Related(p.lineno, p.col_offset, "annotated here")])
             return
-        binding: dict = {}
+        binding = binding if binding is not None else {}
         for want, got in zip(shape.dims, actual.dims):
             syms = want.symbols()
             if len(syms) == 1 and want == Expr.sym(next(iter(syms))) and not next(iter(syms)).startswith("?"):
@@ -344,6 +356,8 @@ class CallMixin:
                 self.report(fr, span, "SH101", f"{f.qualname} expects `{p.arg}` to be {shape.subs(binding)}, "
                             f"but it gets {actual}", [Related(p.lineno, p.col_offset, "annotated here")])
                 return
+            if possible:
+                fr.facts.add(eq(want, got), (span, f"argument `{p.arg}` of {f.qualname}"))
 
     def instantiate(self, cls: ClassObj, args, kwargs, fr, span) -> Value:
         inst = InstanceObj(cls, {}, span)

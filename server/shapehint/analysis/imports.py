@@ -53,7 +53,8 @@ class Importer:
         roots = [base] if level else [base, os.path.dirname(base), os.path.dirname(os.path.dirname(base))]
         for root in roots:
             cand = os.path.join(root, *parts)
-            for path in (cand + ".py", os.path.join(cand, "__init__.py")):
+            # a `.pyi` stub beside the code serves as the summary of a module without source
+            for path in (cand + ".py", os.path.join(cand, "__init__.py"), cand + ".pyi"):
                 if parts and os.path.isfile(path):
                     return os.path.abspath(path)
         return None
