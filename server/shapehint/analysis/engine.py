@@ -24,45 +24,8 @@ CONFIG_NAMES = {"config", "cfg", "args", "opt", "hparams", "params", "conf", "se
 
 
 def parse(text: str, path: str):
-    try:
-        from ..frontend.parse import parse_module
-    except ImportError:  # frontend not built yet: plain ast without recovery
-        return _fallback_parse(text)
+    from ..frontend.parse import parse_module
     return parse_module(text, path)
-
-
-def _code_point_columns(tree, lines) -> None:
-    """ast columns are UTF-8 byte offsets; ours are code points."""
-    def fix(line, col):
-        if line is None or col is None or not (1 <= line <= len(lines)):
-            return col
-        return len(lines[line - 1].encode("utf-8")[:col].decode("utf-8", "replace"))
-    for node in ast.walk(tree):
-        if hasattr(node, "col_offset") and node.col_offset is not None:
-            node.col_offset = fix(node.lineno, node.col_offset)
-        if getattr(node, "end_col_offset", None) is not None:
-            node.end_col_offset = fix(node.end_lineno, node.end_col_offset)
-
-
-def _fallback_parse(text: str):
-    import io
-    import tokenize
-    from types import SimpleNamespace
-    errors, comments = [], {}
-    try:
-        tree = ast.parse(text)
-        _code_point_columns(tree, text.splitlines())
-    except SyntaxError as e:
-        tree = ast.Module([], [])
-        errors.append(SimpleNamespace(line=e.lineno or 1, col=(e.offset or 1) - 1, end_line=e.lineno or 1,
-                                      end_col=e.offset or 1, message=f"SyntaxError: {e.msg}"))
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            if tok.type == tokenize.COMMENT:
-                comments[tok.start[0]] = tok.string[1:].strip()
-    except (tokenize.TokenError, SyntaxError, IndentationError):
-        pass
-    return SimpleNamespace(tree=tree, errors=errors, comments=comments, lines=text.splitlines())
 
 
 def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
@@ -218,25 +181,31 @@ def _decorated(node: ast.FunctionDef, name: str) -> bool:
 
 
 def collect_dims(it: Interp) -> dict:
+    """Symbol -> origin and the simple facts known about it, in the program's names (for hover)."""
+    import re
     out = dict(it.dims)
+    ren: dict = {}
+    for table in it.sink.renames.values():
+        ren.update(table)
     for st in it.stores:
         for fact in st.facts:
-            syms = fact.pred.symbols()
-            if 1 <= len(syms) <= 2:
-                for s in syms:
-                    info = out.get(s)
-                    if info is not None and str(fact.pred) not in info.facts and len(info.facts) < 6:
-                        info.facts.append(str(fact.pred))
-    return out
-
-
-def annotated_lines(parsed) -> set:
-    """Lines that already carry a shape annotation or a shape comment (no inlay hint there)."""
-    from .executor import parse_shape_comment
-    out = {line for line, c in parsed.comments.items() if parse_shape_comment(c) is not None}
-    for node in ast.walk(parsed.tree):
-        if isinstance(node, ast.AnnAssign):
-            out.add(node.lineno)
+            p = fact.pred
+            if p.op not in ("==", "!=", "<=", "<"):
+                continue  # disjunctions (broadcasting) read badly on hover
+            syms = p.symbols()
+            if not 1 <= len(syms) <= 2 or any(s.startswith("?") for s in syms):
+                continue
+            if p.op in ("<=", "<") and (p.args[1] - p.args[0]).is_const is False and \
+                    p.args[0].is_const and p.args[0].value is not None and p.args[0].value <= (1 if p.op == "<=" else 0):
+                continue  # `1 <= T`: every dimension is positive anyway
+            text = str(p)
+            for old in sorted(ren, key=len, reverse=True):
+                text = text.replace(old, ren[old])
+            text = text.replace("<=", "≤").replace("!=", "≠")
+            for s in syms:
+                info = out.get(s) or out.get(ren.get(s, ""))
+                if info is not None and text not in info.facts and len(info.facts) < 6:
+                    info.facts.append(text)
     return out
 
 
@@ -294,3 +263,13 @@ def _pin_alias(p, table: dict, named: set) -> bool:
         table[name] = b
         return True
     return False
+
+
+def annotated_lines(parsed) -> set:
+    """Lines that already carry a shape annotation or a shape comment (no inlay hint there)."""
+    from .executor import parse_shape_comment
+    out = {line for line, c in parsed.comments.items() if parse_shape_comment(c) is not None}
+    for node in ast.walk(parsed.tree):
+        if isinstance(node, ast.AnnAssign):
+            out.add(node.lineno)
+    return out

@@ -261,11 +261,7 @@ class Workspace:
         self._parser = None
 
     def _parse(self, text: str, path: str):
-        try:
-            from ..frontend.parse import IncrementalParser
-        except ImportError:
-            from .engine import parse
-            return parse(text, path)
+        from ..frontend.parse import IncrementalParser
         if self._parser is None:
             self._parser = IncrementalParser()
         return self._parser.parse(text, path)
