@@ -70,6 +70,10 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
     result.functions = {f.qualname: span_of(f.node) for f in it.functions}
     result.stats = {"solver_queries": sum(s.queries for s in it.stores), "truncated": truncated,
                     "internal_errors": it.internal_errors[:20], "steps": it.steps, "reanalysed": reanalysed}
+    for st in it.stores:
+        st.release()
+    if it.session is not None:
+        it.session.release()
     result.interp = it  # questions (migration, branches, holes) reuse the run
     result.module_globals = globals_
     return result
@@ -268,8 +272,5 @@ def _pin_alias(p, table: dict, named: set) -> bool:
 def annotated_lines(parsed) -> set:
     """Lines that already carry a shape annotation or a shape comment (no inlay hint there)."""
     from .executor import parse_shape_comment
-    out = {line for line, c in parsed.comments.items() if parse_shape_comment(c) is not None}
-    for node in ast.walk(parsed.tree):
-        if isinstance(node, ast.AnnAssign):
-            out.add(node.lineno)
-    return out
+    # annotated assignments are added as they are executed (or restored with their function)
+    return {line for line, c in parsed.comments.items() if parse_shape_comment(c) is not None}

@@ -81,7 +81,7 @@ class ExecMixin:
         ann = self.annotation_shape(st.annotation, fr)
         if ann is not None and isinstance(v, TensorV):
             v = self.check_annotation(v, ann[0], ann[1], st, fr)
-        self.sink.annotated_lines.add(st.lineno)
+        self.sink.annotate(st.lineno)
         self.assign(st.target, v, fr, st)
 
     def check_annotation(self, v: TensorV, ann, dtype, st, fr) -> TensorV:
@@ -471,7 +471,7 @@ class ExecMixin:
         dims = parse_shape_comment(comment)
         if dims is None:
             return
-        self.sink.annotated_lines.add(st.lineno)
+        self.sink.annotate(st.lineno)
         if fr.context != "" and not fr.is_entry:
             return
         s = self.resolve(v)

@@ -43,6 +43,11 @@ class Sink:
         self.renames: dict[str, dict] = {}  # function -> {default symbol name: program name}
         self.annotated_lines: set[int] = set()
         self.owner = "<module>"  # the root analysis currently running (for per-function capture)
+        self.owned_annotations: dict = {}  # owner -> annotated lines it met
+
+    def annotate(self, line: int) -> None:
+        self.annotated_lines.add(line)
+        self.owned_annotations.setdefault(self.owner, set()).add(line)
 
     def record(self, span: Span, name: str, function: str, value: Value, context: str,
                is_entry: bool, is_target: bool, sub: str = "") -> None:
@@ -198,7 +203,7 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
                     v = TensorV(resolve(v), v.dtype, v.origin, v.contiguous, v.layout_note)
                 obs.append((key, acc.kind, o[:2] + (v, sub)))
     diags = [d for d in sink._diags.items() if getattr(d[1], "owner", None) == owner]
-    return {"obs": obs, "diags": diags, "annotated": set(sink.annotated_lines)}
+    return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ()))}
 
 
 def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
@@ -224,6 +229,10 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         nd.function, nd.owner, nd.inner = getattr(d, "function", ""), owner, getattr(d, "inner", None)
         if (nl, code, msg) not in sink._diags:
             sink._diags[(nl, code, msg)] = nd
+    for line in captured.get("annotated", ()):
+        nl = line_map(line)
+        if nl is not None:
+            sink.annotate(nl)
     return True
 
 
@@ -232,4 +241,6 @@ _LINE = re.compile(r"\(line (\d+)\)")
 
 def relabel(context: str, line_map) -> str:
     """Context labels name the calling line: move it with the edit."""
+    if "(line " not in context:
+        return context
     return _LINE.sub(lambda m: f"(line {line_map(int(m.group(1))) or m.group(1)})", context)

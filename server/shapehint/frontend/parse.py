@@ -66,6 +66,15 @@ class IncrementalParser:
 def _parse(text: str, path: Optional[str], diff_cache: bool) -> ParsedModule:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", " ")
     lines = text.split("\n")
+    # Fast path: most keystrokes leave the file valid, and then `ast` alone is exact and ~20x
+    # faster than parso's parse; parso's error recovery is needed only for broken text.
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        tree = None
+    if tree is not None:
+        _code_point_columns(tree, lines)
+        return ParsedModule(tree, [], _comments(text), lines)
     try:
         if diff_cache and path:
             module = _grammar().parse(text, path=path, diff_cache=True, cache=False)

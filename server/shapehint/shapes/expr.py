@@ -34,11 +34,13 @@ Monomial = tuple  # sorted tuple of Atom, repeated for powers
 
 
 class Expr:
-    __slots__ = ("terms", "_hash")
+    __slots__ = ("terms", "_hash", "_str", "_syms")
 
     def __init__(self, terms: Mapping[Monomial, int]):
         self.terms = {m: c for m, c in terms.items() if c != 0}
         self._hash = hash(frozenset(self.terms.items()))
+        self._str = None  # printing is the hot path of building results: memoised
+        self._syms = None
 
     # ---- construction -------------------------------------------------
     @staticmethod
@@ -86,7 +88,9 @@ class Expr:
         return out
 
     def symbols(self) -> set[str]:
-        return {a.name for a in self.atoms() if a.kind == "sym"}
+        if self._syms is None:
+            self._syms = frozenset(a.name for a in self.atoms() if a.kind == "sym")
+        return set(self._syms)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, int) and not isinstance(other, bool):
@@ -322,6 +326,12 @@ def _term_order(item) -> tuple:
 
 
 def to_str(e: Expr) -> str:
+    if e._str is None:
+        e._str = _to_str(e)
+    return e._str
+
+
+def _to_str(e: Expr) -> str:
     if not e.terms:
         return "0"
     out = ""

@@ -166,6 +166,16 @@ class FactStore:
                 out.append(None)  # infinite
         return out[0], out[1]
 
+    def release(self) -> None:
+        """Drop the Z3 objects (they hold most of a finished analysis's memory); the facts stay,
+        and a later question rebuilds what it needs."""
+        self._solver = None
+        self._vars = {}
+        self._lits = {}
+        self._cache = {}
+        self._z3 = None
+        self._ctx = None
+
     def interrupt(self) -> None:
         self.interrupted = True
         if self._ctx is not None:
@@ -357,6 +367,9 @@ class Session:
     def interrupt(self) -> None:
         if self._ctx is not None:
             self._ctx.interrupt()
+
+    def release(self) -> None:
+        self._ctx = None
 
 
 def _relevant(facts: list[Fact], extra: list[Pred]) -> list[Fact]:
