@@ -15,7 +15,7 @@ from ..shapes.shape import Shape
 from ..shapes.values import DictV, TensorV, UnknownV
 from ..solver.facts import Limits
 from .interp import Budget, Cancelled, Frame, Interp, span_of
-from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
+from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import AnalysisResult, DimInfo, Diagnostic
 from .sink import Sink
 from .usage import param_kind
@@ -132,6 +132,9 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
         cls = it._safe_eval(p.annotation, fr)
         if isinstance(cls, ClassObj) and not cls.is_module():
             return generic_instance(it, cls)
+        if isinstance(cls, BuiltinFn) and cls.name in ("int", "float", "bool", "str"):
+            # `planes: int` is a number, not a tensor (its default, else a symbol of its name)
+            return f.defaults.get(p.arg, OpaqueV(p.arg))
     if p.arg in f.defaults:
         return f.defaults[p.arg]
     if is_init or p.arg in CONFIG_NAMES or param_kind(f.node, p.arg) == "opaque":
