@@ -113,3 +113,47 @@ def test_one_note_per_unknown_callee(tmp_path):
     notes = [d for d in r.diagnostics if d.code == "SH301"]
     assert [d.line for d in notes] == [6, 8]
     assert ("<module>", "a") not in vals  # unknown: not known to be a tensor
+
+
+def test_two_files_that_import_each_others_classes(tmp_path):
+    write(tmp_path, "layers.py", '''
+        import torch.nn as nn
+
+
+        class Head(nn.Module):
+            def __init__(self, d):
+                super().__init__()
+                self.out = nn.Linear(d, 3)
+
+            def forward(self, x):
+                return self.out(x)
+
+
+        def build():
+            from net import Net  # the two modules import each other's classes
+            return Net()
+    ''')
+    main = write(tmp_path, "net.py", '''
+        import torch
+        import torch.nn as nn
+        from layers import Head, build
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.body = nn.Linear(8, 16)
+                self.head = Head(16)
+
+            def forward(self, x):
+                h = self.body(x)
+                return self.head(h)
+
+
+        model = build()
+        y = model(torch.zeros(4, 8))
+    ''')
+    r, vals = infer(main)
+    assert vals[("<module>", "y")] == [4, 3]
+    assert vals[("Net.forward", "h")] == ["*x", 16]
+    assert not [d for d in r.diagnostics if d.severity == "error"]

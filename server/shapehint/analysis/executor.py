@@ -495,9 +495,10 @@ class ExecMixin:
                 if fr.facts.possible(eq(d, int(text)))[0] is False:
                     return False
                 continue
-            if text in ren:
-                text_sym = Expr.sym(ren[text])
-                if fr.facts.possible(eq(d, text_sym))[0] is False:
+            if text in ren or (text in self.dims and text.isidentifier()):
+                # a name the program already uses means that dimension, not any renaming
+                text_sym = Expr.sym(ren.get(text, text))
+                if d != text_sym and not fr.facts.entails(eq(d, text_sym)):
                     return False
                 continue
             if text in binding:
