@@ -59,3 +59,23 @@ async def test_untrusted_workspace_is_refused(client: LanguageClient):
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="shapehint.deviceRun", arguments=[{"uri": uri, "device": "cpu", "trusted": False}]))
     assert result["error"]["type"] == "Untrusted"
+
+
+async def test_run_shapes_code_lens_above_each_runnable_entry(client: LanguageClient):
+    uri = open_doc(client, CNN)
+    await wait_diagnostics(client, uri)
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(
+        text_document=types.TextDocumentIdentifier(uri=uri)))
+    assert lenses, "no Run shapes lens"
+    text = CNN.read_text().split("\n")
+    for lens in lenses:
+        assert lens.command.command == "shapehint.deviceRun"
+        entry = lens.command.arguments[0]["entry"]
+        line = text[lens.range.start.line]
+        assert line.lstrip().startswith(("class ", "def ")) and entry.split(".")[-1] in line
+    # running the lens's command runs that entry
+    lens = next(x for x in lenses if x.command.arguments[0]["entry"] == "Net")
+    args = dict(lens.command.arguments[0], device="meta", inputs={"x": "2,3,32,32"})
+    result = await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="shapehint.deviceRun", arguments=[args])), timeout=120)
+    assert result["device"] == "meta" and "Net" in (result["entry"] or "")

@@ -177,6 +177,23 @@ async def code_action(ls: ShapeHintServer, params: lsp.CodeActionParams):
         versioned) for a in found]
 
 
+@server.feature(lsp.TEXT_DOCUMENT_CODE_LENS, lsp.CodeLensOptions(resolve_provider=False))
+@guarded(default=[])
+async def code_lens(ls: ShapeHintServer, params: lsp.CodeLensParams):
+    from .features.lenses import run_lenses
+    uri = params.text_document.uri
+    snap = await ls.snapshot(uri)
+    if snap is None:
+        return []
+    lines = ls.lines(snap.text)
+    out = []
+    for lens in run_lenses(snap.result):
+        start = lines.to_lsp(lens.line, lens.col)
+        out.append(lsp.CodeLens(range=lsp.Range(start=start, end=start), command=lsp.Command(
+            title=lens.title, command="shapehint.deviceRun", arguments=[{"uri": uri, "entry": lens.entry}])))
+    return out
+
+
 # ---- commands -----------------------------------------------------------------------------
 
 def _register_command(name: str):
