@@ -8,9 +8,9 @@ import torch.nn.functional as F
 from shapehint.ops.concrete import ConcreteContext, OpFailed, build_module, call_module
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
-from shapehint.shapes.values import ModuleV, NoneV, TensorV
+from shapehint.shapes.values import NoneV, TensorV
 
-from .diff import T, check_module, run_module_rule
+from .diff import T
 from .test_conv import _cpu, cpu_check, cpu_check_module
 
 

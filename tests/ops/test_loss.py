@@ -10,9 +10,9 @@ from shapehint.ops.concrete import ConcreteContext, apply
 from shapehint.ops.registry import lookup
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
-from shapehint.shapes.values import StrV, TensorV
+from shapehint.shapes.values import TensorV
 
-from .diff import T, check, check_module
+from .diff import T, check
 from .test_conv import cpu_check, cpu_check_module
 
 warnings.filterwarnings("ignore", message="Using a target size")

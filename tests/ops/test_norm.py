@@ -47,7 +47,7 @@ def test_instance_norm_layers(k):
     r = random.Random(200 + k)
     nsp = r.choice([1, 2, 3])
     c = r.randint(1, 4)
-    x = _x(r, nsp, nsp + 3)
+    x = T(*[r.randint(1, 4) if i < 2 else r.randint(2, 4) for i in range(r.randint(nsp + 1, nsp + 2) if r.random() < 0.8 else r.choice([nsp, nsp + 3]))])
     if len(x.dims) == nsp + 2 and r.random() < 0.8:
         x = T(x.dims[0], c, *x.dims[2:])
     elif len(x.dims) == nsp + 1 and r.random() < 0.8:

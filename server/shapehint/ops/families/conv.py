@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ...shapes.expr import Expr
 from ...shapes.shape import conj, disj, divides, eq, ge, le, lt
-from ...shapes.values import ListV, NoneV, StrV, TensorV, TupleV
+from ...shapes.values import ListV, StrV, TensorV, TupleV
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 
@@ -326,4 +326,4 @@ for _n in (1, 2, 3):
     _convT_layer(_n)
 
 __all__ = ["int_args", "opt_int", "need_int", "split_batch", "positive", "window_out", "require_window",
-           "conv_core", "convT_core", "NoneV"]
+           "conv_core", "convT_core"]

@@ -47,6 +47,21 @@ def _known(*ts) -> None:
             raise NotApplicable("operand unknown")
 
 
+def _learn_target(cx: OpContext, x, t, ranks_from_input) -> None:
+    """An unannotated target of unknown rank takes the rank the input implies (rank learning)."""
+    if isinstance(x, TensorV) and x.shape.rank is not None and isinstance(t, TensorV) and t.shape.rank is None:
+        ranks = [k for k in ranks_from_input(x.shape.rank) if k >= 0]
+        if ranks:
+            cx.dims(t, ranks, "target")
+
+
+def _scalar_anyway(cx: OpContext, red: str, x) -> TensorV:
+    """Operands of unknown rank: a reduced loss is still a scalar; 'none' stays unknown."""
+    if red != "none" and isinstance(x, TensorV):
+        return cx.tensor((), like=x)
+    raise NotApplicable("operand unknown")
+
+
 def _same(a: Shape, b: Shape) -> bool:
     return a.rank == b.rank and all(x == y for x, y in zip(a.dims, b.dims))
 
@@ -91,8 +106,12 @@ def _class_targets(cx: OpContext, x: TensorV, t: TensorV, weight) -> tuple:
 @op("torch.nn.functional.cross_entropy")
 def cross_entropy(cx: OpContext, input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    _known(input, target)
     red = _reduction(cx, reduction, size_average, reduce)
+    _learn_target(cx, input, target, lambda r: (r,) if _is_float(target) else (r - 1, r))
+    try:
+        _known(input, target)
+    except NotApplicable:
+        return _scalar_anyway(cx, red, input)
     ls = cx.float_of(label_smoothing)
     if ls is not None and not 0.0 <= ls <= 1.0:
         cx.fail(f"{cx.opname}: label_smoothing must be between 0.0 and 1.0, got {ls}", "SH107")
@@ -115,8 +134,12 @@ def cross_entropy(cx: OpContext, input, target, weight=None, size_average=None, 
 @op("torch.nn.functional.nll_loss")
 def nll_loss(cx: OpContext, input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
-    _known(input, target)
     red = _reduction(cx, reduction, size_average, reduce)
+    _learn_target(cx, input, target, lambda r: (r - 1,))
+    try:
+        _known(input, target)
+    except NotApplicable:
+        return _scalar_anyway(cx, red, input)
     if _is_float(target):
         cx.fail(f"{cx.opname} expects integer class-index targets, but {cx.label(target, 'the target')} is "
                 f"{target.dtype}", "SH107")
@@ -126,7 +149,10 @@ def nll_loss(cx: OpContext, input, target, weight=None, size_average=None, ignor
 # ---- regression losses -----------------------------------------------------------------------------------
 
 def _regression(cx: OpContext, x, t, red: str, weight=None) -> TensorV:
-    _known(x, t)
+    try:
+        _known(x, t)
+    except NotApplicable:
+        return _scalar_anyway(cx, red, x)
     if not _same(x.shape, t.shape) and not (x.shape.rank == t.shape.rank and cx.entails(
             conj(*(eq(a, b) for a, b in zip(x.shape.dims, t.shape.dims))))):
         cx.warn("SH201", f"{cx.opname}: the target size {t.shape} differs from the input size {x.shape}; they "

@@ -78,7 +78,7 @@ def _bn_layer(nsp: int, ranks: tuple) -> None:
         return {"weight": [n], "bias": [n]} if cx.bool_of(m.cfg["affine"]) is not False else {}
 
 
-_bn_layer(1, (3, 2))
+_bn_layer(1, (2, 3))  # unknown rank: features after a Linear are the common case
 _bn_layer(2, (4,))
 _bn_layer(3, (5,))
 

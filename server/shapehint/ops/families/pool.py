@@ -60,8 +60,7 @@ def _maybe_indices(cx: OpContext, out: TensorV, return_indices):
         raise NotApplicable("return_indices unknown")
     if not ri:
         return out
-    from ...shapes.values import TupleV as _T
-    return _T((out, cx.tensor(out.shape, dtype="int64")))
+    return TupleV((out, cx.tensor(out.shape, dtype="int64")))
 
 
 def _max_fn(nsp: int):
