@@ -158,6 +158,13 @@ class EvalMixin:
         return obj.cls.name[:1].lower() + obj.cls.name[1:]
 
     def e_Subscript(self, node: ast.Subscript, fr) -> Value:
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            # `x.shape[1]` on a tensor of unknown rank: that one dimension (its rank stays open)
+            base = self.eval(node.value.value, fr)
+            if isinstance(base, TensorV) and self.resolve(base).rank is None:
+                idx = self.eval(node.slice, fr)
+                if isinstance(idx, IntV) and idx.expr.value is not None:
+                    return self.call_rule("Tensor.size", [base, idx], {}, fr, node, "shape")
         obj = self.eval(node.value, fr)
         idx = self.eval(node.slice, fr)
         return self.subscript(obj, idx, node, fr)
