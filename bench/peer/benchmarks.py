@@ -12,7 +12,10 @@ Questions
 """
 from __future__ import annotations
 
+import json
 import os
+import time
+import traceback
 
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
 
@@ -68,3 +71,34 @@ def q3_tags(path: str) -> dict:
                 tag = line.split("# Q3:")[1].strip().split()[0]
                 tags[tag] = (node.lineno, node.body[0].lineno)
     return dict(sorted(tags.items()))
+
+
+def timed(fn, quick_s: float = 1.0, repeats: int = 3):
+    """(answer, seconds, runs): answers that take under `quick_s` are timed as the minimum of
+    `repeats` runs (the same rule on both sides), slower ones once."""
+    t0 = time.perf_counter()
+    ans = fn()
+    best = time.perf_counter() - t0
+    runs = 1
+    while best < quick_s and runs < repeats:
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+        runs += 1
+    return ans, best, runs
+
+
+def answer_all(bench: dict, answer, only=None) -> None:
+    """Times `answer(question)` for each of the benchmark's questions (or those in `only`) and
+    prints one JSON line each; an exception is an "n/a" answer, never the end of the run."""
+    for q in bench["questions"]:
+        if only and q["id"] not in only:
+            continue
+        try:
+            ans, seconds, runs = timed(lambda: answer(q))
+        except Exception as exc:
+            seconds, runs = None, 1
+            ans = {"answer": "n/a", "error": f"{type(exc).__name__}: {exc}"[:300],
+                   "where": traceback.format_exc().strip().splitlines()[-3][:200]}
+        ans.update(question=q["id"], seconds=seconds, runs=runs)
+        print(json.dumps(ans), flush=True)

@@ -9,15 +9,12 @@ source text to the answer, imports excluded (a warm-up analysis runs first).
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
-import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from benchmarks import PROGRAMS, by_name, q3_tags  # noqa: E402
+from benchmarks import PROGRAMS, answer_all, by_name, q3_tags  # noqa: E402
 
 from shapehint.analysis.api import analyze_source  # noqa: E402
 from shapehint.questions.branches import answer_branches  # noqa: E402
@@ -50,20 +47,6 @@ def branches(bench: dict, path: str, text: str, constraints: list) -> dict:
     return {"answer": "branches", "branches": out}
 
 
-def timed(fn, quick_s: float = 1.0, repeats: int = 3):
-    """(answer, seconds, runs): answers that take under `quick_s` are timed as the minimum of
-    `repeats` runs (the same rule on both sides), slower ones once."""
-    t0 = time.perf_counter()
-    ans = fn()
-    best = time.perf_counter() - t0
-    runs = 1
-    while best < quick_s and runs < repeats:
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-        runs += 1
-    return ans, best, runs
-
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
@@ -78,17 +61,7 @@ def main(argv=None) -> int:
         else:
             return branches(bench, path, text, q.get("constraints", []))
 
-    for q in bench["questions"]:
-        if only and q["id"] not in only:
-            continue
-        try:
-            ans, seconds, runs = timed(lambda: answer(q))
-        except Exception as exc:
-            seconds, runs = None, 1
-            ans = {"answer": "n/a", "error": f"{type(exc).__name__}: {exc}"[:300],
-                   "where": traceback.format_exc().strip().splitlines()[-3][:200]}
-        ans.update(question=q["id"], seconds=seconds, runs=runs)
-        print(json.dumps(ans), flush=True)
+    answer_all(bench, answer, only)
     return 0
 
 
