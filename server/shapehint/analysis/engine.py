@@ -12,13 +12,13 @@ import ast
 from typing import Optional
 
 from ..shapes.shape import Shape
-from ..shapes.values import DictV, TensorV, UnknownV
+from ..shapes.values import DictV, NoneV, TensorV, UnknownV
 from ..solver.facts import Limits
 from .interp import Budget, Cancelled, Frame, Interp, span_of
 from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import AnalysisResult, DimInfo, Diagnostic
 from .sink import Sink
-from .usage import param_kind
+from .usage import param_kind, used_as_tensor
 
 CONFIG_NAMES = {"config", "cfg", "args", "opt", "hparams", "params", "conf", "settings"}
 
@@ -136,7 +136,12 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
             # `planes: int` is a number, not a tensor (its default, else a symbol of its name)
             return f.defaults.get(p.arg, OpaqueV(p.arg))
     if p.arg in f.defaults:
-        return f.defaults[p.arg]
+        d = f.defaults[p.arg]
+        if isinstance(d, NoneV) and not is_init and used_as_tensor(f.node, p.arg):
+            # `mask=None`, `targets=None`: an optional tensor, so the generic analysis walks
+            # both sides of `if mask is not None` (a caller that omits it gets None)
+            return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p), optional=True)
+        return d
     if is_init or p.arg in CONFIG_NAMES or param_kind(f.node, p.arg) == "opaque":
         cfg_cls = config_class(it, p.arg)
         if cfg_cls is not None:

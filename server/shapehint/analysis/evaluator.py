@@ -134,6 +134,10 @@ class EvalMixin:
                 return obj.cfg[name]
             if name in ("weight", "bias"):
                 return self.module_param(obj, name, fr, node)
+            if obj.names and obj.children is not None and name in obj.names:
+                # ModuleDict / Sequential(OrderedDict) children are attributes too (nanoGPT's
+                # `self.transformer.wte`)
+                return obj.children[obj.names.index(name)]
             return BoundOp(obj, name)
         if isinstance(obj, OpaqueV):
             return OpaqueV(f"{obj.path}.{name}")
@@ -494,6 +498,8 @@ def _identity(a: Value, b: Value) -> Optional[bool]:
     if isinstance(b, NoneV):
         if isinstance(a, NoneV):
             return True
+        if isinstance(a, TensorV) and a.optional:
+            return None
         if isinstance(a, (TensorV, IntV, ModuleV, InstanceObj, TupleV, ListV, StrV, FloatV, FuncObj)):
             return False
     if isinstance(a, BoolV) and isinstance(b, BoolV) and a.pred is not None and b.pred is not None:

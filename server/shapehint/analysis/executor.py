@@ -236,6 +236,9 @@ class ExecMixin:
     # ---- control flow ----------------------------------------------------------------
     def s_If(self, st: ast.If, fr):
         from .interp import span_of
+        opt = self._optional_test(st.test, fr)
+        if opt is not None:
+            return self._if_optional(st, fr, *opt)
         p = self.truth(self.eval(st.test, fr))
         decided = fr.facts.decide(p) if p is not None else None
         self.branches.append((st, fr.qualname, p, decided, fr.context, list(fr.facts.facts)))
@@ -276,6 +279,47 @@ class ExecMixin:
                 fr.facts.add(p, origin)
         else:
             fr.env.update(self.join_envs(env1, env2, fr.facts))
+        return None
+
+    @staticmethod
+    def _optional_test(test, fr):
+        """`mask is not None` / `targets is None` on an optional tensor parameter of the generic
+        analysis: (name, whether the test is true when the tensor is given)."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+                and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+            return None
+        v = fr.env.get(test.left.id)
+        if not (isinstance(v, TensorV) and v.optional):
+            return None
+        return test.left.id, isinstance(test.ops[0], ast.IsNot)
+
+    def _if_optional(self, st: ast.If, fr, name: str, given_when_true: bool):
+        """Both sides are analysed (the given side sees a tensor of unknown shape), but what
+        follows continues from the side without it: an unknown mask would otherwise turn every
+        later shape unknown, and the absent case is the one the generic analysis describes."""
+        given_body, absent_body = (st.body, st.orelse) if given_when_true else (st.orelse, st.body)
+        self.branches.append((st, fr.qualname, None, None, fr.context, list(fr.facts.facts)))
+        env0, dead0, opt = dict(fr.env), fr.dead, fr.env[name]
+        fr.facts.push()
+        f_given = self.exec_block(given_body, fr)
+        env_given = dict(fr.env)
+        fr.facts.pop()
+        fr.dead = dead0
+        fr.env.clear()
+        fr.env.update(env0)
+        none = NoneV()
+        fr.env[name] = none
+        f_absent = self.exec_block(absent_body, fr)
+        dead_given, dead_absent = f_given in ("return", "raise"), f_absent in ("return", "raise")
+        if dead_given and dead_absent:
+            return "return"
+        if dead_absent:
+            fr.dead = dead0
+            fr.env.clear()
+            fr.env.update(env_given)
+        elif fr.env.get(name) is none:
+            fr.env[name] = opt  # a later `if mask is not None` is undecided again
         return None
 
     def join_envs(self, a: dict, b: dict, facts=None) -> dict:

@@ -10,8 +10,9 @@ from typing import Optional, Sequence
 
 from ..ops.context import NotApplicable, OpContext, OpFailed
 from ..shapes.expr import Expr
-from ..shapes.shape import Pred
+from ..shapes.shape import Pred, eq
 from ..shapes.values import Span, TensorV, Value
+from ..solver.facts import Unknown
 from .objects import OpaqueV
 
 
@@ -38,6 +39,19 @@ class AnalysisContext(OpContext):
 
     def entails(self, pred: Pred) -> bool:
         return self.frame.facts.entails(pred)
+
+    def pinned(self, e: Expr) -> Optional[int]:
+        if e.value is not None:
+            return e.value
+        facts = self.frame.facts
+        try:
+            m = facts.model(names=e.symbols())
+        except Unknown:
+            return None
+        if m is None or any(n not in m for n in e.symbols()):
+            return None
+        v = e.subs({n: Expr.const(m[n]) for n in e.symbols()}).value
+        return v if v is not None and facts.entails(eq(e, Expr.const(v))) else None
 
     def fresh(self, hint: str) -> Expr:
         return self.interp.fresh_symbol(hint, self.span, lo=0)

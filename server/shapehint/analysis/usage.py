@@ -29,3 +29,23 @@ def param_kind(fn: ast.FunctionDef, name: str) -> str:
             else:
                 opaque += 1
     return "opaque" if opaque and not tensor else "tensor"
+
+
+def used_as_tensor(fn: ast.FunctionDef, name: str) -> bool:
+    """Positive evidence that `name` holds a tensor somewhere in `fn`: a tensor attribute or
+    method, arithmetic or a value comparison, or indexing. `def forward(self, x, mask=None)`
+    uses `mask` so; `def f(x, dim=None)` does not."""
+    def is_name(n) -> bool:
+        return isinstance(n, ast.Name) and n.id == name
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Attribute) and is_name(node.value) and \
+                (node.attr in TENSOR_ATTRS or registry.has_method(node.attr)):
+            return True
+        if isinstance(node, ast.BinOp) and (is_name(node.left) or is_name(node.right)):
+            return True
+        if isinstance(node, ast.Subscript) and is_name(node.value):
+            return True
+        if isinstance(node, ast.Compare) and any(is_name(n) for n in [node.left, *node.comparators]) and \
+                not all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
+            return True
+    return False

@@ -46,6 +46,11 @@ class OpContext:
     def fresh(self, hint: str) -> Expr:
         raise NotImplementedError
 
+    def pinned(self, e: Expr) -> Optional[int]:
+        """The one value the facts allow for `e`, if there is one (a symbolic split size that an
+        earlier Linear fixed); contexts without facts know only constants."""
+        return e.value
+
     def warn(self, code: str, message: str) -> None:
         raise NotImplementedError
 

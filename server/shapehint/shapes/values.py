@@ -47,6 +47,7 @@ class TensorV(Value):
     layout_note: str = ""  # why it is not contiguous (for the view error message)
     requires_grad: Optional[bool] = None
     is_param: bool = False
+    optional: bool = False  # a parameter defaulting to None: `is None` is undecided
 
     def describe(self) -> str:
         return f"Tensor{self.shape}"

@@ -189,6 +189,10 @@ def _split_even(cx: OpContext, x: TensorV, d: int, s: Expr) -> Value:
         return _pieces(cx, x, d, [s] * q.value)
     if s == size or cx.entails(eq(s, size)):
         return _pieces(cx, x, d, [size])
+    if size.value is not None and s.value is None:
+        v = cx.pinned(s)  # `qkv.split(C, dim=2)` where a Linear already fixed C
+        if v is not None and v > 0:
+            return _split_even(cx, x, d, Expr.const(v))
     return _unknown_count(cx, x, d, None)
 
 
