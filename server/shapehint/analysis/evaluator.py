@@ -338,15 +338,20 @@ class EvalMixin:
     def e_BoolOp(self, node: ast.BoolOp, fr) -> Value:
         vals = [self.eval(v, fr) for v in node.values]
         preds = [self.truth(v) for v in vals]
-        if all(isinstance(v, BoolV) for v in vals) or all(p is not None for p in preds):
+        is_and = isinstance(node.op, ast.And)
+        if all(isinstance(v, BoolV) for v in vals):
             if any(p is None for p in preds):
                 return BoolV(None)
-            return BoolV(conj(*preds) if isinstance(node.op, ast.And) else disj(*preds))
-        if isinstance(node.op, ast.Or):
-            for v, p in zip(vals, preds):
-                if p is not None and p.is_true:
-                    return v
-        return vals[-1] if preds[0] is not None and preds[0].is_true and isinstance(node.op, ast.And) else UnknownV("boolop")
+            return BoolV(conj(*preds) if is_and else disj(*preds))
+        # Python's value semantics: `hidden or in_features` is an int, not a bool. The first
+        # operand that decides the expression is its value; the last one otherwise.
+        for i, (v, p) in enumerate(zip(vals[:-1], preds)):
+            decided = fr.facts.decide(p) if p is not None else None
+            if decided is None:
+                return self.join_values(vals[i:])
+            if decided is (not is_and):
+                return v
+        return vals[-1]
 
     def e_IfExp(self, node: ast.IfExp, fr) -> Value:
         p = self.truth(self.eval(node.test, fr))

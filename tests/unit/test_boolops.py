@@ -1,0 +1,67 @@
+"""`a or b` / `a and b` have Python's value semantics: `hidden_features or in_features` is an
+int (timm's Mlp), never a bool that would then be read as a size of 1."""
+from shapehint.analysis.api import analyze_source
+
+MLP = '''import torch
+import torch.nn as nn
+
+
+class Mlp(nn.Module):
+    def __init__(self, in_features, hidden_features=None, out_features=None):
+        super().__init__()
+        out_features = out_features or in_features
+        hidden_features = hidden_features or in_features
+        self.fc1 = nn.Linear(in_features, hidden_features)
+        self.fc2 = nn.Linear(hidden_features, out_features)
+
+    def forward(self, x):
+        h = self.fc1(x)
+        return self.fc2(h)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mlp = Mlp(64, {hidden})
+
+    def forward(self, x):
+        B, C = x.shape
+        y = self.mlp(x)
+        return y
+'''
+
+
+def _shape(r, line, name):
+    return [str(v.shape) for v in r.values if v.span.line == line and v.name == name]
+
+
+def test_or_picks_the_default_when_the_first_operand_is_none():
+    r = analyze_source(MLP.format(hidden="None"), "m.py")
+    assert _shape(r, 14, "h") == ["[*x, in_features]"]
+    assert _shape(r, 25, "y") == ["[B, 64]"]
+    h = [v for v in r.values if v.span.line == 14 and v.name == "h"][0]
+    assert [str(s) for _, s in h.contexts] == ["[x.shape[0], 64]"]
+
+
+def test_or_keeps_a_given_value():
+    r = analyze_source(MLP.format(hidden="256"), "m.py")
+    h = [v for v in r.values if v.span.line == 14 and v.name == "h"][0]
+    assert [str(s) for _, s in h.contexts] == ["[x.shape[0], 256]"]
+    assert _shape(r, 25, "y") == ["[B, 64]"]
+
+
+def test_and_returns_the_first_false_operand_or_the_last():
+    src = '''import torch
+
+
+def f(x, n: int):
+    B, C = x.shape
+    k = 0 and C
+    m = 3 and C
+    y = x[:, :m]
+    z = x.new_zeros(k + 1, C)
+    return y, z
+'''
+    r = analyze_source(src, "m.py")
+    assert _shape(r, 8, "y") == ["[B, C]"]
+    assert _shape(r, 9, "z") == ["[1, C]"]
