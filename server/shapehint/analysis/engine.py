@@ -231,10 +231,10 @@ def fixed_symbols(it: Interp) -> dict:
         table: dict = {}
         named = set(it.sink.renames.get(q, {}))
         for fact in store.facts:
-            p = fact.pred
-            if p.op != "==":
-                continue
-            _pin_constant(p, table) or _pin_alias(p, table, named)
+            # `assert H == 224 and W == 224` pins both
+            for p in (fact.pred.args if fact.pred.op == "and" else (fact.pred,)):
+                if p.op == "==":
+                    _pin_constant(p, table) or _pin_alias(p, table, named)
         for k in list(table):  # substitute through chains (a = b, b = 4)
             for _ in range(3):
                 table[k] = table[k].subs({n: v for n, v in table.items() if n != k})
