@@ -54,6 +54,21 @@ class TensorV(Value):
 
 
 @dataclass(eq=False)
+class PackedV(Value):
+    """A `PackedSequence`: `batch` sequences of at most `max_len` steps, each step of shape
+    `features` (its `.data` is [sum of the lengths, *features])."""
+    batch: Expr
+    max_len: Expr
+    features: tuple
+    dtype: Optional[str] = None
+    origin: Optional[Span] = None
+
+    def describe(self) -> str:
+        feats = ", ".join(str(f) for f in self.features)
+        return f"PackedSequence[batch={self.batch}, max_len={self.max_len}, features=[{feats}]]"
+
+
+@dataclass(eq=False)
 class IntV(Value):
     expr: Expr
     origin: Optional[Span] = None

@@ -4,7 +4,7 @@ from importlib import import_module
 FAMILIES = [
     "elementwise", "linear",
     # layers and functional NN ops
-    "conv", "pool", "norm", "embedding", "rnn", "attention", "loss", "resize",
+    "conv", "pool", "norm", "embedding", "rnn", "packed", "attention", "loss", "resize",
     # tensor manipulation
     "views", "joins", "indexing", "reductions", "matmul", "creation", "gather_scatter", "einops_rules", "meta", "misc",
 ]

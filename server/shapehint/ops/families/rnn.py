@@ -8,7 +8,7 @@ c_n (num_layers*D, N, hidden_size); unbatched drops N everywhere.
 from __future__ import annotations
 
 from ...shapes.shape import eq
-from ...shapes.values import ListV, TensorV, TupleV
+from ...shapes.values import ListV, PackedV, TensorV, TupleV
 from ..context import NotApplicable, OpContext
 from ..registry import module
 from .conv import need_int
@@ -61,8 +61,40 @@ def _check_state(cx: OpContext, t, want: tuple, what: str, batched: bool) -> Non
         cx.require(eq(a, b), f"{cx.opname} expects {what} of size {shown}, but {cx.label(t, what)} is {t.shape}")
 
 
+def _packed_forward(cx: OpContext, kind: str, m, seq: PackedV, hx):
+    """A PackedSequence in: its data must be [total, input_size]; a PackedSequence out, with
+    the states batched as for a 3-D input."""
+    fin, h, layers, D, bf, hout = _cfg(cx, m)
+    if len(seq.features) != 1:
+        cx.fail(f"{cx.opname}: a packed input must hold 2-D data (steps × features), but its steps have shape "
+                f"[{', '.join(map(str, seq.features))}]", "SH102")
+    cx.require(eq(seq.features[0], fin), f"{cx.opname} expects input_size {fin}, but the packed sequence has "
+               f"{seq.features[0]} features per step")
+    h_shape, c_shape = (layers * D, seq.batch, hout), (layers * D, seq.batch, h)
+    _check_states(cx, kind, hx, h_shape, c_shape, True)
+    out = PackedV(seq.batch, seq.max_len, (D * hout,), seq.dtype, cx.span)
+    hn = cx.tensor(h_shape, dtype=seq.dtype)
+    if kind == "LSTM":
+        return TupleV((out, TupleV((hn, cx.tensor(c_shape, dtype=seq.dtype)))))
+    return TupleV((out, hn))
+
+
+def _check_states(cx: OpContext, kind: str, hx, h_shape, c_shape, batched: bool) -> None:
+    if cx.is_none(hx):
+        return
+    if kind == "LSTM":
+        if not isinstance(hx, (TupleV, ListV)) or hx.items is None or len(hx.items) != 2:
+            raise NotApplicable("hx is not a known pair")
+        _check_state(cx, hx.items[0], h_shape, "h_0", batched)
+        _check_state(cx, hx.items[1], c_shape, "c_0", batched)
+    else:
+        _check_state(cx, hx, h_shape, "h_0", batched)
+
+
 def _seq_forward(kind: str):
     def fwd(cx: OpContext, m, input, hx=None):
+        if isinstance(input, PackedV):
+            return _packed_forward(cx, kind, m, input, hx)
         if not isinstance(input, TensorV):
             raise NotApplicable("input unknown")
         fin, h, layers, D, bf, hout = _cfg(cx, m)
@@ -77,14 +109,7 @@ def _seq_forward(kind: str):
             seq, nb = d[0], ()
         h_shape = (layers * D,) + nb + (hout,)
         c_shape = (layers * D,) + nb + (h,)
-        if not cx.is_none(hx):
-            if kind == "LSTM":
-                if not isinstance(hx, (TupleV, ListV)) or hx.items is None or len(hx.items) != 2:
-                    raise NotApplicable("hx is not a known pair")
-                _check_state(cx, hx.items[0], h_shape, "h_0", batched)
-                _check_state(cx, hx.items[1], c_shape, "c_0", batched)
-            else:
-                _check_state(cx, hx, h_shape, "h_0", batched)
+        _check_states(cx, kind, hx, h_shape, c_shape, batched)
         out_dims = ((n, seq) if bf else (seq, n)) if batched else (seq,)
         out = cx.tensor(out_dims + (D * hout,), like=input)
         hn = cx.tensor(h_shape, like=input)
