@@ -277,7 +277,9 @@ class CallMixin:
                     self_obj=args[0] if f.cls is not None and args else None,
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
                     record=fr.record and not foreign, foreign=foreign or fr.foreign,
-                    created=fr.created + ([created] if created is not None else []))
+                    created=fr.created + ([created] if created is not None else []), root=fr.root)
+        if fr.root and fr.root != f.qualname:
+            self.called_from.setdefault(f.qualname, set()).add(fr.root)
         saved_lines = self.lines
         if foreign:
             self.lines = self.module_lines.get(foreign, self.lines)

@@ -42,7 +42,7 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
     for e in parsed.errors:
         result.diagnostics.append(Diagnostic(e.line, e.col, e.end_line, e.end_col, "error", "SH001", e.message))
     globals_: dict = {}
-    mod = Frame(globals_, "<module>", it.new_store(), globals_)
+    mod = Frame(globals_, "<module>", it.new_store(), globals_, root="<module>")
     it.imports = imports if imports is not None else Importer(it, path, globals_)
     truncated = False
     sink.annotated_lines |= annotated_lines(parsed)
@@ -87,7 +87,7 @@ def analyze_function(it: Interp, f: FuncObj) -> None:
     node = f.node
     args = node.args
     store = it.new_store()
-    fr = Frame({}, f.qualname, store, f.globals, cls=f.cls)
+    fr = Frame({}, f.qualname, store, f.globals, cls=f.cls, root=f.qualname)
     params = args.posonlyargs + args.args
     is_method = f.cls is not None and not _decorated(node, "staticmethod")
     is_init = is_method and node.name == "__init__"

@@ -16,7 +16,7 @@ from typing import Optional
 
 from ..ops.context import OpFailed
 from ..shapes.expr import Expr
-from ..shapes.shape import TRUE, Pred, conj, eq, ge, lt, neg
+from ..shapes.shape import FALSE, TRUE, Pred, conj, eq, ge, lt, neg
 from ..shapes.values import (ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value)
 from .objects import ClassObj, FuncObj, InstanceObj
 from .result import Related
@@ -109,7 +109,7 @@ class ExecMixin:
 
     def assume(self, v: Value, node, fr, what: str, test=None) -> None:
         from .interp import span_of
-        p = self.truth(v)
+        p = self.implied(v)
         if p is None or p.is_true:
             return
         span = span_of(node)
@@ -235,10 +235,15 @@ class ExecMixin:
 
     # ---- control flow ----------------------------------------------------------------
     def s_If(self, st: ast.If, fr):
-        from .interp import span_of
-        p = self.truth(self.eval(st.test, fr))
+        from .interp import BranchRecord, span_of
+        v = self.eval(st.test, fr)
+        p = self.truth(v)
+        implied = self.implied(v)  # holds on the true arm even when the condition is unknown
+        if p is None and implied is not None and fr.facts.possible(implied)[0] is False:
+            p = FALSE  # what the condition would imply is impossible: it is false
         decided = fr.facts.decide(p) if p is not None else None
-        self.branches.append((st, fr.qualname, p, decided, fr.context, list(fr.facts.facts)))
+        self.branches.append(BranchRecord(st, fr.qualname, p, decided, fr.context, list(fr.facts.facts),
+                                          fr.root, fr.facts))
         if decided is True:
             return self.exec_block(st.body, fr)
         if decided is False:
@@ -247,8 +252,8 @@ class ExecMixin:
         env0 = dict(fr.env)
         dead0 = fr.dead
         fr.facts.push()
-        if p is not None:
-            fr.facts.add(p, origin)
+        if implied is not None:
+            fr.facts.add(implied, origin)
         f1 = self.exec_block(st.body, fr)
         env1 = dict(fr.env)
         fr.facts.pop()
@@ -272,8 +277,8 @@ class ExecMixin:
                 fr.facts.add(neg(p), origin)
         elif dead2:
             fr.env.update(env1)
-            if p is not None:
-                fr.facts.add(p, origin)
+            if implied is not None:
+                fr.facts.add(implied, origin)
         else:
             fr.env.update(self.join_envs(env1, env2, fr.facts))
         return None
