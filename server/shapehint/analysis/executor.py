@@ -120,7 +120,7 @@ class ExecMixin:
             self.failed_asserts.add(span.line)
             self.failures.append((fr.qualname, span, p, "SH108", "assertion always fails", fr.context))
             return
-        fr.facts.add(p, (span, f"{what} on line {span.line}"))
+        add_fact(fr.facts, p, (span, f"{what} on line {span.line}"))
 
     def _assert_message(self, what: str, test, p, fr) -> str:
         if test is None:
@@ -253,7 +253,7 @@ class ExecMixin:
         dead0 = fr.dead
         fr.facts.push()
         if implied is not None:
-            fr.facts.add(implied, origin)
+            add_fact(fr.facts, implied, origin)
         f1 = self.exec_block(st.body, fr)
         env1 = dict(fr.env)
         fr.facts.pop()
@@ -262,7 +262,7 @@ class ExecMixin:
         fr.env.update(env0)
         fr.facts.push()
         if p is not None:
-            fr.facts.add(neg(p), origin)
+            add_fact(fr.facts, neg(p), origin)
         f2 = self.exec_block(st.orelse, fr)
         env2 = dict(fr.env)
         fr.facts.pop()
@@ -274,11 +274,11 @@ class ExecMixin:
         if dead1:
             fr.env.update(env2)
             if p is not None:
-                fr.facts.add(neg(p), origin)
+                add_fact(fr.facts, neg(p), origin)
         elif dead2:
             fr.env.update(env1)
             if implied is not None:
-                fr.facts.add(implied, origin)
+                add_fact(fr.facts, implied, origin)
         else:
             fr.env.update(self.join_envs(env1, env2, fr.facts))
         return None
@@ -512,6 +512,13 @@ class ExecMixin:
             else:
                 binding[text] = d
         return True
+
+
+def add_fact(store, p: Pred, origin) -> None:
+    """A conjunction becomes one fact per conjunct: `x.shape == (4, 3)` then pins each dimension
+    (display reads single equations) and unsat cores stay as precise."""
+    for q in (p.args if p.op == "and" else (p,)):
+        store.add(q, origin)
 
 
 def parse_shape_comment(comment: str) -> Optional[list]:
