@@ -180,3 +180,26 @@ def test_different_instances_of_a_class_in_one_model():
     text = SUBMODULES.replace("[Attention(dim, heads) for _ in range(2)]", "[Attention(dim, heads), Attention(dim, 6)]")
     got = _by_condition(answer_branches(analyze_source(text, "m.py")))
     assert got["self.head_dim * self.heads != C"]["status"] == "depends"
+
+
+def test_branches_of_an_imported_module_are_not_this_files(tmp_path):
+    (tmp_path / "layers.py").write_text(
+        "import torch.nn as nn\n\n\n"
+        "class Gate(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        if x.dim() == 2:\n"
+        "            x = x * 2\n"
+        "        return x\n")
+    main = ("import torch\nimport torch.nn as nn\nfrom jaxtyping import Float\nfrom torch import Tensor\n"
+            "from layers import Gate\n\n\n"
+            "class Net(nn.Module):\n"
+            "    def __init__(self):\n"
+            "        super().__init__()\n"
+            "        self.gate = Gate()\n\n"
+            "    def forward(self, x: Float[Tensor, 'B 8']):\n"
+            "        if x.shape[0] > 2:\n"
+            "            x = x + 1\n"
+            "        return self.gate(x)\n")
+    (tmp_path / "main.py").write_text(main)
+    got = answer_branches(analyze_source(main, str(tmp_path / "main.py")))
+    assert [(b["line"], b["condition"], b["status"]) for b in got] == [(14, "x.shape[0] > 2", "depends")]

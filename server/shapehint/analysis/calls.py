@@ -278,7 +278,7 @@ class CallMixin:
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
                     record=fr.record and not foreign, foreign=foreign or fr.foreign,
                     created=fr.created + ([created] if created is not None else []), root=fr.root)
-        if fr.root and fr.root != f.qualname:
+        if fr.root and fr.root != f.qualname and not foreign:
             self.called_from.setdefault(f.qualname, set()).add(fr.root)
         saved_lines = self.lines
         if foreign:

@@ -242,8 +242,9 @@ class ExecMixin:
         if p is None and implied is not None and fr.facts.possible(implied)[0] is False:
             p = FALSE  # what the condition would imply is impossible: it is false
         decided = fr.facts.decide(p) if p is not None else None
-        self.branches.append(BranchRecord(st, fr.qualname, p, decided, fr.context, list(fr.facts.facts),
-                                          fr.root, fr.facts))
+        if not fr.foreign:  # another file's `if`: this file's questions do not answer for it
+            self.branches.append(BranchRecord(st, fr.qualname, p, decided, fr.context, list(fr.facts.facts),
+                                              fr.root, fr.facts))
         if decided is True:
             return self.exec_block(st.body, fr)
         if decided is False:
