@@ -203,3 +203,21 @@ def test_branches_of_an_imported_module_are_not_this_files(tmp_path):
     (tmp_path / "main.py").write_text(main)
     got = answer_branches(analyze_source(main, str(tmp_path / "main.py")))
     assert [(b["line"], b["condition"], b["status"]) for b in got] == [(14, "x.shape[0] > 2", "depends")]
+
+
+def test_branch_on_a_list_grown_in_a_loop_is_not_decided_by_the_first_iteration():
+    text = ("import torch\nfrom jaxtyping import Float\nfrom torch import Tensor\n\n\n"
+            "def collect(x, limit: int):\n"
+            "    outs = []\n"
+            "    for _ in range(limit * 40):\n"
+            "        outs.append(x)\n"
+            "        if len(outs) >= limit:\n"
+            "            break\n"
+            "    return torch.stack(outs)\n\n\n"
+            "def main(x: Float[Tensor, 'B 8']):\n"
+            "    return collect(x, 60)\n")
+    r = analyze_source(text, "m.py")
+    b = _by_condition(answer_branches(r))["len(outs) >= limit"]
+    assert b["status"] != "always-false"  # the 60th iteration takes it
+    out = namespace(text)["main"](torch.randn(2, 8))
+    assert out.shape == (60, 2, 8)

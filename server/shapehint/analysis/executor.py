@@ -324,31 +324,35 @@ class ExecMixin:
         """Zero or more iterations: run the body until the environment is stable (2 passes).
 
         Lists that grow in the body (`outs.append(h)`) become lists of unknown length whose
-        element is the join of what was appended, `trips` times as long when that is known."""
+        element is the join of what was appended, `trips` times as long when that is known.
+        They grow in place, so the environment does not show it: the next pass runs with them
+        already of unknown length (else a later iteration's `len(outs) >= n` would be decided
+        by the first iteration's length)."""
         env0 = dict(fr.env)
         lists = {id(v): (v, len(v.items)) for v in env0.values() if isinstance(v, ListV) and v.items is not None}
+        added: dict = {}  # id -> (list, length before the loop, what one pass appended)
         cur = env0
-        passes = 0
         for _ in range(2):
-            passes += 1
             fr.env.clear()
             fr.env.update(cur)
             bind()
             flow = self.exec_block(st.body, fr)
             after = dict(fr.env)
+            grew = False
+            for key, (lst, n0) in lists.items():
+                if key not in added and lst.items is not None and len(lst.items) > n0:
+                    added[key] = (lst, n0, lst.items[n0:])
+                    lst.elem = self.join_values(lst.items[n0:])
+                    lst.items, lst.length = None, None
+                    grew = True
             joined = self.join_envs(env0, after, fr.facts) if flow not in ("return", "raise") else env0
-            if all(joined.get(k) is cur.get(k) for k in joined):
+            if not grew and all(joined.get(k) is cur.get(k) for k in joined):
                 break
             cur = joined
         fr.env.clear()
         fr.env.update(cur)
-        for lst, n0 in lists.values():
-            if lst.items is not None and len(lst.items) > n0:
-                added = lst.items[n0:]
-                per_pass = len(added) // passes if passes else len(added)
-                lst.elem = self.join_values(added)
-                lst.length = Expr.const(n0) + per_pass * trips if trips is not None else None
-                lst.items = None
+        for lst, n0, items in added.values():
+            lst.length = Expr.const(n0) + len(items) * trips if trips is not None else None
         return None
 
     def trip_count(self, it) -> Optional[Expr]:
