@@ -221,3 +221,15 @@ def test_branch_on_a_list_grown_in_a_loop_is_not_decided_by_the_first_iteration(
     assert b["status"] != "always-false"  # the 60th iteration takes it
     out = namespace(text)["main"](torch.randn(2, 8))
     assert out.shape == (60, 2, 8)
+
+
+def test_a_context_the_analysis_cannot_follow_leaves_the_functions_own_answer():
+    text = ("import torch\nfrom jaxtyping import Float\nfrom torch import Tensor\n\n\n"
+            "def helper(h: Float[Tensor, 'B 16']):\n"
+            "    if h.shape[1] == 16:\n"
+            "        h = h * 2\n"
+            "    return h\n\n\n"
+            "def main(x: Float[Tensor, 'B 16']):\n"
+            "    return helper(mystery(x))\n")
+    b = _by_condition(answer_branches(analyze_source(text, "m.py")))["h.shape[1] == 16"]
+    assert b["status"] == "always-true" and b["witness_function"] == "helper"

@@ -12,7 +12,7 @@ execution of the `if`: always true in every context → always-true, always fals
 always-false, both outcomes in one context or different outcomes in two → depends. A function
 never reached from an entry (recursion, calls the analysis could not follow) falls back to its
 own generic analysis, and so does one the assumptions are scoped to (they describe its own
-parameters). Witnesses are inputs of the function whose analysis the context belongs to
+parameters) and an `if` that some calling context leaves unknown. Witnesses are inputs of the function whose analysis the context belongs to
 (`witness_function`).
 
 Assumptions (`--assume`) are translated in each entry's generic frame: unscoped ones everywhere,
@@ -62,7 +62,13 @@ def answer_branches(result, assume: list = ()) -> list:
         item = {"line": line, "col": col, "function": fn, "status": "unknown",
                 "witnesses": {"true": None, "false": None}, "witness_function": None,
                 "condition": ast.unparse(node.test)}
-        item.update(ctx.judge(_contexts(recs, fn, called, scoped)))
+        chosen = _contexts(recs, fn, called, scoped)
+        answer = ctx.judge(chosen)
+        if not answer and any(r.root != fn for r in chosen):
+            # the callers' contexts leave it open (an argument the analysis could not follow):
+            # the function's own analysis still holds for every input it admits
+            answer = ctx.judge([r for r in recs if r.root == fn])
+        item.update(answer)
         out.append(item)
     out.sort(key=lambda b: (b["line"], b["col"]))
     return out
