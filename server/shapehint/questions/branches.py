@@ -25,7 +25,7 @@ from typing import Optional
 
 from ..shapes.shape import conj, neg
 from .assume import parse_assumption, to_pred
-from .common import generic_frame, probe_store, witness
+from .common import ensure_generic, generic_frame, probe_store, witness
 
 SHAPE_WORDS = {"shape", "size", "dim", "ndim", "numel", "ndimension"}
 MODULE = "<module>"
@@ -41,7 +41,6 @@ def shape_dependent(test: ast.expr, preds) -> bool:
 
 
 def answer_branches(result, assume: list = ()) -> list:
-    from .common import ensure_generic
     ensure_generic(result)
     it = result.interp
     groups: dict = {}
