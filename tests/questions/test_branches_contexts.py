@@ -233,3 +233,55 @@ def test_a_context_the_analysis_cannot_follow_leaves_the_functions_own_answer():
             "    return helper(mystery(x))\n")
     b = _by_condition(answer_branches(analyze_source(text, "m.py")))["h.shape[1] == 16"]
     assert b["status"] == "always-true" and b["witness_function"] == "helper"
+
+
+OPTIONAL = '''import torch
+import torch.nn as nn
+from jaxtyping import Float
+from torch import Tensor
+
+
+class Model(nn.Module):
+    def extend(self, mask):
+        if mask.dim() == 3:
+            return mask[:, None]
+        return mask[:, None, None]
+
+    def forward(self, ids: Float[Tensor, "B T"], mask=None):
+        if ids.shape[0] > 8:
+            ids = ids[:8]
+        if mask is None:
+            mask = torch.ones(ids.shape[0], ids.shape[1])
+        ext = self.extend(mask)
+        if ids.shape[1] > 4:
+            ext = ext * 2
+        if ids.dim() == 2:
+            ext = ext + 0
+        return ext
+'''
+
+
+def test_an_omitted_optional_argument_does_not_decide_what_follows():
+    got = _by_condition(answer_branches(analyze_source(OPTIONAL, "m.py")))
+    # the analysis saw only calls without a mask; callers may pass a 3-D one
+    assert got["mask.dim() == 3"]["status"] == "unknown"
+    assert got["ids.dim() == 2"]["status"] == "unknown"  # after the decision: not "always"
+    assert got["ids.shape[1] > 4"]["status"] == "depends"  # both outcomes do occur
+    assert got["ids.shape[0] > 8"]["status"] == "depends"  # before it: unaffected
+    model = namespace(OPTIONAL)["Model"]()
+    if_line, body_line = line_of(OPTIONAL, "if mask.dim() == 3"), line_of(OPTIONAL, "return mask[:, None]")
+    ids = torch.randn(2, 5)
+    assert branch_outcomes(lambda: model(ids), if_line, body_line) == {False}
+    assert branch_outcomes(lambda: model(ids, torch.ones(2, 5, 5)), if_line, body_line) == {True}
+
+
+def test_an_optional_flag_is_not_an_optional_tensor():
+    text = ("import torch\nfrom jaxtyping import Float\nfrom torch import Tensor\n\n\n"
+            "def forward(ids: Float[Tensor, 'B T'], verbose=None):\n"
+            "    if verbose is None:\n"
+            "        verbose = False\n"
+            "    if ids.dim() == 2:\n"
+            "        ids = ids * 2\n"
+            "    return ids\n")
+    got = _by_condition(answer_branches(analyze_source(text, "m.py")))
+    assert got["ids.dim() == 2"]["status"] == "always-true"

@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from ..shapes.shape import Shape
-from ..shapes.values import DictV, TensorV, UnknownV
+from ..shapes.values import DictV, NoneV, TensorV, UnknownV
 from ..solver.facts import Limits
 from .interp import Budget, Cancelled, Frame, Interp, span_of
 from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
@@ -136,13 +136,28 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
             # `planes: int` is a number, not a tensor (its default, else a symbol of its name)
             return f.defaults.get(p.arg, OpaqueV(p.arg))
     if p.arg in f.defaults:
-        return f.defaults[p.arg]
+        v = f.defaults[p.arg]
+        if isinstance(v, NoneV) and not is_init and p.arg in _tensor_names(it):
+            # an optional tensor argument (`mask=None`): the analysis goes on as if it were
+            # omitted, and a decision that depends on that is marked (Frame.assumes_default);
+            # constructor defaults are the model's configuration, flags are not tensors
+            v = NoneV()
+            it.omitted.add(id(v))
+        return v
     if is_init or p.arg in CONFIG_NAMES or param_kind(f.node, p.arg) == "opaque":
         cfg_cls = config_class(it, p.arg)
         if cfg_cls is not None:
             return generic_instance(it, cfg_cls)
         return OpaqueV(p.arg)
     return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p))
+
+
+def _tensor_names(it: Interp) -> set:
+    cached = getattr(it, "_tensor_names", None)
+    if cached is None or cached[0] != len(it.functions):
+        from .usage import tensor_names
+        cached = it._tensor_names = (len(it.functions), tensor_names(it.functions))
+    return cached[1]
 
 
 def config_class(it: Interp, name: str):

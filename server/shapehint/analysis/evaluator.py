@@ -287,6 +287,8 @@ class EvalMixin:
             if name is None or not isinstance(a, TensorV):
                 return None
             return self.call_rule(f"Tensor.__{name}__", [a, b], {}, fr, node, "comparison")
+        if op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
+            self.note_omitted(fr, a, b)
         if op in (ast.Is, ast.IsNot):
             same = _identity(a, b)
             if same is None:
@@ -363,6 +365,7 @@ class EvalMixin:
 
     def e_BoolOp(self, node: ast.BoolOp, fr) -> Value:
         vals = [self.eval(v, fr) for v in node.values]
+        self.note_omitted(fr, *vals)
         preds = [self.truth(v) for v in vals]
         if all(isinstance(v, BoolV) for v in vals) or all(p is not None for p in preds):
             if isinstance(node.op, ast.And):
@@ -377,7 +380,9 @@ class EvalMixin:
         return vals[-1] if preds[0] is not None and preds[0].is_true and isinstance(node.op, ast.And) else UnknownV("boolop")
 
     def e_IfExp(self, node: ast.IfExp, fr) -> Value:
-        p = self.truth(self.eval(node.test, fr))
+        v = self.eval(node.test, fr)
+        self.note_omitted(fr, v)
+        p = self.truth(v)
         decided = fr.facts.decide(p) if p is not None else None
         if decided is True:
             return self.eval(node.body, fr)

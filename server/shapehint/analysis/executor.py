@@ -237,6 +237,7 @@ class ExecMixin:
     def s_If(self, st: ast.If, fr):
         from .interp import BranchRecord, span_of
         v = self.eval(st.test, fr)
+        self.note_omitted(fr, v)
         p = self.truth(v)
         implied = self.implied(v)  # holds on the true arm even when the condition is unknown
         if p is None and implied is not None and fr.facts.possible(implied)[0] is False:
@@ -244,7 +245,7 @@ class ExecMixin:
         decided = fr.facts.decide(p) if p is not None else None
         if not fr.foreign:  # another file's `if`: this file's questions do not answer for it
             self.branches.append(BranchRecord(st, fr.qualname, p, decided, fr.context, list(fr.facts.facts),
-                                              fr.root, fr.facts))
+                                              fr.root, fr.facts, fr.assumes_default))
         if decided is True:
             return self.exec_block(st.body, fr)
         if decided is False:

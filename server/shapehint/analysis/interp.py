@@ -63,6 +63,9 @@ class Frame:
     # calls made from it, "<module>" for module-level code, "" for auxiliary runs (the generic
     # instance's `__init__`, imported modules)
     root: str = ""
+    # a decision on this path took an optional argument of the analysed function to be omitted
+    # (`if mask is None`, with `mask=None` its default): what follows holds only for such calls
+    assumes_default: bool = False
 
 
 class BranchRecord(NamedTuple):
@@ -75,6 +78,7 @@ class BranchRecord(NamedTuple):
     facts: list  # the path's facts at the `if`
     root: str  # Frame.root
     store: FactStore  # the store the facts belong to (symbol bounds, solver session)
+    assumes_default: bool  # Frame.assumes_default when the `if` ran
 
 
 def span_of(node: ast.AST) -> Span:
@@ -107,6 +111,7 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
         self.internal_errors: list[str] = []
         self.branches: list[BranchRecord] = []
         self.called_from: dict[str, set] = {}  # function -> roots (Frame.root) of the analyses that call it
+        self.omitted: set[int] = set()  # ids of the None values standing for omitted optional arguments
         self.failed_asserts: set[int] = set()
         self.failures: list = []  # (function, span, pred, code, message, context) of provable errors
         self.param_values: dict = {}  # function -> {param: Value} of its generic analysis
@@ -127,6 +132,11 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
             self.on_store(st)
         self.stores.append(st)
         return st
+
+    def note_omitted(self, fr: Frame, *vals) -> None:
+        """A decision looked at an omitted optional argument's None (see Frame.assumes_default)."""
+        if any(id(v) in self.omitted for v in vals):
+            fr.assumes_default = True
 
     def fresh_symbol(self, hint: str, span: Optional[Span], lo: int = 1) -> Expr:
         self._fresh += 1

@@ -29,3 +29,16 @@ def param_kind(fn: ast.FunctionDef, name: str) -> str:
             else:
                 opaque += 1
     return "opaque" if opaque and not tensor else "tensor"
+
+
+def tensor_names(functions) -> set:
+    """Names some function of the module uses as a tensor (`mask.dim()`, `labels.view(-1)`):
+    an optional argument of such a name (`mask=None`) is an optional tensor input; one used
+    only as a flag (`return_dict=None`) is not."""
+    out = set()
+    for f in functions:
+        for node in ast.walk(f.node):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                    (node.attr in TENSOR_ATTRS or registry.has_method(node.attr)):
+                out.add(node.value.id)
+    return out

@@ -15,6 +15,10 @@ own generic analysis, and so does one the assumptions are scoped to (they descri
 parameters) and an `if` that some calling context leaves unknown. Witnesses are inputs of the function whose analysis the context belongs to
 (`witness_function`).
 
+An analysis runs as if optional arguments (`mask=None`) were omitted; an execution after a
+decision that relied on that (`if mask is None`) stands only for such calls: it can show that
+both outcomes occur, never that one is the only one.
+
 Assumptions (`--assume`) are translated in each entry's generic frame: unscoped ones everywhere,
 scoped ones only in their function.
 """
@@ -64,8 +68,8 @@ def answer_branches(result, assume: list = ()) -> list:
         chosen = _contexts(recs, fn, called, scoped)
         answer = ctx.judge(chosen)
         if not answer and any(r.root != fn for r in chosen):
-            # the callers' contexts leave it open (an argument the analysis could not follow):
-            # the function's own analysis still holds for every input it admits
+            # the callers' contexts leave it open (an argument the analysis could not follow, an
+            # omitted optional argument): the function's own analysis holds for every input it admits
             answer = ctx.judge([r for r in recs if r.root == fn])
         item.update(answer)
         out.append(item)
@@ -155,8 +159,10 @@ class _Answering:
             if len(seen) == 2:
                 break  # depends, whatever the other executions do
         if len(seen) == 2:
-            status = "depends"
-        elif unknown or not seen:
+            status = "depends"  # every execution is a real one, partial ones included
+        elif unknown or not seen or any(r.assumes_default for r in recs):
+            # an execution after a decision that took an optional argument to be omitted speaks
+            # only for the calls that omit it; the other calls were not analysed
             return {}
         else:
             status = "always-true" if True in seen else "always-false"
