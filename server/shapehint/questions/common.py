@@ -82,21 +82,24 @@ def witness(result, qualname: str, store: FactStore, facts: list, extra: list) -
 
 def small_model(preds: list, prefer: list, lower: dict, upper: dict) -> Optional[dict]:
     """A model of `preds` found without the solver, or None: every symbol at one small value
-    (equations in one symbol solved first), then each of `prefer` lowered as far as the
-    predicates allow. Most witnesses are found this way; the optimising solver (~3 ms a
-    query) is the fallback."""
+    (equations in one symbol solved first, bounds in one symbol respected), then each of
+    `prefer` lowered as far as the predicates allow. Most witnesses are found this way; the
+    optimising solver (~3 ms a query) is the fallback."""
     syms = set(prefer)
     for p in preds:
         syms |= p.symbols()
     solved = _solve_equations(preds)
+    lo = dict(lower)
+    for name, bound in _lower_bounds(preds).items():
+        lo[name] = max(bound, lo.get(name, 1))
     for base in (1, 2, 3, 4, 8, 64):
-        env = {n: solved.get(n, max(base, lower.get(n, 1))) for n in syms}
+        env = {n: solved.get(n, max(base, lo.get(n, 1))) for n in syms}
         if not _within(env, lower, upper) or not _holds(preds, env):
             continue
         for n in prefer:
             if n in solved:
                 continue
-            for v in range(lower.get(n, 1), env[n]):
+            for v in range(lo.get(n, 1), min(env[n], lo.get(n, 1) + 8)):
                 trial = dict(env)
                 trial[n] = v
                 if _holds(preds, trial):
@@ -104,6 +107,26 @@ def small_model(preds: list, prefer: list, lower: dict, upper: dict) -> Optional
                     break
         return env
     return None
+
+
+def _lower_bounds(preds: list) -> dict:
+    """Lower bounds `s >= k` stated by inequalities in one symbol (`2050 < s + 2`)."""
+    from ..shapes.expr import Expr
+    out: dict = {}
+    for p in preds:
+        if p.op not in ("<", "<="):
+            continue
+        d = p.args[1] - p.args[0]  # d > 0 (or >= 0)
+        ds = d.symbols()
+        if len(ds) != 1:
+            continue
+        name = next(iter(ds))
+        mono = next(iter(Expr.sym(name).terms))
+        if set(d.terms) - {(), mono} or d.terms.get(mono) != 1:
+            continue
+        bound = (1 if p.op == "<" else 0) - d.const_part()
+        out[name] = max(bound, out.get(name, bound))
+    return out
 
 
 def _solve_equations(preds: list) -> dict:
