@@ -53,6 +53,8 @@ from torch import Tensor
 class Attention(nn.Module):
     def __init__(self, dim: int, heads: int):
         super().__init__()
+        if dim % heads != 0:
+            raise ValueError("dim must be divisible by heads")
         self.heads = heads
         self.head_dim = dim // heads
         self.qkv = nn.Linear(dim, 3 * dim)
@@ -146,6 +148,7 @@ def test_constructor_values_of_the_enclosing_model_reach_submodule_branches():
     r = analyze_source(SUBMODULES, "m.py")
     got = _by_condition(answer_branches(r))
     assert got["self.head_dim * self.heads != C"]["status"] == "always-false"
+    assert got["dim % heads != 0"]["status"] == "always-false"  # in __init__, as Model builds it
     assert got["q.size() != (B, T, self.heads, self.head_dim)"]["status"] == "always-false"
     assert got["T > 1"]["status"] == "depends"
     # Block(64, 32) gets 64 columns, Block(32, 16) gets 32: the two executions disagree, so the
