@@ -1,8 +1,8 @@
 """The peer benchmarks: the ECOOP'24 programs (bench/peer/programs/) and the questions asked.
 
 Constraints are Python expressions over `p.shape[i]` and `p.dim()`; ShapeHint gets them as
-`--assume` strings (scoped to the function for Q1/Q2, unscoped for Q3 so that they reach the
-helper functions whose parameter has the same name), torch.fx gets them translated to Z3 over
+`--assume` strings (scoped to the function for Q1/Q2, unscoped for Q3: read in the model's
+`forward`, whose calling contexts decide the helpers' branches), torch.fx gets them translated to Z3 over
 the input's dimension variables (bench/peer/run_fx.py).
 
 Questions

@@ -26,3 +26,25 @@ def namespace(text, **extra):
     ns = dict(extra)
     exec(compile(tree, "<program>", "exec"), ns)
     return ns
+
+
+def branch_outcomes(call, if_line: int, body_line: int) -> set:
+    """The outcomes (True/False) the `if` on `if_line` of a `namespace` program takes while
+    `call()` runs: its line counted more often than its first body line means a false outcome."""
+    import sys
+    counts: dict = {}
+
+    def local(frame, event, arg):
+        if event == "line":
+            counts[frame.f_lineno] = counts.get(frame.f_lineno, 0) + 1
+        return local
+
+    def glob(frame, event, arg):
+        return local if frame.f_code.co_filename == "<program>" else None
+    sys.settrace(glob)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    n_if, n_true = counts.get(if_line, 0), counts.get(body_line, 0)
+    return ({True} if n_true else set()) | ({False} if n_if > n_true else set())

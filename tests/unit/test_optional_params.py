@@ -35,7 +35,7 @@ def test_given_side_is_analysed_and_what_follows_keeps_the_absent_shape():
 
 
 def test_an_error_on_the_given_side_is_reported():
-    _, r = _shapes(SRC.format(given="y = self.fc(y) * mask"))
+    _, r = _shapes(SRC.format(given="y = self.fc(y) * mask.float()"))
     errs = [d for d in r.diagnostics if d.severity == "error"]
     assert [d.line for d in errs] == [14]
 

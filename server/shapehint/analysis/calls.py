@@ -277,7 +277,10 @@ class CallMixin:
                     self_obj=args[0] if f.cls is not None and args else None,
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
                     record=fr.record and not foreign, foreign=foreign or fr.foreign,
-                    created=fr.created + ([created] if created is not None else []))
+                    created=fr.created + ([created] if created is not None else []), root=fr.root,
+                    assumes_default=fr.assumes_default)
+        if fr.root and fr.root != f.qualname and not foreign:
+            self.called_from.setdefault(f.qualname, set()).add(fr.root)
         saved_lines = self.lines
         if foreign:
             self.lines = self.module_lines.get(foreign, self.lines)
@@ -287,6 +290,8 @@ class CallMixin:
             self.lines = saved_lines
         if sub.dead:
             fr.dead = True
+        if sub.assumes_default:
+            fr.assumes_default = True
         if f.node.returns is not None and not any(isinstance(r, TensorV) for r in sub.returns):
             # a stub (`...` body, a .pyi beside the code, an external signature): its annotated
             # result, with the names the arguments bound

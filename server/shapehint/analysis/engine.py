@@ -18,7 +18,7 @@ from .interp import Budget, Cancelled, Frame, Interp, span_of
 from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import AnalysisResult, DimInfo, Diagnostic
 from .sink import Sink
-from .usage import param_kind, used_as_tensor
+from .usage import param_kind, tensor_uses
 
 CONFIG_NAMES = {"config", "cfg", "args", "opt", "hparams", "params", "conf", "settings"}
 
@@ -42,7 +42,7 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
     for e in parsed.errors:
         result.diagnostics.append(Diagnostic(e.line, e.col, e.end_line, e.end_col, "error", "SH001", e.message))
     globals_: dict = {}
-    mod = Frame(globals_, "<module>", it.new_store(), globals_)
+    mod = Frame(globals_, "<module>", it.new_store(), globals_, root="<module>")
     it.imports = imports if imports is not None else Importer(it, path, globals_)
     truncated = False
     sink.annotated_lines |= annotated_lines(parsed)
@@ -87,7 +87,7 @@ def analyze_function(it: Interp, f: FuncObj) -> None:
     node = f.node
     args = node.args
     store = it.new_store()
-    fr = Frame({}, f.qualname, store, f.globals, cls=f.cls)
+    fr = Frame({}, f.qualname, store, f.globals, cls=f.cls, root=f.qualname)
     params = args.posonlyargs + args.args
     is_method = f.cls is not None and not _decorated(node, "staticmethod")
     is_init = is_method and node.name == "__init__"
@@ -136,18 +136,33 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
             # `planes: int` is a number, not a tensor (its default, else a symbol of its name)
             return f.defaults.get(p.arg, OpaqueV(p.arg))
     if p.arg in f.defaults:
-        d = f.defaults[p.arg]
-        if isinstance(d, NoneV) and not is_init and used_as_tensor(f.node, p.arg):
-            # `mask=None`, `targets=None`: an optional tensor, so the generic analysis walks
-            # both sides of `if mask is not None` (a caller that omits it gets None)
-            return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p), optional=True)
-        return d
+        v = f.defaults[p.arg]
+        if isinstance(v, NoneV) and not is_init:
+            if p.arg in tensor_uses(f.node):
+                # `mask=None` read as a tensor here: an optional tensor, so the generic analysis
+                # also walks the side of `if mask is not None` that has it (executor._if_optional)
+                return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p), optional=True)
+            if p.arg in _tensor_names(it):
+                # only passed on here (`self.attn(x, mask)`): the analysis goes on as if it were
+                # omitted, and a decision that depends on that is marked (Frame.assumes_default);
+                # constructor defaults are the model's configuration, flags are not tensors
+                v = NoneV()
+                it.omitted.add(id(v))
+        return v
     if is_init or p.arg in CONFIG_NAMES or param_kind(f.node, p.arg) == "opaque":
         cfg_cls = config_class(it, p.arg)
         if cfg_cls is not None:
             return generic_instance(it, cfg_cls)
         return OpaqueV(p.arg)
     return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p))
+
+
+def _tensor_names(it: Interp) -> set:
+    cached = getattr(it, "_tensor_names", None)
+    if cached is None or cached[0] != len(it.functions):
+        from .usage import tensor_names
+        cached = it._tensor_names = (len(it.functions), tensor_names(it.functions))
+    return cached[1]
 
 
 def config_class(it: Interp, name: str):

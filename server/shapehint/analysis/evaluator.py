@@ -271,24 +271,28 @@ class EvalMixin:
 
     def e_Compare(self, node: ast.Compare, fr) -> Value:
         left = self.eval(node.left, fr)
-        preds = []
+        preds, implied = [], []
         for op, comp in zip(node.ops, node.comparators):
             right = self.eval(comp, fr)
             r = self.compare(type(op), left, right, node, fr)
             if isinstance(r, TensorV):
                 return r if len(node.ops) == 1 else UnknownV("chained tensor compare")
-            preds.append(r)
+            exact, imp = (r.pred, r.implied) if isinstance(r, BoolV) else (r, r)
+            preds.append(exact)
+            implied.append(exact if exact is not None else imp)
             left = right
-        if any(p is None for p in preds):
-            return BoolV(None)
-        return BoolV(conj(*preds))
+        return _bool(preds, implied)
 
     def compare(self, op, a: Value, b: Value, node, fr):
+        """A comparison's predicate: a `Pred`, None (unknown), a `BoolV` (unknown with an implied
+        part) or, for tensors, the elementwise result."""
         if isinstance(a, TensorV) or isinstance(b, TensorV):
             name = CMP_METHODS.get(op)
             if name is None or not isinstance(a, TensorV):
                 return None
             return self.call_rule(f"Tensor.__{name}__", [a, b], {}, fr, node, "comparison")
+        if op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
+            self.note_omitted(fr, a, b)
         if op in (ast.Is, ast.IsNot):
             same = _identity(a, b)
             if same is None:
@@ -297,26 +301,46 @@ class EvalMixin:
         x, y = self.int_value(a), self.int_value(b)
         if x is not None and y is not None:
             return {ast.Lt: lt, ast.LtE: le, ast.Gt: gt, ast.GtE: ge, ast.Eq: eq, ast.NotEq: ne}.get(op, lambda *_: None)(x, y)
-        if isinstance(a, TupleV) and isinstance(b, (TupleV, ListV)) and op in (ast.Eq, ast.NotEq) and b.items is not None:
-            p = self._tuple_eq(a, b)
-            if p is None:
-                return None
-            return p if op is ast.Eq else neg(p)
-        if isinstance(a, StrV) and isinstance(b, StrV) and a.value is not None and b.value is not None:
-            res = {ast.Eq: a.value == b.value, ast.NotEq: a.value != b.value}.get(op)
-            return None if res is None else (TRUE if res else FALSE)
+        if op in (ast.Eq, ast.NotEq):
+            exact, imp = self.value_eq(a, b)
+            if op is ast.NotEq:
+                return neg(exact) if exact is not None else None
+            return exact if exact is not None else (BoolV(None, imp) if imp is not None else None)
         return None
 
-    def _tuple_eq(self, a: TupleV, b) -> Optional[Pred]:
-        if len(a.items) != len(b.items):
-            return FALSE
-        parts = []
-        for x, y in zip(a.items, b.items):
-            ex, ey = self.int_value(x), self.int_value(y)
-            if ex is None or ey is None:
-                continue  # an unknown item (a name not yet bound) constrains nothing
-            parts.append(eq(ex, ey))
-        return conj(*parts)
+    def value_eq(self, a: Value, b: Value) -> tuple:
+        """Python's `==` on ints, strings, None and sequences: (the predicate or None when unknown,
+        a predicate it implies). A torch.Size is a tuple: it equals a tuple of the same length
+        with equal items, and never a list."""
+        x, y = self.int_value(a), self.int_value(b)
+        if x is not None and y is not None:
+            p = eq(x, y)
+            return p, p
+        if isinstance(a, (TupleV, ListV)) and isinstance(b, (TupleV, ListV)):
+            if a.items is None or b.items is None:
+                return None, None
+            if type(a) is not type(b) or len(a.items) != len(b.items):
+                return FALSE, FALSE
+            exact, implied, unknown = [], [], False
+            for u, v in zip(a.items, b.items):
+                e, i = self.value_eq(u, v)
+                if e is None:
+                    unknown = True
+                else:
+                    exact.append(e)
+                if i is not None:
+                    implied.append(i)
+            whole = conj(*exact)
+            if whole.is_false or not unknown:
+                return whole, whole
+            return None, conj(*implied) if implied else None
+        if isinstance(a, StrV) and isinstance(b, StrV) and a.value is not None and b.value is not None:
+            return (TRUE, TRUE) if a.value == b.value else (FALSE, FALSE)
+        if isinstance(a, NoneV) or isinstance(b, NoneV):
+            same = _identity(a, b) if isinstance(b, NoneV) else _identity(b, a)
+            if same is not None:
+                return (TRUE, TRUE) if same else (FALSE, FALSE)
+        return None, None
 
     def truth(self, v: Value) -> Optional[Pred]:
         if isinstance(v, BoolV):
@@ -335,14 +359,25 @@ class EvalMixin:
             return TRUE if v.value else FALSE
         return None
 
+    def implied(self, v: Value) -> Optional[Pred]:
+        """A predicate that holds whenever `v` is truthy: its truth when known, else what is
+        known of it (sound for asserts and an `if`'s true arm, not for deciding the `if`)."""
+        p = self.truth(v)
+        if p is None and isinstance(v, BoolV):
+            return v.implied
+        return p
+
     def e_BoolOp(self, node: ast.BoolOp, fr) -> Value:
         vals = [self.eval(v, fr) for v in node.values]
+        self.note_omitted(fr, *vals)
         preds = [self.truth(v) for v in vals]
         is_and = isinstance(node.op, ast.And)
         if all(isinstance(v, BoolV) for v in vals):
+            if is_and:
+                return _bool(preds, [self.implied(v) for v in vals])
             if any(p is None for p in preds):
                 return BoolV(None)
-            return BoolV(conj(*preds) if is_and else disj(*preds))
+            return BoolV(disj(*preds))
         # Python's value semantics: `hidden or in_features` is an int, not a bool. The first
         # operand that decides the expression is its value; the last one otherwise.
         for i, (v, p) in enumerate(zip(vals[:-1], preds)):
@@ -354,7 +389,9 @@ class EvalMixin:
         return vals[-1]
 
     def e_IfExp(self, node: ast.IfExp, fr) -> Value:
-        p = self.truth(self.eval(node.test, fr))
+        v = self.eval(node.test, fr)
+        self.note_omitted(fr, v)
+        p = self.truth(v)
         decided = fr.facts.decide(p) if p is not None else None
         if decided is True:
             return self.eval(node.body, fr)
@@ -478,6 +515,15 @@ class EvalMixin:
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
         return UnknownV("join")
+
+
+def _bool(exact: list, implied: list) -> BoolV:
+    """The conjunction of parts, each exact or unknown (None) with what it implies."""
+    whole = conj(*[p for p in exact if p is not None])
+    if whole.is_false or all(p is not None for p in exact):
+        return BoolV(whole)
+    known = [p for p in implied if p is not None]
+    return BoolV(None, conj(*known) if known else None)
 
 
 def _align(ref, s, facts):

@@ -16,7 +16,7 @@ from typing import Optional
 
 from ..ops.context import OpFailed
 from ..shapes.expr import Expr
-from ..shapes.shape import TRUE, Pred, conj, eq, ge, lt, neg
+from ..shapes.shape import FALSE, TRUE, Pred, conj, eq, ge, lt, neg
 from ..shapes.values import (ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value)
 from .objects import ClassObj, FuncObj, InstanceObj
 from .result import Related
@@ -109,7 +109,7 @@ class ExecMixin:
 
     def assume(self, v: Value, node, fr, what: str, test=None) -> None:
         from .interp import span_of
-        p = self.truth(v)
+        p = self.implied(v)
         if p is None or p.is_true:
             return
         span = span_of(node)
@@ -120,7 +120,7 @@ class ExecMixin:
             self.failed_asserts.add(span.line)
             self.failures.append((fr.qualname, span, p, "SH108", "assertion always fails", fr.context))
             return
-        fr.facts.add(p, (span, f"{what} on line {span.line}"))
+        add_fact(fr.facts, p, (span, f"{what} on line {span.line}"))
 
     def _assert_message(self, what: str, test, p, fr) -> str:
         if test is None:
@@ -235,13 +235,20 @@ class ExecMixin:
 
     # ---- control flow ----------------------------------------------------------------
     def s_If(self, st: ast.If, fr):
-        from .interp import span_of
+        from .interp import BranchRecord, span_of
         opt = self._optional_test(st.test, fr)
         if opt is not None:
             return self._if_optional(st, fr, *opt)
-        p = self.truth(self.eval(st.test, fr))
+        v = self.eval(st.test, fr)
+        self.note_omitted(fr, v)
+        p = self.truth(v)
+        implied = self.implied(v)  # holds on the true arm even when the condition is unknown
+        if p is None and implied is not None and fr.facts.possible(implied)[0] is False:
+            p = FALSE  # what the condition would imply is impossible: it is false
         decided = fr.facts.decide(p) if p is not None else None
-        self.branches.append((st, fr.qualname, p, decided, fr.context, list(fr.facts.facts)))
+        if not fr.foreign:  # another file's `if`: this file's questions do not answer for it
+            self.branches.append(BranchRecord(st, fr.qualname, p, decided, fr.context, list(fr.facts.facts),
+                                              fr.root, fr.facts, fr.assumes_default))
         if decided is True:
             return self.exec_block(st.body, fr)
         if decided is False:
@@ -250,8 +257,8 @@ class ExecMixin:
         env0 = dict(fr.env)
         dead0 = fr.dead
         fr.facts.push()
-        if p is not None:
-            fr.facts.add(p, origin)
+        if implied is not None:
+            add_fact(fr.facts, implied, origin)
         f1 = self.exec_block(st.body, fr)
         env1 = dict(fr.env)
         fr.facts.pop()
@@ -260,7 +267,7 @@ class ExecMixin:
         fr.env.update(env0)
         fr.facts.push()
         if p is not None:
-            fr.facts.add(neg(p), origin)
+            add_fact(fr.facts, neg(p), origin)
         f2 = self.exec_block(st.orelse, fr)
         env2 = dict(fr.env)
         fr.facts.pop()
@@ -272,11 +279,11 @@ class ExecMixin:
         if dead1:
             fr.env.update(env2)
             if p is not None:
-                fr.facts.add(neg(p), origin)
+                add_fact(fr.facts, neg(p), origin)
         elif dead2:
             fr.env.update(env1)
-            if p is not None:
-                fr.facts.add(p, origin)
+            if implied is not None:
+                add_fact(fr.facts, implied, origin)
         else:
             fr.env.update(self.join_envs(env1, env2, fr.facts))
         return None
@@ -299,7 +306,10 @@ class ExecMixin:
         follows continues from the side without it: an unknown mask would otherwise turn every
         later shape unknown, and the absent case is the one the generic analysis describes."""
         given_body, absent_body = (st.body, st.orelse) if given_when_true else (st.orelse, st.body)
-        self.branches.append((st, fr.qualname, None, None, fr.context, list(fr.facts.facts)))
+        from .interp import BranchRecord
+        if not fr.foreign:
+            self.branches.append(BranchRecord(st, fr.qualname, None, None, fr.context, list(fr.facts.facts),
+                                              fr.root, fr.facts, fr.assumes_default))
         env0, dead0, opt = dict(fr.env), fr.dead, fr.env[name]
         fr.facts.push()
         f_given = self.exec_block(given_body, fr)
@@ -318,8 +328,12 @@ class ExecMixin:
             fr.dead = dead0
             fr.env.clear()
             fr.env.update(env_given)
-        elif fr.env.get(name) is none:
-            fr.env[name] = opt  # a later `if mask is not None` is undecided again
+        else:
+            # what follows took the tensor to be omitted: a later decision speaks only for the
+            # calls that omit it (questions/branches.py)
+            fr.assumes_default = True
+            if fr.env.get(name) is none:
+                fr.env[name] = opt  # a later `if mask is not None` is undecided again
         return None
 
     def join_envs(self, a: dict, b: dict, facts=None) -> dict:
@@ -362,31 +376,35 @@ class ExecMixin:
         """Zero or more iterations: run the body until the environment is stable (2 passes).
 
         Lists that grow in the body (`outs.append(h)`) become lists of unknown length whose
-        element is the join of what was appended, `trips` times as long when that is known."""
+        element is the join of what was appended, `trips` times as long when that is known.
+        They grow in place, so the environment does not show it: the next pass runs with them
+        already of unknown length (else a later iteration's `len(outs) >= n` would be decided
+        by the first iteration's length)."""
         env0 = dict(fr.env)
         lists = {id(v): (v, len(v.items)) for v in env0.values() if isinstance(v, ListV) and v.items is not None}
+        added: dict = {}  # id -> (list, length before the loop, what one pass appended)
         cur = env0
-        passes = 0
         for _ in range(2):
-            passes += 1
             fr.env.clear()
             fr.env.update(cur)
             bind()
             flow = self.exec_block(st.body, fr)
             after = dict(fr.env)
+            grew = False
+            for key, (lst, n0) in lists.items():
+                if key not in added and lst.items is not None and len(lst.items) > n0:
+                    added[key] = (lst, n0, lst.items[n0:])
+                    lst.elem = self.join_values(lst.items[n0:])
+                    lst.items, lst.length = None, None
+                    grew = True
             joined = self.join_envs(env0, after, fr.facts) if flow not in ("return", "raise") else env0
-            if all(joined.get(k) is cur.get(k) for k in joined):
+            if not grew and all(joined.get(k) is cur.get(k) for k in joined):
                 break
             cur = joined
         fr.env.clear()
         fr.env.update(cur)
-        for lst, n0 in lists.values():
-            if lst.items is not None and len(lst.items) > n0:
-                added = lst.items[n0:]
-                per_pass = len(added) // passes if passes else len(added)
-                lst.elem = self.join_values(added)
-                lst.length = Expr.const(n0) + per_pass * trips if trips is not None else None
-                lst.items = None
+        for lst, n0, items in added.values():
+            lst.length = Expr.const(n0) + len(items) * trips if trips is not None else None
         return None
 
     def trip_count(self, it) -> Optional[Expr]:
@@ -551,6 +569,13 @@ class ExecMixin:
             else:
                 binding[text] = d
         return True
+
+
+def add_fact(store, p: Pred, origin) -> None:
+    """A conjunction becomes one fact per conjunct: `x.shape == (4, 3)` then pins each dimension
+    (display reads single equations) and unsat cores stay as precise."""
+    for q in (p.args if p.op == "and" else (p,)):
+        store.add(q, origin)
 
 
 def parse_shape_comment(comment: str) -> Optional[list]:

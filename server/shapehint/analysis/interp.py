@@ -14,11 +14,11 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ..ops.context import OpFailed
 from ..shapes.expr import Expr
-from ..shapes.shape import Shape
+from ..shapes.shape import Pred, Shape
 from ..shapes.values import Span, TensorV, Value
 from ..solver.facts import FactStore, Limits, Session
 from .builtins import BuiltinMixin
@@ -59,6 +59,26 @@ class Frame:
     dead: bool = False  # a provable error happened on this path: no admissible input gets further
     foreign: str = ""  # path of another workspace module whose code this frame runs
     created: list = field(default_factory=list)  # where the user layers on the call path were built
+    # the analysis this frame belongs to: a function's qualname for its generic analysis and the
+    # calls made from it, "<module>" for module-level code, "" for auxiliary runs (the generic
+    # instance's `__init__`, imported modules)
+    root: str = ""
+    # a decision on this path took an optional argument of the analysed function to be omitted
+    # (`if mask is None`, with `mask=None` its default): what follows holds only for such calls
+    assumes_default: bool = False
+
+
+class BranchRecord(NamedTuple):
+    """One execution of an `if` (Q3): what the facts of that path said about its condition."""
+    node: ast.If
+    function: str
+    pred: Optional[Pred]  # None: the condition is not a shape predicate the analysis follows
+    decided: Optional[bool]  # what the path's facts alone decide
+    context: str
+    facts: list  # the path's facts at the `if`
+    root: str  # Frame.root
+    store: FactStore  # the store the facts belong to (symbol bounds, solver session)
+    assumes_default: bool  # Frame.assumes_default when the `if` ran
 
 
 def span_of(node: ast.AST) -> Span:
@@ -89,7 +109,9 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
         self.session: Optional[Session] = None
         self.max_depth = MAX_DEPTH
         self.internal_errors: list[str] = []
-        self.branches: list = []  # (if node, function, condition, decision, context, facts) for Q3
+        self.branches: list[BranchRecord] = []
+        self.called_from: dict[str, set] = {}  # function -> roots (Frame.root) of the analyses that call it
+        self.omitted: set[int] = set()  # ids of the None values standing for omitted optional arguments
         self.failed_asserts: set[int] = set()
         self.failures: list = []  # (function, span, pred, code, message, context) of provable errors
         self.param_values: dict = {}  # function -> {param: Value} of its generic analysis
@@ -110,6 +132,11 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
             self.on_store(st)
         self.stores.append(st)
         return st
+
+    def note_omitted(self, fr: Frame, *vals) -> None:
+        """A decision looked at an omitted optional argument's None (see Frame.assumes_default)."""
+        if any(id(v) in self.omitted for v in vals):
+            fr.assumes_default = True
 
     def fresh_symbol(self, hint: str, span: Optional[Span], lo: int = 1) -> Expr:
         self._fresh += 1

@@ -145,14 +145,19 @@ class Sink:
         dtypes = {o[3] for o in primary}
         rec.dtype = dtypes.pop() if len(dtypes) == 1 else None
         seen = set()
+        text = {}  # printing shapes is most of the cost here: once per distinct shape
+        for o in obs:
+            if o[2] not in text:
+                text[o[2]] = str(o[2])
+        shown = str(rec.shape)
         for c, _, s, _, _ in obs:
-            key = (c or "generic", str(s))
-            if key not in seen and str(s) != str(rec.shape):
+            key = (c or "generic", text[s])
+            if key not in seen and text[s] != shown:
                 seen.add(key)
                 rec.contexts.append((c or "in terms of the parameters", s))
-        if len(primary) > 1 and len({str(o[2]) for o in primary}) > 1:
+        if len(primary) > 1 and len({text[o[2]] for o in primary}) > 1:
             for c, _, s, _, _ in primary:
-                key = (c, str(s))
+                key = (c, text[s])
                 if key not in seen:
                     seen.add(key)
                     rec.contexts.append((c or "generic", s))

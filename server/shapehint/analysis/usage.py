@@ -31,21 +31,22 @@ def param_kind(fn: ast.FunctionDef, name: str) -> str:
     return "opaque" if opaque and not tensor else "tensor"
 
 
-def used_as_tensor(fn: ast.FunctionDef, name: str) -> bool:
-    """Positive evidence that `name` holds a tensor somewhere in `fn`: a tensor attribute or
-    method, arithmetic or a value comparison, or indexing. `def forward(self, x, mask=None)`
-    uses `mask` so; `def f(x, dim=None)` does not."""
-    def is_name(n) -> bool:
-        return isinstance(n, ast.Name) and n.id == name
+def tensor_uses(fn: ast.AST) -> set:
+    """Names `fn` reads through a tensor attribute or method (`mask.dim()`, `labels.view(-1)`):
+    positive evidence of a tensor. Arithmetic and comparisons are not (`n * 2`, `n > 0` are
+    just as likely ints), so an optional flag (`return_dict=None`) is never taken for one."""
+    out = set()
     for node in ast.walk(fn):
-        if isinstance(node, ast.Attribute) and is_name(node.value) and \
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
                 (node.attr in TENSOR_ATTRS or registry.has_method(node.attr)):
-            return True
-        if isinstance(node, ast.BinOp) and (is_name(node.left) or is_name(node.right)):
-            return True
-        if isinstance(node, ast.Subscript) and is_name(node.value):
-            return True
-        if isinstance(node, ast.Compare) and any(is_name(n) for n in [node.left, *node.comparators]) and \
-                not all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops):
-            return True
-    return False
+            out.add(node.value.id)
+    return out
+
+
+def tensor_names(functions) -> set:
+    """Names some function of the module uses as a tensor: an optional argument of such a name
+    (`mask=None`) is an optional tensor input even where it is only passed on."""
+    out = set()
+    for f in functions:
+        out |= tensor_uses(f.node)
+    return out

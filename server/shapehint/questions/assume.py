@@ -50,7 +50,7 @@ def to_pred(it, fr, node: ast.expr, text: str) -> Pred:
         fr.record = rec
         fr.env.clear()
         fr.env.update(saved)
-    p = it.truth(v)
+    p = it.implied(v)
     if p is None:
         raise AssumeError(f"--assume {text!r}: does not constrain shapes")
     return p

@@ -3,8 +3,24 @@
 For each `if` whose condition depends on shapes, the facts at that point (annotations,
 assertions, earlier preconditions, `--assume`) either force the condition (always-true /
 always-false) or admit both outcomes (depends), with a witness input for each outcome.
-Only the function's own (generic) analysis is used: a decision holds for every admissible
-input of the function, not only for one caller's.
+
+Which executions of the `if` count: a function that other functions call (a helper method, a
+submodule's `forward`, a layer's `__init__`) is judged in the calling contexts that reach it from
+the *entry* functions — those no other function calls — where its arguments are the caller's
+actual shapes and `self` is the instance the enclosing model builds. Each such context is one
+execution of the `if`: always true in every context → always-true, always false in every one →
+always-false, both outcomes in one context or different outcomes in two → depends. A function
+never reached from an entry (recursion, calls the analysis could not follow) falls back to its
+own generic analysis, and so does one the assumptions are scoped to (they describe its own
+parameters) and an `if` that some calling context leaves unknown. Witnesses are inputs of the function whose analysis the context belongs to
+(`witness_function`).
+
+An analysis runs as if optional arguments (`mask=None`) were omitted; an execution after a
+decision that relied on that (`if mask is None`) stands only for such calls: it can show that
+both outcomes occur, never that one is the only one.
+
+Assumptions (`--assume`) are translated in each entry's generic frame: unscoped ones everywhere,
+scoped ones only in their function.
 """
 from __future__ import annotations
 
@@ -12,14 +28,15 @@ import ast
 from typing import Optional
 
 from ..shapes.shape import conj, neg
-from .common import generic_frame, witness
 from .assume import parse_assumption, to_pred
+from .common import ensure_generic, generic_frame, probe_store, witness
 
 SHAPE_WORDS = {"shape", "size", "dim", "ndim", "numel", "ndimension"}
+MODULE = "<module>"
 
 
-def shape_dependent(test: ast.expr, pred) -> bool:
-    if pred is not None and pred.symbols():
+def shape_dependent(test: ast.expr, preds) -> bool:
+    if any(p is not None and p.symbols() for p in preds):
         return True
     for n in ast.walk(test):
         if isinstance(n, ast.Attribute) and n.attr in SHAPE_WORDS:
@@ -28,56 +45,131 @@ def shape_dependent(test: ast.expr, pred) -> bool:
 
 
 def answer_branches(result, assume: list = ()) -> list:
-    from .common import ensure_generic
     ensure_generic(result)
     it = result.interp
-    extra_by_fn: dict = {}
-    out, seen = [], set()
-    for node, fn, pred, decided, context, facts in it.branches:
-        if context != "" or (node.lineno, node.col_offset) in seen:
-            continue
+    groups: dict = {}
+    for rec in it.branches:
+        if rec.root:  # auxiliary runs (the generic instance's __init__, imports) are not analyses
+            groups.setdefault((rec.node.lineno, rec.node.col_offset), []).append(rec)
+    called = {f for f, roots in it.called_from.items() if roots - {MODULE, f}}
+    parsed = _parse(assume)
+    scoped = {scope for scope, _, _ in parsed if scope is not None}
+    ctx = _Answering(result, parsed)
+    out = []
+    for (line, col), recs in groups.items():
+        node, fn = recs[0].node, recs[0].function
         if isinstance(node.test, ast.Call) and isinstance(node.test.func, ast.Name) and node.test.func.id == "isinstance":
             continue
-        if not shape_dependent(node.test, pred):
+        if not shape_dependent(node.test, [r.pred for r in recs]):
             continue
-        seen.add((node.lineno, node.col_offset))
-        extra = extra_by_fn.get(fn)
-        if extra is None:
-            extra = extra_by_fn[fn] = _assumptions(result, fn, assume)
-        item = {"line": node.lineno, "col": node.col_offset, "function": fn, "status": "unknown",
-                "witnesses": {"true": None, "false": None}, "condition": ast.unparse(node.test)}
-        if pred is None:
-            out.append(item)
-            continue
-        store = it.generic_stores.get(fn)
-        if store is None:
-            out.append(item)
-            continue
-        t = witness(result, fn, store, facts, [pred] + extra)
-        f = witness(result, fn, store, facts, [neg(pred)] + extra)
-        if t is not None and f is None:
-            item["status"] = "always-true"
-        elif f is not None and t is None:
-            item["status"] = "always-false"
-        elif t is not None and f is not None:
-            item["status"] = "depends"
-        item["witnesses"] = {"true": t, "false": f}
+        item = {"line": line, "col": col, "function": fn, "status": "unknown",
+                "witnesses": {"true": None, "false": None}, "witness_function": None,
+                "condition": ast.unparse(node.test)}
+        chosen = _contexts(recs, fn, called, scoped)
+        answer = ctx.judge(chosen)
+        if not answer and any(r.root != fn for r in chosen):
+            # the callers' contexts leave it open (an argument the analysis could not follow, an
+            # omitted optional argument): the function's own analysis holds for every input it admits
+            answer = ctx.judge([r for r in recs if r.root == fn])
+        item.update(answer)
         out.append(item)
     out.sort(key=lambda b: (b["line"], b["col"]))
     return out
 
 
-def _assumptions(result, fn: str, assume) -> list:
-    preds = []
-    fr = generic_frame(result, fn)
-    if fr is None:
-        return preds
+def _contexts(recs: list, fn: str, called: set, scoped: set) -> list:
+    """The executions of one `if` that decide it (see the module docstring)."""
+    if fn == MODULE:
+        return [r for r in recs if r.root == MODULE]
+    if fn in called and fn not in scoped:
+        via_entries = [r for r in recs if r.root != MODULE and r.root not in called]
+        if via_entries:
+            return via_entries
+    return [r for r in recs if r.root == fn]
+
+
+def _parse(assume) -> list:
+    out = []
     for text in assume:
         scope, node = parse_assumption(text)
-        if scope is not None and scope != fn:
-            continue
-        try:
-            preds.append(to_pred(result.interp, fr, node, text))
-        except ValueError:
-            continue
-    return preds
+        out.append((scope, node, text))
+    return out
+
+
+class _Answering:
+    """Per-root state of one `answer_branches` call: translated assumptions and solver probes."""
+
+    def __init__(self, result, parsed: list):
+        self.result = result
+        self.parsed = parsed
+        self.extra: dict = {}
+        self.probes: dict = {}
+
+    def assumptions(self, root: str) -> list:
+        got = self.extra.get(root)
+        if got is None:
+            got = self.extra[root] = []
+            fr = generic_frame(self.result, root) if self.parsed else None
+            for scope, node, text in self.parsed if fr is not None else ():
+                if scope is not None and scope != root:
+                    continue
+                try:
+                    got.append(to_pred(self.result.interp, fr, node, text))
+                except ValueError:
+                    continue
+        return got
+
+    def possible(self, rec, pred) -> Optional[bool]:
+        probe = self.probes.get(id(rec.store))
+        if probe is None:
+            probe = self.probes[id(rec.store)] = probe_store(rec.store)
+        probe.facts = rec.facts
+        return probe.possible(pred)[0]
+
+    def outcomes(self, rec) -> Optional[set]:
+        """The outcomes some admissible input of this execution takes; None when unknown."""
+        if rec.pred is None:
+            return None
+        extra = self.assumptions(rec.root)
+        if not extra and rec.decided is not None:
+            return {rec.decided}
+        got = set()
+        for outcome, p in ((True, rec.pred), (False, neg(rec.pred))):
+            if rec.decided is not None and rec.decided is not outcome:
+                continue  # the path's facts already exclude it; assumptions only add facts
+            ok = self.possible(rec, conj(p, *extra))
+            if ok is None:
+                return None
+            if ok:
+                got.add(outcome)
+        return got
+
+    def judge(self, recs: list) -> dict:
+        seen: set = set()
+        unknown = False
+        first: dict = {}  # outcome -> the first execution that takes it (for its witness)
+        for rec in recs:
+            o = self.outcomes(rec)
+            if o is None:
+                unknown = True
+                continue
+            for outcome in o:
+                first.setdefault(outcome, rec)
+            seen |= o
+            if len(seen) == 2:
+                break  # depends, whatever the other executions do
+        if len(seen) == 2:
+            status = "depends"  # every execution is a real one, partial ones included
+        elif unknown or not seen or any(r.assumes_default for r in recs):
+            # an execution after a decision that took an optional argument to be omitted speaks
+            # only for the calls that omit it; the other calls were not analysed
+            return {}
+        else:
+            status = "always-true" if True in seen else "always-false"
+        wit, where = {"true": None, "false": None}, None
+        for outcome, rec in first.items():
+            p = rec.pred if outcome else neg(rec.pred)
+            wit["true" if outcome else "false"] = witness(self.result, rec.root, rec.store, rec.facts,
+                                                          [p] + self.assumptions(rec.root))
+            where = where or rec.root
+        return {"status": status, "witnesses": wit, "witness_function": where}

@@ -53,7 +53,9 @@ def _text(cmd: str, path: str, data: dict) -> None:
         for b in data["branches"]:
             w(f"{path}:{b['line']}:{b['col'] + 1}: {b['function']}: `{b.get('condition', '')}` is {b['status']}")
             wt = {k: v for k, v in b["witnesses"].items() if v}
-            w("".join(f"; {k} for {v}" for k, v in wt.items()) + "\n")
+            where = b.get("witness_function")
+            inputs = f" (inputs of {where})" if wt and where and where != b["function"] else ""
+            w("".join(f"; {k} for {v}" for k, v in wt.items()) + inputs + "\n")
     else:
         for h in data["holes"]:
             if h["status"] == "unique":

@@ -85,6 +85,9 @@ class FloatV(Value):
 @dataclass(eq=False)
 class BoolV(Value):
     pred: Optional[Pred] = None  # None: unknown bool
+    # when `pred` is unknown, what the value being true still implies (`x.shape == (B, f(y))`
+    # with `f(y)` unknown: `x.shape[0] == B`); asserts and the true arm of an `if` may use it
+    implied: Optional[Pred] = None
 
 
 @dataclass(eq=False)
