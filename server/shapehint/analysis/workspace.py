@@ -324,6 +324,8 @@ class Workspace:
 
     def close(self, path: str) -> None:
         self.docs.pop(path, None)
+        if self._parser is not None:
+            self._parser.forget(path)
 
     def result(self, path: str) -> Optional[AnalysisResult]:
         doc = self.docs.get(path)
