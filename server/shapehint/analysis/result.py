@@ -84,6 +84,42 @@ class AnalysisResult:
     dims: dict = field(default_factory=dict)  # symbol name -> DimInfo
     functions: dict = field(default_factory=dict)  # qualname -> Span of the def
     stats: dict = field(default_factory=dict)  # e.g. {"reanalysed": [...], "solver_queries": n}
+    comments: Optional[dict] = None  # line -> comment text, when the text parsed without errors
+
+    # ---- records built on first use ------------------------------------------------------
+    # The language server publishes diagnostics as soon as they exist and builds the records
+    # (hover, inlay hints, code actions) right after, off the edit's critical path.
+    # `defer_values(build)` stores the builder; the first read of `values` runs it (once, under
+    # a lock: hover on the event loop may race the worker forcing it). `interp` forces it too:
+    # questions re-analyse functions on the interpreter, which adds to what the records join.
+
+    def defer_values(self, build) -> None:
+        import threading
+        self.__dict__["_build_values"] = build
+        self.__dict__["_values_lock"] = threading.Lock()
+
+    def values_ready(self) -> bool:
+        return self.__dict__.get("_build_values") is None
+
+    def _get_values(self) -> list:
+        if self.__dict__.get("_build_values") is not None:
+            with self.__dict__["_values_lock"]:
+                build = self.__dict__.get("_build_values")
+                if build is not None:
+                    self.__dict__["_values"] = build()
+                    self.__dict__["_build_values"] = None
+        return self.__dict__["_values"]
+
+    def _set_values(self, values: list) -> None:
+        self.__dict__["_build_values"] = None
+        self.__dict__["_values"] = values
+
+    def _get_interp(self):
+        self._get_values()
+        return self.__dict__.get("_interp")
+
+    def _set_interp(self, it) -> None:
+        self.__dict__["_interp"] = it
 
     def infer_json(self) -> dict:
         from ..shapes.shape import Shape as _S  # noqa
@@ -104,3 +140,8 @@ class AnalysisResult:
         hits = [v for v in self.values if v.span.contains(line, col)]
         hits.sort(key=lambda v: ((v.span.end_line - v.span.line), v.span.end_col - v.span.col))
         return hits
+
+
+# after @dataclass, so that its __init__ assigns through them
+AnalysisResult.values = property(AnalysisResult._get_values, AnalysisResult._set_values)
+AnalysisResult.interp = property(AnalysisResult._get_interp, AnalysisResult._set_interp)

@@ -97,6 +97,10 @@ class Sink:
 
     # ---- results ---------------------------------------------------------
     def finish(self, resolve: Callable[[TensorV], Shape], fixed: Optional[dict] = None) -> tuple[list, list]:
+        return self.finish_values(resolve, fixed), self.finish_diagnostics()
+
+    def finish_values(self, resolve: Callable[[TensorV], Shape], fixed: Optional[dict] = None) -> list:
+        """The records, one per (span, name, kind), in source order."""
         values = []
         fixed = fixed or {}
         for acc in self._acc.values():
@@ -107,6 +111,10 @@ class Sink:
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)
         values.sort(key=lambda v: (v.span.line, v.span.col, not v.is_target))
+        return values
+
+    def finish_diagnostics(self) -> list:
+        """The diagnostics, in source order, with the program's names for symbols."""
         own = {(d.line, d.code) for d in self._diags.values() if getattr(d, "inner", None) is None}
         # a call-site report of a failure the callee reports by itself is redundant
         diags = sorted((d for d in self._diags.values() if getattr(d, "inner", None) not in own),
@@ -115,7 +123,7 @@ class Sink:
             d.message = _DYN.sub("?", self._rename_text(d.message, self.renames.get(getattr(d, "function", ""), {})))
             for r in d.related:
                 r.message = _DYN.sub("?", r.message)
-        return values, diags
+        return diags
 
     @staticmethod
     def _rename_text(text: str, table: dict) -> str:
@@ -234,6 +242,41 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         if nl is not None:
             sink.annotate(nl)
     return True
+
+
+def captured_lines(captured: dict) -> list:
+    """Sorted lines a capture's spans and diagnostics start or end on (cached in the capture)."""
+    lines = captured.get("lines")
+    if lines is None:
+        seen = set()
+        for key, _, _ in captured["obs"]:
+            seen.add(key[0].line)
+            seen.add(key[0].end_line)
+        for _, d in captured["diags"]:
+            seen.add(d.line)
+            seen.add(d.end_line)
+        lines = captured["lines"] = sorted(seen)
+    return lines
+
+
+def restore_unmoved(sink: Sink, captured: dict, owner: str) -> None:
+    """`restore` when no line moved and none of the capture's lines changed: the keys and
+    observations are reused as they are (only diagnostics are copied: finishing renames them)."""
+    from dataclasses import replace
+    acc_of = sink._acc
+    for key, kind, o in captured["obs"]:
+        acc = acc_of.get(key)
+        if acc is None:
+            acc = acc_of[key] = _Acc(key[0], key[2], key[1], key[3], kind)
+        acc.obs.append(o)
+        acc.owners.append(owner)
+    for k, d in captured["diags"]:
+        if k not in sink._diags:
+            nd = replace(d, related=[replace(r) for r in d.related])
+            nd.function, nd.owner, nd.inner = getattr(d, "function", ""), owner, getattr(d, "inner", None)
+            sink._diags[k] = nd
+    for line in captured.get("annotated", ()):
+        sink.annotate(line)
 
 
 _LINE = re.compile(r"\(line (\d+)\)")

@@ -22,7 +22,7 @@ from typing import Callable, Optional
 from ..ops import registry
 from .objects import ClassObj, FuncObj
 from .result import AnalysisResult
-from .sink import capture, restore
+from .sink import capture, captured_lines, restore, restore_unmoved
 
 
 @dataclass
@@ -65,6 +65,14 @@ class SummaryCache:
             return line + (n_new - n_old)
         return None
 
+    def _touches_changed(self, captured: dict) -> bool:
+        """Whether a capture has a span or diagnostic on an edited line (old numbering)."""
+        from bisect import bisect_right
+        pre, suf, n_old, _ = self._map
+        lines = captured_lines(captured)
+        k = bisect_right(lines, pre)  # the first line after the unchanged prefix
+        return k < len(lines) and lines[k] <= n_old - suf
+
     def _identity(self) -> bool:
         """The edit kept every line where it was (same line count): spans need no moving."""
         self.line_map(1)
@@ -103,11 +111,16 @@ class SummaryCache:
                                     dict(it.sink.renames.get(q, {})))
             if old is None or old.signature != sig:
                 dirty.extend(c for c in callers.get(q, ()) if c not in done)
+        unmoved = self._identity()
         for q, f in funcs.items():
             if q in done:
                 continue
             old = self.entries[q]
-            if restore(it.sink, old.captured, q, self.line_map):
+            if unmoved and not self._touches_changed(old.captured):
+                restore_unmoved(it.sink, old.captured, q)
+                it.sink.renames[q] = dict(old.renames)
+                new_entries[q] = _Entry(keys[q], old.signature, old.captured, old.renames)
+            elif restore(it.sink, old.captured, q, self.line_map):
                 it.sink.renames[q] = dict(old.renames)
                 moved = old.captured if self._identity() else _moved(old.captured, self.line_map)
                 new_entries[q] = _Entry(keys[q], old.signature, moved, old.renames)
@@ -314,7 +327,9 @@ class Workspace:
         from .interp import Cancelled
         try:
             doc.result = analyze(text, path, config=self.config, cancel=cancel, parsed=parsed, cache=doc.cache,
-                                 on_store=on_store or interrupt_hook(cancel))
+                                 on_store=on_store or interrupt_hook(cancel), defer_values=True)
+            if not parsed.errors:  # what a tokenizer would find (for suppression comments)
+                doc.result.comments = parsed.comments
         except Cancelled:
             raise
         except (Exception, RecursionError):  # never trust a cache an exception went through

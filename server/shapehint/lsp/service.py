@@ -353,8 +353,10 @@ def _body(uri: str, version, text: str, path: str, config, analyses=None):
             errors = (getattr(result, "stats", None) or {}).get("internal_errors")
             if errors:
                 log.warning("internal errors analysing %s: %s", path, errors[:3])
-            log.debug("analysed %s v%s: %d values", path, version, len(result.values))
+            log.debug("analysed %s v%s: %d diagnostics", path, version, len(result.diagnostics))
         job.check()
-        diags = cfgmod.apply_config(result.diagnostics, text, config)
+        comments = getattr(result, "comments", None)
+        supp = cfgmod.comment_suppressions(comments) if comments is not None else text
+        diags = cfgmod.apply_config(result.diagnostics, supp, config)
         return Snapshot(uri, version, text, result, tuple(diags), config)
     return body

@@ -96,6 +96,11 @@ def _call_soon(loop, fn, *args) -> None:
         pass
 
 
+def _log_failure(fut: Future) -> None:
+    if not fut.cancelled() and fut.exception() is not None:
+        log.error("background step failed", exc_info=fut.exception())
+
+
 def _safe(fn) -> None:
     try:
         fn()
@@ -302,6 +307,22 @@ class Worker:
             self.on_publish(snap)
         except Exception:
             log.exception("publishing %s failed", entry.uri)
+        self._complete(snap)
+
+    def _complete(self, snap: Snapshot) -> None:
+        """Build the snapshot's records (hover, inlay hints, code actions) on the analysis thread
+        right after its diagnostics went out; a request that comes first builds them itself."""
+        ready = getattr(snap.result, "values_ready", None)
+        if ready is None or ready():
+            return
+
+        def build():
+            if self.snapshots.get(snap.uri) is snap:  # superseded meanwhile: nobody will ask
+                snap.result.values
+        try:
+            self.analysis_executor.submit(build).add_done_callback(_log_failure)
+        except RuntimeError:  # shutting down
+            pass
 
     async def current(self, uri: str, version: Optional[int]) -> Optional[Snapshot]:
         """The snapshot of `version` of `uri`, starting a debounced analysis now if needed.
