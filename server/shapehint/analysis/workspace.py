@@ -293,6 +293,21 @@ def _show(it, v) -> str:
 
 # ---- documents ----------------------------------------------------------------------
 
+def _replayer(path: str, text: str, cache: SummaryCache, config):
+    """Rebuilds the interpreter of the analysis that just filled `cache` (for a compacted result):
+    the same text against a private copy of the summaries it left, so every function is restored
+    (the questions re-analyse what they need, as on any warm result) and the document's own cache,
+    which may have moved on to a newer version, is not touched."""
+    entries, lines = cache.entries, list(cache.old_lines)
+
+    def replay() -> AnalysisResult:
+        from .engine import analyze
+        private = SummaryCache()
+        private.entries, private.old_lines = dict(entries), list(lines)
+        return analyze(text, path, config=config, cache=private, defer_values=True)
+    return replay
+
+
 @dataclass
 class Document:
     path: str
@@ -330,6 +345,7 @@ class Workspace:
                                  on_store=on_store or interrupt_hook(cancel), defer_values=True)
             if not parsed.errors:  # what a tokenizer would find (for suppression comments)
                 doc.result.comments = parsed.comments
+            doc.result.set_replay(_replayer(path, text, doc.cache, self.config))
         except Cancelled:
             raise
         except (Exception, RecursionError):  # never trust a cache an exception went through

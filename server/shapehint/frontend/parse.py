@@ -30,6 +30,7 @@ import parso
 from . import repair
 
 MAX_REPAIRS = 64
+KEEP_TREES = 4  # documents whose last tree IncrementalParser keeps for splicing
 
 
 @dataclass
@@ -70,7 +71,9 @@ class IncrementalParser:
     def __init__(self):
         # One grammar for all documents; parso keeps each path's last tree for its diff parser.
         self.grammar = _grammar()
-        self._last: dict = {}  # path -> the last ParsedModule without errors (trees are never mutated)
+        # path -> the last ParsedModule without errors (trees are never mutated), for the few
+        # documents edited last: a 500-line tree is ~1 MB, and only the edited file needs one
+        self._last: dict = {}
 
     def parse(self, text: str, path: str) -> ParsedModule:
         from .splice import splice
@@ -81,10 +84,11 @@ class IncrementalParser:
             out = splice(old, norm.split("\n"), _compile, _code_point_columns, _comments)
         if out is None:
             out = _parse(text, path, diff_cache=True)
-        if out.errors:
-            self._last.pop(path, None)
-        else:
+        self._last.pop(path, None)
+        if not out.errors:
             self._last[path] = out
+            while len(self._last) > KEEP_TREES:
+                del self._last[next(iter(self._last))]
         return out
 
     def forget(self, path: str) -> None:

@@ -28,6 +28,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from . import heap
+
 log = logging.getLogger(__name__)
 
 
@@ -96,11 +98,6 @@ def _call_soon(loop, fn, *args) -> None:
         pass
 
 
-def _log_failure(fut: Future) -> None:
-    if not fut.cancelled() and fut.exception() is not None:
-        log.error("background step failed", exc_info=fut.exception())
-
-
 def _safe(fn) -> None:
     try:
         fn()
@@ -127,6 +124,7 @@ class _Pending:
     waiter: asyncio.Future
     timer: Optional[asyncio.TimerHandle] = None
     started: bool = False
+    finished: bool = False
 
 
 @dataclass
@@ -153,6 +151,8 @@ class Worker:
         self._early_cancels: list = []
         self._warm: Optional[Future] = None
         self.on_publish: Callable[[Snapshot], None] = lambda snap: None
+        # runs on the analysis thread right after a snapshot is handed over for publishing
+        self.prepare: Callable[[Snapshot], None] = lambda snap: None
         self.on_busy: Callable[[bool], None] = lambda busy: None
         self.current_version: Callable[[str], Optional[int]] = lambda uri: None
 
@@ -259,40 +259,56 @@ class Worker:
         loop = asyncio.get_running_loop()
         self.stats["analyses"] += 1
         self.on_busy(True)
-        fut = self.submit(entry.job, self._analyse, entry, executor=self.analysis_executor)
-        fut.add_done_callback(lambda f: _call_soon(loop, self._finish, entry, f))
+        fut = self.submit(entry.job, self._analyse, entry, loop, executor=self.analysis_executor)
+        fut.add_done_callback(lambda f: _call_soon(loop, self._failed, entry, f))
 
     def warm_up(self, fn: Callable[[], Any]) -> None:
         """Run `fn` (imports, registries) once before any analysis starts: lazy imports racing
         on two worker threads can see a half-initialised module (an operator registry)."""
         self._warm = self.analysis_executor.submit(fn)
 
-    def _analyse(self, job: Job, entry: _Pending) -> Snapshot:
+    def _analyse(self, job: Job, entry: _Pending, loop) -> Snapshot:
         if self._warm is not None:
             try:
                 self._warm.result()
             except Exception:
                 log.exception("warm-up failed")
         job.check()
-        snap = entry.body(job)
-        hold = self.hooks.hold
-        if hold is not None:  # test hook: let the document move on before this result lands
-            hold.wait(60)
+        with heap.paused():  # see heap.py: no collection before the diagnostics are out
+            snap = entry.body(job)
+            hold = self.hooks.hold
+            if hold is not None:  # test hook: let the document move on before this result lands
+                hold.wait(60)
+            # publish now; then, still on this thread and so before the next analysis starts,
+            # build what requests read (records, lenses) and compact the result
+            _call_soon(loop, self._finish, entry, snap)
+            if not job.is_set():
+                try:
+                    self.prepare(snap)
+                except Exception:
+                    log.exception("preparing %s failed", entry.uri)
+        heap.release()
         return snap
 
-    def _finish(self, entry: _Pending, fut: Future) -> None:
+    def _failed(self, entry: _Pending, fut: Future) -> None:
+        """The analysis job ended without a snapshot (cancelled, or it raised)."""
+        if entry.finished:
+            return
+        if not fut.cancelled():
+            exc = fut.exception()
+            if exc is not None and not isinstance(exc, Cancelled) and not entry.job.is_set():
+                log.error("analysis of %s failed", entry.uri, exc_info=exc)
+                self.stats["failed"] += 1
+        self._finish(entry, None)
+
+    def _finish(self, entry: _Pending, snap: Optional[Snapshot]) -> None:
+        if entry.finished:
+            return
+        entry.finished = True
         if self._pending.get(entry.uri) is entry:
             del self._pending[entry.uri]
         if not self._pending:
             self.on_busy(False)
-        snap = None
-        if not fut.cancelled():
-            exc = fut.exception()
-            if exc is None:
-                snap = fut.result()
-            elif not isinstance(exc, Cancelled) and not entry.job.is_set():
-                log.error("analysis of %s failed", entry.uri, exc_info=exc)
-                self.stats["failed"] += 1
         stale = entry.job.is_set() or self.current_version(entry.uri) != entry.version
         if snap is None or stale:
             self.stats["dropped"] += 1
@@ -307,22 +323,6 @@ class Worker:
             self.on_publish(snap)
         except Exception:
             log.exception("publishing %s failed", entry.uri)
-        self._complete(snap)
-
-    def _complete(self, snap: Snapshot) -> None:
-        """Build the snapshot's records (hover, inlay hints, code actions) on the analysis thread
-        right after its diagnostics went out; a request that comes first builds them itself."""
-        ready = getattr(snap.result, "values_ready", None)
-        if ready is None or ready():
-            return
-
-        def build():
-            if self.snapshots.get(snap.uri) is snap:  # superseded meanwhile: nobody will ask
-                snap.result.values
-        try:
-            self.analysis_executor.submit(build).add_done_callback(_log_failure)
-        except RuntimeError:  # shutting down
-            pass
 
     async def current(self, uri: str, version: Optional[int]) -> Optional[Snapshot]:
         """The snapshot of `version` of `uri`, starting a debounced analysis now if needed.
