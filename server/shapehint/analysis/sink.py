@@ -44,6 +44,7 @@ class Sink:
         self.annotated_lines: set[int] = set()
         self.owner = "<module>"  # the root analysis currently running (for per-function capture)
         self.owned_annotations: dict = {}  # owner -> annotated lines it met
+        self._later: list = []  # [(capture, owner)] restored, observations not merged yet
 
     def annotate(self, line: int) -> None:
         self.annotated_lines.add(line)
@@ -92,6 +93,18 @@ class Sink:
         d.owner = self.owner
         self._diags[key] = d
 
+    def restore_later(self, captured: dict, owner: str) -> None:
+        """`restore_unmoved`, with the observations merged only when the records are built:
+        they are most of a capture and nothing before `finish_values` reads them, so an edit's
+        diagnostics need not wait for thousands of them to be re-inserted."""
+        restore_unmoved(self, captured, owner, observations=False)
+        self._later.append((captured, owner))
+
+    def _merge_later(self) -> None:
+        later, self._later = self._later, []
+        for captured, owner in later:
+            _merge_observations(self, captured, owner)
+
     def has_error_at(self, line: int) -> bool:
         return any(d.line == line and d.severity == "error" for d in self._diags.values())
 
@@ -101,6 +114,7 @@ class Sink:
 
     def finish_values(self, resolve: Callable[[TensorV], Shape], fixed: Optional[dict] = None) -> list:
         """The records, one per (span, name, kind), in source order."""
+        self._merge_later()
         values = []
         fixed = fixed or {}
         for acc in self._acc.values():
@@ -259,10 +273,7 @@ def captured_lines(captured: dict) -> list:
     return lines
 
 
-def restore_unmoved(sink: Sink, captured: dict, owner: str) -> None:
-    """`restore` when no line moved and none of the capture's lines changed: the keys and
-    observations are reused as they are (only diagnostics are copied: finishing renames them)."""
-    from dataclasses import replace
+def _merge_observations(sink: Sink, captured: dict, owner: str) -> None:
     acc_of = sink._acc
     for key, kind, o in captured["obs"]:
         acc = acc_of.get(key)
@@ -270,6 +281,15 @@ def restore_unmoved(sink: Sink, captured: dict, owner: str) -> None:
             acc = acc_of[key] = _Acc(key[0], key[2], key[1], key[3], kind)
         acc.obs.append(o)
         acc.owners.append(owner)
+
+
+def restore_unmoved(sink: Sink, captured: dict, owner: str, observations: bool = True) -> None:
+    """`restore` when no line moved and none of the capture's lines changed: the keys and
+    observations are reused as they are (only diagnostics are copied: finishing renames them).
+    Without `observations`, only the diagnostics and annotated lines (see `Sink.restore_later`)."""
+    from dataclasses import replace
+    if observations:
+        _merge_observations(sink, captured, owner)
     for k, d in captured["diags"]:
         if k not in sink._diags:
             nd = replace(d, related=[replace(r) for r in d.related])

@@ -22,7 +22,7 @@ from typing import Callable, Optional
 from ..ops import registry
 from .objects import ClassObj, FuncObj
 from .result import AnalysisResult
-from .sink import capture, captured_lines, restore, restore_unmoved
+from .sink import capture, captured_lines, restore
 
 
 @dataclass
@@ -117,7 +117,7 @@ class SummaryCache:
                 continue
             old = self.entries[q]
             if unmoved and not self._touches_changed(old.captured):
-                restore_unmoved(it.sink, old.captured, q)
+                it.sink.restore_later(old.captured, q)
                 it.sink.renames[q] = dict(old.renames)
                 new_entries[q] = _Entry(keys[q], old.signature, old.captured, old.renames)
             elif restore(it.sink, old.captured, q, self.line_map):
@@ -192,9 +192,10 @@ def class_context(cls: Optional[ClassObj], lines: list, seen=None) -> str:
     seen.add(id(cls))
     node = cls.node
     parts = [lines[node.lineno - 1]]
+    from_init = _attributes_in_init(node)
     for item in node.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if item.name in ("__init__", "__post_init__") or _called_from_init(node, item.name):
+            if item.name in ("__init__", "__post_init__") or item.name in from_init:
                 parts.append(_segment(lines, item))
         else:
             parts.append(_segment(lines, item))
@@ -204,13 +205,13 @@ def class_context(cls: Optional[ClassObj], lines: list, seen=None) -> str:
     return "\n".join(parts)
 
 
-def _called_from_init(cls_node: ast.ClassDef, name: str) -> bool:
+def _attributes_in_init(cls_node: ast.ClassDef) -> set:
+    """Attribute names `__init__` mentions (`self.build()`: `build` shapes the instance too)."""
+    out = set()
     for item in cls_node.body:
         if isinstance(item, ast.FunctionDef) and item.name == "__init__":
-            for n in ast.walk(item):
-                if isinstance(n, ast.Attribute) and n.attr == name:
-                    return True
-    return False
+            out.update(n.attr for n in ast.walk(item) if isinstance(n, ast.Attribute))
+    return out
 
 
 def _shared_context(parsed, it) -> str:
@@ -225,12 +226,18 @@ def function_key(f: FuncObj, parsed, it, shared: Optional[str] = None, class_ctx
         shared = _shared_context(parsed, it)
     if class_ctx is None:
         class_ctx = {}
-    if id(f.cls) not in class_ctx:
-        class_ctx[id(f.cls)] = class_context(f.cls, parsed.lines)
-    for part in (_segment(parsed.lines, f.node), class_ctx[id(f.cls)], shared):
-        h.update(part.encode("utf-8", "replace"))
-        h.update(b"\x00")
+    if id(f.cls) not in class_ctx:  # hashed once per class and run: every method includes it
+        class_ctx[id(f.cls)] = _digest(class_context(f.cls, parsed.lines))
+    if "" not in class_ctx:
+        class_ctx[""] = _digest(shared)
+    h.update(_segment(parsed.lines, f.node).encode("utf-8", "replace"))
+    h.update(class_ctx[id(f.cls)])
+    h.update(class_ctx[""])
     return h.hexdigest()
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "replace")).digest()
 
 
 def dependencies(f: FuncObj, funcs: dict) -> set:

@@ -135,6 +135,12 @@ class Hooks:
     running: Counter = field(default_factory=Counter)
 
 
+# The analysis thread runs pure Python for up to seconds; with the interpreter's default 5 ms
+# GIL switch interval every message the stdin reader and the event loop handle meanwhile waits
+# up to 5 ms per hand-over (tens of ms for one didChange, one hover). 1 ms keeps them responsive.
+SWITCH_INTERVAL_S = 0.001
+
+
 class Worker:
     def __init__(self, max_workers: int = 2, debounce_s: float = 0.25):
         # Document analyses run one at a time on their own thread (the engine's per-analysis
@@ -279,9 +285,12 @@ class Worker:
             hold = self.hooks.hold
             if hold is not None:  # test hook: let the document move on before this result lands
                 hold.wait(60)
-            # publish now; then, still on this thread and so before the next analysis starts,
-            # build what requests read (records, lenses) and compact the result
-            _call_soon(loop, self._finish, entry, snap)
+            # publish now (waiting for it: this thread would hold the GIL meanwhile); then, still
+            # on this thread and so before the next analysis starts, build what requests read
+            # (records, lenses) and compact the result
+            published = threading.Event()
+            _call_soon(loop, self._finish, entry, snap, published)
+            published.wait(1.0)
             if not job.is_set():
                 try:
                     self.prepare(snap)
@@ -301,7 +310,14 @@ class Worker:
                 self.stats["failed"] += 1
         self._finish(entry, None)
 
-    def _finish(self, entry: _Pending, snap: Optional[Snapshot]) -> None:
+    def _finish(self, entry: _Pending, snap: Optional[Snapshot], done: Optional[threading.Event] = None) -> None:
+        try:
+            self._land(entry, snap)
+        finally:
+            if done is not None:
+                done.set()
+
+    def _land(self, entry: _Pending, snap: Optional[Snapshot]) -> None:
         if entry.finished:
             return
         entry.finished = True
