@@ -8,12 +8,19 @@ longer than the whole edit → diagnostics budget. Two rules keep it off the pat
   moved out of the collector's sight (`gc.freeze`) instead of being walked by every collection.
 - `paused()` around a document analysis and the preparing of its result: an analysis creates
   almost no cyclic garbage until the result is compacted (its interpreter is a web of cycles:
-  functions, their module globals, classes), and everything it allocated stays in the youngest
-  generation meanwhile; `release()` then collects just that generation — cost in proportion to
-  what the analysis allocated, not to the whole heap — and hands the freed pages back.
+  functions, their module globals, classes), and all it allocated stays in the youngest
+  generation meanwhile. `release()` then collects that generation only (cost in proportion to
+  what the analysis allocated), freezes the survivors — a compacted result and the summaries
+  have no cycles, so refcounting frees them when they are replaced, frozen or not — and hands
+  the freed pages back. Without the freeze, each edit's surviving records would make Python's
+  own trigger run a full collection every edit or two, at any moment (in a hover, while a
+  didChange is read).
+- `sweep()` once the editor has been idle a while (worker.py): whatever cyclic garbage the
+  freezes caught (a request's objects that were in flight, say) is unfrozen and collected.
 
 Only the analysis thread calls `paused()`, so the enable/disable pairs never interleave.
-`trim()`: glibc's malloc keeps freed pages (tens of MB across 20 open files) until asked.
+`trim()`: glibc's malloc keeps freed pages until asked — notably the Z3 contexts of an
+analysis (~25 MB for a 500-line module), released when it ends; worker.py trims right then.
 """
 from __future__ import annotations
 
@@ -39,6 +46,14 @@ def paused():
 
 def release() -> None:
     gc.collect(0)
+    gc.freeze()
+    trim()
+
+
+def sweep() -> None:
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
     trim()
 
 

@@ -139,6 +139,7 @@ class Hooks:
 # GIL switch interval every message the stdin reader and the event loop handle meanwhile waits
 # up to 5 ms per hand-over (tens of ms for one didChange, one hover). 1 ms keeps them responsive.
 SWITCH_INTERVAL_S = 0.001
+IDLE_SWEEP_S = 2.0  # no analysis landed for this long: the user paused; collect everything (heap.py)
 
 
 class Worker:
@@ -156,6 +157,7 @@ class Worker:
         self._requests: dict = {}
         self._early_cancels: list = []
         self._warm: Optional[Future] = None
+        self._sweep: Optional[asyncio.TimerHandle] = None
         self.on_publish: Callable[[Snapshot], None] = lambda snap: None
         # runs on the analysis thread right after a snapshot is handed over for publishing
         self.prepare: Callable[[Snapshot], None] = lambda snap: None
@@ -282,6 +284,7 @@ class Worker:
         job.check()
         with heap.paused():  # see heap.py: no collection before the diagnostics are out
             snap = entry.body(job)
+            heap.trim()  # the analysis's Z3 contexts are gone: give their pages back now (~ms)
             hold = self.hooks.hold
             if hold is not None:  # test hook: let the document move on before this result lands
                 hold.wait(60)
@@ -333,12 +336,27 @@ class Worker:
             return
         self.snapshots[entry.uri] = snap
         self.stats["published"] += 1
+        self._sweep_when_idle()
         if not entry.waiter.done():
             entry.waiter.set_result(snap)
         try:
             self.on_publish(snap)
         except Exception:
             log.exception("publishing %s failed", entry.uri)
+
+    def _sweep_when_idle(self) -> None:
+        """A full garbage collection (heap.sweep) once no analysis has landed for a while."""
+        loop = asyncio.get_running_loop()
+        if self._sweep is not None:
+            self._sweep.cancel()
+
+        def sweep():
+            self._sweep = None
+            if self._pending:
+                self._sweep_when_idle()
+            else:
+                self.analysis_executor.submit(heap.sweep)
+        self._sweep = loop.call_later(IDLE_SWEEP_S, sweep)
 
     async def current(self, uri: str, version: Optional[int]) -> Optional[Snapshot]:
         """The snapshot of `version` of `uri`, starting a debounced analysis now if needed.
@@ -361,6 +379,8 @@ class Worker:
         return uri in self._pending
 
     def shutdown(self) -> None:
+        if self._sweep is not None:
+            self._sweep.cancel()
         for uri in list(self._pending):
             self.forget(uri)
         for job in list(self._requests.values()):
