@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -205,13 +206,21 @@ def class_context(cls: Optional[ClassObj], lines: list, seen=None) -> str:
     return "\n".join(parts)
 
 
-def _attributes_in_init(cls_node: ast.ClassDef) -> set:
-    """Attribute names `__init__` mentions (`self.build()`: `build` shapes the instance too)."""
-    out = set()
-    for item in cls_node.body:
-        if isinstance(item, ast.FunctionDef) and item.name == "__init__":
-            out.update(n.attr for n in ast.walk(item) if isinstance(n, ast.Attribute))
+def _attributes_in_init(cls_node: ast.ClassDef) -> frozenset:
+    """Attribute names `__init__` mentions (`self.build()`: `build` shapes the instance too).
+    Kept per class node: trees are never mutated, and an edit's re-parse reuses the nodes of the
+    classes it did not touch (frontend/splice.py), so only the edited class is walked again."""
+    out = _INIT_ATTRS.get(cls_node)
+    if out is None:
+        names = set()
+        for item in cls_node.body:
+            if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                names.update(n.attr for n in ast.walk(item) if isinstance(n, ast.Attribute))
+        out = _INIT_ATTRS[cls_node] = frozenset(names)
     return out
+
+
+_INIT_ATTRS: "weakref.WeakKeyDictionary[ast.ClassDef, frozenset]" = weakref.WeakKeyDictionary()
 
 
 def _shared_context(parsed, it) -> str:
