@@ -15,8 +15,9 @@ longer than the whole edit → diagnostics budget. Two rules keep it off the pat
   the freed pages back. Without the freeze, each edit's surviving records would make Python's
   own trigger run a full collection every edit or two, at any moment (in a hover, while a
   didChange is read).
-- `sweep()` once the editor has been idle a while (worker.py): whatever cyclic garbage the
-  freezes caught (a request's objects that were in flight, say) is unfrozen and collected.
+- `sweep()` once no analysis has landed for 10 s (worker.py), and every 64th release: whatever
+  cyclic garbage the freezes caught (a request's objects that were in flight, say) is unfrozen
+  and collected.
 
 Only the analysis thread calls `paused()`, so the enable/disable pairs never interleave.
 `trim()`: glibc's malloc keeps freed pages until asked — notably the Z3 contexts of an
@@ -44,10 +45,21 @@ def paused():
             gc.enable()
 
 
+_RELEASES_PER_SWEEP = 64  # a backstop for a user who never pauses that long
+
+
 def release() -> None:
+    global _releases
+    _releases += 1
+    if _releases % _RELEASES_PER_SWEEP == 0:
+        sweep()
+        return
     gc.collect(0)
     gc.freeze()
     trim()
+
+
+_releases = 0
 
 
 def sweep() -> None:

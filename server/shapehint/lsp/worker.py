@@ -16,6 +16,9 @@ Invariants
     longer the document's is dropped, never stored or published (`stats["dropped"]`).
   - Edits are debounced: the analysis starts `debounce_s` after the last edit, unless a request
     needs the current version now (`current`).
+  - A snapshot is handed to the event loop (published) as soon as its diagnostics exist; the
+    analysis thread then runs `prepare` (records, compaction) before it takes the next job, so
+    a request that comes in between builds the records itself (under the result's lock).
 Tests: tests/lsp/test_cancel.py, tests/lsp/test_diagnostics.py (stale results).
 """
 from __future__ import annotations
@@ -139,7 +142,8 @@ class Hooks:
 # GIL switch interval every message the stdin reader and the event loop handle meanwhile waits
 # up to 5 ms per hand-over (tens of ms for one didChange, one hover). 1 ms keeps them responsive.
 SWITCH_INTERVAL_S = 0.001
-IDLE_SWEEP_S = 2.0  # no analysis landed for this long: the user paused; collect everything (heap.py)
+IDLE_SWEEP_S = 10.0  # no analysis landed for this long: collect everything (heap.py); a pause of
+# ~0.1 s per 100k objects, so not while the user is likely to be typing or hovering
 
 
 class Worker:
@@ -303,7 +307,10 @@ class Worker:
         return snap
 
     def _failed(self, entry: _Pending, fut: Future) -> None:
-        """The analysis job ended without a snapshot (cancelled, or it raised)."""
+        """The job's future is done: drop the job → future → callback → job cycle (frozen by
+        heap.release, it would keep the snapshot until the next sweep); handle a job that ended
+        without a snapshot (cancelled, or it raised)."""
+        entry.job.future = None
         if entry.finished:
             return
         if not fut.cancelled():
