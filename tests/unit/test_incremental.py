@@ -227,3 +227,16 @@ def test_an_edit_inside_one_function_parses_and_analyses_only_that_function():
     assert calls == [True]
     assert r.stats["reanalysed"] == ["unrelated"]
     assert _same(r, analyze_source(edited, "m.py"))
+
+
+def test_a_capture_touching_an_edited_line_is_not_half_restored():
+    from shapehint.analysis.sink import Sink, restore
+    from shapehint.shapes.shape import Shape
+    from shapehint.shapes.values import Span, TensorV
+    t = TensorV(Shape.unknown("x*"), None, None)
+    captured = {"obs": [((Span(1, 0, 1, 1), "f", "a", True, "tensor"), "tensor", ("", False, t, "")),
+                        ((Span(5, 0, 5, 1), "f", "b", True, "tensor"), "tensor", ("", False, t, ""))],
+                "diags": [], "annotated": set()}
+    sink = Sink("m.py")
+    assert not restore(sink, captured, "f", lambda line: None if line == 5 else line)
+    assert sink._acc == {}

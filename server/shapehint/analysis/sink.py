@@ -229,8 +229,11 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
 
 
 def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
-    """Re-insert a captured contribution, moving spans with `line_map` (old line -> new line)."""
+    """Re-insert a captured contribution, moving spans with `line_map` (old line -> new line);
+    False, with nothing inserted, when a span or diagnostic sits on an edited line."""
     from dataclasses import replace
+    if any(line_map(line) is None for line in captured_lines(captured)):
+        return False  # checked first: a half-restored function analysed again would count twice
     for key, kind, (c, e, v, sub) in captured["obs"]:
         c = relabel(c, line_map)
         span = key[0]
