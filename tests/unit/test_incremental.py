@@ -144,6 +144,9 @@ def test_incremental_equals_from_scratch(steps):
         r = _update(ws, text, v)
         fresh = analyze_source(text, "m.py")
         assert _same(r, fresh), (steps, v)
+        # everything hover shows of a record too: layers' text and in → out, pinned symbols
+        assert _records(r) == _records(fresh), (steps, v)
+        assert r.diagnostics == fresh.diagnostics, (steps, v)
 
 
 def test_questions_on_a_warm_result_match_a_fresh_one():

@@ -32,6 +32,7 @@ class _Acc:
     obs: list = field(default_factory=list)  # [(context, is_entry, value, iteration label)]
     owners: list = field(default_factory=list)  # root analysis that made each observation
     layer_io: Optional[str] = None
+    layer_io_owner: str = ""  # the root analysis that set layer_io
 
 
 class Sink:
@@ -45,6 +46,11 @@ class Sink:
         self.owner = "<module>"  # the root analysis currently running (for per-function capture)
         self.owned_annotations: dict = {}  # owner -> annotated lines it met
         self._later: list = []  # [(capture, owner)] restored, observations not merged yet
+        # root analysis -> its place in a from-scratch run ("<module>", then the functions in
+        # order); set by an incremental run, whose owners come in another order (re-analysed
+        # first, restored after): finishing puts observations back in from-scratch order
+        self.owner_rank: Optional[dict] = None
+        self.fixed_restored: dict = {}  # function -> its pinned symbols, for restored functions
 
     def annotate(self, line: int) -> None:
         self.annotated_lines.add(line)
@@ -79,7 +85,13 @@ class Sink:
         for is_target in (False, True):
             acc = self._acc.get((span, function, name, is_target, "layer"))
             if acc is not None:
-                acc.layer_io = text
+                self._set_layer_io(acc, text, self.owner)
+
+    def _set_layer_io(self, acc: _Acc, text: str, owner: str) -> None:
+        """The last call's text wins, as in a from-scratch run (the latest owner in its order)."""
+        rank = self.owner_rank
+        if rank is None or acc.layer_io is None or rank.get(owner, 0) >= rank.get(acc.layer_io_owner, 0):
+            acc.layer_io, acc.layer_io_owner = text, owner
 
     def diag(self, span: Span, code: str, message: str, related=(), data=None,
              severity: Optional[str] = None, function: str = "", inner=None) -> None:
@@ -105,6 +117,13 @@ class Sink:
         for captured, owner in later:
             _merge_observations(self, captured, owner)
 
+    def _from_scratch_order(self) -> None:
+        rank = self.owner_rank
+        for acc in self._acc.values():
+            if len(set(acc.owners)) > 1:
+                pairs = sorted(zip(acc.owners, acc.obs), key=lambda p: rank.get(p[0], 0))
+                acc.owners, acc.obs = [p[0] for p in pairs], [p[1] for p in pairs]
+
     def has_error_at(self, line: int) -> bool:
         return any(d.line == line and d.severity == "error" for d in self._diags.values())
 
@@ -115,8 +134,10 @@ class Sink:
     def finish_values(self, resolve: Callable[[TensorV], Shape], fixed: Optional[dict] = None) -> list:
         """The records, one per (span, name, kind), in source order."""
         self._merge_later()
+        if self.owner_rank is not None:
+            self._from_scratch_order()
         values = []
-        fixed = fixed or {}
+        fixed = {**self.fixed_restored, **(fixed or {})}
         for acc in self._acc.values():
             ren = {k: Expr.sym(v) for k, v in self.renames.get(acc.function, {}).items()}
             # a value the facts force beats a name; its own symbols get their names too
@@ -225,7 +246,9 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
                     v = TensorV(resolve(v), v.dtype, v.origin, v.contiguous, v.layout_note)
                 obs.append((key, acc.kind, o[:2] + (v, sub)))
     diags = [d for d in sink._diags.items() if getattr(d[1], "owner", None) == owner]
-    return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ()))}
+    layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
+    return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ())),
+            "layer_io": layer_io}
 
 
 def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
@@ -254,6 +277,11 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         nd.function, nd.owner, nd.inner = getattr(d, "function", ""), owner, getattr(d, "inner", None)
         if (nl, code, msg) not in sink._diags:
             sink._diags[(nl, code, msg)] = nd
+    for key, text in captured.get("layer_io", ()):
+        span = key[0]
+        acc = sink._acc.get((Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:])
+        if acc is not None:
+            sink._set_layer_io(acc, text, owner)
     for line in captured.get("annotated", ()):
         nl = line_map(line)
         if nl is not None:
@@ -284,6 +312,10 @@ def _merge_observations(sink: Sink, captured: dict, owner: str) -> None:
             acc = acc_of[key] = _Acc(key[0], key[2], key[1], key[3], kind)
         acc.obs.append(o)
         acc.owners.append(owner)
+    for key, text in captured.get("layer_io", ()):
+        acc = acc_of.get(key)
+        if acc is not None:
+            sink._set_layer_io(acc, text, owner)
 
 
 def restore_unmoved(sink: Sink, captured: dict, owner: str, observations: bool = True) -> None:

@@ -9,7 +9,8 @@ shapes, its return value, its preconditions (facts) and its provable errors.
 After an edit: the module body runs again (imports, classes, module-level calls: the entry
 contexts); a function is re-analysed when its key changed, when it is new, or when a function
 it depends on changed signature (propagated until stable); every other function's captured
-output is restored with its spans moved by a line diff. Tests:
+output (observations, diagnostics, layers' in → out, the symbols its facts pin) is restored with
+its spans moved by a line diff, and finishing puts observations back in from-scratch order. Tests:
 tests/unit/test_incremental.py (re-analysis counts, incremental == from scratch).
 """
 from __future__ import annotations
@@ -33,6 +34,7 @@ class _Entry:
     captured: dict
     renames: dict
     deps: Optional[set] = None
+    fixed: Optional[dict] = None  # what its facts pin down, for display (engine.fixed_symbols)
 
 
 class SummaryCache:
@@ -84,6 +86,7 @@ class SummaryCache:
         self.new_lines = parsed.lines
         self._map = None
         funcs = {f.qualname: f for f in it.functions}
+        it.sink.owner_rank = {"<module>": -1, **{q: i for i, q in enumerate(funcs)}}
         shared = _shared_context(parsed, it)
         class_ctx: dict = {}
         keys = {q: function_key(f, parsed, it, shared, class_ctx) for q, f in funcs.items()}
@@ -120,19 +123,25 @@ class SummaryCache:
             if unmoved and not self._touches_changed(old.captured):
                 it.sink.restore_later(old.captured, q)
                 it.sink.renames[q] = dict(old.renames)
-                new_entries[q] = _Entry(keys[q], old.signature, old.captured, old.renames)
+                new_entries[q] = _Entry(keys[q], old.signature, old.captured, old.renames, fixed=old.fixed)
             elif restore(it.sink, old.captured, q, self.line_map):
                 it.sink.renames[q] = dict(old.renames)
                 moved = old.captured if self._identity() else _moved(old.captured, self.line_map)
-                new_entries[q] = _Entry(keys[q], old.signature, moved, old.renames)
+                new_entries[q] = _Entry(keys[q], old.signature, moved, old.renames, fixed=old.fixed)
             else:  # its output touched changed lines (an inlined callee changed): analyse it
                 it.sink.owner = q
                 analyze_function(it, f)
                 done.add(q)
                 new_entries[q] = _Entry(keys[q], signature(it, q), capture(it.sink, q, it.resolve_shape),
                                         dict(it.sink.renames.get(q, {})))
+        from .engine import fixed_symbols  # of the functions analysed now; restored ones keep theirs
+        fixed = fixed_symbols(it)
         for q, e in new_entries.items():
             e.deps = deps.get(q)
+            if q in done:
+                e.fixed = fixed.get(q)
+            elif e.fixed:
+                it.sink.fixed_restored[q] = e.fixed
         self.entries = new_entries
         self.old_lines = list(parsed.lines)
         return sorted(done)
@@ -154,7 +163,9 @@ def _moved(captured: dict, line_map) -> dict:
                      related=[replace(r, line=line_map(r.line) or r.line) for r in d.related])
         nd.function, nd.owner, nd.inner = getattr(d, "function", ""), getattr(d, "owner", ""), getattr(d, "inner", None)
         diags.append(((nd.line, code, msg), nd))
-    return {"obs": obs, "diags": diags,
+    layer_io = [((Span(line_map(k[0].line), k[0].col, line_map(k[0].end_line), k[0].end_col),) + k[1:], text)
+                for k, text in captured.get("layer_io", ())]
+    return {"obs": obs, "diags": diags, "layer_io": layer_io,
             "annotated": {line_map(n) for n in captured.get("annotated", ()) if line_map(n) is not None}}
 
 
