@@ -85,3 +85,28 @@ async def test_hover_shows_dtype_and_annotation_names(client: LanguageClient):
 
 async def test_no_hover_where_nothing_is_known(client: LanguageClient):
     assert await _hover(client, "cnn.py", pos(1, 3)) is None
+
+
+async def test_hover_after_a_one_line_edit_answers_for_the_new_version(client: LanguageClient):
+    """The edit path publishes diagnostics before the records exist and compacts the result
+    afterwards: hovers right after the edit, on the edited line and on another one, see the
+    new version."""
+    from .conftest import wait_diagnostics
+    path = EXAMPLES / "down_edit.py"
+    text = (EXAMPLES / "down.py").read_text().replace("class Down(", "class DownEdit(")
+    uri = open_doc(client, path, text)
+    await wait_diagnostics(client, uri, version=1)
+    at = find(text, "z = y.mean(dim=(2, 3))")
+    new = "z = y.mean(dim=(3,))"
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangePartial(
+            range=types.Range(start=at, end=types.Position(line=at.line, character=at.character + 22)),
+            text=new)]))
+    await wait_diagnostics(client, uri, version=2)
+    edited = text.replace("z = y.mean(dim=(2, 3))", new)
+    for needle, expected in (("z = y.mean", rf"`Tensor\[{B}, 64, \({H} - 1\)//2 \+ 1\]`"),
+                             ("y = self.conv", rf"`Tensor\[{B}, 64, \({H} - 1\)//2 \+ 1, ")):
+        h = await client.text_document_hover_async(types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=find(edited, needle)))
+        assert re.search(expected, h.contents.value), h.contents.value

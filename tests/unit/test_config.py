@@ -73,6 +73,18 @@ def test_suppressions_are_read_from_comments_only():
     assert supp == {1: {"SH201", "SH204"}, 3: None, 4: {"SH204"}}
 
 
+def test_suppressions_from_the_parsers_comments_equal_a_tokenizer_scan():
+    from shapehint.config import comment_suppressions
+    from shapehint.frontend.parse import parse_module
+    text = ('x = 1  # shapehint: ignore[SH201, sh204]\n'
+            'y = "# shapehint: ignore"\n'
+            's = """\n# shapehint: ignore\n"""\n'
+            'z = 2  #shapehint:IGNORE  \n'
+            'w = 3  # [B, T]  # shapehint:ignore[SH204]\n'
+            'v = 4  # shapehint: ignore[]\n')
+    assert comment_suppressions(parse_module(text).comments) == parse_suppressions(text)
+
+
 def test_suppressions_survive_a_syntax_error():
     assert parse_suppressions("def f(:\n    x = (  # shapehint: ignore[SH001]\n") == {2: {"SH001"}}
 

@@ -138,3 +138,51 @@ def test_incremental_documents_do_not_share_state():
     again = inc.parse(broken, "/tmp/a.py")
     assert ast.dump(a.tree, include_attributes=True) == ast.dump(again.tree, include_attributes=True)
     assert [e.line for e in again.errors] == [15]
+
+
+LINE_EDITS = ["", "pass", "x = 1", "    x = 1", "        y = x  # [B, 3]", "def f(a):", "@staticmethod",
+              "class K:", "    return 1", "'''", "x = (", ")", "    ", "# a comment", "a = 1; b = 2",
+              "        z = z.view(B, -1)", "else:", "from __future__ import annotations", "\\"]
+
+
+@st.composite
+def line_edited(draw):
+    """A valid source and a few edits that each replace one line (the line count stays; valid
+    edits go through the splice, broken ones through the full parse), or insert one."""
+    text = draw(st.sampled_from(SOURCES))
+    lines = text.split("\n")
+    steps = []
+    for _ in range(draw(st.integers(1, 4))):
+        k = draw(st.integers(0, len(lines) - 1))
+        kind = draw(st.sampled_from(["replace", "copy", "tweak", "insert"]))
+        if kind == "replace":
+            lines[k] = draw(st.sampled_from(LINE_EDITS))
+        elif kind == "copy":
+            lines[k] = lines[draw(st.integers(0, len(lines) - 1))]
+        elif kind == "tweak":
+            lines[k] = lines[k].replace("x", "xx").replace("1", "2") + draw(st.sampled_from(["", " # c", "  "]))
+        else:
+            lines.insert(k, draw(st.sampled_from(LINE_EDITS)))
+        steps.append("\n".join(lines))
+    return text, steps
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(line_edited())
+def test_spliced_reparse_equals_a_fresh_parse(case):
+    text, steps = case
+    inc = IncrementalParser()
+    inc.parse(text, "/tmp/shapehint-splice.py")
+    for new in steps:
+        a, b = inc.parse(new, "/tmp/shapehint-splice.py"), parse_module(new)
+        assert ast.dump(a.tree, include_attributes=True) == ast.dump(b.tree, include_attributes=True)
+        assert a.errors == b.errors and a.comments == b.comments and a.lines == b.lines
+
+
+def test_an_edit_inside_one_function_reuses_the_other_statements():
+    inc = IncrementalParser()
+    first = inc.parse(PROGRAM, "/tmp/shapehint-reuse.py")
+    edited = inc.parse(PROGRAM.replace("x = x + i", "x = x * i"), "/tmp/shapehint-reuse.py")
+    same = [a is b for a, b in zip(first.tree.body, edited.tree.body)]
+    assert same.count(False) == 1 and not same[-1]  # only `def main` was parsed again
+    assert ast.dump(edited.tree) == ast.dump(parse_module(PROGRAM.replace("x = x + i", "x = x * i")).tree)

@@ -144,6 +144,9 @@ def test_incremental_equals_from_scratch(steps):
         r = _update(ws, text, v)
         fresh = analyze_source(text, "m.py")
         assert _same(r, fresh), (steps, v)
+        # everything hover shows of a record too: layers' text and in → out, pinned symbols
+        assert _records(r) == _records(fresh), (steps, v)
+        assert r.diagnostics == fresh.diagnostics, (steps, v)
 
 
 def test_questions_on_a_warm_result_match_a_fresh_one():
@@ -156,3 +159,87 @@ def test_questions_on_a_warm_result_match_a_fresh_one():
     fresh = analyze_source(PROGRAM, "m.py")
     assert answer_migration(warm) == answer_migration(fresh)
     assert answer_branches(warm) == answer_branches(fresh)
+
+
+# ---- the language server's path: records after diagnostics, compacted results --------------
+
+def _records(r):
+    return [(v.span, v.name, v.function, v.kind, str(v.shape), v.text, v.layer_io,
+             [(c, str(s)) for c, s in v.contexts]) for v in r.values]
+
+
+def test_records_are_built_on_first_read_and_equal_eager_ones():
+    from shapehint.analysis.engine import analyze
+    ws = Workspace()
+    r = _update(ws, PROGRAM, 1)
+    assert not r.values_ready()  # diagnostics exist before any record is built
+    assert r.diagnostics == analyze(PROGRAM, "m.py").diagnostics
+    assert _records(r) == _records(analyze(PROGRAM, "m.py"))
+    assert r.values_ready()
+
+
+def test_line_index_answers_like_a_scan_of_every_record():
+    r = _update(Workspace(), PROGRAM, 1)
+    lines = PROGRAM.split("\n")
+    for line in range(1, len(lines) + 1):
+        for col in range(0, len(lines[line - 1]) + 1):
+            scan = sorted((v for v in r.values if v.span.contains(line, col)),
+                          key=lambda v: ((v.span.end_line - v.span.line), v.span.end_col - v.span.col))
+            assert r.values_at(line, col) == scan
+
+
+def test_a_compacted_result_replays_its_interpreter_for_questions():
+    from shapehint.lsp.features.lenses import run_lenses
+    from shapehint.questions.branches import answer_branches
+    from shapehint.questions.holes import answer_holes
+    from shapehint.questions.migrate import answer_migration
+    ws = Workspace()
+    _update(ws, PROGRAM, 1)
+    edited = PROGRAM.replace("w = z + 1", "w = z - 1")
+    r = _update(ws, edited, 2)
+    lenses = run_lenses(r)
+    before = _records(r)
+    r.compact()
+    assert r.__dict__["_interp"] is None and r.module_globals is None
+    _update(ws, PROGRAM, 3)  # the document moves on: the replay must not depend on its cache
+    assert run_lenses(r) == lenses and r.__dict__["_interp"] is None  # kept from before compacting
+    fresh = analyze_source(edited, "m.py")
+    assert answer_migration(r) == answer_migration(fresh)
+    assert answer_branches(r) == answer_branches(fresh)
+    assert answer_holes(r) == answer_holes(fresh)
+    assert _records(r) == before
+
+
+def test_an_edit_inside_one_function_parses_and_analyses_only_that_function():
+    from shapehint.frontend import splice
+    calls = []
+    real = splice.splice
+
+    def spy(*args):
+        out = real(*args)
+        calls.append(out is not None)
+        return out
+    ws = Workspace()
+    _update(ws, PROGRAM, 1)
+    splice.splice = spy
+    try:
+        edited = PROGRAM.replace("w = z + 1", "w = z * 3")
+        r = _update(ws, edited, 2)
+    finally:
+        splice.splice = real
+    assert calls == [True]
+    assert r.stats["reanalysed"] == ["unrelated"]
+    assert _same(r, analyze_source(edited, "m.py"))
+
+
+def test_a_capture_touching_an_edited_line_is_not_half_restored():
+    from shapehint.analysis.sink import Sink, restore
+    from shapehint.shapes.shape import Shape
+    from shapehint.shapes.values import Span, TensorV
+    t = TensorV(Shape.unknown("x*"), None, None)
+    captured = {"obs": [((Span(1, 0, 1, 1), "f", "a", True, "tensor"), "tensor", ("", False, t, "")),
+                        ((Span(5, 0, 5, 1), "f", "b", True, "tensor"), "tensor", ("", False, t, ""))],
+                "diags": [], "annotated": set()}
+    sink = Sink("m.py")
+    assert not restore(sink, captured, "f", lambda line: None if line == 5 else line)
+    assert sink._acc == {}

@@ -29,7 +29,9 @@ def parse(text: str, path: str):
 
 
 def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
-            on_store=None, cache=None) -> AnalysisResult:
+            on_store=None, cache=None, defer_values: bool = False) -> AnalysisResult:
+    """`defer_values`: leave the records to the first read of `result.values` (the language
+    server publishes the diagnostics first)."""
     parsed = parsed or parse(text, path)
     limits = Limits()
     if config is not None:
@@ -62,9 +64,12 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
         truncated = True
     except Cancelled:
         raise
-    values, diags = sink.finish(it.resolve_shape, fixed_symbols(it))
-    result.values = values
-    result.diagnostics.extend(diags)
+    fixed = fixed_symbols(it)
+    if defer_values:
+        result.defer_values(lambda: sink.finish_values(it.resolve_shape, fixed))
+    else:
+        result.values = sink.finish_values(it.resolve_shape, fixed)
+    result.diagnostics.extend(sink.finish_diagnostics())
     result.diagnostics.sort(key=lambda d: (d.line, d.col, d.code))
     result.dims = collect_dims(it)
     result.functions = {f.qualname: span_of(f.node) for f in it.functions}

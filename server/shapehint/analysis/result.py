@@ -84,6 +84,88 @@ class AnalysisResult:
     dims: dict = field(default_factory=dict)  # symbol name -> DimInfo
     functions: dict = field(default_factory=dict)  # qualname -> Span of the def
     stats: dict = field(default_factory=dict)  # e.g. {"reanalysed": [...], "solver_queries": n}
+    comments: Optional[dict] = None  # line -> comment text, when the text parsed without errors
+
+    # ---- records built on first use; the interpreter dropped and replayed -----------------
+    # The language server publishes diagnostics as soon as they exist and builds the records
+    # (hover, inlay hints, code actions) right after, off the edit's critical path:
+    # `defer_values(build)` stores the builder and the first read of `values` runs it (once,
+    # under a lock: a hover on the event loop may race the worker). Reading `interp` builds the
+    # records first: questions re-analyse functions on the interpreter, which would add to what
+    # the records join. `compact()` then drops the interpreter (its sink, stores and the module's
+    # objects: most of an open document's memory) when `replay` can rebuild it on demand.
+
+    def defer_values(self, build) -> None:
+        self.__dict__["_build_values"] = build
+
+    def values_ready(self) -> bool:
+        return self.__dict__.get("_build_values") is None
+
+    def _lock(self):
+        lock = self.__dict__.get("_lazy_lock")
+        if lock is None:
+            import threading
+            lock = self.__dict__.setdefault("_lazy_lock", threading.RLock())
+        return lock
+
+    def _get_values(self) -> list:
+        if self.__dict__.get("_build_values") is not None:
+            with self._lock():
+                build = self.__dict__.get("_build_values")
+                if build is not None:
+                    self.__dict__["_values"] = build()
+                    self.__dict__["_build_values"] = None
+        return self.__dict__["_values"]
+
+    def _set_values(self, values: list) -> None:
+        self.__dict__["_build_values"] = None
+        self.__dict__["_values"] = values
+        self.__dict__["_by_line"] = None
+
+    def line_index(self) -> dict:
+        """line -> the records whose span covers it (hover asks per position; a scan of every
+        record costs a millisecond on a 2,000-line module). Built on first use."""
+        values = self.values
+        index = self.__dict__.get("_by_line")
+        if index is None or index[0] is not values:
+            by_line: dict = {}
+            for v in values:
+                for ln in range(v.span.line, v.span.end_line + 1):
+                    by_line.setdefault(ln, []).append(v)
+            index = self.__dict__["_by_line"] = (values, by_line)
+        return index[1]
+
+    def set_replay(self, replay) -> None:
+        """`replay()` -> an AnalysisResult of the same text whose interpreter can stand in for this one."""
+        self.__dict__["_replay"] = replay
+
+    def compact(self) -> None:
+        """Build the records, then drop the interpreter when it can be replayed."""
+        self.line_index()
+        if self.__dict__.get("_replay") is not None:
+            with self._lock():
+                self.__dict__["_interp"] = None
+                self.module_globals = None
+
+    def memo(self, key: str, compute):
+        """A value derived from the result once (kept through `compact`)."""
+        memo = self.__dict__.setdefault("_memo", {})
+        if key not in memo:
+            memo[key] = compute()
+        return memo[key]
+
+    def _get_interp(self):
+        self._get_values()
+        it = self.__dict__.get("_interp")
+        if it is None and self.__dict__.get("_replay") is not None:
+            with self._lock():
+                it = self.__dict__.get("_interp")
+                if it is None:
+                    it = self.__dict__["_interp"] = self.__dict__["_replay"]().interp
+        return it
+
+    def _set_interp(self, it) -> None:
+        self.__dict__["_interp"] = it
 
     def infer_json(self) -> dict:
         from ..shapes.shape import Shape as _S  # noqa
@@ -101,6 +183,11 @@ class AnalysisResult:
 
     def values_at(self, line: int, col: int) -> list:
         """Records whose span contains the position, innermost first."""
-        hits = [v for v in self.values if v.span.contains(line, col)]
+        hits = [v for v in self.line_index().get(line, ()) if v.span.contains(line, col)]
         hits.sort(key=lambda v: ((v.span.end_line - v.span.line), v.span.end_col - v.span.col))
         return hits
+
+
+# after @dataclass, so that its __init__ assigns through them
+AnalysisResult.values = property(AnalysisResult._get_values, AnalysisResult._set_values)
+AnalysisResult.interp = property(AnalysisResult._get_interp, AnalysisResult._set_interp)

@@ -32,6 +32,7 @@ class _Acc:
     obs: list = field(default_factory=list)  # [(context, is_entry, value, iteration label)]
     owners: list = field(default_factory=list)  # root analysis that made each observation
     layer_io: Optional[str] = None
+    layer_io_owner: str = ""  # the root analysis that set layer_io
 
 
 class Sink:
@@ -44,6 +45,12 @@ class Sink:
         self.annotated_lines: set[int] = set()
         self.owner = "<module>"  # the root analysis currently running (for per-function capture)
         self.owned_annotations: dict = {}  # owner -> annotated lines it met
+        self._later: list = []  # [(capture, owner)] restored, observations not merged yet
+        # root analysis -> its place in a from-scratch run ("<module>", then the functions in
+        # order); set by an incremental run, whose owners come in another order (re-analysed
+        # first, restored after): finishing puts observations back in from-scratch order
+        self.owner_rank: Optional[dict] = None
+        self.fixed_restored: dict = {}  # function -> its pinned symbols, for restored functions
 
     def annotate(self, line: int) -> None:
         self.annotated_lines.add(line)
@@ -78,7 +85,13 @@ class Sink:
         for is_target in (False, True):
             acc = self._acc.get((span, function, name, is_target, "layer"))
             if acc is not None:
-                acc.layer_io = text
+                self._set_layer_io(acc, text, self.owner)
+
+    def _set_layer_io(self, acc: _Acc, text: str, owner: str) -> None:
+        """The last call's text wins, as in a from-scratch run (the latest owner in its order)."""
+        rank = self.owner_rank
+        if rank is None or acc.layer_io is None or rank.get(owner, 0) >= rank.get(acc.layer_io_owner, 0):
+            acc.layer_io, acc.layer_io_owner = text, owner
 
     def diag(self, span: Span, code: str, message: str, related=(), data=None,
              severity: Optional[str] = None, function: str = "", inner=None) -> None:
@@ -92,13 +105,39 @@ class Sink:
         d.owner = self.owner
         self._diags[key] = d
 
+    def restore_later(self, captured: dict, owner: str) -> None:
+        """`restore_unmoved`, with the observations merged only when the records are built:
+        they are most of a capture and nothing before `finish_values` reads them, so an edit's
+        diagnostics need not wait for thousands of them to be re-inserted."""
+        restore_unmoved(self, captured, owner, observations=False)
+        self._later.append((captured, owner))
+
+    def _merge_later(self) -> None:
+        later, self._later = self._later, []
+        for captured, owner in later:
+            _merge_observations(self, captured, owner)
+
+    def _from_scratch_order(self) -> None:
+        rank = self.owner_rank
+        for acc in self._acc.values():
+            if len(set(acc.owners)) > 1:
+                pairs = sorted(zip(acc.owners, acc.obs), key=lambda p: rank.get(p[0], 0))
+                acc.owners, acc.obs = [p[0] for p in pairs], [p[1] for p in pairs]
+
     def has_error_at(self, line: int) -> bool:
         return any(d.line == line and d.severity == "error" for d in self._diags.values())
 
     # ---- results ---------------------------------------------------------
     def finish(self, resolve: Callable[[TensorV], Shape], fixed: Optional[dict] = None) -> tuple[list, list]:
+        return self.finish_values(resolve, fixed), self.finish_diagnostics()
+
+    def finish_values(self, resolve: Callable[[TensorV], Shape], fixed: Optional[dict] = None) -> list:
+        """The records, one per (span, name, kind), in source order."""
+        self._merge_later()
+        if self.owner_rank is not None:
+            self._from_scratch_order()
         values = []
-        fixed = fixed or {}
+        fixed = {**self.fixed_restored, **(fixed or {})}
         for acc in self._acc.values():
             ren = {k: Expr.sym(v) for k, v in self.renames.get(acc.function, {}).items()}
             # a value the facts force beats a name; its own symbols get their names too
@@ -107,6 +146,10 @@ class Sink:
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)
         values.sort(key=lambda v: (v.span.line, v.span.col, not v.is_target))
+        return values
+
+    def finish_diagnostics(self) -> list:
+        """The diagnostics, in source order, with the program's names for symbols."""
         own = {(d.line, d.code) for d in self._diags.values() if getattr(d, "inner", None) is None}
         # a call-site report of a failure the callee reports by itself is redundant
         diags = sorted((d for d in self._diags.values() if getattr(d, "inner", None) not in own),
@@ -115,7 +158,7 @@ class Sink:
             d.message = _DYN.sub("?", self._rename_text(d.message, self.renames.get(getattr(d, "function", ""), {})))
             for r in d.related:
                 r.message = _DYN.sub("?", r.message)
-        return values, diags
+        return diags
 
     @staticmethod
     def _rename_text(text: str, table: dict) -> str:
@@ -208,12 +251,17 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
                     v = TensorV(resolve(v), v.dtype, v.origin, v.contiguous, v.layout_note)
                 obs.append((key, acc.kind, o[:2] + (v, sub)))
     diags = [d for d in sink._diags.items() if getattr(d[1], "owner", None) == owner]
-    return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ()))}
+    layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
+    return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ())),
+            "layer_io": layer_io}
 
 
 def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
-    """Re-insert a captured contribution, moving spans with `line_map` (old line -> new line)."""
+    """Re-insert a captured contribution, moving spans with `line_map` (old line -> new line);
+    False, with nothing inserted, when a span or diagnostic sits on an edited line."""
     from dataclasses import replace
+    if any(line_map(line) is None for line in captured_lines(captured)):
+        return False  # checked first: a half-restored function analysed again would count twice
     for key, kind, (c, e, v, sub) in captured["obs"]:
         c = relabel(c, line_map)
         span = key[0]
@@ -234,11 +282,61 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         nd.function, nd.owner, nd.inner = getattr(d, "function", ""), owner, getattr(d, "inner", None)
         if (nl, code, msg) not in sink._diags:
             sink._diags[(nl, code, msg)] = nd
+    for key, text in captured.get("layer_io", ()):
+        span = key[0]
+        acc = sink._acc.get((Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:])
+        if acc is not None:
+            sink._set_layer_io(acc, text, owner)
     for line in captured.get("annotated", ()):
         nl = line_map(line)
         if nl is not None:
             sink.annotate(nl)
     return True
+
+
+def captured_lines(captured: dict) -> list:
+    """Sorted lines a capture's spans and diagnostics start or end on (cached in the capture)."""
+    lines = captured.get("lines")
+    if lines is None:
+        seen = set()
+        for key, _, _ in captured["obs"]:
+            seen.add(key[0].line)
+            seen.add(key[0].end_line)
+        for _, d in captured["diags"]:
+            seen.add(d.line)
+            seen.add(d.end_line)
+        lines = captured["lines"] = sorted(seen)
+    return lines
+
+
+def _merge_observations(sink: Sink, captured: dict, owner: str) -> None:
+    acc_of = sink._acc
+    for key, kind, o in captured["obs"]:
+        acc = acc_of.get(key)
+        if acc is None:
+            acc = acc_of[key] = _Acc(key[0], key[2], key[1], key[3], kind)
+        acc.obs.append(o)
+        acc.owners.append(owner)
+    for key, text in captured.get("layer_io", ()):
+        acc = acc_of.get(key)
+        if acc is not None:
+            sink._set_layer_io(acc, text, owner)
+
+
+def restore_unmoved(sink: Sink, captured: dict, owner: str, observations: bool = True) -> None:
+    """`restore` when no line moved and none of the capture's lines changed: the keys and
+    observations are reused as they are (only diagnostics are copied: finishing renames them).
+    Without `observations`, only the diagnostics and annotated lines (see `Sink.restore_later`)."""
+    from dataclasses import replace
+    if observations:
+        _merge_observations(sink, captured, owner)
+    for k, d in captured["diags"]:
+        if k not in sink._diags:
+            nd = replace(d, related=[replace(r) for r in d.related])
+            nd.function, nd.owner, nd.inner = getattr(d, "function", ""), owner, getattr(d, "inner", None)
+            sink._diags[k] = nd
+    for line in captured.get("annotated", ()):
+        sink.annotate(line)
 
 
 _LINE = re.compile(r"\(line (\d+)\)")

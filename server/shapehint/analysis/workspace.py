@@ -9,20 +9,22 @@ shapes, its return value, its preconditions (facts) and its provable errors.
 After an edit: the module body runs again (imports, classes, module-level calls: the entry
 contexts); a function is re-analysed when its key changed, when it is new, or when a function
 it depends on changed signature (propagated until stable); every other function's captured
-output is restored with its spans moved by a line diff. Tests:
+output (observations, diagnostics, layers' in → out, the symbols its facts pin) is restored with
+its spans moved by a line diff, and finishing puts observations back in from-scratch order. Tests:
 tests/unit/test_incremental.py (re-analysis counts, incremental == from scratch).
 """
 from __future__ import annotations
 
 import ast
 import hashlib
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..ops import registry
 from .objects import ClassObj, FuncObj
 from .result import AnalysisResult
-from .sink import capture, restore
+from .sink import capture, captured_lines, restore
 
 
 @dataclass
@@ -32,6 +34,7 @@ class _Entry:
     captured: dict
     renames: dict
     deps: Optional[set] = None
+    fixed: Optional[dict] = None  # what its facts pin down, for display (engine.fixed_symbols)
 
 
 class SummaryCache:
@@ -65,6 +68,14 @@ class SummaryCache:
             return line + (n_new - n_old)
         return None
 
+    def _touches_changed(self, captured: dict) -> bool:
+        """Whether a capture has a span or diagnostic on an edited line (old numbering)."""
+        from bisect import bisect_right
+        pre, suf, n_old, _ = self._map
+        lines = captured_lines(captured)
+        k = bisect_right(lines, pre)  # the first line after the unchanged prefix
+        return k < len(lines) and lines[k] <= n_old - suf
+
     def _identity(self) -> bool:
         """The edit kept every line where it was (same line count): spans need no moving."""
         self.line_map(1)
@@ -75,6 +86,7 @@ class SummaryCache:
         self.new_lines = parsed.lines
         self._map = None
         funcs = {f.qualname: f for f in it.functions}
+        it.sink.owner_rank = {"<module>": -1, **{q: i for i, q in enumerate(funcs)}}
         shared = _shared_context(parsed, it)
         class_ctx: dict = {}
         keys = {q: function_key(f, parsed, it, shared, class_ctx) for q, f in funcs.items()}
@@ -103,22 +115,33 @@ class SummaryCache:
                                     dict(it.sink.renames.get(q, {})))
             if old is None or old.signature != sig:
                 dirty.extend(c for c in callers.get(q, ()) if c not in done)
+        unmoved = self._identity()
         for q, f in funcs.items():
             if q in done:
                 continue
             old = self.entries[q]
-            if restore(it.sink, old.captured, q, self.line_map):
+            if unmoved and not self._touches_changed(old.captured):
+                it.sink.restore_later(old.captured, q)
+                it.sink.renames[q] = dict(old.renames)
+                new_entries[q] = _Entry(keys[q], old.signature, old.captured, old.renames, fixed=old.fixed)
+            elif restore(it.sink, old.captured, q, self.line_map):
                 it.sink.renames[q] = dict(old.renames)
                 moved = old.captured if self._identity() else _moved(old.captured, self.line_map)
-                new_entries[q] = _Entry(keys[q], old.signature, moved, old.renames)
+                new_entries[q] = _Entry(keys[q], old.signature, moved, old.renames, fixed=old.fixed)
             else:  # its output touched changed lines (an inlined callee changed): analyse it
                 it.sink.owner = q
                 analyze_function(it, f)
                 done.add(q)
                 new_entries[q] = _Entry(keys[q], signature(it, q), capture(it.sink, q, it.resolve_shape),
                                         dict(it.sink.renames.get(q, {})))
+        from .engine import fixed_symbols  # of the functions analysed now; restored ones keep theirs
+        fixed = fixed_symbols(it)
         for q, e in new_entries.items():
             e.deps = deps.get(q)
+            if q in done:
+                e.fixed = fixed.get(q)
+            elif e.fixed:
+                it.sink.fixed_restored[q] = e.fixed
         self.entries = new_entries
         self.old_lines = list(parsed.lines)
         return sorted(done)
@@ -140,7 +163,9 @@ def _moved(captured: dict, line_map) -> dict:
                      related=[replace(r, line=line_map(r.line) or r.line) for r in d.related])
         nd.function, nd.owner, nd.inner = getattr(d, "function", ""), getattr(d, "owner", ""), getattr(d, "inner", None)
         diags.append(((nd.line, code, msg), nd))
-    return {"obs": obs, "diags": diags,
+    layer_io = [((Span(line_map(k[0].line), k[0].col, line_map(k[0].end_line), k[0].end_col),) + k[1:], text)
+                for k, text in captured.get("layer_io", ())]
+    return {"obs": obs, "diags": diags, "layer_io": layer_io,
             "annotated": {line_map(n) for n in captured.get("annotated", ()) if line_map(n) is not None}}
 
 
@@ -179,9 +204,10 @@ def class_context(cls: Optional[ClassObj], lines: list, seen=None) -> str:
     seen.add(id(cls))
     node = cls.node
     parts = [lines[node.lineno - 1]]
+    from_init = _attributes_in_init(node)
     for item in node.body:
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if item.name in ("__init__", "__post_init__") or _called_from_init(node, item.name):
+            if item.name in ("__init__", "__post_init__") or item.name in from_init:
                 parts.append(_segment(lines, item))
         else:
             parts.append(_segment(lines, item))
@@ -191,13 +217,21 @@ def class_context(cls: Optional[ClassObj], lines: list, seen=None) -> str:
     return "\n".join(parts)
 
 
-def _called_from_init(cls_node: ast.ClassDef, name: str) -> bool:
-    for item in cls_node.body:
-        if isinstance(item, ast.FunctionDef) and item.name == "__init__":
-            for n in ast.walk(item):
-                if isinstance(n, ast.Attribute) and n.attr == name:
-                    return True
-    return False
+def _attributes_in_init(cls_node: ast.ClassDef) -> frozenset:
+    """Attribute names `__init__` mentions (`self.build()`: `build` shapes the instance too).
+    Kept per class node: trees are never mutated, and an edit's re-parse reuses the nodes of the
+    classes it did not touch (frontend/splice.py), so only the edited class is walked again."""
+    out = _INIT_ATTRS.get(cls_node)
+    if out is None:
+        names = set()
+        for item in cls_node.body:
+            if isinstance(item, ast.FunctionDef) and item.name == "__init__":
+                names.update(n.attr for n in ast.walk(item) if isinstance(n, ast.Attribute))
+        out = _INIT_ATTRS[cls_node] = frozenset(names)
+    return out
+
+
+_INIT_ATTRS: "weakref.WeakKeyDictionary[ast.ClassDef, frozenset]" = weakref.WeakKeyDictionary()
 
 
 def _shared_context(parsed, it) -> str:
@@ -212,12 +246,18 @@ def function_key(f: FuncObj, parsed, it, shared: Optional[str] = None, class_ctx
         shared = _shared_context(parsed, it)
     if class_ctx is None:
         class_ctx = {}
-    if id(f.cls) not in class_ctx:
-        class_ctx[id(f.cls)] = class_context(f.cls, parsed.lines)
-    for part in (_segment(parsed.lines, f.node), class_ctx[id(f.cls)], shared):
-        h.update(part.encode("utf-8", "replace"))
-        h.update(b"\x00")
+    if id(f.cls) not in class_ctx:  # hashed once per class and run: every method includes it
+        class_ctx[id(f.cls)] = _digest(class_context(f.cls, parsed.lines))
+    if "" not in class_ctx:
+        class_ctx[""] = _digest(shared)
+    h.update(_segment(parsed.lines, f.node).encode("utf-8", "replace"))
+    h.update(class_ctx[id(f.cls)])
+    h.update(class_ctx[""])
     return h.hexdigest()
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "replace")).digest()
 
 
 def dependencies(f: FuncObj, funcs: dict) -> set:
@@ -280,6 +320,21 @@ def _show(it, v) -> str:
 
 # ---- documents ----------------------------------------------------------------------
 
+def _replayer(path: str, text: str, cache: SummaryCache, config):
+    """Rebuilds the interpreter of the analysis that just filled `cache` (for a compacted result):
+    the same text against a private copy of the summaries it left, so every function is restored
+    (the questions re-analyse what they need, as on any warm result) and the document's own cache,
+    which may have moved on to a newer version, is not touched."""
+    entries, lines = cache.entries, list(cache.old_lines)
+
+    def replay() -> AnalysisResult:
+        from .engine import analyze
+        private = SummaryCache()
+        private.entries, private.old_lines = dict(entries), list(lines)
+        return analyze(text, path, config=config, cache=private, defer_values=True)
+    return replay
+
+
 @dataclass
 class Document:
     path: str
@@ -314,7 +369,10 @@ class Workspace:
         from .interp import Cancelled
         try:
             doc.result = analyze(text, path, config=self.config, cancel=cancel, parsed=parsed, cache=doc.cache,
-                                 on_store=on_store or interrupt_hook(cancel))
+                                 on_store=on_store or interrupt_hook(cancel), defer_values=True)
+            if not parsed.errors:  # what a tokenizer would find (for suppression comments)
+                doc.result.comments = parsed.comments
+            doc.result.set_replay(_replayer(path, text, doc.cache, self.config))
         except Cancelled:
             raise
         except (Exception, RecursionError):  # never trust a cache an exception went through
@@ -324,6 +382,8 @@ class Workspace:
 
     def close(self, path: str) -> None:
         self.docs.pop(path, None)
+        if self._parser is not None:
+            self._parser.forget(path)
 
     def result(self, path: str) -> Optional[AnalysisResult]:
         doc = self.docs.get(path)

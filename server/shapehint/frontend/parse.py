@@ -30,6 +30,7 @@ import parso
 from . import repair
 
 MAX_REPAIRS = 64
+KEEP_TREES = 4  # documents whose last tree IncrementalParser keeps for splicing
 
 
 @dataclass
@@ -64,14 +65,34 @@ def parse_module(text: str, path: Optional[str] = None) -> ParsedModule:
 
 
 class IncrementalParser:
-    """Re-parses a document after an edit with parso's diff parser (only the changed region)."""
+    """Re-parses a document after an edit: valid text re-parses only the touched top-level
+    statements (`splice`); broken text goes through parso's diff parser (only the changed region)."""
 
     def __init__(self):
         # One grammar for all documents; parso keeps each path's last tree for its diff parser.
         self.grammar = _grammar()
+        # path -> the last ParsedModule without errors (trees are never mutated), for the few
+        # documents edited last: a 500-line tree is ~1 MB, and only the edited file needs one
+        self._last: dict = {}
 
     def parse(self, text: str, path: str) -> ParsedModule:
-        return _parse(text, path, diff_cache=True)
+        from .splice import splice
+        norm = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", " ")
+        old = self._last.get(path)
+        out = None
+        if old is not None and not norm.startswith("\ufeff"):
+            out = splice(old, norm.split("\n"), _compile, _code_point_columns, _comments)
+        if out is None:
+            out = _parse(text, path, diff_cache=True)
+        self._last.pop(path, None)
+        if not out.errors:
+            self._last[path] = out
+            while len(self._last) > KEEP_TREES:
+                del self._last[next(iter(self._last))]
+        return out
+
+    def forget(self, path: str) -> None:
+        self._last.pop(path, None)
 
 
 def _parse(text: str, path: Optional[str], diff_cache: bool) -> ParsedModule:

@@ -217,6 +217,8 @@ def main(argv=None) -> int:
     level = os.environ.get("SHAPEHINT_LOG", "WARNING").upper()
     logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.WARNING),
                         format="shapehint-lsp %(levelname)s %(name)s: %(message)s")
+    from .worker import SWITCH_INTERVAL_S
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     server.start_io()
     return 0
 

@@ -79,6 +79,7 @@ class ShapeHintServer(LanguageServer):
         self.worker = Worker(max_workers=int(os.environ.get("SHAPEHINT_WORKERS", "2")),
                              debounce_s=float(os.environ.get("SHAPEHINT_DEBOUNCE_MS", "250")) / 1000)
         self.worker.on_publish = self.publish
+        self.worker.prepare = _prepare
         self.worker.on_busy = self._busy
         self.worker.current_version = self.document_version
         self.worker.warm_up(_warm_up)
@@ -90,6 +91,7 @@ class ShapeHintServer(LanguageServer):
         self._begun: set = set()
         self.run_diagnostics: dict = {}  # uri -> (version, [Diagnostic]) from the last device run
         self._run_generation = 0
+        self._lines_cache: list = []  # [(text, encoding, Lines)], most recent first
 
     # ---- capabilities ----------------------------------------------------------
     def _cap(self, path: str):
@@ -111,7 +113,17 @@ class ShapeHintServer(LanguageServer):
         return self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16
 
     def lines(self, text: str) -> Lines:
-        return Lines(text, self.encoding)
+        """The column converter for a snapshot's text; the last few are kept, since every hover
+        would otherwise split the whole document again."""
+        enc = self.encoding
+        cache = self._lines_cache
+        for t, e, lines in cache:
+            if t is text and e == enc:
+                return lines
+        lines = Lines(text, enc)
+        cache.insert(0, (text, enc, lines))
+        del cache[4:]
+        return lines
 
     # ---- documents -----------------------------------------------------------------
     def document_version(self, uri: str) -> Optional[int]:
@@ -325,9 +337,25 @@ class ShapeHintServer(LanguageServer):
 
 
 def _warm_up() -> None:
-    """Import the analysis (and its operator registry) once, on one thread."""
+    """Import the analysis (and its operator registry, parso's grammar) once, on one thread;
+    then take everything start-up made out of the garbage collector's walks."""
     from ..analysis.api import analyze_source
+    from ..frontend.parse import IncrementalParser
+    from .heap import settle
     analyze_source("import torch\n", "<warm-up>")
+    IncrementalParser()
+    settle()
+
+
+def _prepare(snap: Snapshot) -> None:
+    """After publishing (analysis thread): what hover, inlay hints and code lenses read is built
+    now, then the result is compacted (its interpreter is replayed if a question needs it)."""
+    from .features.lenses import run_lenses
+    result = snap.result
+    if hasattr(result, "compact"):
+        result.line_index()
+        run_lenses(result)
+        result.compact()
 
 
 def _empty(path: str, text: str):
@@ -353,8 +381,10 @@ def _body(uri: str, version, text: str, path: str, config, analyses=None):
             errors = (getattr(result, "stats", None) or {}).get("internal_errors")
             if errors:
                 log.warning("internal errors analysing %s: %s", path, errors[:3])
-            log.debug("analysed %s v%s: %d values", path, version, len(result.values))
+            log.debug("analysed %s v%s: %d diagnostics", path, version, len(result.diagnostics))
         job.check()
-        diags = cfgmod.apply_config(result.diagnostics, text, config)
+        comments = getattr(result, "comments", None)
+        supp = cfgmod.comment_suppressions(comments) if comments is not None else text
+        diags = cfgmod.apply_config(result.diagnostics, supp, config)
         return Snapshot(uri, version, text, result, tuple(diags), config)
     return body

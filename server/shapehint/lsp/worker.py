@@ -16,6 +16,9 @@ Invariants
     longer the document's is dropped, never stored or published (`stats["dropped"]`).
   - Edits are debounced: the analysis starts `debounce_s` after the last edit, unless a request
     needs the current version now (`current`).
+  - A snapshot is handed to the event loop (published) as soon as its diagnostics exist; the
+    analysis thread then runs `prepare` (records, compaction) before it takes the next job, so
+    a request that comes in between builds the records itself (under the result's lock).
 Tests: tests/lsp/test_cancel.py, tests/lsp/test_diagnostics.py (stale results).
 """
 from __future__ import annotations
@@ -27,6 +30,8 @@ from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
+
+from . import heap
 
 log = logging.getLogger(__name__)
 
@@ -122,6 +127,7 @@ class _Pending:
     waiter: asyncio.Future
     timer: Optional[asyncio.TimerHandle] = None
     started: bool = False
+    finished: bool = False
 
 
 @dataclass
@@ -130,6 +136,14 @@ class Hooks:
 
     hold: Optional[threading.Event] = None
     running: Counter = field(default_factory=Counter)
+
+
+# The analysis thread runs pure Python for up to seconds; with the interpreter's default 5 ms
+# GIL switch interval every message the stdin reader and the event loop handle meanwhile waits
+# up to 5 ms per hand-over (tens of ms for one didChange, one hover). 1 ms keeps them responsive.
+SWITCH_INTERVAL_S = 0.001
+IDLE_SWEEP_S = 10.0  # no analysis landed for this long: collect everything (heap.py); a pause of
+# ~0.1 s per 100k objects, so not while the user is likely to be typing or hovering
 
 
 class Worker:
@@ -147,7 +161,10 @@ class Worker:
         self._requests: dict = {}
         self._early_cancels: list = []
         self._warm: Optional[Future] = None
+        self._sweep: Optional[asyncio.TimerHandle] = None
         self.on_publish: Callable[[Snapshot], None] = lambda snap: None
+        # runs on the analysis thread right after a snapshot is handed over for publishing
+        self.prepare: Callable[[Snapshot], None] = lambda snap: None
         self.on_busy: Callable[[bool], None] = lambda busy: None
         self.current_version: Callable[[str], Optional[int]] = lambda uri: None
 
@@ -254,40 +271,70 @@ class Worker:
         loop = asyncio.get_running_loop()
         self.stats["analyses"] += 1
         self.on_busy(True)
-        fut = self.submit(entry.job, self._analyse, entry, executor=self.analysis_executor)
-        fut.add_done_callback(lambda f: _call_soon(loop, self._finish, entry, f))
+        fut = self.submit(entry.job, self._analyse, entry, loop, executor=self.analysis_executor)
+        fut.add_done_callback(lambda f: _call_soon(loop, self._failed, entry, f))
 
     def warm_up(self, fn: Callable[[], Any]) -> None:
         """Run `fn` (imports, registries) once before any analysis starts: lazy imports racing
         on two worker threads can see a half-initialised module (an operator registry)."""
         self._warm = self.analysis_executor.submit(fn)
 
-    def _analyse(self, job: Job, entry: _Pending) -> Snapshot:
+    def _analyse(self, job: Job, entry: _Pending, loop) -> Snapshot:
         if self._warm is not None:
             try:
                 self._warm.result()
             except Exception:
                 log.exception("warm-up failed")
         job.check()
-        snap = entry.body(job)
-        hold = self.hooks.hold
-        if hold is not None:  # test hook: let the document move on before this result lands
-            hold.wait(60)
+        with heap.paused():  # see heap.py: no collection before the diagnostics are out
+            snap = entry.body(job)
+            heap.trim()  # the analysis's Z3 contexts are gone: give their pages back now (~ms)
+            hold = self.hooks.hold
+            if hold is not None:  # test hook: let the document move on before this result lands
+                hold.wait(60)
+            # publish now (waiting for it: this thread would hold the GIL meanwhile); then, still
+            # on this thread and so before the next analysis starts, build what requests read
+            # (records, lenses) and compact the result
+            published = threading.Event()
+            _call_soon(loop, self._finish, entry, snap, published)
+            published.wait(1.0)
+            if not job.is_set():
+                try:
+                    self.prepare(snap)
+                except Exception:
+                    log.exception("preparing %s failed", entry.uri)
+        heap.release()
         return snap
 
-    def _finish(self, entry: _Pending, fut: Future) -> None:
+    def _failed(self, entry: _Pending, fut: Future) -> None:
+        """The job's future is done: drop the job → future → callback → job cycle (frozen by
+        heap.release, it would keep the snapshot until the next sweep); handle a job that ended
+        without a snapshot (cancelled, or it raised)."""
+        entry.job.future = None
+        if entry.finished:
+            return
+        if not fut.cancelled():
+            exc = fut.exception()
+            if exc is not None and not isinstance(exc, Cancelled) and not entry.job.is_set():
+                log.error("analysis of %s failed", entry.uri, exc_info=exc)
+                self.stats["failed"] += 1
+        self._finish(entry, None)
+
+    def _finish(self, entry: _Pending, snap: Optional[Snapshot], done: Optional[threading.Event] = None) -> None:
+        try:
+            self._land(entry, snap)
+        finally:
+            if done is not None:
+                done.set()
+
+    def _land(self, entry: _Pending, snap: Optional[Snapshot]) -> None:
+        if entry.finished:
+            return
+        entry.finished = True
         if self._pending.get(entry.uri) is entry:
             del self._pending[entry.uri]
         if not self._pending:
             self.on_busy(False)
-        snap = None
-        if not fut.cancelled():
-            exc = fut.exception()
-            if exc is None:
-                snap = fut.result()
-            elif not isinstance(exc, Cancelled) and not entry.job.is_set():
-                log.error("analysis of %s failed", entry.uri, exc_info=exc)
-                self.stats["failed"] += 1
         stale = entry.job.is_set() or self.current_version(entry.uri) != entry.version
         if snap is None or stale:
             self.stats["dropped"] += 1
@@ -296,12 +343,27 @@ class Worker:
             return
         self.snapshots[entry.uri] = snap
         self.stats["published"] += 1
+        self._sweep_when_idle()
         if not entry.waiter.done():
             entry.waiter.set_result(snap)
         try:
             self.on_publish(snap)
         except Exception:
             log.exception("publishing %s failed", entry.uri)
+
+    def _sweep_when_idle(self) -> None:
+        """A full garbage collection (heap.sweep) once no analysis has landed for a while."""
+        loop = asyncio.get_running_loop()
+        if self._sweep is not None:
+            self._sweep.cancel()
+
+        def sweep():
+            self._sweep = None
+            if self._pending:
+                self._sweep_when_idle()
+            else:
+                self.analysis_executor.submit(heap.sweep)
+        self._sweep = loop.call_later(IDLE_SWEEP_S, sweep)
 
     async def current(self, uri: str, version: Optional[int]) -> Optional[Snapshot]:
         """The snapshot of `version` of `uri`, starting a debounced analysis now if needed.
@@ -324,6 +386,8 @@ class Worker:
         return uri in self._pending
 
     def shutdown(self) -> None:
+        if self._sweep is not None:
+            self._sweep.cancel()
         for uri in list(self._pending):
             self.forget(uri)
         for job in list(self._requests.values()):

@@ -17,6 +17,11 @@ class Lens:
 
 
 def run_lenses(result) -> list:
+    memo = getattr(result, "memo", None)  # kept when the result drops its interpreter
+    return memo("lenses", lambda: _lenses(result)) if memo is not None else _lenses(result)
+
+
+def _lenses(result) -> list:
     it = getattr(result, "interp", None)
     if it is None:
         return []
