@@ -147,6 +147,8 @@ def test_incremental_equals_from_scratch(steps):
         # everything hover shows of a record too: layers' text and in → out, pinned symbols
         assert _records(r) == _records(fresh), (steps, v)
         assert r.diagnostics == fresh.diagnostics, (steps, v)
+        # and what hover says of each symbol: its origin and the facts known about it
+        assert _dims(r) == _dims(fresh), (steps, v)
 
 
 def test_questions_on_a_warm_result_match_a_fresh_one():
@@ -162,6 +164,10 @@ def test_questions_on_a_warm_result_match_a_fresh_one():
 
 
 # ---- the language server's path: records after diagnostics, compacted results --------------
+
+def _dims(r):
+    return {k: (d.origin, sorted(d.facts)) for k, d in r.dims.items()}
+
 
 def _records(r):
     return [(v.span, v.name, v.function, v.kind, str(v.shape), v.text, v.layer_io,

@@ -49,15 +49,17 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
     truncated = False
     sink.annotated_lines |= annotated_lines(parsed)
     reanalysed: list = []
+    parts: dict = {}  # the hover information each analysis wrote (logged_dims)
     try:
-        it.exec_block(parsed.tree.body, mod)
+        parts["<module>"] = logged_dims(it, lambda: it.exec_block(parsed.tree.body, mod))
         if cache is None:
             for f in list(it.functions):
                 sink.owner = f.qualname
-                analyze_function(it, f)
+                parts[f.qualname] = logged_dims(it, lambda: analyze_function(it, f))
                 reanalysed.append(f.qualname)
         else:
             reanalysed = cache.run(it, parsed, analyze_function)
+            parts.update(cache.dims_parts())
     except Budget:
         truncated = True
     except RecursionError:
@@ -71,7 +73,8 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
         result.values = sink.finish_values(it.resolve_shape, fixed)
     result.diagnostics.extend(sink.finish_diagnostics())
     result.diagnostics.sort(key=lambda d: (d.line, d.col, d.code))
-    result.dims = collect_dims(it)
+    order = ["<module>"] + [f.qualname for f in it.functions]
+    result.dims = compose_dims(it, [parts[q] for q in order if parts.get(q) is not None])
     result.functions = {f.qualname: span_of(f.node) for f in it.functions}
     result.stats = {"solver_queries": sum(s.queries for s in it.stores), "truncated": truncated,
                     "internal_errors": it.internal_errors[:20], "steps": it.steps, "reanalysed": reanalysed}
@@ -212,29 +215,48 @@ def _decorated(node: ast.FunctionDef, name: str) -> bool:
     return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
 
 
-def collect_dims(it: Interp) -> dict:
-    """Symbol -> origin and the simple facts known about it, in the program's names (for hover)."""
-    import re
-    out = dict(it.dims)
+def logged_dims(it: Interp, run) -> tuple:
+    """(the writes to `it.dims`, the facts hover shows) of what `run()` analyses: one function's
+    share of the hover information, kept with its summary (workspace.SummaryCache)."""
+    it.dims.log, n = [], len(it.stores)
+    try:
+        run()
+    finally:
+        ops, it.dims.log = it.dims.log, None
+    return ops, [f.pred for st in it.stores[n:] for f in st.facts if _hover_fact(f.pred)]
+
+
+def _hover_fact(p) -> bool:
+    if p.op not in ("==", "!=", "<=", "<"):
+        return False  # disjunctions (broadcasting) read badly on hover
+    syms = p.symbols()
+    if not 1 <= len(syms) <= 2 or any(s.startswith("?") for s in syms):
+        return False
+    if p.op in ("<=", "<") and (p.args[1] - p.args[0]).is_const is False and \
+            p.args[0].is_const and p.args[0].value is not None and p.args[0].value <= (1 if p.op == "<=" else 0):
+        return False  # `1 <= T`: every dimension is positive anyway
+    return True
+
+
+def compose_dims(it: Interp, parts: list) -> dict:
+    """Symbol -> origin and the simple facts known about it, in the program's names (for hover),
+    from the analyses' logged shares in program order: the same table whether a function was
+    analysed now or restored."""
+    out: dict = {}
+    for ops, _ in parts:
+        for force, name, info in ops:
+            if force or name not in out:
+                out[name] = DimInfo(info.name, info.origin)
     ren: dict = {}
     for table in it.sink.renames.values():
         ren.update(table)
-    for st in it.stores:
-        for fact in st.facts:
-            p = fact.pred
-            if p.op not in ("==", "!=", "<=", "<"):
-                continue  # disjunctions (broadcasting) read badly on hover
-            syms = p.symbols()
-            if not 1 <= len(syms) <= 2 or any(s.startswith("?") for s in syms):
-                continue
-            if p.op in ("<=", "<") and (p.args[1] - p.args[0]).is_const is False and \
-                    p.args[0].is_const and p.args[0].value is not None and p.args[0].value <= (1 if p.op == "<=" else 0):
-                continue  # `1 <= T`: every dimension is positive anyway
+    for _, preds in parts:
+        for p in preds:
             text = str(p)
             for old in sorted(ren, key=len, reverse=True):
                 text = text.replace(old, ren[old])
             text = text.replace("<=", "≤").replace("!=", "≠")
-            for s in syms:
+            for s in p.symbols():
                 info = out.get(s) or out.get(ren.get(s, ""))
                 if info is not None and text not in info.facts and len(info.facts) < 6:
                     info.facts.append(text)

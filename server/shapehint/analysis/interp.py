@@ -87,6 +87,24 @@ def span_of(node: ast.AST) -> Span:
     return Span(line, col, getattr(node, "end_lineno", None) or line, getattr(node, "end_col_offset", None) or col)
 
 
+class DimTable(dict):
+    """Symbol -> DimInfo, logging while `log` is a list: the writes one function's analysis
+    makes, so a function restored from the summary cache brings its hover information back
+    (engine.compose_dims replays the logs in program order, as a fresh analysis writes them)."""
+
+    log: Optional[list] = None
+
+    def setdefault(self, key, value):
+        if self.log is not None:
+            self.log.append((False, key, value))
+        return super().setdefault(key, value)
+
+    def __setitem__(self, key, value):
+        if self.log is not None:
+            self.log.append((True, key, value))
+        super().__setitem__(key, value)
+
+
 class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
                  cancel=None, modules=None, on_store=None):
@@ -99,7 +117,7 @@ class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
         self.on_store = on_store
         self.stars: dict[str, Shape] = {}
         self.star_owner: dict[str, tuple] = {}  # star -> (param, start index, count after star)
-        self.dims: dict[str, DimInfo] = {}
+        self.dims = DimTable()
         self._fresh = 0
         self.steps = 0
         self.generic_instances: dict = {}

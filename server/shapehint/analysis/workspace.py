@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import re
 import weakref
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -35,6 +36,7 @@ class _Entry:
     renames: dict
     deps: Optional[set] = None
     fixed: Optional[dict] = None  # what its facts pin down, for display (engine.fixed_symbols)
+    dims: Optional[tuple] = None  # its share of the hover information (engine.logged_dims)
 
 
 class SummaryCache:
@@ -83,6 +85,7 @@ class SummaryCache:
 
     # ---- the incremental run --------------------------------------------------------
     def run(self, it, parsed, analyze_function: Callable) -> list:
+        from .engine import logged_dims
         self.new_lines = parsed.lines
         self._map = None
         funcs = {f.qualname: f for f in it.functions}
@@ -108,11 +111,11 @@ class SummaryCache:
                 continue
             done.add(q)
             it.sink.owner = q
-            analyze_function(it, funcs[q])
+            dims = logged_dims(it, lambda: analyze_function(it, funcs[q]))
             sig = signature(it, q)
             old = self.entries.get(q)
             new_entries[q] = _Entry(keys[q], sig, capture(it.sink, q, it.resolve_shape),
-                                    dict(it.sink.renames.get(q, {})))
+                                    dict(it.sink.renames.get(q, {})), dims=dims)
             if old is None or old.signature != sig:
                 dirty.extend(c for c in callers.get(q, ()) if c not in done)
         unmoved = self._identity()
@@ -123,17 +126,19 @@ class SummaryCache:
             if unmoved and not self._touches_changed(old.captured):
                 it.sink.restore_later(old.captured, q)
                 it.sink.renames[q] = dict(old.renames)
-                new_entries[q] = _Entry(keys[q], old.signature, old.captured, old.renames, fixed=old.fixed)
+                new_entries[q] = _Entry(keys[q], old.signature, old.captured, old.renames, fixed=old.fixed,
+                                        dims=old.dims)
             elif restore(it.sink, old.captured, q, self.line_map):
                 it.sink.renames[q] = dict(old.renames)
                 moved = old.captured if self._identity() else _moved(old.captured, self.line_map)
-                new_entries[q] = _Entry(keys[q], old.signature, moved, old.renames, fixed=old.fixed)
+                dims = old.dims if self._identity() else _moved_dims(old.dims, self.line_map)
+                new_entries[q] = _Entry(keys[q], old.signature, moved, old.renames, fixed=old.fixed, dims=dims)
             else:  # its output touched changed lines (an inlined callee changed): analyse it
                 it.sink.owner = q
-                analyze_function(it, f)
+                dims = logged_dims(it, lambda: analyze_function(it, f))
                 done.add(q)
                 new_entries[q] = _Entry(keys[q], signature(it, q), capture(it.sink, q, it.resolve_shape),
-                                        dict(it.sink.renames.get(q, {})))
+                                        dict(it.sink.renames.get(q, {})), dims=dims)
         from .engine import fixed_symbols  # of the functions analysed now; restored ones keep theirs
         fixed = fixed_symbols(it)
         for q, e in new_entries.items():
@@ -145,6 +150,26 @@ class SummaryCache:
         self.entries = new_entries
         self.old_lines = list(parsed.lines)
         return sorted(done)
+
+    def dims_parts(self) -> dict:
+        """Each function's share of the hover information, analysed now or restored."""
+        return {q: e.dims for q, e in self.entries.items()}
+
+
+def _moved_dims(dims: Optional[tuple], line_map) -> Optional[tuple]:
+    """A restored share of the hover information with the lines its origins name moved."""
+    if dims is None:
+        return None
+    from .result import DimInfo
+
+    def move(m):
+        n = line_map(int(m.group(1)))
+        return f"line {n}" if n is not None else m.group(0)
+    ops, preds = dims
+    return [(force, k, DimInfo(v.name, _LINE.sub(move, v.origin))) for force, k, v in ops], preds
+
+
+_LINE = re.compile(r"line (\d+)")
 
 
 def _moved(captured: dict, line_map) -> dict:
