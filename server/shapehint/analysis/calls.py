@@ -173,9 +173,7 @@ class CallMixin:
             bound.apply_defaults()
         except TypeError:
             return UnknownV(f"{rule.name}: arguments do not match")
-        import inspect
-        varargs = {n for n, p in rule.signature.parameters.items()
-                   if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)}
+        varargs = _varargs(rule.signature)
         cfg = {k: v for k, v in list(bound.arguments.items())[1:] if k not in varargs}
         try:
             extra = rule.ctor(*bound.args, **bound.kwargs)
@@ -384,6 +382,29 @@ class _ForwardRule:
     """Adapts a layer's forward function to the rule calling convention."""
 
     def __init__(self, rule):
-        import inspect
         self.fn = rule.forward_fn
-        self.signature = inspect.signature(rule.forward_fn)
+        self.signature = _signature(rule.forward_fn)
+
+
+_SIGNATURES: dict = {}
+
+
+def _signature(fn):
+    """`inspect.signature` costs tens of microseconds: once per rule function."""
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        import inspect
+        sig = _SIGNATURES[fn] = inspect.signature(fn)
+    return sig
+
+
+_VARARGS: dict = {}
+
+
+def _varargs(sig) -> frozenset:
+    names = _VARARGS.get(sig)
+    if names is None:
+        import inspect
+        names = _VARARGS[sig] = frozenset(n for n, p in sig.parameters.items()
+                                          if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD))
+    return names

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from ..shapes.expr import Atom, Expr
 from ..shapes.shape import Pred, conj, neg
+from . import bounds
 
 
 @dataclass
@@ -114,15 +115,23 @@ class FactStore:
 
     def model(self, extra: Iterable[Pred] = (), names: Iterable[str] = (),
               minimize: Iterable[str] = ()) -> Optional[dict]:
-        """A satisfying assignment (preferring small values of `minimize`), or None."""
-        z3 = self._load()
+        """A satisfying assignment (the lexicographically smallest values of `minimize`, in
+        order), or None."""
         preds = list(extra)
-        s = self._new_solver(optimize=bool(list(minimize)))
+        names, minimize = list(names), list(minimize)
+        verdict, point = bounds.solve([f.pred for f in self.facts] + preds, self.lower, self.upper, minimize)
+        if verdict == "unsat":
+            return None
+        if verdict == "sat":
+            for n in names:
+                point.setdefault(n, self.lower.get(n, 1))
+            return point
+        z3 = self._load()
+        s = self._new_solver(optimize=bool(minimize))
         for f in self.facts:
             s.add(self._enc_pred(f.pred))
         for p in preds:
             s.add(self._enc_pred(p))
-        names = list(names)
         for n in names:
             self._var(n)
         self._bounds(s)
@@ -216,10 +225,15 @@ class FactStore:
         # Facts about symbols unrelated to the query cannot make it unsatisfiable unless they are
         # unsatisfiable themselves, which an earlier query would have reported: assume only the slice.
         facts = _relevant(self.facts, extra)
-        if _quick_sat([f.pred for f in facts] + list(extra), self.lower, self.upper) and not self.interrupted:
-            out = (True, [])
-            self._cache[key] = out
-            return out
+        verdict = self._decide_without_z3([f.pred for f in facts] + list(extra))
+        if verdict is not None and not self.interrupted:
+            out = (verdict, [])
+            if verdict is False and want_core:
+                kept = bounds.unsat_core([f.pred for f in facts], list(extra), self.lower, self.upper)
+                out = None if kept is None else (False, [facts[i].origin for i in kept if facts[i].origin is not None])
+            if out is not None:
+                self._cache[key] = out
+                return out
         z3 = self._load()
         s = self._incremental()
         lits = [self._literal(f) for f in facts]
@@ -247,6 +261,13 @@ class FactStore:
             self._cache.clear()
         self._cache[key] = out
         return out
+
+    def _decide_without_z3(self, preds: list) -> Optional[bool]:
+        """True/False when interval reasoning or a small candidate point settles satisfiability."""
+        verdict, _ = bounds.solve(preds, self.lower, self.upper)
+        if verdict is not None:
+            return verdict == "sat"
+        return True if bounds.quick_sat(preds, self.lower, self.upper) else None
 
     def _incremental(self):
         if self._solver is None:
@@ -317,39 +338,6 @@ class FactStore:
             return z3.Not(self._enc_pred(p.args[0]))
         a, b = (self._enc(x) for x in p.args)
         return {"==": lambda: a == b, "!=": lambda: a != b, "<=": lambda: a <= b, "<": lambda: a < b}[p.op]()
-
-
-def _quick_sat(preds: list, lower: dict, upper: dict) -> bool:
-    """Cheap, sound-for-sat search: most queries are satisfiable by small values or by solving a
-    one-symbol equation, and finding such a model needs no solver."""
-    from ..shapes.shape import Pred
-    syms: set[str] = set()
-    for p in preds:
-        syms |= p.symbols()
-    if len(syms) > 24:
-        return False
-    solved: dict = {}
-    for p in preds:
-        if p.op != "==":
-            continue
-        d = p.args[0] - p.args[1]
-        ds = d.symbols()
-        if len(ds) == 1 and len(d.terms) <= 2:
-            name = next(iter(ds))
-            mono = next((m for m in d.terms if m != ()), None)
-            coeff = d.terms.get(mono, 0)
-            if mono is not None and len(mono) == 1 and mono[0].kind == "sym" and coeff in (1, -1):
-                solved.setdefault(name, -d.const_part() * coeff)
-    for base in (1, 2, 3, 7, 64):
-        env = {n: solved.get(n, max(base, lower.get(n, 1))) for n in syms}
-        if any(v < lower.get(n, 1) or (n in upper and v > upper[n]) for n, v in env.items()):
-            continue
-        try:
-            if all(p.evaluate(env) for p in preds):
-                return True
-        except (KeyError, ZeroDivisionError, TypeError, RecursionError):
-            return False
-    return False
 
 
 class Session:

@@ -1,0 +1,470 @@
+"""Deciding shape facts without Z3: interval propagation plus candidate points.
+
+Most questions the analysis and the migration answers ask are about a handful of dimension
+symbols under bounds, equalities and monotone size formulas (`(H - 3)//4 + 1 >= 1`). Creating a
+Z3 context and solver costs more than deciding those in Python, so `FactStore` asks here first
+and calls Z3 only when this module answers `None`.
+
+`solve(preds, lower, upper, order)` returns `(verdict, model)`:
+  "sat"    `model` satisfies every predicate (checked by evaluating them, so this is never
+           wrong). When the model is returned with `order`, it is the lexicographic minimum of
+           the `order` symbols over all solutions (see below) — what `Optimize` with one
+           `minimize` per symbol, in order, gives.
+  "unsat"  propagation emptied some symbol's interval: no solution exists.
+  None     undecided; the caller asks Z3.
+
+Propagation is sound: for a constraint `g >= 0` that is monotone in each of its symbols (sums of
+products of non-negative monotone atoms; floor division and modulo only by positive constants),
+`g`'s largest value over the current box with symbol `v` fixed to `t` is `g` at the other
+symbols' extremes, a monotone function of `t`, so a binary search on it gives a bound every
+solution of the constraint meets. Symbols not bounded from below by the facts start at their
+declared lower bound (1 for a dimension), as in the Z3 encoding.
+
+Why the minimum is exact: when the point of all lower bounds satisfies the constraints, no
+solution is below it in any coordinate. Otherwise symbols are fixed one at a time, in `order`,
+to their lower bound, propagating after each; each fixed value is a lower bound for the
+solutions that agree on the symbols fixed before, so if the final point is a solution, it is
+the lexicographic minimum. A disjunction (`!=`, `or`) the point violates is split into its cases
+(a bounded number of times); the minimum is then the least of the cases' minima.
+
+Division semantics match the Z3 encoding only for positive divisors; any other divisor makes
+the evaluation (and so this module) give up. Tests: tests/unit/test_bounds.py.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from ..shapes.expr import Expr
+from ..shapes.shape import Pred
+
+CAP = 1 << 62  # no bound searched beyond this: the symbol is treated as unbounded
+MAX_SYMBOLS = 48
+MAX_PREDS = 600
+MAX_PASSES = 12
+MAX_SPLITS = 3
+MAX_CORE = 40
+
+
+class Undecided(Exception):
+    """Evaluation left the fragment this module can decide (e.g. division by a non-positive)."""
+
+
+# ---- evaluation on plain ints ------------------------------------------------
+
+def value(e: Expr, env: dict) -> int:
+    total = 0
+    for m, c in e.terms.items():
+        for a in m:
+            k = a.kind
+            if k == "sym":
+                c *= env[a.name]
+                continue
+            x = value(a.args[0], env)
+            y = value(a.args[1], env)
+            if k == "floordiv":
+                if y <= 0:
+                    raise Undecided(a)
+                c *= x // y
+            elif k == "mod":
+                if y <= 0:
+                    raise Undecided(a)
+                c *= x % y
+            elif k == "max":
+                c *= x if x >= y else y
+            else:
+                c *= x if x <= y else y
+        total += c
+    return total
+
+
+def holds(p: Pred, env: dict) -> bool:
+    op = p.op
+    if op == "==":
+        return value(p.args[0], env) == value(p.args[1], env)
+    if op == "<=":
+        return value(p.args[0], env) <= value(p.args[1], env)
+    if op == "<":
+        return value(p.args[0], env) < value(p.args[1], env)
+    if op == "!=":
+        return value(p.args[0], env) != value(p.args[1], env)
+    if op == "and":
+        return all(holds(a, env) for a in p.args)
+    if op == "or":
+        return any(holds(a, env) for a in p.args)
+    if op == "not":
+        return not holds(p.args[0], env)
+    return op == "true"
+
+
+# ---- monotonicity ------------------------------------------------------------
+
+def _syms(e: Expr) -> frozenset:
+    if e._syms is None:
+        e.symbols()
+    return e._syms
+
+
+def _atom_syms(a) -> frozenset:
+    if a.kind == "sym":
+        return frozenset((a.name,))
+    return _syms(a.args[0]) | _syms(a.args[1])
+
+
+def _combine(d1, d2):
+    if d1 is None or d2 is None:
+        return None
+    if d1 == 0:
+        return d2
+    if d2 == 0 or d1 == d2:
+        return d1
+    return None
+
+
+def _pos_const(e: Expr) -> bool:
+    v = e.value
+    return v is not None and v > 0
+
+
+def _nonneg_expr(e: Expr, lo: dict) -> bool:
+    return all(c > 0 and all(_nonneg_atom(a, lo) for a in m) for m, c in e.terms.items())
+
+
+def _nonneg_atom(a, lo: dict) -> bool:
+    k = a.kind
+    if k == "sym":
+        return lo.get(a.name, 1) >= 0
+    x, y = a.args
+    if k == "floordiv":
+        return _pos_const(y) and _nonneg_expr(x, lo)
+    if k == "mod":
+        return _pos_const(y)
+    if k == "max":
+        return _nonneg_expr(x, lo) or _nonneg_expr(y, lo)
+    return _nonneg_expr(x, lo) and _nonneg_expr(y, lo)
+
+
+def direction(e: Expr, v: str, lo: dict):
+    """+1 / -1 when `e` is non-decreasing / non-increasing in `v` on the box above `lo`,
+    0 when it does not mention `v`, None when this analysis cannot tell."""
+    acc = 0
+    for m, c in e.terms.items():
+        d = _mono_dir(m, v, lo)
+        if d is None:
+            return None
+        acc = _combine(acc, d if c > 0 else -d)
+        if acc is None:
+            return None
+    return acc
+
+
+def _mono_dir(m, v: str, lo: dict):
+    with_v = [a for a in m if v in _atom_syms(a)]
+    if not with_v:
+        return 0
+    if len(with_v) < len(m) and not all(_nonneg_atom(a, lo) for a in m if v not in _atom_syms(a)):
+        return None
+    if len(with_v) == 1:
+        return _atom_dir(with_v[0], v, lo)
+    # a product of several factors in v is monotone when every factor is non-negative and
+    # they all move the same way
+    acc = 0
+    for a in with_v:
+        if not _nonneg_atom(a, lo):
+            return None
+        acc = _combine(acc, _atom_dir(a, v, lo))
+        if acc is None:
+            return None
+    return acc
+
+
+def _atom_dir(a, v: str, lo: dict):
+    k = a.kind
+    if k == "sym":
+        return 1 if a.name == v else 0
+    x, y = a.args
+    if k == "floordiv":
+        if v in _syms(y) or not _pos_const(y):
+            return None
+        return direction(x, v, lo)
+    if k == "mod":
+        return None
+    return _combine(direction(x, v, lo), direction(y, v, lo))
+
+
+# ---- propagation ---------------------------------------------------------------
+
+class _Empty(Exception):
+    pass
+
+
+class _Constraint:
+    """`g >= 0`, with `g`'s direction in each of its symbols."""
+
+    __slots__ = ("g", "syms", "dirs")
+
+    def __init__(self, g: Expr, lo: dict):
+        self.g = g
+        self.syms = sorted(_syms(g))
+        self.dirs = {v: direction(g, v, lo) for v in self.syms}
+
+
+# The same facts are asked about again and again (every query of a function re-checks its
+# facts): their constraints are built once. Directions depend on the bounds only through which
+# symbols may be negative, which is part of the key.
+_MEMO: dict = {}
+_MEMO_MAX = 20000
+
+
+def _constraints(preds: Iterable[Pred], lo: dict) -> list:
+    out = []
+    for p in preds:
+        op = p.op
+        if op == "and":
+            out += _constraints(p.args, lo)
+            continue
+        if op not in ("==", "<=", "<"):
+            continue  # disjunctions and negations are only checked at the candidate point
+        neg_syms = tuple(n for n in p.symbols() if lo.get(n, 1) < 0)
+        key = (p, neg_syms)
+        got = _MEMO.get(key)
+        if got is None:
+            d = p.args[1] - p.args[0]
+            if op == "<":
+                d = d - 1
+            got = [_Constraint(d, lo)]
+            if op == "==":
+                got.append(_Constraint(-d, lo))
+            if len(_MEMO) >= _MEMO_MAX:
+                _MEMO.clear()
+            _MEMO[key] = got
+        out += got
+    return out
+
+
+def _tighten(c: _Constraint, lo: dict, hi: dict) -> bool:
+    """Narrow the intervals of `c`'s symbols; True when something changed. Raises _Empty."""
+    changed = False
+    for v in c.syms:
+        d = c.dirs[v]
+        if not d:
+            continue
+        env = {}
+        ok = True
+        for w in c.syms:
+            if w == v:
+                continue
+            dw = c.dirs[w]
+            if dw is None:
+                ok = False
+                break
+            x = hi.get(w) if dw > 0 else lo[w]
+            if x is None:
+                ok = False
+                break
+            env[w] = x
+        if not ok:
+            continue
+        changed |= _search(c.g, v, d, env, lo, hi)
+    return changed
+
+
+def _search(g: Expr, v: str, d: int, env: dict, lo: dict, hi: dict) -> bool:
+    """Bound `v` by `max over the box of g >= 0`, monotone in `v` with direction `d`."""
+    def h(t: int) -> int:
+        env[v] = t
+        return value(g, env)
+
+    a, b = lo[v], hi.get(v)
+    top = CAP if b is None else b
+    if d > 0:  # solutions are an up-set: raise the lower bound to the first t with h(t) >= 0
+        if h(a) >= 0:
+            return False
+        if b is not None and h(b) < 0:
+            raise _Empty
+        bad, step = a, 1
+        while True:  # gallop to a good point, then bisect
+            t = min(bad + step, top)
+            if h(t) >= 0:
+                good = t
+                break
+            if t >= top:
+                lo[v] = top  # nothing up to the cap: keep a sound bound and stop
+                return True
+            bad, step = t, step * 2
+        while good - bad > 1:
+            mid = (bad + good) // 2
+            if h(mid) >= 0:
+                good = mid
+            else:
+                bad = mid
+        lo[v] = good
+        if b is not None and good > b:
+            raise _Empty
+        return True
+    # d < 0: solutions are a down-set: lower the upper bound to the last t with h(t) >= 0
+    if h(a) < 0:
+        raise _Empty
+    if b is not None and h(b) >= 0:
+        return False
+    good, step = a, 1
+    while True:
+        t = min(good + step, top)
+        if h(t) < 0:
+            bad = t
+            break
+        if t >= top:
+            return False
+        good, step = t, step * 2
+    while bad - good > 1:
+        mid = (bad + good) // 2
+        if h(mid) >= 0:
+            good = mid
+        else:
+            bad = mid
+    hi[v] = good
+    return True
+
+
+def _propagate(cons: list, lo: dict, hi: dict) -> bool:
+    """Tighten to a fixpoint (bounded). False when it stopped before reaching one."""
+    for _ in range(MAX_PASSES):
+        changed = False
+        for c in cons:
+            changed |= _tighten(c, lo, hi)
+        if not changed:
+            return True
+    return False
+
+
+# ---- solving --------------------------------------------------------------------
+
+def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = ()):
+    """See the module docstring. `lower`/`upper`: declared bounds (a symbol not in `lower` is >= 1)."""
+    syms: set = set()
+    for p in preds:
+        syms |= p.symbols()
+    if len(syms) > MAX_SYMBOLS or len(preds) > MAX_PREDS:
+        return None, None
+    order = list(order)
+    need_min = bool(order)
+    order = [n for n in order if n in syms] + sorted(syms.difference(order))
+    try:
+        return _solve(list(preds), syms, lower, upper, order, MAX_SPLITS, need_min)
+    except (Undecided, RecursionError, KeyError):
+        return None, None
+
+
+def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool):
+    lo = {n: lower.get(n, 1) for n in syms}
+    hi = {n: upper[n] for n in syms if n in upper}
+    for n in syms:
+        if n in hi and hi[n] < lo[n]:
+            return "unsat", None
+    cons = _constraints(preds, lo)
+    try:
+        _propagate(cons, lo, hi)
+    except _Empty:
+        return "unsat", None
+    point = dict(lo)
+    if all(holds(p, point) for p in preds):
+        return "sat", point
+    # fix the symbols one at a time (see the module docstring)
+    for n in order:
+        hi[n] = lo[n]
+        try:
+            _propagate(cons, lo, hi)
+        except _Empty:
+            break
+    else:
+        point = dict(lo)
+        if all(holds(p, point) for p in preds):
+            return "sat", point
+    return _split(preds, syms, lower, upper, order, splits, need_min)
+
+
+def _split(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool):
+    """Case split on the first disjunction the lower-bound point violates."""
+    if splits <= 0:
+        return None, None
+    lo = {n: lower.get(n, 1) for n in syms}
+    target = None
+    for i, p in enumerate(preds):
+        if p.op in ("!=", "or") and not holds(p, lo):
+            target = i
+            break
+    if target is None:
+        for i, p in enumerate(preds):
+            if p.op in ("!=", "or"):
+                target = i
+                break
+    if target is None:
+        return None, None
+    p = preds[target]
+    rest = preds[:target] + preds[target + 1:]
+    if p.op == "!=":
+        a, b = p.args
+        cases = [Pred("<", (a, b)), Pred("<", (b, a))]
+    else:
+        cases = list(p.args)
+    best, undecided = None, False
+    for case in cases:
+        verdict, model = _solve(rest + [case], syms, lower, upper, order, splits - 1, need_min)
+        if verdict == "sat" and not need_min:
+            return verdict, model  # any model will do
+        if verdict is None:
+            undecided = True
+        elif verdict == "sat":
+            key = tuple(model[n] for n in order)
+            if best is None or key < best[0]:
+                best = (key, model)
+    if undecided:
+        return None, None  # an undecided case may hold a smaller model, or the only one
+    if best is None:
+        return "unsat", None
+    return "sat", best[1]
+
+
+def quick_sat(preds: list, lower: dict, upper: dict) -> bool:
+    """Sound for sat: try a few uniform points (symbols fixed by a one-symbol equation take
+    that value), which finds models of constraints propagation cannot use (`H % 2 == 0`)."""
+    syms: set = set()
+    for p in preds:
+        syms |= p.symbols()
+    if len(syms) > 24:
+        return False
+    solved: dict = {}
+    for p in preds:
+        if p.op != "==":
+            continue
+        d = p.args[0] - p.args[1]
+        ds = _syms(d)
+        if len(ds) == 1 and len(d.terms) <= 2:
+            name = next(iter(ds))
+            mono = next((m for m in d.terms if m != ()), None)
+            coeff = d.terms.get(mono, 0)
+            if mono is not None and len(mono) == 1 and mono[0].kind == "sym" and coeff in (1, -1):
+                solved.setdefault(name, -d.const_part() * coeff)
+    for base in (1, 2, 3, 7, 64):
+        env = {n: solved.get(n, max(base, lower.get(n, 1))) for n in syms}
+        if any(v < lower.get(n, 1) or (n in upper and v > upper[n]) for n, v in env.items()):
+            continue
+        try:
+            if all(holds(p, env) for p in preds):
+                return True
+        except (Undecided, RecursionError):
+            return False
+    return False
+
+
+def unsat_core(facts: list, extra: list, lower: dict, upper: dict) -> Optional[list]:
+    """Indices of facts that, with `extra`, propagation alone proves unsatisfiable: each fact is
+    dropped when the rest still is, so the core is irreducible as far as propagation can tell.
+    None when propagation cannot prove the whole set unsatisfiable."""
+    if len(facts) > MAX_CORE or solve(facts + extra, lower, upper)[0] != "unsat":
+        return None
+    keep = list(range(len(facts)))
+    for i in range(len(facts) - 1, -1, -1):
+        trial = [j for j in keep if j != i]
+        if solve([facts[j] for j in trial] + extra, lower, upper)[0] == "unsat":
+            keep = trial
+    return keep
