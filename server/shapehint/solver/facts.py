@@ -9,11 +9,16 @@ and answers the questions the analysis asks:
   - `model`, `value_range` and `unique_value` for migrations and shape holes.
 Ground and syntactically decided predicates never reach Z3. Every query runs under a
 deterministic resource limit (`rlimit`) and a wall-clock guard; `unknown` is never an error.
-Each store owns its own Z3 context, so `interrupt()` (cancellation) stops only its job.
-Tests: tests/unit/test_solver.py.
+Z3 contexts are reused (creating one costs milliseconds, more than most analyses): each thread
+keeps a few, and a store or session borrows one that no Python object references any more —
+so no other job can be using it, and an interrupt (cancellation) reaches only the job whose
+store or session still holds the context. Tests: tests/unit/test_solver.py,
+tests/unit/test_bounds.py (the no-Z3 procedure in bounds.py).
 """
 from __future__ import annotations
 
+import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
@@ -187,16 +192,16 @@ class FactStore:
 
     def interrupt(self) -> None:
         self.interrupted = True
-        if self._ctx is not None:
-            self._ctx.interrupt()
+        ctx = self._ctx  # read once: the job may release it meanwhile (then there is nothing to stop)
+        if ctx is not None:
+            ctx.interrupt()
 
     # ---- internals --------------------------------------------------------
     def _load(self):
         if self._z3 is None:
             import z3  # lazy: keeps server start-up light
             self._z3 = z3
-            # creating a Z3 context costs ~15 ms: stores of one analysis share one
-            self._ctx = self.session.context() if self.session is not None else z3.Context()
+            self._ctx = self.session.context() if self.session is not None else borrow_context()
             if self._on_create is not None:
                 self._on_create(self)
         return self._z3
@@ -341,23 +346,73 @@ class FactStore:
 
 
 class Session:
-    """One Z3 context shared by the stores of one analysis job; interrupting it stops them all."""
+    """The Z3 context shared by the stores of one analysis job, held from the first query to
+    `release()`; interrupting it stops them all."""
 
     def __init__(self):
         self._ctx = None
 
     def context(self):
         if self._ctx is None:
-            import z3
-            self._ctx = z3.Context()
+            self._ctx = borrow_context()
         return self._ctx
 
     def interrupt(self) -> None:
-        if self._ctx is not None:
-            self._ctx.interrupt()
+        ctx = self._ctx
+        if ctx is not None:
+            ctx.interrupt()
 
     def release(self) -> None:
         self._ctx = None
+
+
+# ---- the per-thread pool of Z3 contexts ---------------------------------------------------
+
+POOL_SIZE = 3
+MAX_BORROWS = 500  # a pooled context is retired after this many jobs (bounds what Z3 keeps)
+_local = threading.local()
+
+
+class _Pooled:
+    __slots__ = ("ctx", "borrows")
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.borrows = 0
+
+
+def _free_refs() -> int:
+    """References to a pooled context that nobody is using: its `_Pooled` slot, plus the ones
+    `borrow_context` itself holds while it checks (measured on a stand-in, same code path)."""
+    slot = _Pooled(object())
+    return _refs(slot)
+
+
+def _refs(slot: "_Pooled") -> int:
+    ctx = slot.ctx
+    return sys.getrefcount(ctx) - 1  # minus getrefcount's own argument
+
+
+_FREE = _free_refs()
+
+
+def borrow_context():
+    """A Z3 context of this thread's pool that no Python object references (every Z3 object,
+    solver or store that used it is gone, so it cannot be in use by another job), else a new one."""
+    import z3
+    pool = getattr(_local, "pool", None)
+    if pool is None:
+        pool = _local.pool = []
+    for slot in pool:
+        if _refs(slot) == _FREE:
+            slot.borrows += 1
+            if slot.borrows >= MAX_BORROWS:
+                pool.remove(slot)
+            return slot.ctx
+    ctx = z3.Context()
+    if len(pool) < POOL_SIZE:
+        pool.append(_Pooled(ctx))
+    return ctx
 
 
 def _relevant(facts: list[Fact], extra: list[Pred]) -> list[Fact]:
