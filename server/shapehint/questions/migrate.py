@@ -14,7 +14,6 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import conj, eq
 from ..shapes.values import TensorV
-from ..solver.facts import FactStore
 from .assume import AssumeError, parse_assumption, to_pred
 from .common import display, generic_frame, tensor_params
 
@@ -52,7 +51,11 @@ def migrate_function(result, qualname: str, assume=()) -> dict:
     for f in fails:
         out["clash"].append({"line": f[1].line, "col": f[1].col, "end_line": f[1].end_line, "end_col": f[1].end_col,
                              "severity": "error", "code": f[3], "message": f[4], "related": []})
-    if extra:
+    syms = sorted({s for t in params.values() for d in t.shape.dims for s in d.symbols()})
+    fail_syms = set().union(*[f[2].symbols() for f in fails]) if fails else set()
+    # the smallest model first: when there is one, the constraints are consistent with the facts
+    model = store.model([p for p, _ in extra], names=syms, minimize=syms)
+    if extra and model is None:
         ok, core = store.possible(conj(*[p for p, _ in extra]))
         if ok is False:
             out["status"] = "none"
@@ -62,17 +65,8 @@ def migrate_function(result, qualname: str, assume=()) -> dict:
                                  "message": f"the constraints {', '.join(t for _, t in extra)} contradict "
                                             + (f"lines {', '.join(map(str, lines))}" if lines else "the program"),
                                  "related": [{"line": o[0].line, "col": o[0].col, "message": o[1]} for o in core if o]})
-    syms = sorted({s for t in params.values() for d in t.shape.dims for s in d.symbols()})
-    fail_syms = set().union(*[f[2].symbols() for f in fails]) if fails else set()
-    model = None
-    if out["status"] != "none":
-        probe = FactStore(store.limits)
-        probe.lower.update(store.lower)
-        for fct in store.facts:
-            probe.add(fct.pred, fct.origin)
-        model = probe.model([p for p, _ in extra], names=syms, minimize=syms)
-        if model is None:
-            out["status"] = "unknown"
+    if out["status"] != "none" and model is None:
+        out["status"] = "unknown"
     for name, t in params.items():
         out["params"].append(_param(result, qualname, name, t, model, store, fail_syms, fails))
     if fails:

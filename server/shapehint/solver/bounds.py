@@ -208,25 +208,20 @@ class _Constraint:
         self.dirs = {v: direction(g, v, lo) for v in self.syms}
 
 
-# The same facts are asked about again and again (every query of a function re-checks its
-# facts): their constraints are built once. Directions depend on the bounds only through which
-# symbols may be negative, which is part of the key.
-_MEMO: dict = {}
-_MEMO_MAX = 20000
-
-
-def _constraints(preds: Iterable[Pred], lo: dict) -> list:
+def _constraints(preds: Iterable[Pred], lo: dict, memo: Optional[dict]) -> list:
+    """The `g >= 0` forms of the predicates' comparisons. `memo` (the caller's, e.g. one store's:
+    the same facts are asked about again and again) keeps them per predicate; directions depend
+    on the bounds only through which symbols may be negative, which is part of the key."""
     out = []
     for p in preds:
         op = p.op
         if op == "and":
-            out += _constraints(p.args, lo)
+            out += _constraints(p.args, lo, memo)
             continue
         if op not in ("==", "<=", "<"):
             continue  # disjunctions and negations are only checked at the candidate point
-        neg_syms = tuple(n for n in p.symbols() if lo.get(n, 1) < 0)
-        key = (p, neg_syms)
-        got = _MEMO.get(key)
+        key = (p, tuple(n for n in p.symbols() if lo.get(n, 1) < 0))
+        got = memo.get(key) if memo is not None else None
         if got is None:
             d = p.args[1] - p.args[0]
             if op == "<":
@@ -234,9 +229,8 @@ def _constraints(preds: Iterable[Pred], lo: dict) -> list:
             got = [_Constraint(d, lo)]
             if op == "==":
                 got.append(_Constraint(-d, lo))
-            if len(_MEMO) >= _MEMO_MAX:
-                _MEMO.clear()
-            _MEMO[key] = got
+            if memo is not None:
+                memo[key] = got
         out += got
     return out
 
@@ -338,8 +332,9 @@ def _propagate(cons: list, lo: dict, hi: dict) -> bool:
 
 # ---- solving --------------------------------------------------------------------
 
-def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = ()):
-    """See the module docstring. `lower`/`upper`: declared bounds (a symbol not in `lower` is >= 1)."""
+def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = (), memo: Optional[dict] = None):
+    """See the module docstring. `lower`/`upper`: declared bounds (a symbol not in `lower` is >= 1);
+    `memo`: a dict the caller keeps for predicates it asks about repeatedly."""
     syms: set = set()
     for p in preds:
         syms |= p.symbols()
@@ -349,18 +344,19 @@ def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = ()):
     need_min = bool(order)
     order = [n for n in order if n in syms] + sorted(syms.difference(order))
     try:
-        return _solve(list(preds), syms, lower, upper, order, MAX_SPLITS, need_min)
+        return _solve(list(preds), syms, lower, upper, order, MAX_SPLITS, need_min, memo)
     except (Undecided, RecursionError, KeyError):
         return None, None
 
 
-def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool):
+def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool,
+           memo: Optional[dict]):
     lo = {n: lower.get(n, 1) for n in syms}
     hi = {n: upper[n] for n in syms if n in upper}
     for n in syms:
         if n in hi and hi[n] < lo[n]:
             return "unsat", None
-    cons = _constraints(preds, lo)
+    cons = _constraints(preds, lo, memo)
     try:
         _propagate(cons, lo, hi)
     except _Empty:
@@ -379,10 +375,11 @@ def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits
         point = dict(lo)
         if all(holds(p, point) for p in preds):
             return "sat", point
-    return _split(preds, syms, lower, upper, order, splits, need_min)
+    return _split(preds, syms, lower, upper, order, splits, need_min, memo)
 
 
-def _split(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool):
+def _split(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool,
+           memo: Optional[dict]):
     """Case split on the first disjunction the lower-bound point violates."""
     if splits <= 0:
         return None, None
@@ -403,12 +400,13 @@ def _split(preds: list, syms: set, lower: dict, upper: dict, order: list, splits
     rest = preds[:target] + preds[target + 1:]
     if p.op == "!=":
         a, b = p.args
-        cases = [Pred("<", (a, b)), Pred("<", (b, a))]
+        # sizes are bounded below and rarely above: `size != c` mostly holds above c, try that first
+        cases = [Pred("<", (b, a)), Pred("<", (a, b))] if b.is_const else [Pred("<", (a, b)), Pred("<", (b, a))]
     else:
         cases = list(p.args)
     best, undecided = None, False
     for case in cases:
-        verdict, model = _solve(rest + [case], syms, lower, upper, order, splits - 1, need_min)
+        verdict, model = _solve(rest + [case], syms, lower, upper, order, splits - 1, need_min, memo)
         if verdict == "sat" and not need_min:
             return verdict, model  # any model will do
         if verdict is None:
@@ -456,15 +454,15 @@ def quick_sat(preds: list, lower: dict, upper: dict) -> bool:
     return False
 
 
-def unsat_core(facts: list, extra: list, lower: dict, upper: dict) -> Optional[list]:
+def unsat_core(facts: list, extra: list, lower: dict, upper: dict, memo: Optional[dict] = None) -> Optional[list]:
     """Indices of facts that, with `extra`, propagation alone proves unsatisfiable: each fact is
     dropped when the rest still is, so the core is irreducible as far as propagation can tell.
     None when propagation cannot prove the whole set unsatisfiable."""
-    if len(facts) > MAX_CORE or solve(facts + extra, lower, upper)[0] != "unsat":
+    if len(facts) > MAX_CORE or solve(facts + extra, lower, upper, memo=memo)[0] != "unsat":
         return None
     keep = list(range(len(facts)))
     for i in range(len(facts) - 1, -1, -1):
         trial = [j for j in keep if j != i]
-        if solve([facts[j] for j in trial] + extra, lower, upper)[0] == "unsat":
+        if solve([facts[j] for j in trial] + extra, lower, upper, memo=memo)[0] == "unsat":
             keep = trial
     return keep

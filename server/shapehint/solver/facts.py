@@ -59,6 +59,7 @@ class FactStore:
         self._solver = None
         self._nlits = 0
         self._cache: dict = {}
+        self._memo: dict = {}  # bounds.py's per-predicate work, reused across this store's queries
         self._on_create = on_create
         self.queries = 0
         self.interrupted = False
@@ -124,7 +125,8 @@ class FactStore:
         order), or None."""
         preds = list(extra)
         names, minimize = list(names), list(minimize)
-        verdict, point = bounds.solve([f.pred for f in self.facts] + preds, self.lower, self.upper, minimize)
+        verdict, point = bounds.solve([f.pred for f in self.facts] + preds, self.lower, self.upper, minimize,
+                                      self._memo)
         if verdict == "unsat":
             return None
         if verdict == "sat":
@@ -187,6 +189,7 @@ class FactStore:
         self._vars = {}
         self._lits = {}
         self._cache = {}
+        self._memo = {}
         self._z3 = None
         self._ctx = None
 
@@ -234,7 +237,7 @@ class FactStore:
         if verdict is not None and not self.interrupted:
             out = (verdict, [])
             if verdict is False and want_core:
-                kept = bounds.unsat_core([f.pred for f in facts], list(extra), self.lower, self.upper)
+                kept = bounds.unsat_core([f.pred for f in facts], list(extra), self.lower, self.upper, self._memo)
                 out = None if kept is None else (False, [facts[i].origin for i in kept if facts[i].origin is not None])
             if out is not None:
                 self._cache[key] = out
@@ -269,7 +272,7 @@ class FactStore:
 
     def _decide_without_z3(self, preds: list) -> Optional[bool]:
         """True/False when interval reasoning or a small candidate point settles satisfiability."""
-        verdict, _ = bounds.solve(preds, self.lower, self.upper)
+        verdict, _ = bounds.solve(preds, self.lower, self.upper, memo=self._memo)
         if verdict is not None:
             return verdict == "sat"
         return True if bounds.quick_sat(preds, self.lower, self.upper) else None
