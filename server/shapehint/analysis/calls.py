@@ -113,12 +113,13 @@ class CallMixin:
             if isinstance(a, TensorV):
                 self.resolve(a)
         cx = AnalysisContext(self, fr, span, opname, labels)
+        if not _binds(rule.signature, len(args) + 1, kwargs):
+            try:
+                rule.signature.bind(cx, *args, **kwargs)
+            except TypeError:
+                return UnknownV(f"{name}: arguments do not match")
         try:
-            bound = rule.signature.bind(cx, *args, **kwargs)
-        except TypeError:
-            return UnknownV(f"{name}: arguments do not match")
-        try:
-            out = rule.fn(*bound.args, **bound.kwargs)
+            out = rule.fn(cx, *args, **kwargs)
         except OpFailed as err:
             self.failed(fr, span, err, self._arg_related(args, kwargs, span))
             return UnknownV("error")
@@ -398,13 +399,50 @@ def _signature(fn):
     return sig
 
 
+_SHAPES: dict = {}
+
+
+def _binds(sig, npos: int, kwargs: dict) -> bool:
+    """True when `sig.bind` would accept `npos` positional arguments and `kwargs` (the rule is
+    then called directly: `inspect`'s binder is slow); False when unsure — the caller binds."""
+    got = _SHAPES.get(id(sig))  # by id: hashing a Signature is slow (rule signatures live forever)
+    shape = got[1] if got is not None and got[0] is sig else None
+    if shape is None:
+        import inspect
+        P = inspect.Parameter
+        kinds = [p.kind for p in sig.parameters.values()]
+        if P.POSITIONAL_ONLY in kinds:
+            shape = ()
+        else:
+            pos = [p for p in sig.parameters.values() if p.kind == P.POSITIONAL_OR_KEYWORD]
+            kwonly = [p for p in sig.parameters.values() if p.kind == P.KEYWORD_ONLY]
+            shape = (tuple(p.name for p in pos), tuple(p.default is P.empty for p in pos),
+                     frozenset(p.name for p in kwonly), frozenset(p.name for p in kwonly if p.default is P.empty),
+                     P.VAR_POSITIONAL in kinds, P.VAR_KEYWORD in kinds)
+        _SHAPES[id(sig)] = (sig, shape)
+    if not shape:
+        return False
+    names, required, kwonly, kw_required, star, starstar = shape
+    if npos > len(names) and not star:
+        return False
+    given = names[:npos]
+    for k in kwargs:
+        if k in given or not (starstar or k in names or k in kwonly):
+            return False
+    for n, req in zip(names[npos:], required[npos:]):
+        if req and n not in kwargs:
+            return False
+    return kw_required.issubset(kwargs)
+
+
 _VARARGS: dict = {}
 
 
 def _varargs(sig) -> frozenset:
-    names = _VARARGS.get(sig)
-    if names is None:
+    got = _VARARGS.get(id(sig))
+    if got is None or got[0] is not sig:
         import inspect
-        names = _VARARGS[sig] = frozenset(n for n, p in sig.parameters.items()
-                                          if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD))
-    return names
+        got = _VARARGS[id(sig)] = (sig, frozenset(n for n, p in sig.parameters.items()
+                                                  if p.kind in (inspect.Parameter.VAR_POSITIONAL,
+                                                                inspect.Parameter.VAR_KEYWORD)))
+    return got[1]

@@ -198,14 +198,39 @@ class _Empty(Exception):
 
 
 class _Constraint:
-    """`g >= 0`, with `g`'s direction in each of its symbols."""
+    """`sign * g >= 0`, with its direction in each of its symbols; for a linear `g`, its
+    coefficients (bounds then follow in closed form, without a search)."""
 
-    __slots__ = ("g", "syms", "dirs")
+    __slots__ = ("g", "sign", "syms", "dirs", "lin", "c0")
 
-    def __init__(self, g: Expr, lo: dict):
+    def __init__(self, g: Expr, sign: int, lo: dict, dirs: Optional[dict] = None):
         self.g = g
+        self.sign = sign
         self.syms = sorted(_syms(g))
-        self.dirs = {v: direction(g, v, lo) for v in self.syms}
+        if dirs is None:
+            dirs = {v: direction(g, v, lo) for v in self.syms}
+        self.dirs = dirs if sign > 0 else {v: (None if d is None else -d) for v, d in dirs.items()}
+        lin, c0 = {}, 0
+        for m, c in g.terms.items():
+            if m == ():
+                c0 = c
+            elif len(m) == 1 and m[0].kind == "sym":
+                lin[m[0].name] = c * sign
+            else:
+                lin = None
+                break
+        self.lin = lin
+        self.c0 = c0 * sign
+
+
+def _difference(b: Expr, a: Expr, minus: int) -> Expr:
+    """b - a - minus, built in one step (the generic operators allocate intermediate Exprs)."""
+    terms = dict(b.terms)
+    for m, c in a.terms.items():
+        terms[m] = terms.get(m, 0) - c
+    if minus:
+        terms[()] = terms.get((), 0) - minus
+    return Expr(terms)
 
 
 def _constraints(preds: Iterable[Pred], lo: dict, memo: Optional[dict]) -> list:
@@ -223,12 +248,11 @@ def _constraints(preds: Iterable[Pred], lo: dict, memo: Optional[dict]) -> list:
         key = (p, tuple(n for n in p.symbols() if lo.get(n, 1) < 0))
         got = memo.get(key) if memo is not None else None
         if got is None:
-            d = p.args[1] - p.args[0]
-            if op == "<":
-                d = d - 1
-            got = [_Constraint(d, lo)]
+            d = _difference(p.args[1], p.args[0], 1 if op == "<" else 0)
+            first = _Constraint(d, 1, lo)
+            got = [first]
             if op == "==":
-                got.append(_Constraint(-d, lo))
+                got.append(_Constraint(d, -1, lo, first.dirs))
             if memo is not None:
                 memo[key] = got
         out += got
@@ -237,6 +261,8 @@ def _constraints(preds: Iterable[Pred], lo: dict, memo: Optional[dict]) -> list:
 
 def _tighten(c: _Constraint, lo: dict, hi: dict) -> bool:
     """Narrow the intervals of `c`'s symbols; True when something changed. Raises _Empty."""
+    if c.lin is not None:
+        return _tighten_linear(c, lo, hi)
     changed = False
     for v in c.syms:
         d = c.dirs[v]
@@ -258,15 +284,48 @@ def _tighten(c: _Constraint, lo: dict, hi: dict) -> bool:
             env[w] = x
         if not ok:
             continue
-        changed |= _search(c.g, v, d, env, lo, hi)
+        changed |= _search(c.g, c.sign, v, d, env, lo, hi)
     return changed
 
 
-def _search(g: Expr, v: str, d: int, env: dict, lo: dict, hi: dict) -> bool:
-    """Bound `v` by `max over the box of g >= 0`, monotone in `v` with direction `d`."""
+def _tighten_linear(c: _Constraint, lo: dict, hi: dict) -> bool:
+    """c0 + sum(k_w * w) >= 0: each symbol against the others' most favourable values."""
+    changed = False
+    lin = c.lin
+    for v, kv in lin.items():
+        rest = c.c0
+        for w, kw in lin.items():
+            if w == v:
+                continue
+            x = hi.get(w) if kw > 0 else lo[w]
+            if x is None:
+                rest = None
+                break
+            rest += kw * x
+        if rest is None:
+            continue
+        if kv > 0:  # v >= ceil(-rest / kv)
+            bound = -(rest // kv)
+            if bound > lo[v]:
+                lo[v] = bound
+                changed = True
+        else:  # v <= floor(rest / -kv)
+            bound = rest // -kv
+            h = hi.get(v)
+            if h is None or bound < h:
+                hi[v] = bound
+                changed = True
+        h = hi.get(v)
+        if h is not None and h < lo[v]:
+            raise _Empty
+    return changed
+
+
+def _search(g: Expr, sign: int, v: str, d: int, env: dict, lo: dict, hi: dict) -> bool:
+    """Bound `v` by `max over the box of sign*g >= 0`, monotone in `v` with direction `d`."""
     def h(t: int) -> int:
         env[v] = t
-        return value(g, env)
+        return sign * value(g, env)
 
     a, b = lo[v], hi.get(v)
     top = CAP if b is None else b
