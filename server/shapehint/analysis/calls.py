@@ -224,7 +224,7 @@ class CallMixin:
             rule = registry.lookup(m.kind)
             if not isinstance(rule, registry.ModuleRule) or rule.forward_fn is None:
                 return UnknownV(m.kind)
-            label = getattr(m, "label", m.describe())
+            label = m.label if hasattr(m, "label") else m.describe()
             out = self.call_rule(m.kind, [m] + list(args), kwargs, fr, span, label, labels,
                                  _ForwardRule(rule))
             if isinstance(out, UnknownV) and out.reason == "error":
