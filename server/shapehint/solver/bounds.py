@@ -421,8 +421,12 @@ def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits
     except _Empty:
         return "unsat", None
     point = dict(lo)
-    if all(holds(p, point) for p in preds):
+    violated = [i for i, p in enumerate(preds) if not holds(p, point)]
+    if not violated:
         return "sat", point
+    if all(preds[i].op in _DISJUNCTIVE for i in violated):
+        # only case splits can repair these (fixing symbols keeps the point where it is)
+        return _split(preds, violated[0], syms, lower, upper, order, splits, need_min, memo)
     # fix the symbols one at a time (see the module docstring)
     for n in order:
         hi[n] = lo[n]
@@ -434,26 +438,21 @@ def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits
         point = dict(lo)
         if all(holds(p, point) for p in preds):
             return "sat", point
-    return _split(preds, syms, lower, upper, order, splits, need_min, memo)
-
-
-def _split(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool,
-           memo: Optional[dict]):
-    """Case split on the first disjunction the lower-bound point violates."""
-    if splits <= 0:
+    target = next((i for i in violated if preds[i].op in _DISJUNCTIVE), None)
+    if target is None:
+        target = next((i for i, p in enumerate(preds) if p.op in _DISJUNCTIVE), None)
+    if target is None:
         return None, None
-    lo = {n: lower.get(n, 1) for n in syms}
-    target = None
-    for i, p in enumerate(preds):
-        if p.op in ("!=", "or") and not holds(p, lo):
-            target = i
-            break
-    if target is None:
-        for i, p in enumerate(preds):
-            if p.op in ("!=", "or"):
-                target = i
-                break
-    if target is None:
+    return _split(preds, target, syms, lower, upper, order, splits, need_min, memo)
+
+
+_DISJUNCTIVE = ("!=", "or")
+
+
+def _split(preds: list, target: int, syms: set, lower: dict, upper: dict, order: list, splits: int,
+           need_min: bool, memo: Optional[dict]):
+    """Solve each case of the disjunction `preds[target]`; the least model of the cases."""
+    if splits <= 0:
         return None, None
     p = preds[target]
     rest = preds[:target] + preds[target + 1:]
