@@ -160,3 +160,12 @@ def test_core_names_the_conflicting_fact():
     a, b = SYM["a"], SYM["b"]
     facts = [ge(b, 2), eq(a, 3), le(b, 10)]
     assert bounds.unsat_core(facts, [eq(a, 4)], {}, {}) == [1]
+
+
+def test_equalities_are_substituted_for_satisfiability():
+    # a broadcasting check in a ResNet bottleneck: intervals alone never close this
+    s, i, p = SYM["a"], SYM["b"], SYM["c"]
+    facts = [eq(s, i), disj(eq(4 * p, s), eq(4 * p, 1), eq(s, 1))]
+    assert bounds.solve(facts + [lt(4 * p, s)], {}, {})[0] == "unsat"
+    verdict, model = bounds.solve([eq(s, i), eq(i, 2 * p + 1), lt(p, 3)], {}, {})
+    assert verdict == "sat" and model["a"] == model["b"] == 2 * model["c"] + 1

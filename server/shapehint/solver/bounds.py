@@ -27,6 +27,9 @@ solutions that agree on the symbols fixed before, so if the final point is a sol
 the lexicographic minimum. A disjunction (`!=`, `or`) the point violates is split into its cases
 (a bounded number of times); the minimum is then the least of the cases' minima.
 
+For satisfiability alone, symbols that a linear equality defines (`s == 4*p`) are first
+substituted away, which exposes contradictions intervals cannot see (`4*p == s ∧ 4*p < s`).
+
 Division semantics match the Z3 encoding only for positive divisors; any other divisor makes
 the evaluation (and so this module) give up. Tests: tests/unit/test_bounds.py.
 """
@@ -35,7 +38,7 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from ..shapes.expr import Expr
-from ..shapes.shape import Pred
+from ..shapes.shape import Pred, ge
 
 CAP = 1 << 62  # no bound searched beyond this: the symbol is treated as unbounded
 MAX_SYMBOLS = 48
@@ -43,6 +46,7 @@ MAX_PREDS = 600
 MAX_PASSES = 12
 MAX_SPLITS = 3
 MAX_CORE = 40
+MEMO_MAX = 20000
 
 
 class Undecided(Exception):
@@ -254,6 +258,8 @@ def _constraints(preds: Iterable[Pred], lo: dict, memo: Optional[dict]) -> list:
             if op == "==":
                 got.append(_Constraint(d, -1, lo, first.dirs))
             if memo is not None:
+                if len(memo) >= MEMO_MAX:
+                    memo.clear()
                 memo[key] = got
         out += got
     return out
@@ -410,6 +416,27 @@ def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = (), memo
 
 def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool,
            memo: Optional[dict]):
+    verdict, model = _solve_bounds(preds, syms, lower, upper, order, splits, need_min, memo)
+    if verdict is not None or need_min:
+        return verdict, model
+    reduced = _eliminate(preds, lower, upper)  # only when needed: most queries are decided above
+    if reduced is False:
+        return "unsat", None
+    if reduced is None:
+        return None, None
+    rest, solved = reduced
+    rest_syms: set = set()
+    for p in rest:
+        rest_syms |= p.symbols()
+    verdict, model = _solve(rest, rest_syms, lower, upper, sorted(rest_syms), splits, False, memo)
+    if verdict == "sat":
+        for v, e in reversed(solved):
+            model[v] = value(e, model)
+    return verdict, model
+
+
+def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool,
+                  memo: Optional[dict]):
     lo = {n: lower.get(n, 1) for n in syms}
     hi = {n: upper[n] for n in syms if n in upper}
     for n in syms:
@@ -447,6 +474,49 @@ def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits
 
 
 _DISJUNCTIVE = ("!=", "or")
+
+
+def _eliminate(preds: list, lower: dict, upper: dict):
+    """Substitute away symbols that a linear equality gives as `v = e` (coefficient ±1): bounds
+    alone cannot see `4*p == s ∧ 4*p < s`, the substitution makes it `False`. Only for
+    satisfiability (it changes which symbols the lexicographic order would fix first).
+    Returns None (nothing to do), False (a predicate became false), or (preds, [(v, e)...])
+    where each `v` takes `e`'s value in a model of the remaining predicates."""
+    preds = list(preds)
+    solved: list = []
+    while True:
+        found = None
+        for i, p in enumerate(preds):
+            if p.op != "==":
+                continue
+            d = _difference(p.args[0], p.args[1], 0)
+            for m, c in d.terms.items():
+                if c in (1, -1) and len(m) == 1 and m[0].kind == "sym":
+                    v = m[0].name
+                    rest = {k: x for k, x in d.terms.items() if k != m}
+                    e = Expr({k: -c * x for k, x in rest.items()})
+                    if v not in _syms(e):
+                        found = (i, v, e)
+                        break
+            if found:
+                break
+        if found is None:
+            break
+        i, v, e = found
+        keep = [ge(e, lower.get(v, 1))]
+        if v in upper:
+            keep.append(ge(upper[v], e))
+        out = []
+        for j, p in enumerate(preds):
+            if j == i:
+                continue
+            out.append(p.subs({v: e}) if v in p.symbols() else p)
+        out += keep
+        if any(p.is_false for p in out):
+            return False
+        preds = [p for p in out if not p.is_true]
+        solved.append((v, e))
+    return (preds, solved) if solved else None
 
 
 def _split(preds: list, target: int, syms: set, lower: dict, upper: dict, order: list, splits: int,
