@@ -142,3 +142,16 @@ def test_analyses_in_a_row_and_in_two_threads_agree():
     for t in threads:
         t.join(120)
     assert len(results) == 6 and all(r == first for r in results)
+
+
+def test_forced_agrees_with_entails():
+    from shapehint.shapes.shape import gt
+    st = FactStore()
+    st.add(eq(C, 4))
+    st.add(ge(H, 3))
+    st.add(eq(Expr.sym("W"), H))
+    st.add(le(Expr.sym("W"), 3))
+    D = Expr.sym("D")
+    st.add(gt(D, 1))
+    pairs = [(C, 4), (H, 3), (D, 2), (C + H, 7)]
+    assert st.forced(pairs) == [st.entails(eq(e, v)) for e, v in pairs] == [True, True, False, True]

@@ -95,11 +95,10 @@ def _param(result, qualname, name, t: TensorV, model, store, fail_syms, fails) -
             continue
         v = d.subs(model).value if model is not None else None
         shape.append(v if v is not None else "?")
-        if d.is_const:
-            forced.append(d.value)
-        elif v is not None and store.entails(eq(d, v)):
-            forced.append(v)
-        else:
-            forced.append(None)
+        forced.append(d.value if d.is_const else (d, v) if v is not None else None)
+    # the dimensions the facts pin to the value the model gives (asked together: one propagation)
+    asks = [i for i, f in enumerate(forced) if isinstance(f, tuple)]
+    for i, yes in zip(asks, store.forced([forced[i] for i in asks])):
+        forced[i] = forced[i][1] if yes else None
     item.update(shape=shape, forced=forced, names=names)
     return item

@@ -414,6 +414,23 @@ def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = (), memo
         return None, None
 
 
+def intervals(preds: list, lower: dict, upper: dict, memo: Optional[dict] = None):
+    """(lo, hi) per symbol after propagation (a symbol missing from hi is unbounded above), or
+    None when the predicates are contradictory or outside what this module evaluates."""
+    syms: set = set()
+    for p in preds:
+        syms |= p.symbols()
+    if len(syms) > MAX_SYMBOLS or len(preds) > MAX_PREDS:
+        return None
+    lo = {n: lower.get(n, 1) for n in syms}
+    hi = {n: upper[n] for n in syms if n in upper}
+    try:
+        _propagate(_constraints(preds, lo, memo), lo, hi)
+    except (_Empty, Undecided, RecursionError, KeyError):
+        return None
+    return lo, hi
+
+
 def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool,
            memo: Optional[dict]):
     verdict, model = _solve_bounds(preds, syms, lower, upper, order, splits, need_min, memo)

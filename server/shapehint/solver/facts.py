@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from ..shapes.expr import Atom, Expr
-from ..shapes.shape import Pred, conj, neg
+from ..shapes.shape import Pred, conj, eq, gt, neg
 from . import bounds
 
 
@@ -118,6 +118,28 @@ class FactStore:
         if self.entails(neg(pred)):
             return False
         return None
+
+    def forced(self, pairs: list) -> list:
+        """For each (e, v), v being e's value in some model of the facts: do the facts force
+        e == v? A symbol whose interval the facts narrow to v is forced; one model above every
+        remaining value shows those are not; `entails` decides the rest."""
+        out: list = [None] * len(pairs)
+        preds = [f.pred for f in self.facts]
+        box = bounds.intervals(preds, self.lower, self.upper, self._memo)
+        rest = []
+        for i, (e, v) in enumerate(pairs):
+            names = e.symbols()
+            if box is not None and len(names) == 1 and e == Expr.sym(next(iter(names))):
+                n = next(iter(names))
+                if box[0].get(n, self.lower.get(n, 1)) == v == box[1].get(n):
+                    out[i] = True
+                    continue
+            rest.append(i)
+        if rest and bounds.solve(preds + [gt(pairs[i][0], pairs[i][1]) for i in rest], self.lower, self.upper,
+                                 memo=self._memo)[0] == "sat":
+            for i in rest:
+                out[i] = False
+        return [self.entails(eq(e, v)) if got is None else got for got, (e, v) in zip(out, pairs)]
 
     def model(self, extra: Iterable[Pred] = (), names: Iterable[str] = (),
               minimize: Iterable[str] = ()) -> Optional[dict]:
