@@ -161,11 +161,15 @@ def direction(e: Expr, v: str, lo: dict):
     return acc
 
 
+def _mentions(a, v: str) -> bool:
+    return a.name == v if a.kind == "sym" else v in _atom_syms(a)
+
+
 def _mono_dir(m, v: str, lo: dict):
-    with_v = [a for a in m if v in _atom_syms(a)]
+    with_v = [a for a in m if _mentions(a, v)]
     if not with_v:
         return 0
-    if len(with_v) < len(m) and not all(_nonneg_atom(a, lo) for a in m if v not in _atom_syms(a)):
+    if len(with_v) < len(m) and not all(_nonneg_atom(a, lo) for a in m if not _mentions(a, v)):
         return None
     if len(with_v) == 1:
         return _atom_dir(with_v[0], v, lo)
@@ -211,9 +215,6 @@ class _Constraint:
         self.g = g
         self.sign = sign
         self.syms = sorted(_syms(g))
-        if dirs is None:
-            dirs = {v: direction(g, v, lo) for v in self.syms}
-        self.dirs = dirs if sign > 0 else {v: (None if d is None else -d) for v, d in dirs.items()}
         lin, c0 = {}, 0
         for m, c in g.terms.items():
             if m == ():
@@ -225,6 +226,12 @@ class _Constraint:
                 break
         self.lin = lin
         self.c0 = c0 * sign
+        if lin is not None:
+            self.dirs = None  # bounds of a linear constraint come in closed form
+            return
+        if dirs is None:
+            dirs = {v: direction(g, v, lo) for v in self.syms}
+        self.dirs = dirs if sign > 0 else {v: (None if d is None else -d) for v, d in dirs.items()}
 
 
 def _difference(b: Expr, a: Expr, minus: int) -> Expr:
@@ -237,26 +244,28 @@ def _difference(b: Expr, a: Expr, minus: int) -> Expr:
     return Expr(terms)
 
 
-def _constraints(preds: Iterable[Pred], lo: dict, memo: Optional[dict]) -> list:
+def _constraints(preds: Iterable[Pred], lo: dict, memo: Optional[dict], negative: Optional[bool] = None) -> list:
     """The `g >= 0` forms of the predicates' comparisons. `memo` (the caller's, e.g. one store's:
     the same facts are asked about again and again) keeps them per predicate; directions depend
     on the bounds only through which symbols may be negative, which is part of the key."""
+    if negative is None:
+        negative = any(v < 0 for v in lo.values())
     out = []
     for p in preds:
         op = p.op
         if op == "and":
-            out += _constraints(p.args, lo, memo)
+            out += _constraints(p.args, lo, memo, negative)
             continue
         if op not in ("==", "<=", "<"):
             continue  # disjunctions and negations are only checked at the candidate point
-        key = (p, tuple(n for n in p.symbols() if lo.get(n, 1) < 0))
+        key = (p, tuple(n for n in p.symbols() if lo.get(n, 1) < 0)) if negative else p
         got = memo.get(key) if memo is not None else None
         if got is None:
             d = _difference(p.args[1], p.args[0], 1 if op == "<" else 0)
             first = _Constraint(d, 1, lo)
             got = [first]
             if op == "==":
-                got.append(_Constraint(d, -1, lo, first.dirs))
+                got.append(_Constraint(d, -1, lo, first.dirs if first.lin is None else None))
             if memo is not None:
                 if len(memo) >= MEMO_MAX:
                     memo.clear()
