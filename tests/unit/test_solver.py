@@ -79,7 +79,27 @@ def _z3_store():
     return st
 
 
+def _in_fresh_thread(fn):
+    """Run `fn` on a new thread: its context pool starts empty whatever other tests left."""
+    errors: list = []
+
+    def body():
+        try:
+            fn()
+        except BaseException as exc:  # re-raised on the test's thread
+            errors.append(exc)
+    t = threading.Thread(target=body)
+    t.start()
+    t.join(120)
+    if errors:
+        raise errors[0]
+
+
 def test_a_released_context_is_reused_and_a_held_one_is_not():
+    _in_fresh_thread(_reuse)
+
+
+def _reuse():
     assert bounds.solve(Z3_ONLY, {}, {})[0] is None and not bounds.quick_sat(Z3_ONLY, {}, {})
     a = _z3_store()
     assert a.possible(Z3_ONLY[1])[0] is True

@@ -7,10 +7,11 @@ and answers the questions the analysis asks:
     with an unsat core mapped back to the facts' origins);
   - `entails(p)`: do the facts force p?
   - `model`, `value_range` and `unique_value` for migrations and shape holes.
-Ground and syntactically decided predicates never reach Z3. Every query runs under a
+Ground and syntactically decided predicates never reach Z3, and most others are decided by
+`bounds.py` (intervals, candidate points) before Z3 is asked. Every Z3 query runs under a
 deterministic resource limit (`rlimit`) and a wall-clock guard; `unknown` is never an error.
 Z3 contexts are reused (creating one costs milliseconds, more than most analyses): each thread
-keeps a few, and a store or session borrows one that no Python object references any more —
+keeps one, and a store or session borrows it when no Python object references it any more —
 so no other job can be using it, and an interrupt (cancellation) reaches only the job whose
 store or session still holds the context. Tests: tests/unit/test_solver.py,
 tests/unit/test_bounds.py (the no-Z3 procedure in bounds.py).
@@ -393,7 +394,7 @@ class Session:
 
 # ---- the per-thread pool of Z3 contexts ---------------------------------------------------
 
-POOL_SIZE = 3
+POOL_SIZE = 1  # a Z3 context holds ~20 MB: keep one per thread (the common case: analyses in a row)
 MAX_BORROWS = 500  # a pooled context is retired after this many jobs (bounds what Z3 keeps)
 _local = threading.local()
 
