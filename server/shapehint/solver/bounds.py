@@ -393,15 +393,38 @@ def _search(g: Expr, sign: int, v: str, d: int, env: dict, lo: dict, hi: dict) -
     return True
 
 
-def _propagate(cons: list, lo: dict, hi: dict) -> bool:
-    """Tighten to a fixpoint (bounded). False when it stopped before reaching one."""
-    for _ in range(MAX_PASSES):
-        changed = False
-        for c in cons:
-            changed |= _tighten(c, lo, hi)
-        if not changed:
-            return True
-    return False
+def _propagate(cons: list, lo: dict, hi: dict, changed_syms: Optional[Iterable[str]] = None) -> bool:
+    """Tighten to a fixpoint (bounded: MAX_PASSES tightenings per constraint on average). A
+    worklist: only constraints over symbols whose bounds moved are looked at again; with
+    `changed_syms`, only those symbols' constraints start on it. False when stopped early."""
+    index: dict = {}
+    for i, c in enumerate(cons):
+        for v in c.syms:
+            index.setdefault(v, []).append(i)
+    if changed_syms is None:
+        queue = list(range(len(cons)))
+    else:
+        queue = sorted({i for v in changed_syms for i in index.get(v, ())})
+    queue.reverse()  # popped from the end: the constraints' own order
+    queued = set(queue)
+    budget = MAX_PASSES * max(len(cons), 1)
+    while queue:
+        budget -= 1
+        if budget < 0:
+            return False
+        i = queue.pop()
+        queued.discard(i)
+        c = cons[i]
+        before = [(lo[v], hi.get(v)) for v in c.syms]
+        if not _tighten(c, lo, hi):
+            continue
+        for v, (a, b) in zip(c.syms, before):
+            if lo[v] != a or hi.get(v) != b:
+                for j in index[v]:
+                    if j not in queued:
+                        queued.add(j)
+                        queue.append(j)
+    return True
 
 
 # ---- solving --------------------------------------------------------------------
@@ -484,7 +507,7 @@ def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list,
     for n in order:
         hi[n] = lo[n]
         try:
-            _propagate(cons, lo, hi)
+            _propagate(cons, lo, hi, (n,))
         except _Empty:
             break
     else:
