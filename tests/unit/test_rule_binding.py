@@ -46,3 +46,21 @@ def test_it_accepts_the_common_calls():
     sig = inspect.signature(rule)
     assert _binds(sig, 2, {}) and _binds(sig, 3, {"keepdim": True}) and _binds(sig, 2, {"dim": 1})
     assert not _binds(sig, 4, {}) and not _binds(sig, 3, {"dim": 1}) and not _binds(sig, 1, {})
+
+
+def test_layer_arguments_match_inspect():
+    from shapehint.analysis.calls import _arguments
+    for sig in _signatures():
+        names = [p for p in sig.parameters][1:] + ["bogus"]
+        for npos in range(1, 5):
+            for k in range(0, 3):
+                for kws in itertools.combinations(names, k):
+                    args, kwargs = list(range(npos)), {n: f"kw-{n}" for n in kws}
+                    try:
+                        bound = sig.bind(*args, **kwargs)
+                        bound.apply_defaults()
+                        want = dict(bound.arguments)
+                    except TypeError:
+                        want = None
+                    got = _arguments(sig, args, kwargs)
+                    assert got == want and (got is None or list(got) == list(want)), (sig, npos, kws)

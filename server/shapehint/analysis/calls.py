@@ -169,15 +169,13 @@ class CallMixin:
         if rule.name in CONTAINERS:
             return self.build_container(rule.name, args, span)
         cx = AnalysisContext(self, fr, span, self._opname(node, rule.name.split(".")[-1]), labels)
-        try:
-            bound = rule.signature.bind(cx, *args, **kwargs)
-            bound.apply_defaults()
-        except TypeError:
+        arguments = _arguments(rule.signature, [cx] + list(args), kwargs)
+        if arguments is None:
             return UnknownV(f"{rule.name}: arguments do not match")
         varargs = _varargs(rule.signature)
-        cfg = {k: v for k, v in list(bound.arguments.items())[1:] if k not in varargs}
+        cfg = {k: v for k, v in list(arguments.items())[1:] if k not in varargs}
         try:
-            extra = rule.ctor(*bound.args, **bound.kwargs)
+            extra = rule.ctor(cx, *args, **kwargs)
         except OpFailed as err:
             self.failed(fr, span, err, [])
             return UnknownV("error")
@@ -433,6 +431,40 @@ def _binds(sig, npos: int, kwargs: dict) -> bool:
         if req and n not in kwargs:
             return False
     return kw_required.issubset(kwargs)
+
+
+def _arguments(sig, args: list, kwargs: dict) -> Optional[dict]:
+    """`sig.bind(*args, **kwargs)` with defaults applied, as {parameter: value} in the
+    signature's order; None when the arguments do not bind. Built directly when `_binds`
+    vouches for the call (inspect's binder is slow), else by inspect."""
+    if not _binds(sig, len(args), kwargs):
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        return dict(bound.arguments)
+    import inspect
+    P = inspect.Parameter
+    out: dict = {}
+    npos = 0
+    named = set()
+    for name, p in sig.parameters.items():
+        if p.kind == P.POSITIONAL_OR_KEYWORD:
+            named.add(name)
+            if npos < len(args):
+                out[name] = args[npos]
+                npos += 1
+            else:
+                out[name] = kwargs[name] if name in kwargs else p.default
+        elif p.kind == P.VAR_POSITIONAL:
+            out[name] = tuple(args[npos:])
+        elif p.kind == P.KEYWORD_ONLY:
+            named.add(name)
+            out[name] = kwargs[name] if name in kwargs else p.default
+        else:  # VAR_KEYWORD
+            out[name] = {k: v for k, v in kwargs.items() if k not in named}
+    return out
 
 
 _VARARGS: dict = {}
