@@ -60,3 +60,118 @@ def test_interrupt_stops_queries():
     st = FactStore()
     st.interrupt()
     assert st.possible(eq(H, 3))[0] is None
+
+
+# ---- Z3 context reuse ----------------------------------------------------------------------
+
+import pathlib  # noqa: E402
+
+from shapehint.shapes.shape import ne  # noqa: E402
+from shapehint.solver import bounds  # noqa: E402
+
+X = Expr.sym("x")
+Z3_ONLY = [ne(X, 3), eq(X % 7, 3)]  # modulo constraints are outside the no-Z3 procedure
+
+
+def _z3_store():
+    st = FactStore()
+    st.add(Z3_ONLY[0])
+    return st
+
+
+def _in_fresh_thread(fn):
+    """Run `fn` on a new thread: its context pool starts empty whatever other tests left."""
+    errors: list = []
+
+    def body():
+        try:
+            fn()
+        except BaseException as exc:  # re-raised on the test's thread
+            errors.append(exc)
+    t = threading.Thread(target=body)
+    t.start()
+    t.join(120)
+    if errors:
+        raise errors[0]
+
+
+def test_a_released_context_is_reused_and_a_held_one_is_not():
+    _in_fresh_thread(_reuse)
+
+
+def _reuse():
+    assert bounds.solve(Z3_ONLY, {}, {})[0] is None and not bounds.quick_sat(Z3_ONLY, {}, {})
+    a = _z3_store()
+    assert a.possible(Z3_ONLY[1])[0] is True
+    ctx = id(a._ctx)  # an id, not a reference: a reference would keep the context busy
+    a.release()
+    a.interrupt()  # a late cancel of a finished job reaches nothing
+    b = _z3_store()
+    assert b.possible(Z3_ONLY[1])[0] is True  # answered, not interrupted
+    assert id(b._ctx) == ctx
+    c = _z3_store()  # b still holds its context: c must not share it
+    assert c.possible(Z3_ONLY[1])[0] is True and c._ctx is not b._ctx
+
+
+def test_interrupting_a_reused_context_stops_only_its_job():
+    a = _z3_store()
+    a.possible(Z3_ONLY[1])
+    a.release()
+    slow = FactStore(Limits(timeout_ms=600_000, rlimit=4_000_000_000))
+    x, y, z = (Expr.sym(n) for n in "xyz")
+    for n in "xyz":
+        slow.declare(n, lo=2)
+    out = {}
+    worker = threading.Thread(target=lambda: out.setdefault("r", slow.possible(eq(x * x * x + y * y * y, z * z * z))))
+    worker.start()
+    while slow._ctx is None or slow.queries == 0:
+        worker.join(0.01)
+    for _ in range(1200):  # Z3 forgets an interrupt that lands just before check() starts: repeat
+        slow.interrupt()
+        worker.join(0.05)
+        if not worker.is_alive():
+            break
+    assert not worker.is_alive() and out["r"][0] is None
+    # this thread's context was not touched: its next job is answered
+    b = _z3_store()
+    assert b.possible(Z3_ONLY[1])[0] is True
+
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "shared" / "examples" / "gpt.py"
+
+
+def _analysis(text: str) -> tuple:
+    from shapehint.analysis.api import analyze_source
+    r = analyze_source(text, str(EXAMPLE))
+    return r.infer_json(), [d.to_json() for d in r.diagnostics], r.stats["solver_queries"]
+
+
+def test_analyses_in_a_row_and_in_two_threads_agree():
+    text = EXAMPLE.read_text()
+    first = _analysis(text)
+    assert first[2] > 0  # the example does reach the solver
+    assert _analysis(text) == first
+    results: list = []
+
+    def run():
+        for _ in range(3):
+            results.append(_analysis(text))
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert len(results) == 6 and all(r == first for r in results)
+
+
+def test_forced_agrees_with_entails():
+    from shapehint.shapes.shape import gt
+    st = FactStore()
+    st.add(eq(C, 4))
+    st.add(ge(H, 3))
+    st.add(eq(Expr.sym("W"), H))
+    st.add(le(Expr.sym("W"), 3))
+    D = Expr.sym("D")
+    st.add(gt(D, 1))
+    pairs = [(C, 4), (H, 3), (D, 2), (C + H, 7)]
+    assert st.forced(pairs) == [st.entails(eq(e, v)) for e, v in pairs] == [True, True, False, True]

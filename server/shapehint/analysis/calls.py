@@ -113,12 +113,13 @@ class CallMixin:
             if isinstance(a, TensorV):
                 self.resolve(a)
         cx = AnalysisContext(self, fr, span, opname, labels)
+        if not _binds(rule.signature, len(args) + 1, kwargs):
+            try:
+                rule.signature.bind(cx, *args, **kwargs)
+            except TypeError:
+                return UnknownV(f"{name}: arguments do not match")
         try:
-            bound = rule.signature.bind(cx, *args, **kwargs)
-        except TypeError:
-            return UnknownV(f"{name}: arguments do not match")
-        try:
-            out = rule.fn(*bound.args, **bound.kwargs)
+            out = rule.fn(cx, *args, **kwargs)
         except OpFailed as err:
             self.failed(fr, span, err, self._arg_related(args, kwargs, span))
             return UnknownV("error")
@@ -168,17 +169,13 @@ class CallMixin:
         if rule.name in CONTAINERS:
             return self.build_container(rule.name, args, span)
         cx = AnalysisContext(self, fr, span, self._opname(node, rule.name.split(".")[-1]), labels)
-        try:
-            bound = rule.signature.bind(cx, *args, **kwargs)
-            bound.apply_defaults()
-        except TypeError:
+        arguments = _arguments(rule.signature, [cx] + list(args), kwargs)
+        if arguments is None:
             return UnknownV(f"{rule.name}: arguments do not match")
-        import inspect
-        varargs = {n for n, p in rule.signature.parameters.items()
-                   if p.kind in (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)}
-        cfg = {k: v for k, v in list(bound.arguments.items())[1:] if k not in varargs}
+        varargs = _varargs(rule.signature)
+        cfg = {k: v for k, v in list(arguments.items())[1:] if k not in varargs}
         try:
-            extra = rule.ctor(*bound.args, **bound.kwargs)
+            extra = rule.ctor(cx, *args, **kwargs)
         except OpFailed as err:
             self.failed(fr, span, err, [])
             return UnknownV("error")
@@ -225,7 +222,7 @@ class CallMixin:
             rule = registry.lookup(m.kind)
             if not isinstance(rule, registry.ModuleRule) or rule.forward_fn is None:
                 return UnknownV(m.kind)
-            label = getattr(m, "label", m.describe())
+            label = m.label if hasattr(m, "label") else m.describe()
             out = self.call_rule(m.kind, [m] + list(args), kwargs, fr, span, label, labels,
                                  _ForwardRule(rule))
             if isinstance(out, UnknownV) and out.reason == "error":
@@ -389,6 +386,100 @@ class _ForwardRule:
     """Adapts a layer's forward function to the rule calling convention."""
 
     def __init__(self, rule):
-        import inspect
         self.fn = rule.forward_fn
-        self.signature = inspect.signature(rule.forward_fn)
+        self.signature = _signature(rule.forward_fn)
+
+
+_SIGNATURES: dict = {}
+
+
+def _signature(fn):
+    """`inspect.signature` costs tens of microseconds: once per rule function."""
+    sig = _SIGNATURES.get(fn)
+    if sig is None:
+        import inspect
+        sig = _SIGNATURES[fn] = inspect.signature(fn)
+    return sig
+
+
+_SHAPES: dict = {}
+
+
+def _binds(sig, npos: int, kwargs: dict) -> bool:
+    """True when `sig.bind` would accept `npos` positional arguments and `kwargs` (the rule is
+    then called directly: `inspect`'s binder is slow); False when unsure — the caller binds."""
+    got = _SHAPES.get(id(sig))  # by id: hashing a Signature is slow (rule signatures live forever)
+    shape = got[1] if got is not None and got[0] is sig else None
+    if shape is None:
+        import inspect
+        P = inspect.Parameter
+        kinds = [p.kind for p in sig.parameters.values()]
+        if P.POSITIONAL_ONLY in kinds:
+            shape = ()
+        else:
+            pos = [p for p in sig.parameters.values() if p.kind == P.POSITIONAL_OR_KEYWORD]
+            kwonly = [p for p in sig.parameters.values() if p.kind == P.KEYWORD_ONLY]
+            shape = (tuple(p.name for p in pos), tuple(p.default is P.empty for p in pos),
+                     frozenset(p.name for p in kwonly), frozenset(p.name for p in kwonly if p.default is P.empty),
+                     P.VAR_POSITIONAL in kinds, P.VAR_KEYWORD in kinds)
+        _SHAPES[id(sig)] = (sig, shape)
+    if not shape:
+        return False
+    names, required, kwonly, kw_required, star, starstar = shape
+    if npos > len(names) and not star:
+        return False
+    given = names[:npos]
+    for k in kwargs:
+        if k in given or not (starstar or k in names or k in kwonly):
+            return False
+    for n, req in zip(names[npos:], required[npos:]):
+        if req and n not in kwargs:
+            return False
+    return kw_required.issubset(kwargs)
+
+
+def _arguments(sig, args: list, kwargs: dict) -> Optional[dict]:
+    """`sig.bind(*args, **kwargs)` with defaults applied, as {parameter: value} in the
+    signature's order; None when the arguments do not bind. Built directly when `_binds`
+    vouches for the call (inspect's binder is slow), else by inspect."""
+    if not _binds(sig, len(args), kwargs):
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        return dict(bound.arguments)
+    import inspect
+    P = inspect.Parameter
+    out: dict = {}
+    npos = 0
+    named = set()
+    for name, p in sig.parameters.items():
+        if p.kind == P.POSITIONAL_OR_KEYWORD:
+            named.add(name)
+            if npos < len(args):
+                out[name] = args[npos]
+                npos += 1
+            else:
+                out[name] = kwargs[name] if name in kwargs else p.default
+        elif p.kind == P.VAR_POSITIONAL:
+            out[name] = tuple(args[npos:])
+        elif p.kind == P.KEYWORD_ONLY:
+            named.add(name)
+            out[name] = kwargs[name] if name in kwargs else p.default
+        else:  # VAR_KEYWORD
+            out[name] = {k: v for k, v in kwargs.items() if k not in named}
+    return out
+
+
+_VARARGS: dict = {}
+
+
+def _varargs(sig) -> frozenset:
+    got = _VARARGS.get(id(sig))
+    if got is None or got[0] is not sig:
+        import inspect
+        got = _VARARGS[id(sig)] = (sig, frozenset(n for n, p in sig.parameters.items()
+                                                  if p.kind in (inspect.Parameter.VAR_POSITIONAL,
+                                                                inspect.Parameter.VAR_KEYWORD)))
+    return got[1]

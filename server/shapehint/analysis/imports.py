@@ -9,6 +9,7 @@ namespace of a module still being loaded, as Python does.
 from __future__ import annotations
 
 import os
+import stat
 from typing import Optional
 
 from ..shapes.values import Value
@@ -30,6 +31,7 @@ class Importer:
         self.it = it
         self.base = os.path.dirname(os.path.abspath(root_path)) if root_path and not root_path.startswith("<") else None
         self.loaded: dict[str, ModuleNS] = {}
+        self._stats: dict = {}  # path -> (is file, is dir) for this analysis: `torch` is imported often
         if self.base is not None:
             self.loaded[os.path.abspath(root_path)] = ModuleNS(root_path, root_globals)
 
@@ -51,13 +53,28 @@ class Importer:
             base = os.path.dirname(base)
         parts = [p for p in name.split(".") if p]
         roots = [base] if level else [base, os.path.dirname(base), os.path.dirname(os.path.dirname(base))]
+        if not parts:
+            return None
         for root in roots:
+            if len(parts) > 1 and not self._stat(os.path.join(root, parts[0]))[1]:
+                continue  # no package directory: none of its submodules can be there
             cand = os.path.join(root, *parts)
             # a `.pyi` stub beside the code serves as the summary of a module without source
             for path in (cand + ".py", os.path.join(cand, "__init__.py"), cand + ".pyi"):
-                if parts and os.path.isfile(path):
+                if self._stat(path)[0]:
                     return os.path.abspath(path)
         return None
+
+    def _stat(self, path: str) -> tuple:
+        got = self._stats.get(path)
+        if got is None:
+            try:
+                mode = os.stat(path).st_mode
+                got = (stat.S_ISREG(mode), stat.S_ISDIR(mode))
+            except (OSError, ValueError):
+                got = (False, False)
+            self._stats[path] = got
+        return got
 
     def load(self, path: str) -> Optional[ModuleNS]:
         from .engine import parse

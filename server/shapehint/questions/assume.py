@@ -29,16 +29,39 @@ def parse_assumption(text: str) -> tuple[Optional[str], ast.expr]:
         node = ast.parse(body.strip(), mode="eval").body
     except SyntaxError as e:
         raise AssumeError(f"--assume {text!r}: not a Python expression ({e.msg})")
-    for n in ast.walk(node):
-        if isinstance(n, (ast.Lambda, ast.ListComp, ast.Dict, ast.Await, ast.NamedExpr)):
+    names = []
+    for n in _nodes(node):
+        if isinstance(n, _FORBIDDEN):
             raise AssumeError(f"--assume {text!r}: only comparisons over shapes and symbols are allowed")
+        if isinstance(n, ast.Name):
+            names.append(n.id)
+    node.shapehint_names = names  # for to_pred: one walk per assumption
     return scope, node
+
+
+_FORBIDDEN = (ast.Lambda, ast.ListComp, ast.Dict, ast.Await, ast.NamedExpr)
+
+
+def _nodes(node: ast.AST):
+    """The nodes of a small tree (ast.walk's generators cost more than the tree here)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if isinstance(v, ast.AST):
+                stack.append(v)
+            elif isinstance(v, list):
+                stack.extend(x for x in v if isinstance(x, ast.AST))
 
 
 def to_pred(it, fr, node: ast.expr, text: str) -> Pred:
     """Evaluate the assumption in the function's generic frame; names not bound there are symbols."""
-    env_missing = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and n.id not in fr.env
-                   and n.id not in fr.globals}
+    names = getattr(node, "shapehint_names", None)
+    if names is None:
+        names = [n.id for n in _nodes(node) if isinstance(n, ast.Name)]
+    env_missing = {n for n in names if n not in fr.env and n not in fr.globals}
     saved = dict(fr.env)
     for n in env_missing:
         from ..shapes.values import IntV

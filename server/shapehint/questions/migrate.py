@@ -14,7 +14,6 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import conj, eq
 from ..shapes.values import TensorV
-from ..solver.facts import FactStore
 from .assume import AssumeError, parse_assumption, to_pred
 from .common import display, generic_frame, tensor_params
 
@@ -52,7 +51,11 @@ def migrate_function(result, qualname: str, assume=()) -> dict:
     for f in fails:
         out["clash"].append({"line": f[1].line, "col": f[1].col, "end_line": f[1].end_line, "end_col": f[1].end_col,
                              "severity": "error", "code": f[3], "message": f[4], "related": []})
-    if extra:
+    syms = sorted({s for t in params.values() for d in t.shape.dims for s in d.symbols()})
+    fail_syms = set().union(*[f[2].symbols() for f in fails]) if fails else set()
+    # the smallest model first: when there is one, the constraints are consistent with the facts
+    model = store.model([p for p, _ in extra], names=syms, minimize=syms)
+    if extra and model is None:
         ok, core = store.possible(conj(*[p for p, _ in extra]))
         if ok is False:
             out["status"] = "none"
@@ -62,17 +65,8 @@ def migrate_function(result, qualname: str, assume=()) -> dict:
                                  "message": f"the constraints {', '.join(t for _, t in extra)} contradict "
                                             + (f"lines {', '.join(map(str, lines))}" if lines else "the program"),
                                  "related": [{"line": o[0].line, "col": o[0].col, "message": o[1]} for o in core if o]})
-    syms = sorted({s for t in params.values() for d in t.shape.dims for s in d.symbols()})
-    fail_syms = set().union(*[f[2].symbols() for f in fails]) if fails else set()
-    model = None
-    if out["status"] != "none":
-        probe = FactStore(store.limits)
-        probe.lower.update(store.lower)
-        for fct in store.facts:
-            probe.add(fct.pred, fct.origin)
-        model = probe.model([p for p, _ in extra], names=syms, minimize=syms)
-        if model is None:
-            out["status"] = "unknown"
+    if out["status"] != "none" and model is None:
+        out["status"] = "unknown"
     for name, t in params.items():
         out["params"].append(_param(result, qualname, name, t, model, store, fail_syms, fails))
     if fails:
@@ -101,11 +95,10 @@ def _param(result, qualname, name, t: TensorV, model, store, fail_syms, fails) -
             continue
         v = d.subs(model).value if model is not None else None
         shape.append(v if v is not None else "?")
-        if d.is_const:
-            forced.append(d.value)
-        elif v is not None and store.entails(eq(d, v)):
-            forced.append(v)
-        else:
-            forced.append(None)
+        forced.append(d.value if d.is_const else (d, v) if v is not None else None)
+    # the dimensions the facts pin to the value the model gives (asked together: one propagation)
+    asks = [i for i, f in enumerate(forced) if isinstance(f, tuple)]
+    for i, yes in zip(asks, store.forced([forced[i] for i in asks])):
+        forced[i] = forced[i][1] if yes else None
     item.update(shape=shape, forced=forced, names=names)
     return item

@@ -38,14 +38,18 @@ class Expr:
 
     def __init__(self, terms: Mapping[Monomial, int]):
         self.terms = {m: c for m, c in terms.items() if c != 0}
-        self._hash = hash(frozenset(self.terms.items()))
+        self._hash = None  # computed on first use: most intermediate Exprs are never hashed
         self._str = None  # printing is the hot path of building results: memoised
         self._syms = None
 
     # ---- construction -------------------------------------------------
     @staticmethod
     def const(v: int) -> "Expr":
-        return Expr({(): int(v)}) if v else ZERO
+        v = int(v)
+        e = _SMALL.get(v)
+        if e is None:
+            e = Expr({(): v}) if v else ZERO
+        return e
 
     @staticmethod
     def sym(name: str) -> "Expr":
@@ -98,7 +102,10 @@ class Expr:
         return isinstance(other, Expr) and self.terms == other.terms
 
     def __hash__(self) -> int:
-        return self._hash
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(frozenset(self.terms.items()))
+        return h
 
     def __repr__(self) -> str:
         return f"Expr({to_str(self)})"
@@ -170,6 +177,9 @@ class Expr:
 
 ZERO = Expr({})
 ONE = Expr({(): 1})
+# Exprs are immutable, so the small constants (sizes, strides, indices) are shared, not rebuilt
+_SMALL: dict = {}
+_SMALL.update({v: Expr({(): v}) if v else ZERO for v in range(-64, 1025)})
 
 
 def _subs_atom(a: Atom, mapping: Mapping[str, IntLike]) -> Expr:

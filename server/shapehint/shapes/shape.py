@@ -119,10 +119,14 @@ class Pred:
         return _cmp(self.op, a.subs(mapping), b.subs(mapping))
 
     def symbols(self) -> set[str]:
-        out: set[str] = set()
-        for a in self.args:
-            out |= a.symbols()
-        return out
+        syms = self.__dict__.get("_syms")
+        if syms is None:  # memoised (the solver asks for every fact's symbols on every query)
+            out: set[str] = set()
+            for a in self.args:
+                out |= a.symbols()
+            syms = frozenset(out)
+            object.__setattr__(self, "_syms", syms)
+        return set(syms)
 
     def evaluate(self, env: Mapping[str, int]) -> bool:
         p = self.subs(env)

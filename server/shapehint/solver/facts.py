@@ -7,18 +7,25 @@ and answers the questions the analysis asks:
     with an unsat core mapped back to the facts' origins);
   - `entails(p)`: do the facts force p?
   - `model`, `value_range` and `unique_value` for migrations and shape holes.
-Ground and syntactically decided predicates never reach Z3. Every query runs under a
+Ground and syntactically decided predicates never reach Z3, and most others are decided by
+`bounds.py` (intervals, candidate points) before Z3 is asked. Every Z3 query runs under a
 deterministic resource limit (`rlimit`) and a wall-clock guard; `unknown` is never an error.
-Each store owns its own Z3 context, so `interrupt()` (cancellation) stops only its job.
-Tests: tests/unit/test_solver.py.
+Z3 contexts are reused (creating one costs milliseconds, more than most analyses): each thread
+keeps one, and a store or session borrows it when no Python object references it any more —
+so no other job can be using it, and an interrupt (cancellation) reaches only the job whose
+store or session still holds the context. Tests: tests/unit/test_solver.py,
+tests/unit/test_bounds.py (the no-Z3 procedure in bounds.py).
 """
 from __future__ import annotations
 
+import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
 from ..shapes.expr import Atom, Expr
-from ..shapes.shape import Pred, conj, neg
+from ..shapes.shape import Pred, conj, eq, gt, neg
+from . import bounds
 
 
 @dataclass
@@ -53,6 +60,7 @@ class FactStore:
         self._solver = None
         self._nlits = 0
         self._cache: dict = {}
+        self._memo: dict = {}  # bounds.py's per-predicate work, reused across this store's queries
         self._on_create = on_create
         self.queries = 0
         self.interrupted = False
@@ -112,17 +120,48 @@ class FactStore:
             return False
         return None
 
+    def forced(self, pairs: list) -> list:
+        """For each (e, v), v being e's value in some model of the facts: do the facts force
+        e == v? A symbol whose interval the facts narrow to v is forced; one model above every
+        remaining value shows those are not; `entails` decides the rest."""
+        out: list = [None] * len(pairs)
+        preds = [f.pred for f in self.facts]
+        box = bounds.intervals(preds, self.lower, self.upper, self._memo)
+        rest = []
+        for i, (e, v) in enumerate(pairs):
+            names = e.symbols()
+            if box is not None and len(names) == 1 and e == Expr.sym(next(iter(names))):
+                n = next(iter(names))
+                if box[0].get(n, self.lower.get(n, 1)) == v == box[1].get(n):
+                    out[i] = True
+                    continue
+            rest.append(i)
+        if rest and bounds.solve(preds + [gt(pairs[i][0], pairs[i][1]) for i in rest], self.lower, self.upper,
+                                 memo=self._memo)[0] == "sat":
+            for i in rest:
+                out[i] = False
+        return [self.entails(eq(e, v)) if got is None else got for got, (e, v) in zip(out, pairs)]
+
     def model(self, extra: Iterable[Pred] = (), names: Iterable[str] = (),
               minimize: Iterable[str] = ()) -> Optional[dict]:
-        """A satisfying assignment (preferring small values of `minimize`), or None."""
-        z3 = self._load()
+        """A satisfying assignment (the lexicographically smallest values of `minimize`, in
+        order), or None."""
         preds = list(extra)
-        s = self._new_solver(optimize=bool(list(minimize)))
+        names, minimize = list(names), list(minimize)
+        verdict, point = bounds.solve([f.pred for f in self.facts] + preds, self.lower, self.upper, minimize,
+                                      self._memo)
+        if verdict == "unsat":
+            return None
+        if verdict == "sat":
+            for n in names:
+                point.setdefault(n, self.lower.get(n, 1))
+            return point
+        z3 = self._load()
+        s = self._new_solver(optimize=bool(minimize))
         for f in self.facts:
             s.add(self._enc_pred(f.pred))
         for p in preds:
             s.add(self._enc_pred(p))
-        names = list(names)
         for n in names:
             self._var(n)
         self._bounds(s)
@@ -173,21 +212,22 @@ class FactStore:
         self._vars = {}
         self._lits = {}
         self._cache = {}
+        self._memo = {}
         self._z3 = None
         self._ctx = None
 
     def interrupt(self) -> None:
         self.interrupted = True
-        if self._ctx is not None:
-            self._ctx.interrupt()
+        ctx = self._ctx  # read once: the job may release it meanwhile (then there is nothing to stop)
+        if ctx is not None:
+            ctx.interrupt()
 
     # ---- internals --------------------------------------------------------
     def _load(self):
         if self._z3 is None:
             import z3  # lazy: keeps server start-up light
             self._z3 = z3
-            # creating a Z3 context costs ~15 ms: stores of one analysis share one
-            self._ctx = self.session.context() if self.session is not None else z3.Context()
+            self._ctx = self.session.context() if self.session is not None else borrow_context()
             if self._on_create is not None:
                 self._on_create(self)
         return self._z3
@@ -216,10 +256,15 @@ class FactStore:
         # Facts about symbols unrelated to the query cannot make it unsatisfiable unless they are
         # unsatisfiable themselves, which an earlier query would have reported: assume only the slice.
         facts = _relevant(self.facts, extra)
-        if _quick_sat([f.pred for f in facts] + list(extra), self.lower, self.upper) and not self.interrupted:
-            out = (True, [])
-            self._cache[key] = out
-            return out
+        verdict = self._decide_without_z3([f.pred for f in facts] + list(extra))
+        if verdict is not None and not self.interrupted:
+            out = (verdict, [])
+            if verdict is False and want_core:
+                kept = bounds.unsat_core([f.pred for f in facts], list(extra), self.lower, self.upper, self._memo)
+                out = None if kept is None else (False, [facts[i].origin for i in kept if facts[i].origin is not None])
+            if out is not None:
+                self._cache[key] = out
+                return out
         z3 = self._load()
         s = self._incremental()
         lits = [self._literal(f) for f in facts]
@@ -247,6 +292,13 @@ class FactStore:
             self._cache.clear()
         self._cache[key] = out
         return out
+
+    def _decide_without_z3(self, preds: list) -> Optional[bool]:
+        """True/False when interval reasoning or a small candidate point settles satisfiability."""
+        verdict, _ = bounds.solve(preds, self.lower, self.upper, memo=self._memo)
+        if verdict is not None:
+            return verdict == "sat"
+        return True if bounds.quick_sat(preds, self.lower, self.upper) else None
 
     def _incremental(self):
         if self._solver is None:
@@ -319,57 +371,74 @@ class FactStore:
         return {"==": lambda: a == b, "!=": lambda: a != b, "<=": lambda: a <= b, "<": lambda: a < b}[p.op]()
 
 
-def _quick_sat(preds: list, lower: dict, upper: dict) -> bool:
-    """Cheap, sound-for-sat search: most queries are satisfiable by small values or by solving a
-    one-symbol equation, and finding such a model needs no solver."""
-    from ..shapes.shape import Pred
-    syms: set[str] = set()
-    for p in preds:
-        syms |= p.symbols()
-    if len(syms) > 24:
-        return False
-    solved: dict = {}
-    for p in preds:
-        if p.op != "==":
-            continue
-        d = p.args[0] - p.args[1]
-        ds = d.symbols()
-        if len(ds) == 1 and len(d.terms) <= 2:
-            name = next(iter(ds))
-            mono = next((m for m in d.terms if m != ()), None)
-            coeff = d.terms.get(mono, 0)
-            if mono is not None and len(mono) == 1 and mono[0].kind == "sym" and coeff in (1, -1):
-                solved.setdefault(name, -d.const_part() * coeff)
-    for base in (1, 2, 3, 7, 64):
-        env = {n: solved.get(n, max(base, lower.get(n, 1))) for n in syms}
-        if any(v < lower.get(n, 1) or (n in upper and v > upper[n]) for n, v in env.items()):
-            continue
-        try:
-            if all(p.evaluate(env) for p in preds):
-                return True
-        except (KeyError, ZeroDivisionError, TypeError, RecursionError):
-            return False
-    return False
-
-
 class Session:
-    """One Z3 context shared by the stores of one analysis job; interrupting it stops them all."""
+    """The Z3 context shared by the stores of one analysis job, held from the first query to
+    `release()`; interrupting it stops them all."""
 
     def __init__(self):
         self._ctx = None
 
     def context(self):
         if self._ctx is None:
-            import z3
-            self._ctx = z3.Context()
+            self._ctx = borrow_context()
         return self._ctx
 
     def interrupt(self) -> None:
-        if self._ctx is not None:
-            self._ctx.interrupt()
+        ctx = self._ctx
+        if ctx is not None:
+            ctx.interrupt()
 
     def release(self) -> None:
         self._ctx = None
+
+
+# ---- the per-thread pool of Z3 contexts ---------------------------------------------------
+
+POOL_SIZE = 1  # a Z3 context holds ~20 MB: keep one per thread (the common case: analyses in a row)
+MAX_BORROWS = 500  # a pooled context is retired after this many jobs (bounds what Z3 keeps)
+_local = threading.local()
+
+
+class _Pooled:
+    __slots__ = ("ctx", "borrows")
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.borrows = 0
+
+
+def _free_refs() -> int:
+    """References to a pooled context that nobody is using: its `_Pooled` slot, plus the ones
+    `borrow_context` itself holds while it checks (measured on a stand-in, same code path)."""
+    slot = _Pooled(object())
+    return _refs(slot)
+
+
+def _refs(slot: "_Pooled") -> int:
+    ctx = slot.ctx
+    return sys.getrefcount(ctx) - 1  # minus getrefcount's own argument
+
+
+_FREE = _free_refs()
+
+
+def borrow_context():
+    """A Z3 context of this thread's pool that no Python object references (every Z3 object,
+    solver or store that used it is gone, so it cannot be in use by another job), else a new one."""
+    import z3
+    pool = getattr(_local, "pool", None)
+    if pool is None:
+        pool = _local.pool = []
+    for slot in pool:
+        if _refs(slot) == _FREE:
+            slot.borrows += 1
+            if slot.borrows >= MAX_BORROWS:
+                pool.remove(slot)
+            return slot.ctx
+    ctx = z3.Context()
+    if len(pool) < POOL_SIZE:
+        pool.append(_Pooled(ctx))
+    return ctx
 
 
 def _relevant(facts: list[Fact], extra: list[Pred]) -> list[Fact]:

@@ -1,0 +1,645 @@
+"""Deciding shape facts without Z3: interval propagation plus candidate points.
+
+Most questions the analysis and the migration answers ask are about a handful of dimension
+symbols under bounds, equalities and monotone size formulas (`(H - 3)//4 + 1 >= 1`). Creating a
+Z3 context and solver costs more than deciding those in Python, so `FactStore` asks here first
+and calls Z3 only when this module answers `None`.
+
+`solve(preds, lower, upper, order)` returns `(verdict, model)`:
+  "sat"    `model` satisfies every predicate (checked by evaluating them, so this is never
+           wrong). When the model is returned with `order`, it is the lexicographic minimum of
+           the `order` symbols over all solutions (see below) — what `Optimize` with one
+           `minimize` per symbol, in order, gives.
+  "unsat"  propagation emptied some symbol's interval: no solution exists.
+  None     undecided; the caller asks Z3.
+
+Propagation is sound: for a constraint `g >= 0` that is monotone in each of its symbols (sums of
+products of non-negative monotone atoms; floor division and modulo only by positive constants),
+`g`'s largest value over the current box with symbol `v` fixed to `t` is `g` at the other
+symbols' extremes, a monotone function of `t`, so a binary search on it gives a bound every
+solution of the constraint meets. Symbols not bounded from below by the facts start at their
+declared lower bound (1 for a dimension), as in the Z3 encoding.
+
+Why the minimum is exact: when the point of all lower bounds satisfies the constraints, no
+solution is below it in any coordinate. Otherwise symbols are fixed one at a time, in `order`,
+to their lower bound, propagating after each; each fixed value is a lower bound for the
+solutions that agree on the symbols fixed before, so if the final point is a solution, it is
+the lexicographic minimum. A disjunction (`!=`, `or`) the point violates is split into its cases
+(a bounded number of times); the minimum is then the least of the cases' minima.
+
+For satisfiability alone, symbols that a linear equality defines (`s == 4*p`) are first
+substituted away, which exposes contradictions intervals cannot see (`4*p == s ∧ 4*p < s`).
+
+Division semantics match the Z3 encoding only for positive divisors; any other divisor makes
+the evaluation (and so this module) give up. Tests: tests/unit/test_bounds.py.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from ..shapes.expr import Expr
+from ..shapes.shape import Pred, ge
+
+CAP = 1 << 62  # no bound searched beyond this: the symbol is treated as unbounded
+MAX_SYMBOLS = 48
+MAX_PREDS = 600
+MAX_PASSES = 12
+MAX_SPLITS = 3
+MAX_CORE = 40
+MEMO_MAX = 20000
+
+
+class Undecided(Exception):
+    """Evaluation left the fragment this module can decide (e.g. division by a non-positive)."""
+
+
+# ---- evaluation on plain ints ------------------------------------------------
+
+def value(e: Expr, env: dict) -> int:
+    total = 0
+    for m, c in e.terms.items():
+        for a in m:
+            k = a.kind
+            if k == "sym":
+                c *= env[a.name]
+                continue
+            x = value(a.args[0], env)
+            y = value(a.args[1], env)
+            if k == "floordiv":
+                if y <= 0:
+                    raise Undecided(a)
+                c *= x // y
+            elif k == "mod":
+                if y <= 0:
+                    raise Undecided(a)
+                c *= x % y
+            elif k == "max":
+                c *= x if x >= y else y
+            else:
+                c *= x if x <= y else y
+        total += c
+    return total
+
+
+def holds(p: Pred, env: dict) -> bool:
+    op = p.op
+    if op == "==":
+        return value(p.args[0], env) == value(p.args[1], env)
+    if op == "<=":
+        return value(p.args[0], env) <= value(p.args[1], env)
+    if op == "<":
+        return value(p.args[0], env) < value(p.args[1], env)
+    if op == "!=":
+        return value(p.args[0], env) != value(p.args[1], env)
+    if op == "and":
+        return all(holds(a, env) for a in p.args)
+    if op == "or":
+        return any(holds(a, env) for a in p.args)
+    if op == "not":
+        return not holds(p.args[0], env)
+    return op == "true"
+
+
+# ---- monotonicity ------------------------------------------------------------
+
+def _syms(e: Expr) -> frozenset:
+    if e._syms is None:
+        e.symbols()
+    return e._syms
+
+
+def _atom_syms(a) -> frozenset:
+    if a.kind == "sym":
+        return frozenset((a.name,))
+    return _syms(a.args[0]) | _syms(a.args[1])
+
+
+def _combine(d1, d2):
+    if d1 is None or d2 is None:
+        return None
+    if d1 == 0:
+        return d2
+    if d2 == 0 or d1 == d2:
+        return d1
+    return None
+
+
+def _pos_const(e: Expr) -> bool:
+    v = e.value
+    return v is not None and v > 0
+
+
+def _nonneg_expr(e: Expr, lo: dict) -> bool:
+    return all(c > 0 and all(_nonneg_atom(a, lo) for a in m) for m, c in e.terms.items())
+
+
+def _nonneg_atom(a, lo: dict) -> bool:
+    k = a.kind
+    if k == "sym":
+        return lo.get(a.name, 1) >= 0
+    x, y = a.args
+    if k == "floordiv":
+        return _pos_const(y) and _nonneg_expr(x, lo)
+    if k == "mod":
+        return _pos_const(y)
+    if k == "max":
+        return _nonneg_expr(x, lo) or _nonneg_expr(y, lo)
+    return _nonneg_expr(x, lo) and _nonneg_expr(y, lo)
+
+
+def direction(e: Expr, v: str, lo: dict):
+    """+1 / -1 when `e` is non-decreasing / non-increasing in `v` on the box above `lo`,
+    0 when it does not mention `v`, None when this analysis cannot tell."""
+    acc = 0
+    for m, c in e.terms.items():
+        d = _mono_dir(m, v, lo)
+        if d is None:
+            return None
+        acc = _combine(acc, d if c > 0 else -d)
+        if acc is None:
+            return None
+    return acc
+
+
+def _mentions(a, v: str) -> bool:
+    return a.name == v if a.kind == "sym" else v in _atom_syms(a)
+
+
+def _mono_dir(m, v: str, lo: dict):
+    with_v = [a for a in m if _mentions(a, v)]
+    if not with_v:
+        return 0
+    if len(with_v) < len(m) and not all(_nonneg_atom(a, lo) for a in m if not _mentions(a, v)):
+        return None
+    if len(with_v) == 1:
+        return _atom_dir(with_v[0], v, lo)
+    # a product of several factors in v is monotone when every factor is non-negative and
+    # they all move the same way
+    acc = 0
+    for a in with_v:
+        if not _nonneg_atom(a, lo):
+            return None
+        acc = _combine(acc, _atom_dir(a, v, lo))
+        if acc is None:
+            return None
+    return acc
+
+
+def _atom_dir(a, v: str, lo: dict):
+    k = a.kind
+    if k == "sym":
+        return 1 if a.name == v else 0
+    x, y = a.args
+    if k == "floordiv":
+        if v in _syms(y) or not _pos_const(y):
+            return None
+        return direction(x, v, lo)
+    if k == "mod":
+        return None
+    return _combine(direction(x, v, lo), direction(y, v, lo))
+
+
+# ---- propagation ---------------------------------------------------------------
+
+class _Empty(Exception):
+    pass
+
+
+class _Constraint:
+    """`sign * g >= 0`, with its direction in each of its symbols; for a linear `g`, its
+    coefficients (bounds then follow in closed form, without a search)."""
+
+    __slots__ = ("g", "sign", "syms", "dirs", "lin", "c0")
+
+    def __init__(self, g: Expr, sign: int, lo: dict, dirs: Optional[dict] = None):
+        self.g = g
+        self.sign = sign
+        self.syms = sorted(_syms(g))
+        lin, c0 = {}, 0
+        for m, c in g.terms.items():
+            if m == ():
+                c0 = c
+            elif len(m) == 1 and m[0].kind == "sym":
+                lin[m[0].name] = c * sign
+            else:
+                lin = None
+                break
+        self.lin = lin
+        self.c0 = c0 * sign
+        if lin is not None:
+            self.dirs = None  # bounds of a linear constraint come in closed form
+            return
+        if dirs is None:
+            dirs = {v: direction(g, v, lo) for v in self.syms}
+        self.dirs = dirs if sign > 0 else {v: (None if d is None else -d) for v, d in dirs.items()}
+
+
+def _difference(b: Expr, a: Expr, minus: int) -> Expr:
+    """b - a - minus, built in one step (the generic operators allocate intermediate Exprs)."""
+    terms = dict(b.terms)
+    for m, c in a.terms.items():
+        terms[m] = terms.get(m, 0) - c
+    if minus:
+        terms[()] = terms.get((), 0) - minus
+    return Expr(terms)
+
+
+def _constraints(preds: Iterable[Pred], lo: dict, memo: Optional[dict], negative: Optional[bool] = None) -> list:
+    """The `g >= 0` forms of the predicates' comparisons. `memo` (the caller's, e.g. one store's:
+    the same facts are asked about again and again) keeps them per predicate; directions depend
+    on the bounds only through which symbols may be negative, which is part of the key."""
+    if negative is None:
+        negative = any(v < 0 for v in lo.values())
+    out = []
+    for p in preds:
+        op = p.op
+        if op == "and":
+            out += _constraints(p.args, lo, memo, negative)
+            continue
+        if op not in ("==", "<=", "<"):
+            continue  # disjunctions and negations are only checked at the candidate point
+        key = (p, tuple(n for n in p.symbols() if lo.get(n, 1) < 0)) if negative else p
+        got = memo.get(key) if memo is not None else None
+        if got is None:
+            d = _difference(p.args[1], p.args[0], 1 if op == "<" else 0)
+            first = _Constraint(d, 1, lo)
+            got = [first]
+            if op == "==":
+                got.append(_Constraint(d, -1, lo, first.dirs if first.lin is None else None))
+            if memo is not None:
+                if len(memo) >= MEMO_MAX:
+                    memo.clear()
+                memo[key] = got
+        out += got
+    return out
+
+
+def _tighten(c: _Constraint, lo: dict, hi: dict) -> bool:
+    """Narrow the intervals of `c`'s symbols; True when something changed. Raises _Empty."""
+    if c.lin is not None:
+        return _tighten_linear(c, lo, hi)
+    changed = False
+    for v in c.syms:
+        d = c.dirs[v]
+        if not d:
+            continue
+        env = {}
+        ok = True
+        for w in c.syms:
+            if w == v:
+                continue
+            dw = c.dirs[w]
+            if dw is None:
+                ok = False
+                break
+            x = hi.get(w) if dw > 0 else lo[w]
+            if x is None:
+                ok = False
+                break
+            env[w] = x
+        if not ok:
+            continue
+        changed |= _search(c.g, c.sign, v, d, env, lo, hi)
+    return changed
+
+
+def _tighten_linear(c: _Constraint, lo: dict, hi: dict) -> bool:
+    """c0 + sum(k_w * w) >= 0: each symbol against the others' most favourable values."""
+    changed = False
+    lin = c.lin
+    for v, kv in lin.items():
+        rest = c.c0
+        for w, kw in lin.items():
+            if w == v:
+                continue
+            x = hi.get(w) if kw > 0 else lo[w]
+            if x is None:
+                rest = None
+                break
+            rest += kw * x
+        if rest is None:
+            continue
+        if kv > 0:  # v >= ceil(-rest / kv)
+            bound = -(rest // kv)
+            if bound > lo[v]:
+                lo[v] = bound
+                changed = True
+        else:  # v <= floor(rest / -kv)
+            bound = rest // -kv
+            h = hi.get(v)
+            if h is None or bound < h:
+                hi[v] = bound
+                changed = True
+        h = hi.get(v)
+        if h is not None and h < lo[v]:
+            raise _Empty
+    return changed
+
+
+def _search(g: Expr, sign: int, v: str, d: int, env: dict, lo: dict, hi: dict) -> bool:
+    """Bound `v` by `max over the box of sign*g >= 0`, monotone in `v` with direction `d`."""
+    def h(t: int) -> int:
+        env[v] = t
+        return sign * value(g, env)
+
+    a, b = lo[v], hi.get(v)
+    top = CAP if b is None else b
+    if d > 0:  # solutions are an up-set: raise the lower bound to the first t with h(t) >= 0
+        if h(a) >= 0:
+            return False
+        if b is not None and h(b) < 0:
+            raise _Empty
+        bad, step = a, 1
+        while True:  # gallop to a good point, then bisect
+            t = min(bad + step, top)
+            if h(t) >= 0:
+                good = t
+                break
+            if t >= top:
+                lo[v] = top  # nothing up to the cap: keep a sound bound and stop
+                return True
+            bad, step = t, step * 2
+        while good - bad > 1:
+            mid = (bad + good) // 2
+            if h(mid) >= 0:
+                good = mid
+            else:
+                bad = mid
+        lo[v] = good
+        if b is not None and good > b:
+            raise _Empty
+        return True
+    # d < 0: solutions are a down-set: lower the upper bound to the last t with h(t) >= 0
+    if h(a) < 0:
+        raise _Empty
+    if b is not None and h(b) >= 0:
+        return False
+    good, step = a, 1
+    while True:
+        t = min(good + step, top)
+        if h(t) < 0:
+            bad = t
+            break
+        if t >= top:
+            return False
+        good, step = t, step * 2
+    while bad - good > 1:
+        mid = (bad + good) // 2
+        if h(mid) >= 0:
+            good = mid
+        else:
+            bad = mid
+    hi[v] = good
+    return True
+
+
+def _propagate(cons: list, lo: dict, hi: dict, changed_syms: Optional[Iterable[str]] = None) -> bool:
+    """Tighten to a fixpoint (bounded: MAX_PASSES tightenings per constraint on average). A
+    worklist: only constraints over symbols whose bounds moved are looked at again; with
+    `changed_syms`, only those symbols' constraints start on it. False when stopped early."""
+    index: dict = {}
+    for i, c in enumerate(cons):
+        for v in c.syms:
+            index.setdefault(v, []).append(i)
+    if changed_syms is None:
+        queue = list(range(len(cons)))
+    else:
+        queue = sorted({i for v in changed_syms for i in index.get(v, ())})
+    queue.reverse()  # popped from the end: the constraints' own order
+    queued = set(queue)
+    budget = MAX_PASSES * max(len(cons), 1)
+    while queue:
+        budget -= 1
+        if budget < 0:
+            return False
+        i = queue.pop()
+        queued.discard(i)
+        c = cons[i]
+        before = [(lo[v], hi.get(v)) for v in c.syms]
+        if not _tighten(c, lo, hi):
+            continue
+        for v, (a, b) in zip(c.syms, before):
+            if lo[v] != a or hi.get(v) != b:
+                for j in index[v]:
+                    if j not in queued:
+                        queued.add(j)
+                        queue.append(j)
+    return True
+
+
+# ---- solving --------------------------------------------------------------------
+
+def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = (), memo: Optional[dict] = None):
+    """See the module docstring. `lower`/`upper`: declared bounds (a symbol not in `lower` is >= 1);
+    `memo`: a dict the caller keeps for predicates it asks about repeatedly."""
+    syms: set = set()
+    for p in preds:
+        syms |= p.symbols()
+    if len(syms) > MAX_SYMBOLS or len(preds) > MAX_PREDS:
+        return None, None
+    order = list(order)
+    need_min = bool(order)
+    order = [n for n in order if n in syms] + sorted(syms.difference(order))
+    try:
+        return _solve(list(preds), syms, lower, upper, order, MAX_SPLITS, need_min, memo)
+    except (Undecided, RecursionError, KeyError):
+        return None, None
+
+
+def intervals(preds: list, lower: dict, upper: dict, memo: Optional[dict] = None):
+    """(lo, hi) per symbol after propagation (a symbol missing from hi is unbounded above), or
+    None when the predicates are contradictory or outside what this module evaluates."""
+    syms: set = set()
+    for p in preds:
+        syms |= p.symbols()
+    if len(syms) > MAX_SYMBOLS or len(preds) > MAX_PREDS:
+        return None
+    lo = {n: lower.get(n, 1) for n in syms}
+    hi = {n: upper[n] for n in syms if n in upper}
+    try:
+        _propagate(_constraints(preds, lo, memo), lo, hi)
+    except (_Empty, Undecided, RecursionError, KeyError):
+        return None
+    return lo, hi
+
+
+def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool,
+           memo: Optional[dict]):
+    verdict, model = _solve_bounds(preds, syms, lower, upper, order, splits, need_min, memo)
+    if verdict is not None or need_min:
+        return verdict, model
+    reduced = _eliminate(preds, lower, upper)  # only when needed: most queries are decided above
+    if reduced is False:
+        return "unsat", None
+    if reduced is None:
+        return None, None
+    rest, solved = reduced
+    rest_syms: set = set()
+    for p in rest:
+        rest_syms |= p.symbols()
+    verdict, model = _solve(rest, rest_syms, lower, upper, sorted(rest_syms), splits, False, memo)
+    if verdict == "sat":
+        for v, e in reversed(solved):
+            model[v] = value(e, model)
+    return verdict, model
+
+
+def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool,
+                  memo: Optional[dict]):
+    lo = {n: lower.get(n, 1) for n in syms}
+    hi = {n: upper[n] for n in syms if n in upper}
+    for n in syms:
+        if n in hi and hi[n] < lo[n]:
+            return "unsat", None
+    cons = _constraints(preds, lo, memo)
+    try:
+        _propagate(cons, lo, hi)
+    except _Empty:
+        return "unsat", None
+    point = dict(lo)
+    violated = [i for i, p in enumerate(preds) if not holds(p, point)]
+    if not violated:
+        return "sat", point
+    if all(preds[i].op in _DISJUNCTIVE for i in violated):
+        # only case splits can repair these (fixing symbols keeps the point where it is)
+        return _split(preds, violated[0], syms, lower, upper, order, splits, need_min, memo)
+    # fix the symbols one at a time (see the module docstring)
+    for n in order:
+        hi[n] = lo[n]
+        try:
+            _propagate(cons, lo, hi, (n,))
+        except _Empty:
+            break
+    else:
+        point = dict(lo)
+        if all(holds(p, point) for p in preds):
+            return "sat", point
+    target = next((i for i in violated if preds[i].op in _DISJUNCTIVE), None)
+    if target is None:
+        target = next((i for i, p in enumerate(preds) if p.op in _DISJUNCTIVE), None)
+    if target is None:
+        return None, None
+    return _split(preds, target, syms, lower, upper, order, splits, need_min, memo)
+
+
+_DISJUNCTIVE = ("!=", "or")
+
+
+def _eliminate(preds: list, lower: dict, upper: dict):
+    """Substitute away symbols that a linear equality gives as `v = e` (coefficient ±1): bounds
+    alone cannot see `4*p == s ∧ 4*p < s`, the substitution makes it `False`. Only for
+    satisfiability (it changes which symbols the lexicographic order would fix first).
+    Returns None (nothing to do), False (a predicate became false), or (preds, [(v, e)...])
+    where each `v` takes `e`'s value in a model of the remaining predicates."""
+    preds = list(preds)
+    solved: list = []
+    while True:
+        found = None
+        for i, p in enumerate(preds):
+            if p.op != "==":
+                continue
+            d = _difference(p.args[0], p.args[1], 0)
+            for m, c in d.terms.items():
+                if c in (1, -1) and len(m) == 1 and m[0].kind == "sym":
+                    v = m[0].name
+                    rest = {k: x for k, x in d.terms.items() if k != m}
+                    e = Expr({k: -c * x for k, x in rest.items()})
+                    if v not in _syms(e):
+                        found = (i, v, e)
+                        break
+            if found:
+                break
+        if found is None:
+            break
+        i, v, e = found
+        keep = [ge(e, lower.get(v, 1))]
+        if v in upper:
+            keep.append(ge(upper[v], e))
+        out = []
+        for j, p in enumerate(preds):
+            if j == i:
+                continue
+            out.append(p.subs({v: e}) if v in p.symbols() else p)
+        out += keep
+        if any(p.is_false for p in out):
+            return False
+        preds = [p for p in out if not p.is_true]
+        solved.append((v, e))
+    return (preds, solved) if solved else None
+
+
+def _split(preds: list, target: int, syms: set, lower: dict, upper: dict, order: list, splits: int,
+           need_min: bool, memo: Optional[dict]):
+    """Solve each case of the disjunction `preds[target]`; the least model of the cases."""
+    if splits <= 0:
+        return None, None
+    p = preds[target]
+    rest = preds[:target] + preds[target + 1:]
+    if p.op == "!=":
+        a, b = p.args
+        # sizes are bounded below and rarely above: `size != c` mostly holds above c, try that first
+        cases = [Pred("<", (b, a)), Pred("<", (a, b))] if b.is_const else [Pred("<", (a, b)), Pred("<", (b, a))]
+    else:
+        cases = list(p.args)
+    best, undecided = None, False
+    for case in cases:
+        verdict, model = _solve(rest + [case], syms, lower, upper, order, splits - 1, need_min, memo)
+        if verdict == "sat" and not need_min:
+            return verdict, model  # any model will do
+        if verdict is None:
+            undecided = True
+        elif verdict == "sat":
+            key = tuple(model[n] for n in order)
+            if best is None or key < best[0]:
+                best = (key, model)
+    if undecided:
+        return None, None  # an undecided case may hold a smaller model, or the only one
+    if best is None:
+        return "unsat", None
+    return "sat", best[1]
+
+
+def quick_sat(preds: list, lower: dict, upper: dict) -> bool:
+    """Sound for sat: try a few uniform points (symbols fixed by a one-symbol equation take
+    that value), which finds models of constraints propagation cannot use (`H % 2 == 0`)."""
+    syms: set = set()
+    for p in preds:
+        syms |= p.symbols()
+    if len(syms) > 24:
+        return False
+    solved: dict = {}
+    for p in preds:
+        if p.op != "==":
+            continue
+        d = p.args[0] - p.args[1]
+        ds = _syms(d)
+        if len(ds) == 1 and len(d.terms) <= 2:
+            name = next(iter(ds))
+            mono = next((m for m in d.terms if m != ()), None)
+            coeff = d.terms.get(mono, 0)
+            if mono is not None and len(mono) == 1 and mono[0].kind == "sym" and coeff in (1, -1):
+                solved.setdefault(name, -d.const_part() * coeff)
+    for base in (1, 2, 3, 7, 64):
+        env = {n: solved.get(n, max(base, lower.get(n, 1))) for n in syms}
+        if any(v < lower.get(n, 1) or (n in upper and v > upper[n]) for n, v in env.items()):
+            continue
+        try:
+            if all(holds(p, env) for p in preds):
+                return True
+        except (Undecided, RecursionError):
+            return False
+    return False
+
+
+def unsat_core(facts: list, extra: list, lower: dict, upper: dict, memo: Optional[dict] = None) -> Optional[list]:
+    """Indices of facts that, with `extra`, propagation alone proves unsatisfiable: each fact is
+    dropped when the rest still is, so the core is irreducible as far as propagation can tell.
+    None when propagation cannot prove the whole set unsatisfiable."""
+    if len(facts) > MAX_CORE or solve(facts + extra, lower, upper, memo=memo)[0] != "unsat":
+        return None
+    keep = list(range(len(facts)))
+    for i in range(len(facts) - 1, -1, -1):
+        trial = [j for j in keep if j != i]
+        if solve([facts[j] for j in trial] + extra, lower, upper, memo=memo)[0] == "unsat":
+            keep = trial
+    return keep

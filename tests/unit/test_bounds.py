@@ -1,0 +1,173 @@
+"""The no-Z3 decision procedure (solver/bounds.py) agrees with Z3 wherever it answers.
+
+Property tests draw small constraint sets (linear terms, floor division and modulo by
+constants, max/min, disjunctions, `!=`) and compare the verdict, the lexicographic minimum and
+the unsat cores with Z3 over the same encoding the FactStore uses.
+"""
+from __future__ import annotations
+
+import z3
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
+
+from shapehint.shapes.expr import Expr, emax, emin
+from shapehint.shapes.shape import Pred, conj, disj, eq, ge, le, lt, ne
+from shapehint.solver import bounds
+from shapehint.solver.facts import FactStore
+
+NAMES = ("a", "b", "c")
+SYM = {n: Expr.sym(n) for n in NAMES}
+
+
+def _z3(preds, lower, upper, minimize=()):
+    """(sat?, lexicographic minimum of `minimize` or None) by Z3, bypassing the fast path."""
+    enc = FactStore()
+    enc._load()
+    s = z3.Optimize(ctx=enc._ctx)
+    s.set(timeout=5000)  # nonlinear draws (a*b) can send Optimize into a long search
+    for p in preds:
+        s.add(enc._enc_pred(p))
+    for n in set().union(*[p.symbols() for p in preds]) | set(minimize):
+        v = enc._var(n)
+        s.add(v >= lower.get(n, 1))
+        if n in upper:
+            s.add(v <= upper[n])
+    for n in minimize:
+        s.minimize(enc._var(n))
+    r = s.check()
+    assume(r != z3.unknown)  # Z3 gave up: no reference answer for this draw
+    if r == z3.unsat:
+        return False, None
+    m = s.model()
+    return True, {n: m.eval(enc._var(n), model_completion=True).as_long() for n in minimize}
+
+
+def _holds_in_z3(preds, point) -> bool:
+    enc = FactStore()
+    enc._load()
+    s = z3.Solver(ctx=enc._ctx)
+    for p in preds:
+        s.add(enc._enc_pred(p))
+    for n, v in point.items():
+        s.add(enc._var(n) == v)
+    return s.check() == z3.sat
+
+
+# ---- strategies --------------------------------------------------------------
+
+@st.composite
+def exprs(draw, depth=2):
+    e = Expr.const(draw(st.integers(-6, 6)))
+    for n in draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=2)):
+        e = e + draw(st.sampled_from([1, 1, 2, -1, 3])) * SYM[n]
+    if depth > 0:
+        kind = draw(st.sampled_from(["none", "none", "div", "mod", "max", "min", "mul"]))
+        if kind == "div":
+            e = e // draw(st.integers(1, 4))
+        elif kind == "mod":
+            e = e % draw(st.integers(2, 4))
+        elif kind in ("max", "min"):
+            other = draw(exprs(depth=depth - 1))
+            e = emax(e, other) if kind == "max" else emin(e, other)
+        elif kind == "mul":
+            e = e * SYM[draw(st.sampled_from(NAMES))]
+    return e
+
+
+@st.composite
+def preds(draw):
+    a, b = draw(exprs()), draw(exprs(depth=0))
+    kind = draw(st.sampled_from(["==", "<=", "<", "!=", "or", "<=", "=="]))
+    if kind == "or":
+        return disj(eq(a, b), lt(draw(exprs(depth=0)), draw(exprs(depth=0))))
+    return {"==": eq, "<=": le, "<": lt, "!=": ne}[kind](a, b)
+
+
+@st.composite
+def problems(draw):
+    ps = [p for p in draw(st.lists(preds(), min_size=1, max_size=4)) if not p.is_true]
+    lower = {n: draw(st.integers(0, 3)) for n in NAMES if draw(st.booleans())}
+    upper = {n: draw(st.integers(3, 40)) for n in NAMES if draw(st.booleans())}
+    return ps, lower, upper
+
+
+SETTINGS = settings(max_examples=200, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+
+
+@SETTINGS
+@given(problems())
+def test_verdicts_agree_with_z3(problem):
+    ps, lower, upper = problem
+    if any(p.is_false for p in ps):
+        return
+    verdict, model = bounds.solve(ps, lower, upper)
+    sat, _ = _z3(ps, lower, upper)
+    if verdict == "sat":
+        assert sat and _holds_in_z3(ps, model)
+    elif verdict == "unsat":
+        assert not sat
+
+
+@SETTINGS
+@given(problems(), st.permutations(NAMES))
+def test_minimum_is_the_lexicographic_optimum(problem, order):
+    ps, lower, upper = problem
+    if any(p.is_false for p in ps):
+        return
+    verdict, model = bounds.solve(ps, lower, upper, order)
+    if verdict != "sat":
+        return
+    sat, best = _z3(ps, lower, upper, order)
+    assert sat
+    assert {n: model.get(n, lower.get(n, 1)) for n in order} == best
+
+
+@SETTINGS
+@given(problems(), preds())
+def test_cores_are_unsatisfiable_in_z3(problem, query):
+    ps, lower, upper = problem
+    if any(p.is_false for p in ps) or query.is_false:
+        return
+    kept = bounds.unsat_core(ps, [query], lower, upper)
+    if kept is None:
+        return
+    assert not _z3([ps[i] for i in kept] + [query], lower, upper)[0]
+
+
+def test_convolution_chain_minimum():
+    # AlexNet's feature extractor: the smallest input side whose sizes stay >= 1
+    h = SYM["a"]
+    s = (h - 3) // 4
+    facts = [ge(s, 1), ge((s - 1) // 2, 1), ge(((s - 1) // 2 - 1) // 2, 1), ge((((s - 1) // 2 - 1) // 2 - 1) // 2, 1)]
+    verdict, model = bounds.solve(facts, {}, {}, ["a"])
+    assert verdict == "sat" and model["a"] == 63
+
+
+def test_equality_links_bounds_and_splits_disequalities():
+    a, b = SYM["a"], SYM["b"]
+    verdict, model = bounds.solve([le(200, a), le(a, 300), eq(a, b), ge(b, 63)], {}, {}, ["a", "b"])
+    assert verdict == "sat" and (model["a"], model["b"]) == (200, 200)
+    assert bounds.solve([eq(a, 4), ne(a, 4)], {}, {})[0] == "unsat"
+    verdict, model = bounds.solve([le(a, 5), ne(a, 1), ne(a, 2)], {}, {}, ["a"])
+    assert verdict == "sat" and model["a"] == 3
+
+
+def test_outside_the_fragment_it_defers_to_z3():
+    x, y, z = SYM["a"], SYM["b"], SYM["c"]
+    assert bounds.solve([eq(x * x * x + y * y * y, z * z * z)], {n: 2 for n in NAMES}, {}) == (None, None)
+    assert bounds.solve([eq(x // (y - 3), 1)], {}, {})[0] in (None, "sat")
+
+
+def test_core_names_the_conflicting_fact():
+    a, b = SYM["a"], SYM["b"]
+    facts = [ge(b, 2), eq(a, 3), le(b, 10)]
+    assert bounds.unsat_core(facts, [eq(a, 4)], {}, {}) == [1]
+
+
+def test_equalities_are_substituted_for_satisfiability():
+    # a broadcasting check in a ResNet bottleneck: intervals alone never close this
+    s, i, p = SYM["a"], SYM["b"], SYM["c"]
+    facts = [eq(s, i), disj(eq(4 * p, s), eq(4 * p, 1), eq(s, 1))]
+    assert bounds.solve(facts + [lt(4 * p, s)], {}, {})[0] == "unsat"
+    verdict, model = bounds.solve([eq(s, i), eq(i, 2 * p + 1), lt(p, 3)], {}, {})
+    assert verdict == "sat" and model["a"] == model["b"] == 2 * model["c"] + 1

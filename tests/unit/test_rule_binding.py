@@ -1,0 +1,66 @@
+"""The analysis calls rules without `inspect`'s binder when a cheap check says the arguments
+bind (analysis/calls.py `_binds`): that check must never accept what `Signature.bind` rejects."""
+from __future__ import annotations
+
+import inspect
+import itertools
+
+from shapehint.analysis.calls import _binds
+from shapehint.ops import registry
+
+
+def _signatures():
+    registry.lookup("torch.cat")  # loads every family
+    sigs = [r.signature for r in registry.RULES.values()] + [m.signature for m in registry.MODULES.values()]
+    sigs += [inspect.signature(m.forward_fn) for m in registry.MODULES.values() if m.forward_fn is not None]
+    return sigs
+
+
+def _accepts(sig, npos: int, kwargs: dict) -> bool:
+    try:
+        sig.bind(*range(npos), **kwargs)
+        return True
+    except TypeError:
+        return False
+
+
+def test_the_fast_check_never_accepts_what_bind_rejects():
+    checked = accepted = 0
+    for sig in _signatures():
+        names = [p for p in sig.parameters][1:] + ["bogus"]
+        for npos in range(1, 6):
+            for k in range(0, 3):
+                for kws in itertools.combinations(names, k):
+                    kwargs = dict.fromkeys(kws, 0)
+                    fast = _binds(sig, npos, kwargs)
+                    checked += 1
+                    accepted += fast
+                    if fast:
+                        assert _accepts(sig, npos, kwargs), (sig, npos, kws)
+    assert checked > 1000 and accepted > checked // 10  # the fast path is really taken
+
+
+def test_it_accepts_the_common_calls():
+    def rule(cx, x, dim=0, *, keepdim=False):
+        pass
+    sig = inspect.signature(rule)
+    assert _binds(sig, 2, {}) and _binds(sig, 3, {"keepdim": True}) and _binds(sig, 2, {"dim": 1})
+    assert not _binds(sig, 4, {}) and not _binds(sig, 3, {"dim": 1}) and not _binds(sig, 1, {})
+
+
+def test_layer_arguments_match_inspect():
+    from shapehint.analysis.calls import _arguments
+    for sig in _signatures():
+        names = [p for p in sig.parameters][1:] + ["bogus"]
+        for npos in range(1, 5):
+            for k in range(0, 3):
+                for kws in itertools.combinations(names, k):
+                    args, kwargs = list(range(npos)), {n: f"kw-{n}" for n in kws}
+                    try:
+                        bound = sig.bind(*args, **kwargs)
+                        bound.apply_defaults()
+                        want = dict(bound.arguments)
+                    except TypeError:
+                        want = None
+                    got = _arguments(sig, args, kwargs)
+                    assert got == want and (got is None or list(got) == list(want)), (sig, npos, kws)
