@@ -13,7 +13,8 @@ import torch
 from shapehint.ops.concrete import (ConcreteContext, OpFailed, NotApplicable, apply, build_module,
                                     call_module, shape_of, tensor)
 
-DTYPES = {"float": torch.float32, "long": torch.int64, "bool": torch.bool, "int": torch.int32}
+DTYPES = {"float": torch.float32, "long": torch.int64, "bool": torch.bool, "int": torch.int32,
+          "cfloat": torch.complex64}
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,8 @@ class T:
         return torch.empty(self.dims, dtype=DTYPES[self.dtype], device="meta")
 
     def abstract(self):
-        return tensor(*self.dims, dtype={"float": "float32", "long": "int64", "bool": "bool", "int": "int32"}[self.dtype])
+        return tensor(*self.dims, dtype={"float": "float32", "long": "int64", "bool": "bool", "int": "int32",
+                                     "cfloat": "complex64"}[self.dtype])
 
 
 def _to_torch(v):
