@@ -513,7 +513,7 @@ def rot90(cx: OpContext, input, k=1, dims=(0, 1)):
     return cx.tensor(out, like=x)  # rot90 copies (flip + transpose)
 
 
-COMPLEX_OF = {"float32": "complex64", "float64": "complex128", "float16": "complex32"}
+from .elementwise import COMPLEX_OF  # noqa: E402
 
 
 @op("torch.view_as_real")
