@@ -50,7 +50,6 @@ DTYPE_OF = {"float": "float32", "half": "float16", "double": "float64", "long": 
 NEEDS_2D = {"triu", "tril"}
 # Dropout1d/2d/3d accept (un)batched inputs of these ranks.
 DROPOUT_RANKS = {"dropout1d": (2, 3), "dropout2d": (3, 4), "dropout3d": (4, 5)}
-MODULE_ONLY = {"Softmax2d": "softmax2d"}
 
 
 def _unary(name: str):
