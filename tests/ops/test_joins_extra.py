@@ -105,6 +105,8 @@ def test_symbolic_joins():
     assert str(_sym("torch.cartesian_prod", b, TensorV(Shape.of([B]))).shape) in ("[B*N, 2]", "[N*B, 2]")
     assert str(_sym("torch.atleast_3d", b).shape) == "[1, N, 1]"
     assert str(_sym("torch.randperm", IntV(N)).shape) == "[N]"
+    halves = _sym("torch.vsplit", TensorV(Shape.of([2 * N, B])), IntV(Expr.const(2)))
+    assert [str(h.shape) for h in halves.items] == ["[N, B]", "[N, B]"]
     with pytest.raises(OpFailed) as e:
         _sym("torch.hsplit", TensorV(Shape.of([B, 5])), IntV(Expr.const(2)))
     assert e.value.code == "SH107"

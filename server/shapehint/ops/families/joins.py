@@ -386,6 +386,8 @@ def _direction_split(name: str, min_rank: int, dim_of):
                 cx.fail(f"{cx.opname}: the number of sections must be larger than 0, got {n}", "SH107")
             cx.require(divides(n, size), f"{cx.opname} attempted to split along dimension {d}, but the size of the "
                        f"dimension {size} is not divisible by the split_size {n}", "SH107")
+            if n.value is not None:  # equal pieces, also for a symbolic size known to be divisible
+                return _pieces(cx, x, d, [size // n] * n.value)
         return tensor_split(cx, x, indices_or_sections, d)
     rule.__name__ = name
     return rule

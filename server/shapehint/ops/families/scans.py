@@ -69,8 +69,6 @@ def diff(cx: OpContext, input, n=1, dim=-1, prepend=None, append=None):
 def aminmax(cx: OpContext, input, *, dim=None, keepdim=False, out=None):
     x = _t(input)
     s = reduce_shape(cx, x, dim, keepdim, empty_ok=False, name="aminmax")
-    if cx.is_none(dim) and cx.bool_of(keepdim):
-        s = Shape((Expr.const(1),) * x.shape.rank)
     return TupleV((cx.tensor(s, like=x), cx.tensor(s, like=x)))
 
 
