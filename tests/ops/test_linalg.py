@@ -32,6 +32,8 @@ def test_square_functions(k):
     check("torch.linalg.eigvalsh", torch.linalg.eigvalsh, (T(*s),))
     check("torch.linalg.cholesky", torch.linalg.cholesky, (T(*s),))
     check("torch.logdet", torch.logdet, (T(*s),))
+    check("torch.inverse", torch.inverse, (T(*s),))
+    check("torch.matrix_exp", torch.matrix_exp, (T(*s),))
 
 
 @pytest.mark.parametrize("k", range(16))
@@ -40,6 +42,7 @@ def test_rectangular_decompositions(k):
     full = rng.random() < 0.5
     check("torch.linalg.svd", torch.linalg.svd, (T(*s),), {"full_matrices": full})
     check("torch.svd", torch.svd, (T(*s),), {"some": full})
+    check("torch.svd", torch.svd, (T(*s),), {"some": full, "compute_uv": False})
     check("torch.linalg.svdvals", torch.linalg.svdvals, (T(*s),))
     check("torch.linalg.qr", torch.linalg.qr, (T(*s),), {"mode": rng.choice(["reduced", "complete", "r"])})
 

@@ -203,9 +203,11 @@ def svd_legacy(cx: OpContext, input, some=True, compute_uv=True, *, out=None):
     a = _t(input)
     batch, m, n = _matrices(cx, a)
     k = emin(m, n)
-    some_ = cx.bool_of(some)
-    if some_ is None:
-        raise NotApplicable("some unknown")
+    some_, uv = cx.bool_of(some), cx.bool_of(compute_uv)
+    if some_ is None or uv is None:
+        raise NotApplicable("some/compute_uv unknown")
+    if not uv:  # U and V are zero-filled full matrices
+        some_ = False
     u, v = ((m, k), (n, k)) if some_ else ((m, m), (n, n))
     return TupleV((cx.tensor(batch + u, like=a), cx.tensor(batch + (k,), like=a), cx.tensor(batch + v, like=a)))
 
