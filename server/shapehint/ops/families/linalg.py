@@ -147,6 +147,52 @@ def eigh(cx: OpContext, A, UPLO="L", *, out=None):
     return _pair(cx, Shape(batch + (n,)), Shape(batch + (n, n)), a)
 
 
+@op("torch.linalg.eig")
+def eig(cx: OpContext, A, *, out=None):
+    a = _t(A)
+    batch, n = _square(cx, a)
+    c = "complex128" if a.dtype == "float64" else "complex64"
+    return TupleV((cx.tensor(batch + (n,), dtype=c), cx.tensor(batch + (n, n), dtype=c)))
+
+
+@op("torch.linalg.eigvals")
+def eigvals(cx: OpContext, A, *, out=None):
+    a = _t(A)
+    batch, n = _square(cx, a)
+    return cx.tensor(batch + (n,), dtype="complex128" if a.dtype == "float64" else "complex64")
+
+
+@op("torch.linalg.matrix_power", "torch.matrix_power", "Tensor.matrix_power")
+def matrix_power(cx: OpContext, A, n, *, out=None):
+    a = _t(A)
+    _square(cx, a)
+    return cx.tensor(a.shape, like=a)
+
+
+@op("torch.linalg.pinv", "torch.pinverse", "Tensor.pinverse")
+def pinv(cx: OpContext, A, *args, **kwargs):
+    a = _t(A)
+    batch, m, n = _matrices(cx, a)
+    return cx.tensor(batch + (n, m), like=a)
+
+
+@op("torch.linalg.matrix_rank")
+def matrix_rank(cx: OpContext, A, *args, **kwargs):
+    a = _t(A)
+    batch, _, _ = _matrices(cx, a)
+    return cx.tensor(batch, dtype="int64")
+
+
+@op("torch.linalg.vecdot")
+def vecdot(cx: OpContext, x, y, *, dim=-1, out=None):
+    a, b = _t(x), _t(y)
+    s = broadcast_shapes(cx, a.shape, b.shape)
+    if a.shape.rank == 1 and b.shape.rank == 1:
+        return cx.tensor([], like=a)  # PyTorch's 1-D fast path ignores dim
+    k = cx.norm_dim(dim, s.rank)
+    return cx.tensor(s.dims[:k] + s.dims[k + 1:], like=x)
+
+
 @op("torch.linalg.eigvalsh")
 def eigvalsh(cx: OpContext, A, UPLO="L", *, out=None):
     a = _t(A)
