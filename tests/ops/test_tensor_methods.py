@@ -168,6 +168,9 @@ def test_symbolic_methods():
     x = TensorV(Shape.of([B, L]), "float32")
     w = _sym("Tensor.unfold", x, IntV(Expr.const(1)), IntV(Expr.const(4)), IntV(Expr.const(2)))
     assert w.shape.dims[0] == B and w.shape.dims[2].value == 4 and w.shape.dims[1].symbols() == {"L"}
+    xt = _sym("Tensor.transpose", x, IntV(Expr.const(0)), IntV(Expr.const(1)))
+    assert _sym("Tensor.is_contiguous", xt).pred is None  # B or L may be 1
+    assert _sym("Tensor.is_contiguous", x).pred.is_true
     st = _sym("Tensor.stride", x)
     assert isinstance(st, TupleV) and str(st.items[0].expr) == "L"
     assert str(_sym("Tensor.H", x).shape) == "[L, B]"

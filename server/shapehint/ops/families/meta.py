@@ -7,7 +7,7 @@ unknown rank, `size(i)` still answers through the context (which learns the tens
 from __future__ import annotations
 
 from ...shapes.expr import Expr, product
-from ...shapes.shape import FALSE, TRUE, eq
+from ...shapes.shape import FALSE, TRUE, eq, ne
 from ...shapes.values import BoolV, FloatV, IntV, NoneV, TensorV, TupleV, UnknownV
 from ..common import is_contiguous as _is_contiguous, strides_of
 from ..context import NotApplicable, OpContext
@@ -121,7 +121,12 @@ def is_contiguous(cx: OpContext, self, memory_format=None):
     st = strides_of(x)
     if st is None:
         return BoolV(None)
-    return BoolV(TRUE if _is_contiguous(cx, x.shape.dims, st) else FALSE)
+    if _is_contiguous(cx, x.shape.dims, st):
+        return BoolV(TRUE)
+    # a symbolic size that may be 1 can make the layout contiguous after all: leave the answer open
+    if any(d.value is None and not cx.entails(ne(d, 1)) for d in x.shape.dims):
+        return BoolV(None)
+    return BoolV(FALSE)
 
 
 ELEMENT_SIZE = {"float64": 8, "int64": 8, "complex64": 8, "complex128": 16, "float32": 4, "int32": 4,
