@@ -79,6 +79,11 @@ def test_searchsorted(b, x):
     check("torch.searchsorted", torch.searchsorted, (T(*b), T(*x)), device="cpu")
 
 
+@pytest.mark.parametrize("b", [(5,), (2, 5)])
+def test_searchsorted_scalar(b):
+    check("torch.searchsorted", torch.searchsorted, (T(*b), 3), device="cpu")
+
+
 @pytest.mark.parametrize("k", range(24))
 def test_fft_1d(k):
     s = shape(0, 3, 6)

@@ -11,7 +11,7 @@ from ...shapes.values import TensorV, TupleV
 from ..common import broadcast_shapes, shape_str
 from ..context import NotApplicable, OpContext
 from ..registry import op
-from .misc import _reduce, matrix_norm, vector_norm
+from .misc import matrix_norm, vector_norm
 
 
 def _t(v) -> TensorV:
@@ -42,8 +42,8 @@ def _square(cx: OpContext, a: TensorV, what: str = "A") -> tuple:
     return batch, m
 
 
-def _pair(cx: OpContext, a: Shape, b: Shape, like: TensorV, dtype_b: str | None = None) -> TupleV:
-    return TupleV((cx.tensor(a, like=like), cx.tensor(b, like=like, dtype=dtype_b)))
+def _pair(cx: OpContext, a: Shape, b: Shape, like: TensorV) -> TupleV:
+    return TupleV((cx.tensor(a, like=like), cx.tensor(b, like=like)))
 
 
 # ---- diagonals -------------------------------------------------------------------------------
@@ -300,7 +300,7 @@ def linalg_norm(cx: OpContext, A, ord=None, dim=None, keepdim=False, *, out=None
     if dims is None or any(d.value is None for d in dims):
         raise NotApplicable("dims")
     if len(dims) == 1:
-        return _reduce(cx, x, [dims[0].value], keepdim)
+        return vector_norm(cx, x, 2, dim, keepdim)
     if len(dims) == 2:
         return matrix_norm(cx, x, "fro", dim, keepdim)
     cx.fail(f"{cx.opname}: if dim is specified, it must be of length 1 or 2, got {len(dims)}", "SH107")
