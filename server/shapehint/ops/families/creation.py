@@ -102,6 +102,16 @@ def _num(cx: OpContext, v):
     raise NotApplicable("bound unknown")
 
 
+@op("torch.randperm")
+def randperm(cx: OpContext, n, *, generator=None, out=None, dtype=None, layout=None, device=None,
+             requires_grad=False, pin_memory=False):
+    k = cx.int_of(n)
+    if k is None:
+        raise NotApplicable("n unknown")
+    cx.require(ge(k, 0), f"{cx.opname}: n must be non-negative, got {k}", "SH107")
+    return _new(cx, [k], dtype_name(dtype, "int64"))
+
+
 @op("torch.arange")
 def arange(cx: OpContext, start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):

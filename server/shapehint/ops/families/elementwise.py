@@ -6,7 +6,7 @@ in-place method, nn layer).
 """
 from __future__ import annotations
 
-from ...shapes.shape import Shape
+from ...shapes.shape import Shape, eq
 from ...shapes.values import FloatV, IntV, TensorV, Value
 from ..common import broadcast_shapes, inherit_layout, result_dtype, same_layout
 from ..context import NotApplicable, OpContext
@@ -50,7 +50,6 @@ DTYPE_OF = {"float": "float32", "half": "float16", "double": "float64", "long": 
 NEEDS_2D = {"triu", "tril"}
 # Dropout1d/2d/3d accept (un)batched inputs of these ranks.
 DROPOUT_RANKS = {"dropout1d": (2, 3), "dropout2d": (3, 4), "dropout3d": (4, 5)}
-MODULE_ONLY = {"Softmax2d": "softmax2d"}
 
 
 def _unary(name: str):
@@ -180,3 +179,140 @@ def masked_fill(cx: OpContext, input, mask, value):
 
 
 _register_unary()
+
+
+# ---- ternary pointwise ops, conversions, in-place fills --------------------------------------
+
+INTEGER = {"int64", "int32", "int16", "int8", "uint8", "bool"}
+
+
+def _operand(v: Value) -> TensorV | None:
+    if isinstance(v, TensorV):
+        return v
+    if isinstance(v, (IntV, FloatV)) or _scalar(v):
+        return None
+    raise NotApplicable("operand unknown")
+
+
+def into_self(cx: OpContext, self: TensorV, shape: Shape) -> TensorV:
+    """An in-place op writes into `self`: the broadcast of its operands must be self's shape."""
+    if shape.rank is not None and self.shape.rank is not None:
+        bad = f"{cx.opname}: output with shape {self.shape} doesn't match the broadcast shape {shape}"
+        if shape.rank != self.shape.rank:
+            cx.fail(bad, "SH106")
+        for a, b in zip(shape.dims, self.shape.dims):
+            cx.require(eq(a, b), bad, "SH106")
+    return inherit_layout(TensorV(self.shape, self.dtype, origin=cx.span), self)
+
+
+def _pointwise(cx: OpContext, *vals: Value) -> tuple:
+    ts = [t for t in (_operand(v) for v in vals) if t is not None]
+    if not ts:
+        raise NotApplicable("no tensor operand")
+    return broadcast_shapes(cx, *[t.shape for t in ts]), ts
+
+
+@op("torch.lerp", "Tensor.lerp")
+def lerp(cx: OpContext, input, end, weight):
+    shape, ts = _pointwise(cx, input, end, weight)
+    return TensorV(shape, result_dtype(*ts), origin=cx.span)
+
+
+@op("Tensor.lerp_")
+def lerp_(cx: OpContext, self, end, weight):
+    shape, _ = _pointwise(cx, self, end, weight)
+    return into_self(cx, self, shape)
+
+
+def _addc(name: str, inplace: bool):
+    def rule(cx: OpContext, input, tensor1, tensor2, *, value=1, out=None):
+        shape, ts = _pointwise(cx, input, tensor1, tensor2)
+        if name == "addcdiv" and all(isinstance(t, TensorV) and t.dtype in INTEGER for t in (tensor1, tensor2)):
+            cx.fail(f"{cx.opname}: integer division with addcdiv is no longer supported ({tensor1.dtype} / "
+                    f"{tensor2.dtype}); convert to float first", "SH107")
+        if inplace:
+            return into_self(cx, input, shape)
+        return TensorV(shape, result_dtype(*ts), origin=cx.span)
+    rule.__name__ = name + ("_" if inplace else "")
+    return rule
+
+
+for _n in ("addcmul", "addcdiv"):
+    op(f"torch.{_n}", f"Tensor.{_n}")(_addc(_n, False))
+    op(f"Tensor.{_n}_")(_addc(_n, True))
+
+
+@op("torch.rsub")
+def rsub(cx: OpContext, input, other, *, alpha=1):
+    shape, ts = _pointwise(cx, input, other)
+    return TensorV(shape, result_dtype(*ts), origin=cx.span)
+
+
+@op("Tensor.where")
+def where_method(cx: OpContext, self, condition, y):
+    return where(cx, condition, self, y)
+
+
+@op("Tensor.type_as")
+def type_as(cx: OpContext, self, other):
+    if not isinstance(self, TensorV):
+        raise NotApplicable("input unknown")
+    dtype = other.dtype if isinstance(other, TensorV) else None
+    return inherit_layout(TensorV(self.shape, dtype, origin=cx.span), self)
+
+
+@op("torch.isfinite", "Tensor.isfinite", "torch.isposinf", "Tensor.isposinf", "torch.isneginf", "Tensor.isneginf",
+    "torch.isreal", "Tensor.isreal", "torch.signbit", "Tensor.signbit")
+def isfinite(cx: OpContext, input):
+    if not isinstance(input, TensorV):
+        raise NotApplicable("input unknown")
+    return TensorV(input.shape, "bool", origin=cx.span)
+
+
+@op("torch.bernoulli", "Tensor.bernoulli")
+def bernoulli(cx: OpContext, input, p=None, *, generator=None, out=None):
+    if not isinstance(input, TensorV):
+        raise NotApplicable("input unknown")
+    return TensorV(input.shape, input.dtype, origin=cx.span)
+
+
+@op("Tensor.bernoulli_")
+def bernoulli_(cx: OpContext, self, p=0.5, *, generator=None):
+    # p may be a tensor of probabilities: it must broadcast to self (PyTorch expands it)
+    if not isinstance(self, TensorV):
+        raise NotApplicable("input unknown")
+    if isinstance(p, TensorV):
+        return into_self(cx, self, broadcast_shapes(cx, self.shape, p.shape))
+    return TensorV(self.shape, self.dtype, origin=cx.span)
+
+
+@op("Tensor.random_", "Tensor.exponential_", "Tensor.geometric_", "Tensor.cauchy_", "Tensor.log_normal_")
+def random_fill_(cx: OpContext, self, *args, **kwargs):
+    if not isinstance(self, TensorV):
+        raise NotApplicable("input unknown")
+    return TensorV(self.shape, self.dtype, origin=cx.span)
+
+
+@op("Tensor.copy_")
+def copy_(cx: OpContext, self, src, non_blocking=False):
+    if not isinstance(self, TensorV) or not isinstance(src, TensorV):
+        raise NotApplicable("operand unknown")
+    return into_self(cx, self, broadcast_shapes(cx, self.shape, src.shape))
+
+
+COMPLEX_OF = {"float32": "complex64", "float64": "complex128", "float16": "complex32"}
+
+
+@op("torch.complex", "torch.polar")
+def complex_(cx: OpContext, real, imag, *, out=None):
+    """complex(real, imag) / polar(abs, angle): two real tensors of one float dtype, broadcast."""
+    if not isinstance(real, TensorV) or not isinstance(imag, TensorV):
+        raise NotApplicable("operand unknown")
+    for t in (real, imag):
+        if t.dtype is not None and t.dtype not in COMPLEX_OF:
+            cx.fail(f"{cx.opname} expects both inputs to be float16, float32 or float64 tensors, but "
+                    f"{cx.label(t)} is {t.dtype}", "SH107")
+    if real.dtype and imag.dtype and real.dtype != imag.dtype:
+        cx.fail(f"{cx.opname} expects both inputs to have one dtype, but got {real.dtype} and {imag.dtype}", "SH107")
+    return TensorV(broadcast_shapes(cx, real.shape, imag.shape), COMPLEX_OF.get(real.dtype or imag.dtype or ""),
+                   origin=cx.span)

@@ -302,3 +302,17 @@ def take(cx: OpContext, input, index):
         raise NotApplicable("operands unknown")
     return cx.tensor(index.shape, like=input)
 
+
+
+@op("torch.index_put", "Tensor.index_put", "Tensor.index_put_", "torch.index_put_")
+def index_put(cx: OpContext, input, indices, values, accumulate=False):
+    """`x[indices] = values` with a tuple of index tensors: values broadcast to the indexed region."""
+    x = input
+    if not isinstance(x, TensorV) or x.shape.rank is None:
+        raise NotApplicable("input unknown")
+    if not isinstance(indices, (TupleV, ListV)) or indices.items is None:
+        raise NotApplicable("indices unknown")
+    if not all(isinstance(i, (TensorV, NoneV)) for i in indices.items):
+        raise NotApplicable("an index is not a tensor")
+    setitem(cx, x, TupleV(tuple(indices.items)), values)
+    return TensorV(x.shape, x.dtype, origin=cx.span)

@@ -1,4 +1,5 @@
-"""Joining and splitting: cat/stack/hstack/vstack/dstack, split/chunk/unbind/tensor_split, meshgrid.
+"""Joining and splitting: cat/stack/hstack/vstack/dstack/column_stack, split/chunk/unbind/tensor_split/
+hsplit/vsplit/dsplit, meshgrid, broadcast_tensors, atleast_Nd, block_diag, cartesian_prod, combinations.
 
 Splits return a TupleV when the number of pieces is known (so `q, k, v = x.split(C, 2)`
 unpacks); a symbolic count that cannot be decided gives a ListV of unknown length whose
@@ -6,10 +7,12 @@ element has a fresh size.
 """
 from __future__ import annotations
 
+import math
+
 from ...shapes.expr import Expr, emin
-from ...shapes.shape import Shape, eq, ge, is_dyn, lt
+from ...shapes.shape import Shape, divides, eq, ge, is_dyn, lt
 from ...shapes.values import ListV, TensorV, TupleV, Value
-from ..common import result_dtype, shape_str
+from ..common import broadcast_shapes, result_dtype, shape_str
 from ..context import NotApplicable, OpContext
 from ..registry import op
 from ..common import strides_of, view_result
@@ -333,3 +336,131 @@ def meshgrid(cx: OpContext, *tensors, indexing=None):
         dims[0], dims[1] = dims[1], dims[0]
     return TupleV(tuple(cx.tensor(dims, like=t) for t in ts))
 
+
+
+# ---- broadcasting a list, atleast_Nd, direction splits, block and product constructions ----------
+
+def _varargs(cx: OpContext, tensors: tuple) -> tuple[list, bool]:
+    """(tensors, returned as a tuple?) for f(t), f(t1, t2, ...) and f([t1, t2])."""
+    if len(tensors) == 1 and isinstance(tensors[0], (TupleV, ListV)):
+        return _tensors(cx, tensors[0]), True
+    if not all(isinstance(t, TensorV) and t.shape.rank is not None for t in tensors):
+        raise NotApplicable("an operand is unknown")
+    return list(tensors), len(tensors) != 1
+
+
+@op("torch.broadcast_tensors")
+def broadcast_tensors(cx: OpContext, *tensors):
+    ts, _ = _varargs(cx, tensors)
+    shape = broadcast_shapes(cx, *[t.shape for t in ts])
+    return TupleV(tuple(cx.tensor(shape, like=t) for t in ts))
+
+
+def _atleast_rule(n: int):
+    def rule(cx: OpContext, *tensors):
+        ts, many = _varargs(cx, tensors)
+        out = tuple(cx.tensor(_atleast(t, n).shape, like=t) if t.shape.rank < n else t for t in ts)
+        return TupleV(out) if many else out[0]
+    rule.__name__ = f"atleast_{n}d"
+    return rule
+
+
+for _n in (1, 2, 3):
+    op(f"torch.atleast_{_n}d")(_atleast_rule(_n))
+
+
+def _direction_split(name: str, min_rank: int, dim_of):
+    def rule(cx: OpContext, input, indices_or_sections):
+        x = input
+        if not isinstance(x, TensorV) or x.shape.rank is None:
+            raise NotApplicable("input unknown")
+        r = x.shape.rank
+        if r < min_rank:
+            cx.fail(f"{cx.opname} requires a tensor with at least {min_rank} dimension{'s' * (min_rank > 1)}, but "
+                    f"{cx.label(x)} is {r}D {x.shape}", "SH102")
+        d = dim_of(r)
+        n = cx.int_of(indices_or_sections)
+        if n is not None:
+            size = x.shape.dims[d]
+            if n.value is not None and n.value <= 0:
+                cx.fail(f"{cx.opname}: the number of sections must be larger than 0, got {n}", "SH107")
+            cx.require(divides(n, size), f"{cx.opname} attempted to split along dimension {d}, but the size of the "
+                       f"dimension {size} is not divisible by the split_size {n}", "SH107")
+            if n.value is not None:  # equal pieces, also for a symbolic size known to be divisible
+                return _pieces(cx, x, d, [size // n] * n.value)
+        return tensor_split(cx, x, indices_or_sections, d)
+    rule.__name__ = name
+    return rule
+
+
+op("torch.hsplit", "Tensor.hsplit")(_direction_split("hsplit", 1, lambda r: 0 if r == 1 else 1))
+op("torch.vsplit", "Tensor.vsplit")(_direction_split("vsplit", 2, lambda r: 0))
+op("torch.dsplit", "Tensor.dsplit")(_direction_split("dsplit", 3, lambda r: 2))
+
+
+@op("torch.column_stack")
+def column_stack(cx: OpContext, tensors, *, out=None):
+    ts = _tensors(cx, tensors)
+    if not ts:
+        cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
+    one = Expr.const(1)
+    cols = [TensorV(Shape(((t.shape.dims[0] if t.shape.rank else one), one)), t.dtype) if t.shape.rank <= 1 else t
+            for t in ts]
+    return hstack(cx, TupleV(tuple(cols)))
+
+
+@op("torch.block_diag")
+def block_diag(cx: OpContext, *tensors):
+    ts, _ = _varargs(cx, tensors)
+    rows, cols = Expr.const(0), Expr.const(0)
+    for i, t in enumerate(ts):
+        if t.shape.rank > 2:
+            cx.fail(f"{cx.opname}: input tensors must have 2 or fewer dimensions, but input {i} is "
+                    f"{t.shape.rank}D {t.shape}", "SH102")
+        d = t.shape.dims
+        r, c = (d[0], d[1]) if len(d) == 2 else (Expr.const(1), d[0] if d else Expr.const(1))
+        rows, cols = rows + r, cols + c
+    return cx.tensor([rows, cols], dtype=_dtype(ts))
+
+
+def _vectors(cx: OpContext, ts: list) -> None:
+    for i, t in enumerate(ts):
+        if t.shape.rank != 1:
+            cx.fail(f"{cx.opname} expects 1D vectors, but input {i} is {t.shape.rank}D {t.shape}", "SH102")
+
+
+@op("torch.cartesian_prod")
+def cartesian_prod(cx: OpContext, *tensors):
+    ts, _ = _varargs(cx, tensors)
+    _vectors(cx, ts)
+    if len(ts) == 1:
+        return ts[0]
+    n = Expr.const(1)
+    for t in ts:
+        n = n * t.shape.dims[0]
+    return cx.tensor([n, Expr.const(len(ts))], dtype=_dtype(ts))
+
+
+@op("torch.combinations")
+def combinations(cx: OpContext, input, r=2, with_replacement=False):
+    x = input
+    if not isinstance(x, TensorV) or x.shape.rank is None:
+        raise NotApplicable("input unknown")
+    _vectors(cx, [x])
+    k = cx.const_int(r)
+    rep = cx.bool_of(with_replacement)
+    if k is None or rep is None:
+        raise NotApplicable("r unknown")
+    if k < 0:
+        cx.fail(f"{cx.opname}: r must be non-negative, got {k}", "SH107")
+    if k == 0:
+        return cx.tensor([Expr.const(0)], like=x)
+    n = x.shape.dims[0]
+    if n.value is None:
+        if k == 1:
+            return cx.tensor([n, Expr.const(1)], like=x)
+        if k == 2:  # n(n-1)/2 or n(n+1)/2: an exact integer division
+            return cx.tensor([(n * (n + 1) if rep else n * (n - 1)) // 2, Expr.const(2)], like=x)
+        raise NotApplicable("symbolic length")
+    count = math.comb(n.value + k - 1, k) if rep else math.comb(n.value, k)
+    return cx.tensor([Expr.const(count), Expr.const(k)], like=x)

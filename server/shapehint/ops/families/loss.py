@@ -1,4 +1,5 @@
-"""Losses: cross_entropy, nll_loss, regression losses, BCE, KL divergence, embedding/ranking losses, nn.*Loss.
+"""Losses: cross_entropy, nll_loss, regression losses, BCE, KL divergence, embedding/ranking/triplet losses,
+CTC (shapes only), nn.*Loss.
 
 reduction='mean'/'sum' gives a scalar []; 'none' the per-element shape. Regression losses
 broadcast input and target as PyTorch does, and warn (SH201) when the shapes differ: PyTorch
@@ -9,11 +10,13 @@ known, its rank decides.
 """
 from __future__ import annotations
 
+from ...shapes.expr import Expr
 from ...shapes.shape import Shape, conj, eq
-from ...shapes.values import TensorV
+from ...shapes.values import ListV, TensorV, TupleV
 from ..common import broadcast_shapes
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
+from .misc import pairwise_distance
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -264,6 +267,63 @@ def soft_margin_loss(cx: OpContext, input, target, size_average=None, reduce=Non
     return _out(cx, red, input.shape, input)
 
 
+@op("torch.nn.functional.triplet_margin_loss")
+def triplet_margin_loss(cx: OpContext, anchor, positive, negative, margin=1.0, p=2, eps=1e-06, swap=False,
+                        size_average=None, reduce=None, reduction="mean"):
+    """Pairwise distances anchor-positive and anchor-negative (last dim reduced), then the reduction."""
+    red = _reduction(cx, reduction, size_average, reduce)
+    _known(anchor, positive, negative)
+    ra, rp, rn = anchor.shape.rank, positive.shape.rank, negative.shape.rank
+    if not ra == rp == rn:
+        cx.fail(f"{cx.opname}: the anchor, positive, and negative tensors are expected to have the same number of "
+                f"dimensions, but got anchor {ra}D, positive {rp}D and negative {rn}D", "SH102")
+    dp = pairwise_distance(cx, anchor, positive, p, eps)
+    dn = pairwise_distance(cx, anchor, negative, p, eps)
+    if cx.bool_of(swap):
+        dn = TensorV(broadcast_shapes(cx, dn.shape, pairwise_distance(cx, positive, negative, p, eps).shape),
+                     dn.dtype)
+    return _out(cx, red, broadcast_shapes(cx, dp.shape, dn.shape), anchor)
+
+
+def _lengths(cx: OpContext, v, n, what: str) -> None:
+    """input_lengths / target_lengths: one per batch element (a 1-D tensor or a sequence of ints)."""
+    if isinstance(v, TensorV):
+        if v.shape.rank is None:
+            return
+        count = v.shape.dims[0] if v.shape.rank == 1 else Expr.const(1)
+        if v.shape.rank > 1:
+            cx.fail(f"{cx.opname}: {what} must be a 1-D tensor, but {cx.label(v)} is {v.shape.rank}D {v.shape}",
+                    "SH102")
+    elif isinstance(v, (TupleV, ListV)) and v.items is not None:
+        count = Expr.const(len(v.items))
+    else:
+        return
+    cx.require(eq(count, n), f"{cx.opname}: {what} must be of size batch_size ({n}), got {count}", "SH101")
+
+
+@op("torch.nn.functional.ctc_loss", "torch.ctc_loss")
+def ctc_loss(cx: OpContext, log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """log_probs [T, N, C] (or [T, C] unbatched); padded targets [N, S] or concatenated 1-D targets."""
+    red = _reduction(cx, reduction)
+    _known(log_probs, targets)
+    lp, t = log_probs.shape, targets.shape
+    if lp.rank not in (2, 3):
+        cx.fail(f"{cx.opname}: expected a 3-D log_probs [T, N, C] (or 2-D unbatched), but {cx.label(log_probs)} is "
+                f"{lp.rank}D {lp}", "SH102")
+    if lp.rank == 3:
+        n = lp.dims[1]
+        if t.rank == 2:
+            cx.require(eq(t.dims[0], n), f"{cx.opname}: padded targets {t} must have one row per batch element "
+                       f"({n}, dimension 1 of log_probs {lp})", "SH101")
+        elif t.rank != 1:
+            cx.fail(f"{cx.opname}: targets must be 2-D padded [N, S] or 1-D concatenated, but got {t.rank}D {t}",
+                    "SH102")
+        _lengths(cx, input_lengths, n, "input_lengths")
+        _lengths(cx, target_lengths, n, "target_lengths")
+    return _out(cx, red, lp.dims[1:2] if lp.rank == 3 else (), log_probs)
+
+
 # ---- nn layers: the constructor stores the keywords, forward calls the functional twin ---------------------
 
 def _layer(name: str, fn, ctor, keys: tuple, nargs: int = 2) -> None:
@@ -328,3 +388,18 @@ _layer("KLDivLoss", kl_div, KLDivLoss, _LEGACY + ("log_target",))
 _layer("SoftMarginLoss", soft_margin_loss, _legacy3, _LEGACY)
 _layer("CosineEmbeddingLoss", cosine_embedding_loss, _margin, ("margin",) + _LEGACY, nargs=3)
 _layer("MarginRankingLoss", margin_ranking_loss, _margin, ("margin",) + _LEGACY, nargs=3)
+
+
+
+def TripletMarginLoss(cx, margin=1.0, p=2.0, eps=1e-06, swap=False, size_average=None, reduce=None,
+                      reduction="mean"):
+    return None
+
+
+def CTCLoss(cx, blank=0, reduction="mean", zero_infinity=False):
+    return None
+
+
+_layer("TripletMarginLoss", triplet_margin_loss, TripletMarginLoss, ("margin", "p", "eps", "swap") + _LEGACY,
+       nargs=3)
+_layer("CTCLoss", ctc_loss, CTCLoss, ("blank", "reduction", "zero_infinity"), nargs=4)

@@ -1,4 +1,5 @@
-"""Tensor metadata: size()/shape, dim()/ndim, numel(), item(), backward(), tolist().
+"""Tensor metadata: size()/shape, dim()/ndim, numel(), item(), backward(), tolist(), stride(),
+is_contiguous(), element_size() and the results that carry no shape (data_ptr, numpy, hooks).
 
 `size()` returns a torch.Size of IntVs, so `B, T, C = x.size()` binds symbolic ints; with an
 unknown rank, `size(i)` still answers through the context (which learns the tensor's edges).
@@ -6,8 +7,9 @@ unknown rank, `size(i)` still answers through the context (which learns the tens
 from __future__ import annotations
 
 from ...shapes.expr import Expr, product
-from ...shapes.shape import eq
-from ...shapes.values import FloatV, IntV, NoneV, TensorV, TupleV, UnknownV
+from ...shapes.shape import FALSE, TRUE, eq, ne
+from ...shapes.values import BoolV, FloatV, IntV, NoneV, TensorV, TupleV, UnknownV
+from ..common import is_contiguous as _is_contiguous, strides_of
 from ..context import NotApplicable, OpContext
 from ..registry import op
 
@@ -92,3 +94,67 @@ def backward(cx: OpContext, self, gradient=None, retain_graph=None, create_graph
 def tolist(cx: OpContext, self):
     _t(self)
     return UnknownV("tolist")
+
+
+@op("Tensor.stride")
+def stride(cx: OpContext, self, dim=None):
+    """Strides from the stride model (common.py): known for contiguous tensors and the views it tracks."""
+    x = _t(self)
+    st = strides_of(x)
+    if st is None:
+        raise NotApplicable("strides unknown")
+    if dim is None or isinstance(dim, NoneV):
+        return TupleV(tuple(IntV(s, cx.span) for s in st))
+    i = cx.const_int(dim)
+    if i is None:
+        raise NotApplicable("symbolic dim")
+    return IntV(st[cx.norm_dim(i, len(st))], cx.span)
+
+
+@op("Tensor.is_contiguous")
+def is_contiguous(cx: OpContext, self, memory_format=None):
+    x = _t(self)
+    if memory_format is not None and not isinstance(memory_format, NoneV):
+        return BoolV(None)  # channels_last etc.: not modelled
+    if x.contiguous:
+        return BoolV(TRUE)
+    st = strides_of(x)
+    if st is None:
+        return BoolV(None)
+    if _is_contiguous(cx, x.shape.dims, st):
+        return BoolV(TRUE)
+    # a symbolic size that may be 1 can make the layout contiguous after all: leave the answer open
+    if any(d.value is None and not cx.entails(ne(d, 1)) for d in x.shape.dims):
+        return BoolV(None)
+    return BoolV(FALSE)
+
+
+ELEMENT_SIZE = {"float64": 8, "int64": 8, "complex64": 8, "complex128": 16, "float32": 4, "int32": 4,
+                "float16": 2, "bfloat16": 2, "int16": 2, "int8": 1, "uint8": 1, "bool": 1}
+
+
+@op("Tensor.element_size")
+def element_size(cx: OpContext, self):
+    x = _t(self)
+    if x.dtype not in ELEMENT_SIZE:
+        raise NotApplicable("dtype unknown")
+    return IntV(Expr.const(ELEMENT_SIZE[x.dtype]), cx.span)
+
+
+@op("Tensor.storage_offset", "Tensor.data_ptr", "Tensor.numpy")
+def opaque(cx: OpContext, self, *args, **kwargs):
+    # values, not shapes: a storage offset or an address is data the analysis does not track
+    _t(self)
+    return UnknownV(cx.opname)
+
+
+@op("Tensor.retain_grad")
+def retain_grad(cx: OpContext, self):
+    _t(self)
+    return NoneV()
+
+
+@op("Tensor.register_hook")
+def register_hook(cx: OpContext, self, hook):
+    _t(self)
+    return UnknownV("a RemovableHandle")

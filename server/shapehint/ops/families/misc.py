@@ -1,10 +1,10 @@
 """Operators the case corpus met that no other family covers: repeat_interleave, cdist,
-cosine/pairwise distances, GLU, matrix/vector norms of torch.linalg, multinomial, and the
-causal-mask helper of nn.Transformer."""
+cosine/pairwise distances (and their layers), GLU, PReLU, channel shuffle, matrix/vector norms of
+torch.linalg, multinomial, and the causal-mask helper of nn.Transformer."""
 from __future__ import annotations
 
 from ...shapes.expr import Expr
-from ...shapes.shape import Shape, divides, eq, ge
+from ...shapes.shape import Shape, divides, disj, eq, ge
 from ...shapes.values import TensorV
 from ..common import broadcast_shapes
 from ..context import NotApplicable, OpContext
@@ -66,6 +66,104 @@ def pairwise_distance(cx: OpContext, x1, x2, p=2.0, eps=1e-6, keepdim=False):
         return cx.tensor([], like=a)
     keep = cx.bool_of(keepdim)
     return cx.tensor(s.dims[:-1] + ((Expr.const(1),) if keep else ()), like=a)
+
+
+@module("torch.nn.CosineSimilarity")
+def CosineSimilarity(cx: OpContext, dim=1, eps=1e-08):
+    return None
+
+
+@CosineSimilarity.forward
+def _cos_fwd(cx: OpContext, m, x1, x2):
+    return cosine_similarity(cx, x1, x2, m.cfg["dim"])
+
+
+_cos_fwd.twin = cosine_similarity
+
+
+@module("torch.nn.PairwiseDistance")
+def PairwiseDistance(cx: OpContext, p=2.0, eps=1e-06, keepdim=False):
+    return None
+
+
+@PairwiseDistance.forward
+def _pd_fwd(cx: OpContext, m, x1, x2):
+    return pairwise_distance(cx, x1, x2, m.cfg["p"], m.cfg["eps"], m.cfg["keepdim"])
+
+
+_pd_fwd.twin = pairwise_distance
+
+
+@op("torch.nn.functional.prelu", "torch.prelu")
+def prelu(cx: OpContext, input, weight):
+    """One slope, or one per channel (dim 1; the only dim of a 1D input)."""
+    x, w = _t(input), _t(weight)
+    if w.shape.rank > 1:
+        cx.fail(f"{cx.opname}: expected `weight` to be a scalar or 1D tensor, but {cx.label(w)} is "
+                f"{w.shape.rank}D {w.shape}", "SH102")
+    n = w.shape.dims[0] if w.shape.rank == 1 else Expr.const(1)
+    if x.shape.rank == 0:
+        cx.require(eq(n, 1), f"{cx.opname}: a zero-dim input takes a single slope, but got {n} parameters", "SH101")
+        return cx.tensor(x.shape, like=x)
+    c = x.shape.dims[1] if x.shape.rank >= 2 else Expr.const(1)
+    cx.require(disj(eq(n, 1), eq(n, c)), f"{cx.opname}: mismatch of parameter numbers and input channel size: "
+               f"found {n} parameters and channel size {c} (dimension 1 of {cx.label(x)} {x.shape})", "SH101")
+    return cx.tensor(x.shape, like=x)
+
+
+@module("torch.nn.PReLU")
+def PReLU(cx: OpContext, num_parameters=1, init=0.25, device=None, dtype=None):
+    n = cx.int_of(num_parameters)
+    if n is not None:
+        cx.require(ge(n, 1), f"{cx.opname}: num_parameters must be positive, got {n}", "SH107")
+    return None
+
+
+@PReLU.forward
+def _prelu_fwd(cx: OpContext, m, input):
+    n = cx.int_of(m.cfg["num_parameters"])
+    if n is None:
+        raise NotApplicable("num_parameters unknown")
+    return prelu(cx, input, cx.tensor([n]))
+
+
+@PReLU.params
+def _prelu_params(cx: OpContext, m):
+    n = cx.int_of(m.cfg["num_parameters"])
+    return {} if n is None else {"weight": (n,)}
+
+
+_prelu_fwd.twin = prelu
+
+
+@op("torch.nn.functional.channel_shuffle", "torch.channel_shuffle", "torch.native_channel_shuffle")
+def channel_shuffle(cx: OpContext, input, groups):
+    x = _t(input)
+    if x.shape.rank < 3:
+        cx.fail(f"{cx.opname}: channel_shuffle expects an input with more than 2 dimensions, but {cx.label(x)} is "
+                f"{x.shape.rank}D {x.shape}", "SH102")
+    g = cx.int_of(groups)
+    if g is None:
+        raise NotApplicable("groups unknown")
+    cx.require(ge(g, 1), f"{cx.opname}: the number of groups to divide channels in must be positive, got {g}",
+               "SH107")
+    c = x.shape.dims[1]
+    cx.require(divides(g, c), f"{cx.opname}: the number of channels ({c}, dimension 1 of {cx.label(x)} {x.shape}) "
+               f"must be divisible by groups ({g})", "SH107")
+    return cx.tensor(x.shape, like=x)
+
+
+@module("torch.nn.ChannelShuffle")
+def ChannelShuffle(cx: OpContext, groups):
+    return None
+
+
+@ChannelShuffle.forward
+def _cs_fwd(cx: OpContext, m, input):
+    return channel_shuffle(cx, input, m.cfg["groups"])
+
+
+_cs_fwd.twin = channel_shuffle
 
 
 @op("torch.nn.functional.glu")

@@ -272,6 +272,24 @@ def normalize(cx: OpContext, input, p=2.0, dim=1, eps=1e-12, out=None):
     return same_shape(cx, input)
 
 
+@op("torch.renorm", "Tensor.renorm", "Tensor.renorm_")
+def renorm(cx: OpContext, input, p, dim, maxnorm, *, out=None):
+    """Each slice along `dim` rescaled to norm <= maxnorm: the shape is kept."""
+    if not isinstance(input, TensorV) or input.shape.rank is None:
+        raise NotApplicable("input unknown")
+    r = input.shape.rank
+    if r < 2:
+        cx.fail(f"{cx.opname}: renorm needs an input with at least 2 dimensions, but {cx.label(input)} is {r}D "
+                f"{input.shape}", "SH102")
+    cx.norm_dim(dim, r)
+    pv, mv = cx.float_of(p), cx.float_of(maxnorm)
+    if pv is not None and pv <= 0:
+        cx.fail(f"{cx.opname}: renorm does not support a non-positive norm (p={pv:g})", "SH107")
+    if mv is not None and mv < 0:
+        cx.fail(f"{cx.opname}: renorm expects maxnorm to be >= 0 but got {mv:g}", "SH107")
+    return same_shape(cx, input)
+
+
 @op("torch.nn.functional.local_response_norm")
 def local_response_norm(cx: OpContext, input, size, alpha=0.0001, beta=0.75, k=1.0):
     if not isinstance(input, TensorV):

@@ -1,4 +1,5 @@
-"""Pooling: max/avg/lp pooling 1d-3d, adaptive pooling, max-unpooling, functional and nn layers.
+"""Pooling: max/avg/lp pooling 1d-3d, adaptive pooling, max-unpooling, fractional max pooling 2d/3d,
+functional and nn layers.
 
 Output sizes follow ATen's pooling_output_shape. With ceil_mode PyTorch rounds up but drops a
 last window that would start in the right padding; that equals
@@ -244,3 +245,76 @@ def _layers(nsp: int) -> None:
 
 for _n in (1, 2, 3):
     _layers(_n)
+
+
+# ---- fractional max pooling ------------------------------------------------------------------------
+
+def _ratios(cx: OpContext, v, nsp: int) -> list | None:
+    items = v.items if isinstance(v, (TupleV, ListV)) else (list(v) if isinstance(v, (tuple, list)) else [v])
+    if items is None:
+        return None
+    out = [cx.float_of(i) for i in items]
+    if any(o is None for o in out):
+        return None
+    return out * nsp if len(out) == 1 else out
+
+
+def _fractional_fn(nsp: int):
+    def rule(cx: OpContext, input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+             _random_samples=None):
+        if not isinstance(input, TensorV):
+            raise NotApplicable("input unknown")
+        name = f"fractional_max_pool{nsp}d"
+        if cx.is_none(output_size) and cx.is_none(output_ratio):
+            cx.fail(f"{cx.opname}: {name} requires specifying either an output_size or an output_ratio", "SH107")
+        batch, c, sp = split_batch(cx, input, nsp + 1)
+        ks = int_args(cx, kernel_size, nsp, "kernel_size")
+        positive(cx, ks, "kernel_size")
+        if not cx.is_none(output_size):
+            outs = int_args(cx, output_size, nsp, "output_size")
+        else:
+            if nsp == 2 and not isinstance(output_ratio, (TupleV, ListV, tuple, list)):
+                # F.fractional_max_pool2d takes len() of the ratio: only the layer accepts a single float
+                cx.fail(f"{cx.opname}: {name} needs output_ratio as a tuple of {nsp} floats", "SH107")
+            ratios = _ratios(cx, output_ratio, nsp)
+            if ratios is None or len(ratios) != nsp:
+                raise NotApplicable("output_ratio unknown")
+            if any(h.value is None for h in sp):
+                raise NotApplicable("a float ratio of a symbolic size")
+            outs = [Expr.const(int(h.value * r)) for h, r in zip(sp, ratios)]
+        for i, (h, k, o) in enumerate(zip(sp, ks, outs)):
+            cx.require(ge(h, 1), f"{cx.opname}: {cx.label(input)} has an empty spatial dimension {i}", "SH107")
+            # ATen's 3-D kernel checks output + kernel - 1 < input (strict); the 2-D one allows equality
+            fits = lt(o + k - 1, h) if nsp == 3 else le(o + k - 1, h)
+            cx.require(fits, f"{cx.opname}: kernel size {k} is too large relative to input size {h} and output size "
+                       f"{o} at spatial dimension {i} (output + kernel - 1 must be {'<' if nsp == 3 else '<='} input)",
+                       "SH107")
+        return _maybe_indices(cx, cx.tensor(batch + (c,) + tuple(outs), like=input), return_indices)
+    rule.__name__ = f"fractional_max_pool{nsp}d"
+    return rule
+
+
+def _fractional_layer(nsp: int, fn) -> None:
+    def ctor(cx, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
+        has_size, has_ratio = not cx.is_none(output_size), not cx.is_none(output_ratio)
+        if not has_size and not has_ratio:
+            cx.fail(f"{cx.opname}: FractionalMaxPool{nsp}d requires specifying either an output size, or a pooling "
+                    "ratio", "SH107")
+        if has_size and has_ratio:
+            cx.fail(f"{cx.opname}: only one of output_size and output_ratio may be specified", "SH107")
+        if has_ratio:
+            rs = _ratios(cx, output_ratio, nsp)
+            if rs is not None and not all(0 < r < 1 for r in rs):
+                cx.fail(f"{cx.opname}: output_ratio must be between 0 and 1 (got {rs})", "SH107")
+            if rs is not None:
+                return {"output_ratio": tuple(rs)}
+        return None
+    _twin(module(f"torch.nn.FractionalMaxPool{nsp}d")(ctor), fn,
+          lambda cx, m, x: fn(cx, x, m.cfg["kernel_size"], m.cfg["output_size"], m.cfg["output_ratio"],
+                              m.cfg["return_indices"]))
+
+
+for _n in (2, 3):
+    _fn = _fractional_fn(_n)
+    op(f"torch.nn.functional.fractional_max_pool{_n}d")(_fn)
+    _fractional_layer(_n, _fn)

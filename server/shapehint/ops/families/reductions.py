@@ -267,6 +267,19 @@ for _n, _layer in (("softmax", "Softmax"), ("log_softmax", "LogSoftmax"), ("soft
     module(f"torch.nn.{_layer}")(_ctor).forward(_fwd)
 
 
+@module("torch.nn.Softmax2d")
+def Softmax2d(cx: OpContext):
+    return None
+
+
+@Softmax2d.forward
+def _softmax2d_fwd(cx: OpContext, m, input):
+    """Softmax over the channels of a [C, H, W] or [N, C, H, W] input (dim -3)."""
+    x = _t(input)
+    r = len(cx.dims(x, (4, 3)))
+    return _softmax("softmax")(cx, x, r - 3)
+
+
 # ---- topk / sort / kthvalue -----------------------------------------------------------------
 
 def _along(cx: OpContext, x: TensorV, dim) -> int:

@@ -1,5 +1,5 @@
 """Resizing: F.pad and the padding layers, F.interpolate / nn.Upsample*, pixel (un)shuffle,
-F.unfold / F.fold and their layers, nn.Flatten and nn.Unflatten.
+F.unfold / F.fold and their layers, nn.Flatten and nn.Unflatten, F.grid_sample and F.affine_grid.
 
 F.pad takes (left, right) pairs starting from the last dimension; pads may be negative (crop).
 Non-constant modes pad only the last 1-3 dims of a (un)batched input, so a pad of 2k values
@@ -14,6 +14,7 @@ from fractions import Fraction
 from ...shapes.expr import Expr, emin, product
 from ...shapes.shape import conj, divides, eq, ge, gt, le, lt
 from ...shapes.values import ListV, TensorV, TupleV
+from ..common import shape_str
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 from .conv import int_args, need_int, positive, split_batch, window_out
@@ -387,3 +388,54 @@ def _unflatten_fwd(cx: OpContext, m, input):
                    f"{cx.label(input)} has size {d[i]}", "SH103")
     return cx.tensor(d[:i] + tuple(sizes) + d[i + 1:], like=input)
 
+
+
+# ---- spatial transformers: affine_grid / grid_sample -------------------------------------------------
+
+@op("torch.nn.functional.affine_grid")
+def affine_grid(cx: OpContext, theta, size, align_corners=None):
+    """theta [N, 2, 3] and size (N, C, H, W) -> grid [N, H, W, 2]; theta [N, 3, 4] and a 5-D size -> [N, D, H, W, 3]."""
+    if not isinstance(theta, TensorV) or theta.shape.rank is None:
+        raise NotApplicable("theta unknown")
+    sz = cx.ints_of(size)
+    if sz is None:
+        raise NotApplicable("size unknown")
+    if len(sz) not in (4, 5):
+        cx.fail(f"{cx.opname}: affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, but got "
+                f"{len(sz)} sizes", "SH107")
+    for d in sz:
+        cx.require(ge(d, 1), f"{cx.opname}: expected a non-zero, positive output size, got {shape_str(sz)}", "SH107")
+    k = len(sz) - 2  # spatial dims
+    want = f"Nx{k}x{k + 1}"
+    t = theta.shape
+    if t.rank != 3:
+        cx.fail(f"{cx.opname}: expected a batch of {k}D affine matrices of shape {want} for size {shape_str(sz)}, "
+                f"but {cx.label(theta)} is {t.rank}D {t}", "SH102")
+    for got, exp in zip(t.dims[1:], (k, k + 1)):
+        cx.require(eq(got, exp), f"{cx.opname}: expected a batch of {k}D affine matrices of shape {want} for size "
+                   f"{shape_str(sz)}, but {cx.label(theta)} is {t}", "SH101")
+    cx.require(eq(t.dims[0], sz[0]), f"{cx.opname}: theta has a batch of {t.dims[0]} matrices but the size asks for "
+               f"N = {sz[0]}", "SH101")
+    return cx.tensor((sz[0],) + tuple(sz[2:]) + (Expr.const(k),), like=theta)
+
+
+@op("torch.nn.functional.grid_sample", "torch.grid_sampler")
+def grid_sample(cx: OpContext, input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    x, g = input, grid
+    if not isinstance(x, TensorV) or not isinstance(g, TensorV) or x.shape.rank is None or g.shape.rank is None:
+        raise NotApplicable("operand unknown")
+    xs, gs = x.shape, g.shape
+    if xs.rank not in (4, 5) or gs.rank != xs.rank:
+        cx.fail(f"{cx.opname}: expected 4D or 5D input and grid with the same number of dimensions, but got "
+                f"input {xs} and grid {gs}", "SH102")
+    k = xs.rank - 2
+    if cx.str_of(mode) == "bicubic" and k == 3:
+        cx.fail(f"{cx.opname}: bicubic interpolation only supports 4D input, but {cx.label(x)} is 5D {xs}", "SH102")
+    cx.require(eq(xs.dims[0], gs.dims[0]), f"{cx.opname}: expected grid and input to have the same batch size, but "
+               f"got input {xs} and grid {gs}", "SH101")
+    cx.require(eq(gs.dims[-1], k), f"{cx.opname}: expected grid to have size {k} in the last dimension, but got "
+               f"grid {gs}", "SH101")
+    for i, d in enumerate(xs.dims[2:]):
+        cx.require(ge(d, 1), f"{cx.opname}: expected input to have non-empty spatial dimensions, but input {xs} "
+                   f"has dimension {i + 2} empty", "SH107")
+    return cx.tensor(xs.dims[:2] + gs.dims[1:-1], like=x)

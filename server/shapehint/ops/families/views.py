@@ -1,5 +1,6 @@
 """Views and shape-changing operators: reshape/view, flatten, permute/transpose, squeeze,
-expand/repeat, narrow, .T/.mT.
+expand/repeat, narrow, .T/.mT/.H/.mH, the sliding-window Tensor.unfold, as_strided, rot90,
+view_as_real/view_as_complex, sum_to_size and resize_.
 
 Contiguity is modelled by *strides* (the stride model lives in ops/common.py because indexing
 and joins make views too): transpose/permute/expand/narrow results carry explicit strides, so
@@ -206,7 +207,7 @@ def transpose(cx: OpContext, input, dim0, dim1):
     return _swap(cx, _tensor(input), dim0, dim1)
 
 
-@op("torch.t", "Tensor.t")
+@op("torch.t", "Tensor.t", "Tensor.t_")
 def t(cx: OpContext, input):
     x = _tensor(input)
     r = len(cx.dims(x, None))
@@ -425,3 +426,150 @@ def narrow(cx: OpContext, input, dim, start, length):
     strides = strides_of(x)
     return view_result(cx, dims[:d] + (ln,) + dims[d + 1:], x, strides, _where(cx, "narrowed"))
 
+
+
+# ---- conjugate transposes ------------------------------------------------------------------
+
+@op("Tensor.H")
+def H(cx: OpContext, self):
+    x = _tensor(self)
+    r = len(cx.dims(x, None))
+    if r == 0:
+        return x  # deprecated identity on 0-dim tensors
+    if r != 2:
+        cx.fail(f".H is only supported on matrices (2-D tensors), but {cx.label(x)} is {r}D {x.shape}; for "
+                "batches of matrices use .mH", "SH102")
+    return _swap(cx, x, 0, 1)
+
+
+@op("Tensor.mH", "Tensor.adjoint", "torch.adjoint")
+def mH(cx: OpContext, self):
+    x = _tensor(self)
+    if x.shape.rank == 1:  # 0-dim: deprecated identity, as for .mT
+        cx.fail(f"{cx.opname}: .mH is only supported on matrices or batches of matrices, but {cx.label(x)} is "
+                f"{x.shape.rank}D {x.shape}", "SH102")
+    return mT(cx, x)
+
+
+# ---- sliding windows and explicit strides ----------------------------------------------------
+
+@op("Tensor.unfold")
+def unfold_windows(cx: OpContext, self, dimension, size, step):
+    """Windows of `size` every `step` along `dimension`, appended as a last dim (a view)."""
+    x = _tensor(self)
+    dims = cx.dims(x, None)
+    r = len(dims)
+    d = cx.norm_dim(dimension, r, "dimension")
+    sz, st = cx.int_of(size), cx.int_of(step)
+    if sz is None or st is None:
+        raise NotApplicable("size/step unknown")
+    n = dims[d] if r else Expr.const(1)
+    cx.require(ge(sz, 0), f"{cx.opname}: size is {sz} but must be >= 0", "SH107")
+    cx.require(ge(n, sz), f"{cx.opname}: maximum size for {cx.label(x)} {x.shape} at dimension {d} is {n} but "
+               f"size is {sz}", "SH107")
+    cx.require(ge(st, 1), f"{cx.opname}: step is {st} but must be > 0", "SH107")
+    windows = (n - sz) // st + 1
+    old = strides_of(x)
+    if r == 0:
+        return view_result(cx, [sz], x, [Expr.const(1)], _where(cx, "unfolded"))
+    out = list(dims)
+    out[d] = windows
+    new_st = None
+    if old is not None:
+        new_st = list(old)
+        new_st[d] = old[d] * st
+        new_st.append(old[d])
+    return view_result(cx, out + [sz], x, new_st, _where(cx, "unfolded"))
+
+
+@op("torch.as_strided", "Tensor.as_strided")
+def as_strided(cx: OpContext, input, size, stride, storage_offset=None):
+    x = _tensor(input)
+    sizes, strides = size_list(cx, [size]), size_list(cx, [stride])
+    if len(sizes) != len(strides):
+        cx.fail(f"{cx.opname}: mismatch in length of strides and shape ({len(strides)} vs {len(sizes)})", "SH107")
+    return view_result(cx, sizes, x, strides, _where(cx, "as_strided"))
+
+
+@op("torch.rot90", "Tensor.rot90")
+def rot90(cx: OpContext, input, k=1, dims=(0, 1)):
+    x = _tensor(input)
+    shape = cx.dims(x, None)
+    ds = dim_list(cx, dims, max(len(shape), 1))
+    if ds is None or len(ds) != 2:
+        cx.fail(f"{cx.opname}: expected total rotation dims == 2, but got dims = {0 if ds is None else len(ds)}",
+                "SH107")
+    if len(shape) < 2:
+        cx.fail(f"{cx.opname}: expected total dims >= 2, but {cx.label(x)} is {len(shape)}D {x.shape}", "SH102")
+    if ds[0] == ds[1]:
+        cx.fail(f"{cx.opname}: expected rotation dims to be different, but got dim0 = {ds[0]} and dim1 = {ds[1]}",
+                "SH107")
+    turns = cx.const_int(k)
+    if turns is None:
+        raise NotApplicable("k unknown")
+    out = list(shape)
+    if turns % 2:
+        out[ds[0]], out[ds[1]] = out[ds[1]], out[ds[0]]
+    return cx.tensor(out, like=x)  # rot90 copies (flip + transpose)
+
+
+from .elementwise import COMPLEX_OF  # noqa: E402
+
+
+@op("torch.view_as_real")
+def view_as_real(cx: OpContext, input):
+    x = _tensor(input)
+    dims = cx.dims(x, None)
+    if x.dtype is not None and x.dtype not in COMPLEX_OF.values():
+        cx.fail(f"{cx.opname}: view_as_real is only supported for complex tensors, but {cx.label(x)} is {x.dtype}",
+                "SH107")
+    real = {v: k for k, v in COMPLEX_OF.items()}.get(x.dtype)
+    return cx.tensor(tuple(dims) + (Expr.const(2),), dtype=real)
+
+
+@op("torch.view_as_complex")
+def view_as_complex(cx: OpContext, input):
+    x = _tensor(input)
+    dims = cx.dims(x, None)
+    if x.dtype is not None and x.dtype not in COMPLEX_OF:
+        cx.fail(f"{cx.opname}: view_as_complex is only supported for float tensors, but {cx.label(x)} is {x.dtype}",
+                "SH107")
+    if not dims:
+        cx.fail(f"{cx.opname}: the input must have a last dimension of size 2, but {cx.label(x)} is a scalar", "SH102")
+    cx.require(eq(dims[-1], 2), f"{cx.opname}: the input must have a last dimension of size 2, but "
+               f"{cx.label(x)} {x.shape} has {dims[-1]}", "SH101")
+    return cx.tensor(dims[:-1], dtype=COMPLEX_OF.get(x.dtype))
+
+
+# ---- sum_to_size / resize_ -------------------------------------------------------------------
+
+@op("Tensor.sum_to_size")
+def sum_to_size(cx: OpContext, self, *size):
+    """The inverse of expand: `size` must expand to self's shape."""
+    x = _tensor(self)
+    dims = cx.dims(x, None)
+    if not size:
+        cx.fail(f"{cx.opname}: sum_to_size() needs a size", "SH107")
+    sizes = size_list(cx, size)
+    bad = f"{cx.opname}: size {shape_str(sizes)} is not expandable to size {x.shape}"
+    if len(sizes) > len(dims):
+        cx.fail(bad, "SH102")
+    for s, d in zip(reversed(sizes), reversed(dims)):
+        cx.require(disj(eq(s, d), eq(s, 1)), bad, "SH101")
+    return cx.tensor(sizes, like=x)
+
+
+@op("Tensor.resize_")
+def resize_(cx: OpContext, self, *sizes, memory_format=None):
+    x = _tensor(self)
+    new = size_list(cx, sizes)
+    for s in new:
+        cx.require(ge(s, 0), f"{cx.opname}: trying to resize to a negative dimension {s}: {shape_str(new)}",
+                   "SH107")
+    return cx.tensor(new, like=x)
+
+
+@op("Tensor.resize_as_")
+def resize_as_(cx: OpContext, self, the_template, *, memory_format=None):
+    x, t = _tensor(self), _tensor(the_template)
+    return cx.tensor(cx.dims(t, None), like=x)
