@@ -18,10 +18,14 @@ from ..shapes.shape import TRUE, Shape, eq
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, Span, StrV, TensorV,
                              TupleV, UnknownV, Value)
 from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SuperV
+from .evaluator import TensorMethod
 from .opctx import AnalysisContext
 from .result import Related
 
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
+# in-place methods that change the receiver's shape (the others keep it)
+RESHAPING_IN_PLACE = {"unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_", "swapaxes_", "resize_",
+                      "resize_as_", "as_strided_"}
 SILENT_EXT = ("torch.no_grad", "torch.manual_seed", "torch.set_grad_enabled", "torch.inference_mode",
               "torch.cuda.", "torch.device", "torch.compile", "torch.jit", "logging.", "warnings.", "print")
 
@@ -59,7 +63,11 @@ class CallMixin:
             else:
                 labels[id(v)] = self.source(kw.value, 40)
                 kwargs[kw.arg] = v
-        return self.call_value(func, args, kwargs, fr, span_of(node), node, labels)
+        out = self.call_value(func, args, kwargs, fr, span_of(node), node, labels)
+        if isinstance(func, TensorMethod) and func.name in RESHAPING_IN_PLACE and isinstance(out, TensorV) \
+                and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            fr.env[node.func.value.id] = out  # `x.unsqueeze_(0)` changes x itself
+        return out
 
     def call_value(self, fn: Value, args: list, kwargs: dict, fr, span: Optional[Span], node=None,
                    labels: Optional[dict] = None) -> Value:

@@ -31,7 +31,7 @@ BINOP_METHODS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "true
                  ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and", ast.BitOr: "or",
                  ast.BitXor: "xor"}
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
-TENSOR_ATTR_RULES = {"T": "Tensor.T", "mT": "Tensor.mT", "H": "Tensor.T", "mH": "Tensor.mT"}
+TENSOR_ATTR_RULES = {"T": "Tensor.T", "mT": "Tensor.mT", "H": "Tensor.H", "mH": "Tensor.mH"}
 
 
 class TensorMethod(Value):
