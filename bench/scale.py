@@ -22,16 +22,19 @@ import gen  # noqa: E402
 SIZES = (1000, 2000, 4000, 8000, 16000)
 
 
-# `python -m shapehint check ...`, reporting the process's own peak RSS (VmHWM) on stderr at exit.
-# (ru_maxrss would not do: it survives exec, so it counts the forked image of this process.)
-LAUNCH = ("import atexit, sys\n"
-          "def _hwm():\n"
+# `python -m shapehint check ...` (the same `entry` as the `shapehint` script, so the process ends
+# as the user's does: hard_exit, no heap teardown), reporting the process's own peak RSS
+# (VmHWM) on stderr just before it exits. (ru_maxrss would not do: it survives exec, so it
+# counts the forked image of this process.)
+LAUNCH = ("import sys\n"
+          "from shapehint import cli\n"
+          "def _hwm_then_exit(code, _exit=cli.hard_exit):\n"
           "    for line in open('/proc/self/status'):\n"
           "        if line.startswith('VmHWM:'):\n"
           "            sys.stderr.write('BENCH_HWM_KB=' + line.split()[1] + '\\n')\n"
-          "atexit.register(_hwm)\n"
-          "from shapehint.cli import main\n"
-          "sys.exit(main(sys.argv[1:]))\n")
+          "    _exit(code)\n"
+          "cli.hard_exit = _hwm_then_exit\n"
+          "cli.entry()\n")
 
 
 def run_check(path: str, timeout: float = 600.0) -> dict:

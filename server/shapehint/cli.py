@@ -55,6 +55,32 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+# Commands whose process ends holding a whole analysis: see `entry`.
+HARD_EXIT_COMMANDS = {"check", "infer", "migrate", "branches", "holes"}
+
+
+def entry() -> None:
+    """The `shapehint` script and `python -m shapehint`. After an analysis command has written
+    its answer, the process ends without tearing its heap down: finalising a large module's
+    analysis (a web of cyclic objects) cost 1.4 s of a 16,000-line check's 5.2 s and grew faster
+    than the module (bench/scale.py). The operating system reclaims it all at once instead, as
+    mypy's `hard_exit` does. `main` itself always returns, for callers in the same process."""
+    argv = sys.argv[1:]
+    code = main(argv)
+    if argv and argv[0] in HARD_EXIT_COMMANDS:
+        hard_exit(code)
+    sys.exit(code)
+
+
+def hard_exit(code: int) -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`| head`) or a closed stream: nothing to add
+            pass
+    os._exit(code)
+
+
 def main(argv: Optional[list] = None) -> int:
     args = build_parser().parse_args(argv)
     if args.cmd is None:

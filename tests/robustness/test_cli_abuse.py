@@ -1,4 +1,5 @@
 """The CLI on bad input: one clear line on stderr, the documented exit status, no traceback."""
+import json
 import os
 import subprocess
 import sys
@@ -10,8 +11,8 @@ from shapehint import cli
 GOOD = "import torch\nx = torch.zeros(2, 3)\ny = x.sum(0)\n"
 
 
-def run(*args, cwd=None):
-    p = subprocess.run([sys.executable, "-m", "shapehint", *args], capture_output=True, text=True, cwd=cwd,
+def run(*args, cwd=None, env=None):
+    p = subprocess.run([sys.executable, "-m", "shapehint", *args], capture_output=True, text=True, cwd=cwd, env=env,
                        timeout=120)
     assert "Traceback" not in p.stderr, p.stderr
     return p
@@ -89,3 +90,15 @@ def test_malformed_assume_exits_2(tmp_path):
     f.write_text(GOOD)
     p = run("migrate", str(f), "--assume", "x.shape[0] <=")
     assert p.returncode == 2 and "--assume" in p.stderr
+
+
+def test_hard_exit_writes_the_whole_answer(tmp_path):
+    """The analysis commands end with os._exit (cli.entry): everything written must still arrive."""
+    f = tmp_path / "big.py"
+    f.write_text("import torch\n" + "".join(f"x{i} = torch.zeros({i % 7 + 1}, 3)\n" for i in range(3000)))
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout block-buffered
+    p = run("infer", str(f), "--format", "json", env=buffered)
+    assert p.returncode == 0
+    values = json.loads(p.stdout)["values"]  # a truncated stream would not parse
+    assert len(values) == 3000 and values[-1]["shape"] == [2999 % 7 + 1, 3]
+

@@ -40,3 +40,7 @@ def test_parso_only_in_frontend():
 def test_runner_is_standalone():
     runner = ROOT / "devicerun" / "runner.py"
     assert "shapehint" not in imports_of(runner)
+
+
+def test_heap_is_standalone():
+    assert imports_of(ROOT / "heap.py") <= {"__future__", "gc", "threading", "contextlib", "ctypes"}

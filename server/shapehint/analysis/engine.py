@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from .. import heap
 from ..shapes.shape import Shape
 from ..shapes.values import DictV, NoneV, TensorV, UnknownV
 from ..solver.facts import Limits
@@ -31,7 +32,12 @@ def parse(text: str, path: str):
 def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
             on_store=None, cache=None, defer_values: bool = False) -> AnalysisResult:
     """`defer_values`: leave the records to the first read of `result.values` (the language
-    server publishes the diagnostics first)."""
+    server publishes the diagnostics first). The cyclic collector is paused meanwhile (heap.py)."""
+    with heap.paused():
+        return _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values)
+
+
+def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values) -> AnalysisResult:
     parsed = parsed or parse(text, path)
     limits = Limits()
     if config is not None:

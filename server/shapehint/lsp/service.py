@@ -341,7 +341,7 @@ def _warm_up() -> None:
     then take everything start-up made out of the garbage collector's walks."""
     from ..analysis.api import analyze_source
     from ..frontend.parse import IncrementalParser
-    from .heap import settle
+    from ..heap import settle
     analyze_source("import torch\n", "<warm-up>")
     IncrementalParser()
     settle()

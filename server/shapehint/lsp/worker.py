@@ -31,7 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from . import heap
+from .. import heap
 
 log = logging.getLogger(__name__)
 
