@@ -12,11 +12,13 @@ from .result import AnalysisResult
 
 
 def analyze_source(text: str, path: str = "<string>", config=None, cancel=None) -> AnalysisResult:
-    """Analyse one module. Never raises for any input text (cancellation excepted)."""
+    """Analyse one module. Never raises for any input text (cancellation excepted). The records
+    (`result.values`, hover's index) are built on first read: diagnostics and the questions do
+    not need them."""
     from .engine import analyze
     from .interp import Cancelled
     try:
-        return analyze(text, path, config=config, cancel=cancel, on_store=interrupt_hook(cancel))
+        return analyze(text, path, config=config, cancel=cancel, on_store=interrupt_hook(cancel), defer_values=True)
     except Cancelled:
         raise
     except (Exception, RecursionError) as exc:  # a bug must cost one file's answers, not the session

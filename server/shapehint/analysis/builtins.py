@@ -211,7 +211,7 @@ class BuiltinMixin:
             return self.join_values(items)
         if isinstance(it, RangeV):
             i = self.fresh_symbol("i", None, lo=0)
-            fr.facts.declare(i.symbols().pop(), 0)
+            fr.facts.declare(next(iter(i.symbols())), 0)
             fr.facts.add(lt(i, it.stop))
             fr.facts.add(ge(i, it.start))
             return IntV(i)

@@ -50,7 +50,7 @@ class CallMixin:
                 args.extend(items)
             else:
                 v = self.eval(a, fr)
-                labels[id(v)] = self.source(a, 40)
+                labels[id(v)] = a  # the text only when a message needs it (opctx.label)
                 args.append(v)
         kwargs: dict = {}
         for kw in node.keywords:
@@ -61,7 +61,7 @@ class CallMixin:
                 else:
                     return UnknownV("**kwargs")
             else:
-                labels[id(v)] = self.source(kw.value, 40)
+                labels[id(v)] = kw.value
                 kwargs[kw.arg] = v
         out = self.call_value(func, args, kwargs, fr, span_of(node), node, labels)
         if isinstance(func, TensorMethod) and func.name in RESHAPING_IN_PLACE and isinstance(out, TensorV) \
@@ -75,7 +75,7 @@ class CallMixin:
         if isinstance(fn, TensorMethod):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 labels = dict(labels or {})
-                labels.setdefault(id(fn.target), self.source(node.func.value, 40))
+                labels.setdefault(id(fn.target), node.func.value)
             return self.call_rule(f"Tensor.{fn.name}", [fn.target] + args, kwargs, fr, node or span,
                                   self._opname(node, f".{fn.name}"), labels)
         if isinstance(fn, ExtRef):

@@ -82,6 +82,12 @@ class BranchRecord(NamedTuple):
 
 
 def span_of(node: ast.AST) -> Span:
+    try:  # expressions and statements (nearly every call) have all four
+        line, col, end_line, end_col = node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+        if end_line is not None and end_col is not None:
+            return Span(line, col, end_line or line, end_col or col)
+    except AttributeError:
+        pass
     line = getattr(node, "lineno", 1)
     col = getattr(node, "col_offset", 0)
     return Span(line, col, getattr(node, "end_lineno", None) or line, getattr(node, "end_col_offset", None) or col)

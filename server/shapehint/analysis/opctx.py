@@ -72,7 +72,11 @@ class AnalysisContext(OpContext):
         self.interp.learn_edge(t, n, self.span, front=False)
 
     def label(self, v: Value, default: str = "the input") -> str:
-        return self.labels.get(id(v), default)
+        """How the user wrote the argument `v` (labels hold the expression's node, or a text)."""
+        got = self.labels.get(id(v))
+        if got is None:
+            return default
+        return got if isinstance(got, str) else self.interp.source(got, 40)
 
     def int_of(self, v) -> Optional[Expr]:
         if isinstance(v, OpaqueV):

@@ -91,10 +91,21 @@ class Expr:
                         out |= sub.atoms()
         return out
 
-    def symbols(self) -> set[str]:
-        if self._syms is None:
-            self._syms = frozenset(a.name for a in self.atoms() if a.kind == "sym")
-        return set(self._syms)
+    def symbols(self) -> frozenset[str]:
+        """Cached and shared: callers combine it (`|`), never change it."""
+        syms = self._syms
+        if syms is None:  # names directly, operands' sets reused: hashing atoms is what costs
+            names: set = set()
+            for m in self.terms:
+                for a in m:
+                    if a.kind == "sym":
+                        names.add(a.name)
+                    else:
+                        for sub in a.args:
+                            if isinstance(sub, Expr):
+                                names |= sub.symbols()
+            syms = self._syms = frozenset(names)
+        return syms
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, int) and not isinstance(other, bool):

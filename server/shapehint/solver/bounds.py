@@ -103,9 +103,7 @@ def holds(p: Pred, env: dict) -> bool:
 # ---- monotonicity ------------------------------------------------------------
 
 def _syms(e: Expr) -> frozenset:
-    if e._syms is None:
-        e.symbols()
-    return e._syms
+    return e.symbols()
 
 
 def _atom_syms(a) -> frozenset:
@@ -274,11 +272,11 @@ def _constraints(preds: Iterable[Pred], lo: dict, memo: Optional[dict], negative
     return out
 
 
-def _tighten(c: _Constraint, lo: dict, hi: dict) -> bool:
-    """Narrow the intervals of `c`'s symbols; True when something changed. Raises _Empty."""
+def _tighten(c: _Constraint, lo: dict, hi: dict) -> list:
+    """Narrow the intervals of `c`'s symbols; the symbols whose bounds moved. Raises _Empty."""
     if c.lin is not None:
         return _tighten_linear(c, lo, hi)
-    changed = False
+    changed = []
     for v in c.syms:
         d = c.dirs[v]
         if not d:
@@ -299,13 +297,14 @@ def _tighten(c: _Constraint, lo: dict, hi: dict) -> bool:
             env[w] = x
         if not ok:
             continue
-        changed |= _search(c.g, c.sign, v, d, env, lo, hi)
+        if _search(c.g, c.sign, v, d, env, lo, hi):
+            changed.append(v)
     return changed
 
 
-def _tighten_linear(c: _Constraint, lo: dict, hi: dict) -> bool:
+def _tighten_linear(c: _Constraint, lo: dict, hi: dict) -> list:
     """c0 + sum(k_w * w) >= 0: each symbol against the others' most favourable values."""
-    changed = False
+    changed = []
     lin = c.lin
     for v, kv in lin.items():
         rest = c.c0
@@ -323,13 +322,13 @@ def _tighten_linear(c: _Constraint, lo: dict, hi: dict) -> bool:
             bound = -(rest // kv)
             if bound > lo[v]:
                 lo[v] = bound
-                changed = True
+                changed.append(v)
         else:  # v <= floor(rest / -kv)
             bound = rest // -kv
             h = hi.get(v)
             if h is None or bound < h:
                 hi[v] = bound
-                changed = True
+                changed.append(v)
         h = hi.get(v)
         if h is not None and h < lo[v]:
             raise _Empty
@@ -414,16 +413,11 @@ def _propagate(cons: list, lo: dict, hi: dict, changed_syms: Optional[Iterable[s
             return False
         i = queue.pop()
         queued.discard(i)
-        c = cons[i]
-        before = [(lo[v], hi.get(v)) for v in c.syms]
-        if not _tighten(c, lo, hi):
-            continue
-        for v, (a, b) in zip(c.syms, before):
-            if lo[v] != a or hi.get(v) != b:
-                for j in index[v]:
-                    if j not in queued:
-                        queued.add(j)
-                        queue.append(j)
+        for v in _tighten(cons[i], lo, hi):
+            for j in index[v]:
+                if j not in queued:
+                    queued.add(j)
+                    queue.append(j)
     return True
 
 
