@@ -73,18 +73,20 @@ def q3_tags(path: str) -> dict:
     return dict(sorted(tags.items()))
 
 
-def timed(fn, quick_s: float = 1.0, repeats: int = 3):
-    """(answer, seconds, runs): answers that take under `quick_s` are timed as the minimum of
-    `repeats` runs (the same rule on both sides), slower ones once."""
+def timed(fn, quick_s: float = 1.0, budget_s: float = 1.0, repeats: int = 25):
+    """(answer, seconds, runs): an answer that takes under `quick_s` is timed as the minimum of
+    up to `repeats` runs within about `budget_s` of repeating (timeit's rule: the minimum of many
+    runs is the least disturbed by the rest of the machine; millisecond answers need more than
+    three), the same rule on both sides; slower ones once."""
     t0 = time.perf_counter()
     ans = fn()
     best = time.perf_counter() - t0
-    runs = 1
-    while best < quick_s and runs < repeats:
+    runs, spent = 1, 0.0
+    while best < quick_s and runs < repeats and spent < budget_s:
         t0 = time.perf_counter()
         fn()
-        best = min(best, time.perf_counter() - t0)
-        runs += 1
+        dt = time.perf_counter() - t0
+        best, spent, runs = min(best, dt), spent + dt, runs + 1
     return ans, best, runs
 
 
