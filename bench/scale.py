@@ -65,6 +65,14 @@ def fit_exponent(xs: list, ys: list) -> float:
     return sxy / sxx
 
 
+def _repetitions(lines: int, quick: bool) -> int:
+    """Small modules take well under a second, so the start-up's jitter is a large share of their
+    net time (and of the fit, which weighs every size alike in log space): they get more runs."""
+    if quick:
+        return 3 if lines <= 2000 else 2
+    return 7 if lines <= 2000 else 5 if lines <= 4000 else 3
+
+
 def run(quick: bool = False, log=print) -> dict:
     sizes = SIZES[:3] if quick else SIZES
     root = tempfile.mkdtemp(prefix="shapehint-bench-scale-")
@@ -72,7 +80,7 @@ def run(quick: bool = False, log=print) -> dict:
     with open(base_path, "w") as f:
         f.write("import torch\nx = torch.zeros(2, 3)\n")
     run_check(base_path)  # warm the file-system cache for the interpreter and packages
-    base = min(run_check(base_path)["seconds"] for _ in range(3))
+    base = min(run_check(base_path)["seconds"] for _ in range(3 if quick else 7))
     rows = []
     for n in sizes:
         text = gen.generate(n, seed=0)
@@ -80,7 +88,7 @@ def run(quick: bool = False, log=print) -> dict:
         with open(path, "w") as f:
             f.write(text)
         log(f"  scale: {n} lines ...")
-        reps = 2 if quick or n > 4000 else 3
+        reps = _repetitions(n, quick)
         runs = [run_check(path) for _ in range(reps)]
         r = min(runs, key=lambda x: x["seconds"])
         r.update(lines=text.count("\n") + 1, net_seconds=max(r["seconds"] - base, 1e-6), runs=reps,
