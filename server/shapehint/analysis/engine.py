@@ -327,6 +327,6 @@ def _pin_alias(p, table: dict, named: set) -> bool:
 
 def annotated_lines(parsed) -> set:
     """Lines that already carry a shape annotation or a shape comment (no inlay hint there)."""
-    from .executor import parse_shape_comment
+    from .shape_comments import parse_shape_comment
     # annotated assignments are added as they are executed (or restored with their function)
     return {line for line, c in parsed.comments.items() if parse_shape_comment(c) is not None}

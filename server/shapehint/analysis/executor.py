@@ -11,18 +11,15 @@ with the zero-iteration state (Tensors Fitting Perfectly's treatment of loops).
 from __future__ import annotations
 
 import ast
-import re
 from typing import Optional
 
-from ..ops.context import OpFailed
 from ..shapes.expr import Expr
-from ..shapes.shape import FALSE, TRUE, Pred, conj, eq, ge, lt, neg
-from ..shapes.values import (ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value)
+from ..shapes.shape import FALSE, Pred, eq, neg
+from ..shapes.values import ExtRef, IntV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
 from .objects import ClassObj, FuncObj, InstanceObj
 from .result import Related
 
 MAX_UNROLL = 32
-_SHAPE_COMMENT = re.compile(r"^(?:shape:\s*)?[\[(]\s*([A-Za-z0-9_+\-*/.() ]*(?:,\s*[A-Za-z0-9_+\-*/.() ]*)*)\s*[\])]\s*$")
 
 
 class ExecMixin:
@@ -524,71 +521,11 @@ class ExecMixin:
             else:
                 fr.env[name] = ExtRef(f"{modname}.{alias.name}" if modname else alias.name)
 
-    # ---- shape comments ---------------------------------------------------------------
-    def check_shape_comment(self, st, v: Value, fr) -> None:
-        from .interp import span_of
-        comment = self.comments.get(getattr(st, "end_lineno", st.lineno))
-        if comment is None or not isinstance(v, TensorV) or not fr.record:
-            return
-        dims = parse_shape_comment(comment)
-        if dims is None:
-            return
-        self.sink.annotate(st.lineno)
-        if fr.context != "" and not fr.is_entry:
-            return
-        s = self.resolve(v)
-        if s.rank is None:
-            return
-        if not self._comment_agrees(dims, s, fr):
-            ren = self.sink.renames.get(fr.qualname, {})
-            shown = s.subs({k: Expr.sym(n) for k, n in ren.items()})
-            self.report(fr, span_of(st), "SH204",
-                        f"the shape comment says [{', '.join(dims)}] but the inferred shape is {shown}", [])
-
-    def _comment_agrees(self, dims: list, s, fr) -> bool:
-        if len(dims) != s.rank:
-            return False
-        binding: dict = {}
-        ren = {v: k for k, v in self.sink.renames.get(fr.qualname, {}).items()}
-        for text, d in zip(dims, s.dims):
-            if text in ("?", "_", "..."):
-                continue
-            if text.lstrip("-").isdigit():
-                if fr.facts.possible(eq(d, int(text)))[0] is False:
-                    return False
-                continue
-            if text in ren or (text in self.dims and text.isidentifier()):
-                # a name the program already uses means that dimension, not any renaming
-                text_sym = Expr.sym(ren.get(text, text))
-                if d != text_sym and not fr.facts.entails(eq(d, text_sym)):
-                    return False
-                continue
-            if text in binding:
-                if binding[text] != d and fr.facts.possible(eq(binding[text], d))[0] is False:
-                    return False
-            else:
-                binding[text] = d
-        return True
-
-
 def add_fact(store, p: Pred, origin) -> None:
     """A conjunction becomes one fact per conjunct: `x.shape == (4, 3)` then pins each dimension
     (display reads single equations) and unsat cores stay as precise."""
     for q in (p.args if p.op == "and" else (p,)):
         store.add(q, origin)
-
-
-def parse_shape_comment(comment: str) -> Optional[list]:
-    text = comment.strip()
-    m = _SHAPE_COMMENT.match(text)
-    if m is None:
-        return None
-    items = [i.strip() for i in m.group(1).split(",") if i.strip()]
-    if not items:
-        return None
-    if not all(re.match(r"^[A-Za-z_][A-Za-z0-9_]*$|^-?\d+$|^[A-Za-z0-9_+\-*/() ]+$", i) for i in items):
-        return None
-    return items
 
 
 def _is_dataclass_deco(d: ast.AST) -> bool:

@@ -23,8 +23,10 @@ from ..shapes.values import Span, TensorV, Value
 from ..solver.facts import FactStore, Limits, Session
 from .builtins import BuiltinMixin
 from .calls import CallMixin
+from .compare import CompareMixin
 from .evaluator import EvalMixin
 from .executor import ExecMixin
+from .shape_comments import ShapeCommentMixin
 from .objects import ClassObj, OpaqueV
 from .result import DimInfo, Related
 from .sink import Sink
@@ -111,7 +113,7 @@ class DimTable(dict):
         super().__setitem__(key, value)
 
 
-class Interp(EvalMixin, ExecMixin, CallMixin, BuiltinMixin):
+class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, BuiltinMixin):
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
                  cancel=None, modules=None, on_store=None):
         self.path = path

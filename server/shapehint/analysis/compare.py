@@ -1,0 +1,164 @@
+"""Comparisons and truth: Python's `==`, `<`, `is`, `and`/`or` over abstract values, as predicates.
+
+A comparison of shape-derived ints is a `Pred` over their symbols; tuples, torch.Size and lists
+compare item by item (a torch.Size is a tuple: never equal to a list); `is None` is decided when
+the value's kind says so (an optional tensor parameter leaves it open). When a comparison is
+unknown, what it implies may still be known (`BoolV.implied`): sound for an assert and an `if`'s
+true arm, never used to decide an `if`. Tensor comparisons are elementwise rules.
+Tests: tests/unit/test_tuple_compare.py and the Q3 tests (tests/questions/).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne, neg
+from ..shapes.values import (BoolV, DtypeV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
+                             Value)
+from .objects import ClassObj, FuncObj, InstanceObj
+
+CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
+
+
+class CompareMixin:
+    def e_Compare(self, node: ast.Compare, fr) -> Value:
+        left = self.eval(node.left, fr)
+        preds, implied = [], []
+        for op, comp in zip(node.ops, node.comparators):
+            right = self.eval(comp, fr)
+            r = self.compare(type(op), left, right, node, fr)
+            if isinstance(r, TensorV):
+                return r if len(node.ops) == 1 else UnknownV("chained tensor compare")
+            exact, imp = (r.pred, r.implied) if isinstance(r, BoolV) else (r, r)
+            preds.append(exact)
+            implied.append(exact if exact is not None else imp)
+            left = right
+        return _bool(preds, implied)
+
+    def compare(self, op, a: Value, b: Value, node, fr):
+        """A comparison's predicate: a `Pred`, None (unknown), a `BoolV` (unknown with an implied
+        part) or, for tensors, the elementwise result."""
+        if isinstance(a, TensorV) or isinstance(b, TensorV):
+            name = CMP_METHODS.get(op)
+            if name is None or not isinstance(a, TensorV):
+                return None
+            return self.call_rule(f"Tensor.__{name}__", [a, b], {}, fr, node, "comparison")
+        if op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
+            self.note_omitted(fr, a, b)
+        if op in (ast.Is, ast.IsNot):
+            same = _identity(a, b)
+            if same is None:
+                return None
+            return TRUE if same == (op is ast.Is) else FALSE
+        x, y = self.int_value(a), self.int_value(b)
+        if x is not None and y is not None:
+            return {ast.Lt: lt, ast.LtE: le, ast.Gt: gt, ast.GtE: ge, ast.Eq: eq, ast.NotEq: ne}.get(op, lambda *_: None)(x, y)
+        if op in (ast.Eq, ast.NotEq):
+            exact, imp = self.value_eq(a, b)
+            if op is ast.NotEq:
+                return neg(exact) if exact is not None else None
+            return exact if exact is not None else (BoolV(None, imp) if imp is not None else None)
+        return None
+
+    def value_eq(self, a: Value, b: Value) -> tuple:
+        """Python's `==` on ints, strings, None and sequences: (the predicate or None when unknown,
+        a predicate it implies). A torch.Size is a tuple: it equals a tuple of the same length
+        with equal items, and never a list."""
+        x, y = self.int_value(a), self.int_value(b)
+        if x is not None and y is not None:
+            p = eq(x, y)
+            return p, p
+        if isinstance(a, (TupleV, ListV)) and isinstance(b, (TupleV, ListV)):
+            if a.items is None or b.items is None:
+                return None, None
+            if type(a) is not type(b) or len(a.items) != len(b.items):
+                return FALSE, FALSE
+            exact, implied, unknown = [], [], False
+            for u, v in zip(a.items, b.items):
+                e, i = self.value_eq(u, v)
+                if e is None:
+                    unknown = True
+                else:
+                    exact.append(e)
+                if i is not None:
+                    implied.append(i)
+            whole = conj(*exact)
+            if whole.is_false or not unknown:
+                return whole, whole
+            return None, conj(*implied) if implied else None
+        if isinstance(a, StrV) and isinstance(b, StrV) and a.value is not None and b.value is not None:
+            return (TRUE, TRUE) if a.value == b.value else (FALSE, FALSE)
+        if isinstance(a, NoneV) or isinstance(b, NoneV):
+            same = _identity(a, b) if isinstance(b, NoneV) else _identity(b, a)
+            if same is not None:
+                return (TRUE, TRUE) if same else (FALSE, FALSE)
+        return None, None
+
+    def truth(self, v: Value) -> Optional[Pred]:
+        if isinstance(v, BoolV):
+            return v.pred
+        if isinstance(v, IntV):
+            return ne(v.expr, 0)
+        if isinstance(v, NoneV):
+            return FALSE
+        if isinstance(v, (ModuleV, InstanceObj, FuncObj, ClassObj, DtypeV)):
+            return TRUE
+        if isinstance(v, (TupleV, ListV)) and v.items is not None:
+            return TRUE if v.items else FALSE
+        if isinstance(v, StrV) and v.value is not None:
+            return TRUE if v.value else FALSE
+        if isinstance(v, FloatV) and v.value is not None:
+            return TRUE if v.value else FALSE
+        return None
+
+    def implied(self, v: Value) -> Optional[Pred]:
+        """A predicate that holds whenever `v` is truthy: its truth when known, else what is
+        known of it (sound for asserts and an `if`'s true arm, not for deciding the `if`)."""
+        p = self.truth(v)
+        if p is None and isinstance(v, BoolV):
+            return v.implied
+        return p
+
+    def e_BoolOp(self, node: ast.BoolOp, fr) -> Value:
+        vals = [self.eval(v, fr) for v in node.values]
+        self.note_omitted(fr, *vals)
+        preds = [self.truth(v) for v in vals]
+        is_and = isinstance(node.op, ast.And)
+        if all(isinstance(v, BoolV) for v in vals):
+            if is_and:
+                return _bool(preds, [self.implied(v) for v in vals])
+            if any(p is None for p in preds):
+                return BoolV(None)
+            return BoolV(disj(*preds))
+        # Python's value semantics: `hidden or in_features` is an int, not a bool. The first
+        # operand that decides the expression is its value; the last one otherwise.
+        for i, (v, p) in enumerate(zip(vals[:-1], preds)):
+            decided = fr.facts.decide(p) if p is not None else None
+            if decided is None:
+                return self.join_values(vals[i:])
+            if decided is (not is_and):
+                return v
+        return vals[-1]
+
+
+def _bool(exact: list, implied: list) -> BoolV:
+    """The conjunction of parts, each exact or unknown (None) with what it implies."""
+    whole = conj(*[p for p in exact if p is not None])
+    if whole.is_false or all(p is not None for p in exact):
+        return BoolV(whole)
+    known = [p for p in implied if p is not None]
+    return BoolV(None, conj(*known) if known else None)
+
+
+def _identity(a: Value, b: Value) -> Optional[bool]:
+    if isinstance(b, NoneV):
+        if isinstance(a, NoneV):
+            return True
+        if isinstance(a, TensorV) and a.optional:
+            return None
+        if isinstance(a, (TensorV, IntV, ModuleV, InstanceObj, TupleV, ListV, StrV, FloatV, FuncObj)):
+            return False
+    if isinstance(a, BoolV) and isinstance(b, BoolV) and a.pred is not None and b.pred is not None:
+        if (a.pred.is_true or a.pred.is_false) and (b.pred.is_true or b.pred.is_false):
+            return a.pred.is_true == b.pred.is_true
+    return None

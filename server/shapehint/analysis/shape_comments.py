@@ -1,0 +1,76 @@
+"""Shape comments: `y = f(x)  # [B, T, C]` is *checked* against the inference, never used as input.
+
+Only comments made of dimension-like items are read (`# [B, T, C]`, `# (B, T, C)`,
+`# shape: [B, T, C]`); a warning (SH204) when no consistent renaming of their names makes them
+agree with the inferred shape. Tests: tests/cases/ (shape-comment cases), tests/unit/test_shape_comments.py.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..shapes.expr import Expr
+from ..shapes.shape import eq
+from ..shapes.values import TensorV, Value
+
+_SHAPE_COMMENT = re.compile(r"^(?:shape:\s*)?[\[(]\s*([A-Za-z0-9_+\-*/.() ]*(?:,\s*[A-Za-z0-9_+\-*/.() ]*)*)\s*[\])]\s*$")
+
+
+class ShapeCommentMixin:
+    def check_shape_comment(self, st, v: Value, fr) -> None:
+        from .interp import span_of
+        comment = self.comments.get(getattr(st, "end_lineno", st.lineno))
+        if comment is None or not isinstance(v, TensorV) or not fr.record:
+            return
+        dims = parse_shape_comment(comment)
+        if dims is None:
+            return
+        self.sink.annotate(st.lineno)
+        if fr.context != "" and not fr.is_entry:
+            return
+        s = self.resolve(v)
+        if s.rank is None:
+            return
+        if not self._comment_agrees(dims, s, fr):
+            ren = self.sink.renames.get(fr.qualname, {})
+            shown = s.subs({k: Expr.sym(n) for k, n in ren.items()})
+            self.report(fr, span_of(st), "SH204",
+                        f"the shape comment says [{', '.join(dims)}] but the inferred shape is {shown}", [])
+
+    def _comment_agrees(self, dims: list, s, fr) -> bool:
+        if len(dims) != s.rank:
+            return False
+        binding: dict = {}
+        ren = {v: k for k, v in self.sink.renames.get(fr.qualname, {}).items()}
+        for text, d in zip(dims, s.dims):
+            if text in ("?", "_", "..."):
+                continue
+            if text.lstrip("-").isdigit():
+                if fr.facts.possible(eq(d, int(text)))[0] is False:
+                    return False
+                continue
+            if text in ren or (text in self.dims and text.isidentifier()):
+                # a name the program already uses means that dimension, not any renaming
+                text_sym = Expr.sym(ren.get(text, text))
+                if d != text_sym and not fr.facts.entails(eq(d, text_sym)):
+                    return False
+                continue
+            if text in binding:
+                if binding[text] != d and fr.facts.possible(eq(binding[text], d))[0] is False:
+                    return False
+            else:
+                binding[text] = d
+        return True
+
+
+def parse_shape_comment(comment: str) -> Optional[list]:
+    text = comment.strip()
+    m = _SHAPE_COMMENT.match(text)
+    if m is None:
+        return None
+    items = [i.strip() for i in m.group(1).split(",") if i.strip()]
+    if not items:
+        return None
+    if not all(re.match(r"^[A-Za-z_][A-Za-z0-9_]*$|^-?\d+$|^[A-Za-z0-9_+\-*/() ]+$", i) for i in items):
+        return None
+    return items
