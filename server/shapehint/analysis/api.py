@@ -6,8 +6,6 @@ warm per-function summaries and re-analyses only what an edit touched. Both retu
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from .result import AnalysisResult
 
 

@@ -10,11 +10,11 @@ import ast
 from typing import Optional
 
 from ..shapes.expr import Expr, emax, emin, product
-from ..shapes.shape import TRUE, Shape, ge, lt
+from ..shapes.shape import TRUE, ge, lt
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from .calls import RangeV
-from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV, SuperV
+from .objects import InstanceObj, OpaqueV, SuperV
 
 
 class BuiltinMixin:

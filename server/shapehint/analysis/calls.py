@@ -13,11 +13,10 @@ from typing import Optional
 
 from ..ops import registry
 from ..ops.context import NotApplicable, OpFailed
-from ..shapes.expr import Expr, emax, emin
-from ..shapes.shape import TRUE, Shape, eq
-from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, Span, StrV, TensorV,
-                             TupleV, UnknownV, Value)
-from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SuperV
+from ..shapes.expr import Expr
+from ..shapes.shape import Shape, eq
+from ..shapes.values import (DictV, ExtRef, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
+from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj
 from .evaluator import TensorMethod
 from .opctx import AnalysisContext
 from .result import Related

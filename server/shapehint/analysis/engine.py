@@ -9,7 +9,6 @@ records and diagnostics.
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from .. import heap
 from ..shapes.shape import Shape
@@ -273,7 +272,6 @@ def fixed_symbols(it: Interp) -> dict:
     """Per function, symbols the facts pin down, for display: a constant (`x.shape[-1] == 32`
     after a Linear(32, ..)), or, for a default-named dimension (`keys.shape[0]`), an equal
     expression over better names (`B`, `2*H`)."""
-    from ..shapes.expr import Expr
     out: dict = {}
     for q, store in it.generic_stores.items():
         table: dict = {}

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_right
-from typing import Optional
 
 
 def _start(st: ast.stmt) -> int:

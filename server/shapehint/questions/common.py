@@ -5,7 +5,6 @@ from typing import Optional
 
 from ..analysis.interp import Frame
 from ..shapes.expr import Expr
-from ..shapes.shape import Pred
 from ..shapes.values import TensorV
 from ..solver.facts import FactStore
 

@@ -8,7 +8,6 @@ for another reason are not facts, so they do not hide a hole's value elsewhere.
 from __future__ import annotations
 
 from ..shapes.expr import Expr
-from ..shapes.shape import ne
 from ..solver.facts import Unknown
 
 

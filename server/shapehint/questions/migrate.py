@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..shapes.expr import Expr
-from ..shapes.shape import conj, eq
+from ..shapes.shape import conj
 from ..shapes.values import TensorV
-from .assume import AssumeError, parse_assumption, to_pred
+from .assume import parse_assumption, to_pred
 from .common import display, generic_frame, tensor_params
 
 
@@ -40,7 +39,7 @@ def migrate_function(result, qualname: str, assume=()) -> dict:
     store = it.generic_stores[qualname]
     params = tensor_params(result, qualname)
     fails = [f for f in it.failures if f[0] == qualname and f[5] == ""]
-    extra, clash = [], []
+    extra = []
     fr = generic_frame(result, qualname)
     for text in assume:
         scope, node = parse_assumption(text)

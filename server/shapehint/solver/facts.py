@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import sys
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
 from ..shapes.expr import Atom, Expr
-from ..shapes.shape import Pred, conj, eq, gt, neg
+from ..shapes.shape import Pred, eq, gt, neg
 from . import bounds
 
 

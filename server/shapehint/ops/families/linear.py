@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...shapes.shape import Shape, eq
-from ...shapes.values import NoneV, TensorV
+from ...shapes.values import TensorV
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 
