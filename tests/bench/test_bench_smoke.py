@@ -104,3 +104,14 @@ def test_readme_marker_replacement(tmp_path):
     missing.write_text("nothing here\n")
     assert not run.update_readme("t", str(missing)) and missing.read_text() == "nothing here\n"
     assert not run.update_readme("t", str(tmp_path / "absent.md"))
+
+
+def test_scale_launcher_reports_the_checks_answer_and_peak_memory(tmp_path):
+    """bench/scale.py runs `cli.entry` (which ends with a hard exit) through a launcher hooked
+    into `cli.hard_exit`: without that hook the peak-memory column would silently go blank."""
+    import scale
+    f = tmp_path / "bug.py"
+    f.write_text("import torch\nx = torch.zeros(2, 3) @ torch.zeros(4, 5)\n")
+    r = scale.run_check(str(f))
+    assert r["exit"] == 1 and r["diagnostics"] == 1
+    assert r["peak_rss_mb"] is not None and r["peak_rss_mb"] > 10
