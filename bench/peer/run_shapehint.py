@@ -2,9 +2,10 @@
 
     python bench/peer/run_shapehint.py BENCHMARK_NAME     # one JSON line per question
 
-Each question analyses the program from scratch (`analyze_source`) and asks
-`answer_migration` (Q1; Q2 with the constraints as `--assume` strings scoped to
-`Cls.forward`) or `answer_branches` (Q3; constraints unscoped). Times are wall-clock from the
+Each question analyses the program from scratch (`analyze_source`, without the records that
+only hover shows, as the CLI does) and asks `answer_migration` (Q1; Q2 with the constraints as
+`--assume` strings scoped to `Cls.forward`; only that function's own analysis runs, as in
+`shapehint migrate --function Cls.forward`) or `answer_branches` (Q3; constraints unscoped). Times are wall-clock from the
 source text to the answer, imports excluded (a warm-up analysis runs first).
 """
 from __future__ import annotations
@@ -23,7 +24,7 @@ from shapehint.questions.migrate import answer_migration  # noqa: E402
 
 def migration(bench: dict, path: str, text: str, constraints: list) -> dict:
     fn = f"{bench['cls']}.forward"
-    result = analyze_source(text, path)
+    result = analyze_source(text, path, records=False, functions={fn})  # as `shapehint migrate --function`
     got = answer_migration(result, assume=[f"{fn}: {c}" for c in constraints], only=fn)
     if not got:
         return {"answer": "n/a", "error": f"no migratable function {fn}"}
@@ -34,7 +35,7 @@ def migration(bench: dict, path: str, text: str, constraints: list) -> dict:
 
 
 def branches(bench: dict, path: str, text: str, constraints: list, tags: dict) -> dict:
-    result = analyze_source(text, path)
+    result = analyze_source(text, path, records=False)  # answers only, as `shapehint branches`
     got = answer_branches(result, assume=list(constraints))
     by_line = {b["line"]: b for b in got}
     out = {}

@@ -42,6 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("file")
         q.add_argument("--assume", action="append", default=[], metavar="EXPR")
         q.add_argument("--format", choices=["json", "text"], default="text")
+        if name == "migrate":
+            q.add_argument("--function", metavar="QUALNAME", help="only this function (e.g. Net.forward)")
     h = sub.add_parser("holes", help="values of shape holes (__)")
     h.add_argument("file")
     h.add_argument("--format", choices=["json", "text"], default="text")
@@ -170,9 +172,9 @@ def expand_paths(paths: Iterable[str], errors: list) -> list:
     return out
 
 
-def analyze_path(path: str, text: str, config):
+def analyze_path(path: str, text: str, config, records: bool = True, functions=None):
     from .analysis.api import analyze_source
-    result = analyze_source(text, path, config=config)
+    result = analyze_source(text, path, config=config, records=records, functions=functions)
     try:
         from .config import apply_config
         result.diagnostics = apply_config(result.diagnostics, text, config)
@@ -208,7 +210,7 @@ def cmd_check(args) -> int:
         if text is None:
             sys.stderr.write(f"shapehint: {path}: skipped, larger than {max_kb} KB (SH002)\n")
             continue
-        result = analyze_path(path, text, config)
+        result = analyze_path(path, text, config, records=False)  # diagnostics only
         diags = [d.to_json() for d in result.diagnostics]
         any_error |= any(d["severity"] == "error" for d in diags)
         report.append({"file": path, "diagnostics": diags})

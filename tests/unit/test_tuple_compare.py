@@ -82,3 +82,19 @@ def test_impossible_known_part_decides_the_condition():
     r = _run("assert x.shape[0] == 5\nif x.shape == (4, g()):\n    y = x.flatten()\nelse:\n    y = x\nreturn y")
     branch = r.interp.branches[0]
     assert branch.decided is False
+
+
+def test_comparing_an_untyped_parameter_with_a_string_is_unknown_not_a_crash():
+    """`event == "line"` with `event` a parameter the analysis reads as a tensor: no rule
+    applies, so the comparison is unknown; the module's analysis goes on (it used to abort with
+    an internal error and lose every diagnostic of the file)."""
+    text = ("import torch\n\n"
+            "def trace(frame, event, arg):\n"
+            "    if event == 'line':\n"
+            "        return None\n"
+            "    return event\n\n"
+            "def g(x):\n"
+            "    return torch.zeros(2, 3) @ torch.zeros(4, 5)\n")
+    r = analyze_source(text, "m.py")
+    assert r.stats["internal_errors"] == []
+    assert [d.code for d in _errors(r)] and all(d.line == 9 for d in _errors(r))

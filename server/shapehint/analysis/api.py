@@ -7,16 +7,19 @@ warm per-function summaries and re-analyses only what an edit touched. Both retu
 from __future__ import annotations
 
 from .result import AnalysisResult
+from .frames import Cancelled
 
 
-def analyze_source(text: str, path: str = "<string>", config=None, cancel=None) -> AnalysisResult:
+def analyze_source(text: str, path: str = "<string>", config=None, cancel=None,
+                   records: bool = True, functions=None) -> AnalysisResult:
     """Analyse one module. Never raises for any input text (cancellation excepted). The records
     (`result.values`, hover's index) are built on first read: diagnostics and the questions do
-    not need them."""
+    not need them; with `records=False` they are never built (`values` is empty). `functions`:
+    only these functions get their own analysis (engine.analyze)."""
     from .engine import analyze
-    from .interp import Cancelled
     try:
-        return analyze(text, path, config=config, cancel=cancel, on_store=interrupt_hook(cancel), defer_values=True)
+        return analyze(text, path, config=config, cancel=cancel, on_store=interrupt_hook(cancel),
+                       defer_values=True, records=records, functions=functions)
     except Cancelled:
         raise
     except (Exception, RecursionError) as exc:  # a bug must cost one file's answers, not the session

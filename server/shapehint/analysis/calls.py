@@ -9,6 +9,7 @@ An unknown external callee yields an unknown value and one SH301 note per callee
 from __future__ import annotations
 
 import ast
+import inspect
 from typing import Optional
 
 from ..ops import registry
@@ -17,9 +18,10 @@ from ..shapes.expr import Expr
 from ..shapes.shape import Shape, eq
 from ..shapes.values import (DictV, ExtRef, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
 from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj
-from .evaluator import TensorMethod
+from .evaluator import BoundOp, TensorMethod
 from .opctx import AnalysisContext
 from .result import Related
+from .frames import Budget, Cancelled, Frame, span_of
 
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 # in-place methods that change the receiver's shape (the others keep it)
@@ -36,7 +38,6 @@ class RangeV(Value):
 
 class CallMixin:
     def e_Call(self, node: ast.Call, fr) -> Value:
-        from .interp import span_of
         func = self.eval(node.func, fr)
         labels: dict = {}
         args: list = []
@@ -70,7 +71,6 @@ class CallMixin:
 
     def call_value(self, fn: Value, args: list, kwargs: dict, fr, span: Optional[Span], node=None,
                    labels: Optional[dict] = None) -> Value:
-        from .evaluator import BoundOp, TensorMethod
         if isinstance(fn, TensorMethod):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 labels = dict(labels or {})
@@ -109,7 +109,6 @@ class CallMixin:
     # ---- registry rules --------------------------------------------------------
     def call_rule(self, name: str, args: list, kwargs: dict, fr, node, opname: str,
                   labels: Optional[dict] = None, rule=None) -> Value:
-        from .interp import Budget, Cancelled, span_of
         rule = rule or registry.lookup(name)
         span = span_of(node) if isinstance(node, ast.AST) else node
         if rule is None:
@@ -239,7 +238,8 @@ class CallMixin:
         return out
 
     def _layer_io(self, func_node, m, args, out, fr) -> None:
-        from .interp import span_of
+        if not self.observe:
+            return
         ins = [str(self.resolve(a)) for a in args if isinstance(a, TensorV)]
         if not ins:
             return
@@ -250,7 +250,6 @@ class CallMixin:
         self.sink.layer_io(span_of(func_node), fr.qualname, name, f"{', '.join(ins)} → {outs}")
 
     def module_param(self, m: ModuleV, name: str, fr, node) -> Value:
-        from .interp import span_of
         rule = registry.lookup(m.kind)
         if not isinstance(rule, registry.ModuleRule) or rule.params_fn is None:
             return UnknownV(name)
@@ -266,7 +265,6 @@ class CallMixin:
     # ---- user functions and classes ------------------------------------------------------
     def call_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span],
                       created: Optional[Span] = None) -> Value:
-        from .interp import Frame
         if fr.depth >= self.max_depth:
             return UnknownV("call depth")
         env = self.bind_params(f, args, kwargs, fr, span)
@@ -404,7 +402,6 @@ def _signature(fn):
     """`inspect.signature` costs tens of microseconds: once per rule function."""
     sig = _SIGNATURES.get(fn)
     if sig is None:
-        import inspect
         sig = _SIGNATURES[fn] = inspect.signature(fn)
     return sig
 
@@ -418,7 +415,6 @@ def _binds(sig, npos: int, kwargs: dict) -> bool:
     got = _SHAPES.get(id(sig))  # by id: hashing a Signature is slow (rule signatures live forever)
     shape = got[1] if got is not None and got[0] is sig else None
     if shape is None:
-        import inspect
         P = inspect.Parameter
         kinds = [p.kind for p in sig.parameters.values()]
         if P.POSITIONAL_ONLY in kinds:
@@ -456,7 +452,6 @@ def _arguments(sig, args: list, kwargs: dict) -> Optional[dict]:
             return None
         bound.apply_defaults()
         return dict(bound.arguments)
-    import inspect
     P = inspect.Parameter
     out: dict = {}
     npos = 0
@@ -485,7 +480,6 @@ _VARARGS: dict = {}
 def _varargs(sig) -> frozenset:
     got = _VARARGS.get(id(sig))
     if got is None or got[0] is not sig:
-        import inspect
         got = _VARARGS[id(sig)] = (sig, frozenset(n for n, p in sig.parameters.items()
                                                   if p.kind in (inspect.Parameter.VAR_POSITIONAL,
                                                                 inspect.Parameter.VAR_KEYWORD)))

@@ -42,7 +42,9 @@ class CompareMixin:
             name = CMP_METHODS.get(op)
             if name is None or not isinstance(a, TensorV):
                 return None
-            return self.call_rule(f"Tensor.__{name}__", [a, b], {}, fr, node, "comparison")
+            got = self.call_rule(f"Tensor.__{name}__", [a, b], {}, fr, node, "comparison")
+            # no rule applies (`event == "line"`, `event` read as a tensor): unknown, not a value
+            return got if isinstance(got, TensorV) else None
         if op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
             self.note_omitted(fr, a, b)
         if op in (ast.Is, ast.IsNot):

@@ -11,10 +11,12 @@ from __future__ import annotations
 import ast
 
 from .. import heap
+from ..shapes.expr import Expr
 from ..shapes.shape import Shape
 from ..shapes.values import DictV, NoneV, TensorV, UnknownV
 from ..solver.facts import Limits
-from .interp import Budget, Cancelled, Frame, Interp, span_of
+from .frames import Budget, Cancelled, Frame, span_of
+from .interp import Interp
 from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import AnalysisResult, DimInfo, Diagnostic
 from .sink import Sink
@@ -29,14 +31,21 @@ def parse(text: str, path: str):
 
 
 def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
-            on_store=None, cache=None, defer_values: bool = False) -> AnalysisResult:
+            on_store=None, cache=None, defer_values: bool = False, records: bool = True,
+            functions=None) -> AnalysisResult:
     """`defer_values`: leave the records to the first read of `result.values` (the language
-    server publishes the diagnostics first). The cyclic collector is paused meanwhile (heap.py)."""
+    server publishes the diagnostics first). `records=False`: no records and no hover table at
+    all (the CLI's questions print neither). `functions`: analyse only these functions
+    generically (qualnames; the module body always runs) — a question about one function needs
+    no other function's own analysis, since calls run the callee's body in the caller's context;
+    the diagnostics are then those of what ran. The cyclic collector is paused meanwhile (heap.py)."""
     with heap.paused():
-        return _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values)
+        return _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
+                        None if functions is None else with_enclosing(functions))
 
 
-def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values) -> AnalysisResult:
+def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
+             functions) -> AnalysisResult:
     parsed = parsed or parse(text, path)
     limits = Limits()
     if config is not None:
@@ -44,6 +53,7 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     sink = Sink(path)
     it = Interp(path, parsed.lines, sink, limits, cancel, on_store=on_store)
     it.comments = parsed.comments
+    it.observe = records
     from .imports import Importer
     result = AnalysisResult(path, text)
     for e in parsed.errors:
@@ -55,12 +65,15 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     sink.annotated_lines |= annotated_lines(parsed)
     reanalysed: list = []
     parts: dict = {}  # the hover information each analysis wrote (logged_dims)
+    log = logged_dims if records else _run  # the hover table's shares, when there are records
     try:
-        parts["<module>"] = logged_dims(it, lambda: it.exec_block(parsed.tree.body, mod))
+        parts["<module>"] = log(it, lambda: it.exec_block(parsed.tree.body, mod))
         if cache is None:
             for f in list(it.functions):
+                if functions is not None and f.qualname not in functions:
+                    continue
                 sink.owner = f.qualname
-                parts[f.qualname] = logged_dims(it, lambda: analyze_function(it, f))
+                parts[f.qualname] = log(it, lambda: analyze_function(it, f))
                 reanalysed.append(f.qualname)
         else:
             reanalysed = cache.run(it, parsed, analyze_function)
@@ -71,15 +84,18 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
         truncated = True
     except Cancelled:
         raise
-    fixed = fixed_symbols(it)
-    if defer_values:
+    if not records:
+        result.values = []
+    elif defer_values:
+        fixed = fixed_symbols(it)
         result.defer_values(lambda: sink.finish_values(it.resolve_shape, fixed))
     else:
-        result.values = sink.finish_values(it.resolve_shape, fixed)
+        result.values = sink.finish_values(it.resolve_shape, fixed_symbols(it))
     result.diagnostics.extend(sink.finish_diagnostics())
     result.diagnostics.sort(key=lambda d: (d.line, d.col, d.code))
-    order = ["<module>"] + [f.qualname for f in it.functions]
-    result.dims = compose_dims(it, [parts[q] for q in order if parts.get(q) is not None])
+    if records:
+        order = ["<module>"] + [f.qualname for f in it.functions]
+        result.dims = compose_dims(it, [parts[q] for q in order if parts.get(q) is not None])
     result.functions = {f.qualname: span_of(f.node) for f in it.functions}
     result.stats = {"solver_queries": sum(s.queries for s in it.stores), "truncated": truncated,
                     "internal_errors": it.internal_errors[:20], "steps": it.steps, "reanalysed": reanalysed}
@@ -90,6 +106,18 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     result.interp = it  # questions (migration, branches, holes) reuse the run
     result.module_globals = globals_
     return result
+
+
+def with_enclosing(qualnames) -> set:
+    """The functions and those they are nested in: a nested function exists once the body that
+    defines it has run (`f.<locals>.g` needs `f`'s analysis)."""
+    out = set()
+    for q in qualnames:
+        out.add(q)
+        while ".<locals>." in q:
+            q = q.rsplit(".<locals>.", 1)[0]
+            out.add(q)
+    return out
 
 
 def analyze_function(it: Interp, f: FuncObj) -> None:
@@ -220,6 +248,10 @@ def _decorated(node: ast.FunctionDef, name: str) -> bool:
     return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
 
 
+def _run(it: Interp, run) -> None:
+    run()
+
+
 def logged_dims(it: Interp, run) -> tuple:
     """(the writes to `it.dims`, the facts hover shows) of what `run()` analyses: one function's
     share of the hover information, kept with its summary (workspace.SummaryCache)."""
@@ -290,7 +322,6 @@ def fixed_symbols(it: Interp) -> dict:
 
 
 def _pin_constant(p, table: dict) -> bool:
-    from ..shapes.expr import Expr
     d = p.args[0] - p.args[1]
     syms = d.symbols()
     if len(syms) != 1:
@@ -307,7 +338,6 @@ def _pin_constant(p, table: dict) -> bool:
 
 
 def _pin_alias(p, table: dict, named: set) -> bool:
-    from ..shapes.expr import Expr
     for a, b in (p.args, p.args[::-1]):
         syms = a.symbols()
         if len(syms) != 1:

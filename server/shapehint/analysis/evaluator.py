@@ -15,6 +15,8 @@ from ..shapes.shape import FALSE, TRUE, eq, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StrV, TensorV, TupleV, UnknownV, Value)
 from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SuperV
+from .frames import span_of
+from .imports import ModuleNS
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
             "enumerate", "list", "tuple", "dict", "print", "super", "getattr", "hasattr", "setattr", "round",
@@ -51,8 +53,8 @@ class EvalMixin:
         self.tick()
         fn = getattr(self, "e_" + type(node).__name__, None)
         v = fn(node, fr) if fn is not None else UnknownV(type(node).__name__)
-        if fr.record and isinstance(v, (TensorV, IntV)) and not isinstance(node, (ast.Constant, ast.Starred)):
-            from .interp import span_of
+        if fr.record and self.observe and isinstance(v, (TensorV, IntV)) and \
+                not isinstance(node, (ast.Constant, ast.Starred)):
             self.sink.record(span_of(node), self.source(node), fr.qualname, v, fr.context, fr.is_entry, False)
         return v
 
@@ -89,8 +91,6 @@ class EvalMixin:
         return self.attribute(self.eval(node.value, fr), node.attr, node, fr)
 
     def attribute(self, obj: Value, name: str, node: Optional[ast.AST], fr) -> Value:
-        from .interp import span_of
-        from .imports import ModuleNS
         if isinstance(obj, ModuleNS):
             return obj.attrs.get(name, UnknownV(f"{name}"))
         if isinstance(obj, ExtRef):

@@ -18,6 +18,7 @@ from ..shapes.shape import FALSE, Pred, eq, neg
 from ..shapes.values import ExtRef, IntV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
 from .objects import ClassObj, FuncObj, InstanceObj
 from .result import Related
+from .frames import BranchRecord, Frame, span_of
 
 MAX_UNROLL = 32
 
@@ -83,7 +84,6 @@ class ExecMixin:
 
     def check_annotation(self, v: TensorV, ann, dtype, st, fr) -> TensorV:
         """`b: Float[Tensor, "k*64"] = f(a)`: the value must fit; afterwards it has the annotated form."""
-        from .interp import span_of
         actual = self.resolve(v)
         if ann.rank is None or actual.rank is None:
             return v
@@ -105,7 +105,6 @@ class ExecMixin:
         self.assume(self.eval(st.test, fr), st, fr, "assert", st.test)
 
     def assume(self, v: Value, node, fr, what: str, test=None) -> None:
-        from .interp import span_of
         p = self.implied(v)
         if p is None or p.is_true:
             return
@@ -148,10 +147,9 @@ class ExecMixin:
 
     # ---- assignment ---------------------------------------------------------------
     def assign(self, target: ast.AST, v: Value, fr, stmt: Optional[ast.AST]) -> None:
-        from .interp import span_of
         if isinstance(target, ast.Name):
             fr.env[target.id] = v
-            if fr.record and stmt is not None:
+            if fr.record and self.observe and stmt is not None:
                 self.sink.record(span_of(target), target.id, fr.qualname, v, fr.context, fr.is_entry, True,
                                  getattr(fr, "iter_label", ""))
             return
@@ -174,7 +172,7 @@ class ExecMixin:
                 obj.attrs[target.attr] = v
                 if isinstance(v, (ModuleV, InstanceObj)) and (v.span is None or fr.foreign == ""):
                     v.span = span_of(target) if not fr.foreign else v.span
-                if fr.record and stmt is not None and isinstance(v, (TensorV, ModuleV)):
+                if fr.record and self.observe and stmt is not None and isinstance(v, (TensorV, ModuleV)):
                     self.sink.record(span_of(target), self.source(target), fr.qualname, v, fr.context,
                                      fr.is_entry, False)
             return
@@ -227,12 +225,10 @@ class ExecMixin:
         finally:
             fr.record = rec
         if isinstance(t, TensorV) and self.resolve(t).rank is None:
-            from .interp import span_of
             self.learn_rank(t, len(target.elts), span_of(value))
 
     # ---- control flow ----------------------------------------------------------------
     def s_If(self, st: ast.If, fr):
-        from .interp import BranchRecord, span_of
         opt = self._optional_test(st.test, fr)
         if opt is not None:
             return self._if_optional(st, fr, *opt)
@@ -303,7 +299,6 @@ class ExecMixin:
         follows continues from the side without it: an unknown mask would otherwise turn every
         later shape unknown, and the absent case is the one the generic analysis describes."""
         given_body, absent_body = (st.body, st.orelse) if given_when_true else (st.orelse, st.body)
-        from .interp import BranchRecord
         if not fr.foreign:
             self.branches.append(BranchRecord(st, fr.qualname, None, None, fr.context, list(fr.facts.facts),
                                               fr.root, fr.facts, fr.assumes_default))
@@ -448,7 +443,6 @@ class ExecMixin:
         qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.{st.name}"
         is_dc = any(_is_dataclass_deco(d) for d in st.decorator_list)
         cls = ClassObj(st.name, qual, st, bases, {}, is_dataclass=is_dc, module_path=self.path)
-        from .interp import Frame
         body_fr = Frame({}, qual, fr.facts, fr.globals, record=False)
         for item in st.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):

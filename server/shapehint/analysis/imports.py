@@ -13,6 +13,7 @@ import stat
 from typing import Optional
 
 from ..shapes.values import Value
+from .frames import Frame
 
 MAX_MODULES = 32
 MAX_BYTES = 512 * 1024
@@ -78,7 +79,6 @@ class Importer:
 
     def load(self, path: str) -> Optional[ModuleNS]:
         from .engine import parse
-        from .interp import Frame
         try:
             if os.path.getsize(path) > MAX_BYTES:
                 return None

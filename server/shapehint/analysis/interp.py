@@ -13,86 +13,27 @@ from __future__ import annotations
 
 import ast
 import os
-from dataclasses import dataclass, field
-from typing import NamedTuple, Optional
+from typing import Optional
 
 from ..ops.context import OpFailed
 from ..shapes.expr import Expr
-from ..shapes.shape import Pred, Shape
-from ..shapes.values import Span, TensorV, Value
+from ..shapes.shape import Shape
+from ..shapes.values import Span, TensorV
 from ..solver.facts import FactStore, Limits, Session
+from .annotations import AnnotationReader
 from .builtins import BuiltinMixin
 from .calls import CallMixin
 from .compare import CompareMixin
 from .evaluator import EvalMixin
+from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
 from .executor import ExecMixin
 from .shape_comments import ShapeCommentMixin
-from .objects import ClassObj, OpaqueV
+from .objects import OpaqueV
 from .result import DimInfo, Related
 from .sink import Sink
 
 MAX_DEPTH = 10
 MAX_STEPS = 400_000
-
-
-class Cancelled(Exception):
-    pass
-
-
-class Budget(Exception):
-    """The analysis ran out of its step budget (a huge or pathological file)."""
-
-
-@dataclass
-class Frame:
-    env: dict
-    qualname: str
-    facts: FactStore
-    globals: dict
-    context: str = ""  # "" = the function's own (generic) analysis
-    is_entry: bool = False  # called directly from module-level code
-    depth: int = 0
-    cls: Optional[ClassObj] = None
-    self_obj: Optional[Value] = None
-    returns: list = field(default_factory=list)
-    call_sites: list = field(default_factory=list)  # spans of the calls that led here
-    record: bool = True
-    iter_label: str = ""
-    dead: bool = False  # a provable error happened on this path: no admissible input gets further
-    foreign: str = ""  # path of another workspace module whose code this frame runs
-    created: list = field(default_factory=list)  # where the user layers on the call path were built
-    # the analysis this frame belongs to: a function's qualname for its generic analysis and the
-    # calls made from it, "<module>" for module-level code, "" for auxiliary runs (the generic
-    # instance's `__init__`, imported modules)
-    root: str = ""
-    # a decision on this path took an optional argument of the analysed function to be omitted
-    # (`if mask is None`, with `mask=None` its default): what follows holds only for such calls
-    assumes_default: bool = False
-
-
-class BranchRecord(NamedTuple):
-    """One execution of an `if` (Q3): what the facts of that path said about its condition."""
-    node: ast.If
-    function: str
-    pred: Optional[Pred]  # None: the condition is not a shape predicate the analysis follows
-    decided: Optional[bool]  # what the path's facts alone decide
-    context: str
-    facts: list  # the path's facts at the `if`
-    root: str  # Frame.root
-    store: FactStore  # the store the facts belong to (symbol bounds, solver session)
-    assumes_default: bool  # Frame.assumes_default when the `if` ran
-
-
-def span_of(node: ast.AST) -> Span:
-    try:  # expressions and statements (nearly every call) have all four
-        line, col, end_line, end_col = node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
-        if end_line is not None and end_col is not None:
-            return Span(line, col, end_line or line, end_col or col)
-    except AttributeError:
-        pass
-    line = getattr(node, "lineno", 1)
-    col = getattr(node, "col_offset", 0)
-    return Span(line, col, getattr(node, "end_lineno", None) or line, getattr(node, "end_col_offset", None) or col)
 
 
 class DimTable(dict):
@@ -119,6 +60,9 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.path = path
         self.lines = lines
         self.sink = sink
+        # record what each expression evaluates to (the sink's observations, for the records);
+        # off when the caller wants no records (engine.analyze(records=False))
+        self.observe = True
         self.limits = limits or Limits()
         self.cancel = cancel
         self.modules = modules  # resolver for workspace imports (module name -> globals) or None
@@ -129,7 +73,6 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self._fresh = 0
         self.steps = 0
         self.generic_instances: dict = {}
-        self.call_cache: dict = {}
         self.holes: dict = {}  # hole symbol -> span
         self.stores: list[FactStore] = []
         self.session: Optional[Session] = None
@@ -323,7 +266,6 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
 
     # ---- annotations and holes ------------------------------------------------------
     def annotation_shape(self, node, fr, globals_: Optional[dict] = None):
-        from .annotations import AnnotationReader
         g = globals_ if globals_ is not None else fr.globals
 
         def resolve(n):

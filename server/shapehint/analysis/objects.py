@@ -5,7 +5,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..shapes.values import Value
+from ..shapes.values import ExtRef, Value
 
 
 @dataclass(eq=False)
@@ -43,7 +43,6 @@ class ClassObj(Value):
         return None
 
     def is_module(self) -> bool:
-        from ..shapes.values import ExtRef
         for b in self.bases:
             if isinstance(b, ExtRef) and b.path in ("torch.nn.Module", "torch.nn.modules.module.Module"):
                 return True

@@ -12,13 +12,13 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import TensorV, Value
+from .frames import span_of
 
 _SHAPE_COMMENT = re.compile(r"^(?:shape:\s*)?[\[(]\s*([A-Za-z0-9_+\-*/.() ]*(?:,\s*[A-Za-z0-9_+\-*/.() ]*)*)\s*[\])]\s*$")
 
 
 class ShapeCommentMixin:
     def check_shape_comment(self, st, v: Value, fr) -> None:
-        from .interp import span_of
         comment = self.comments.get(getattr(st, "end_lineno", st.lineno))
         if comment is None or not isinstance(v, TensorV) or not fr.record:
             return

@@ -15,20 +15,33 @@ INT_CALLS = {"range", "int", "len"}
 
 
 def param_kind(fn: ast.FunctionDef, name: str) -> str:
-    tensor = opaque = 0
+    tensor, opaque = _name_uses(fn).get(name, (0, 0))
+    return "opaque" if opaque and not tensor else "tensor"
+
+
+def _name_uses(fn: ast.FunctionDef) -> dict:
+    """name -> (tensor uses, opaque uses) in `fn`, from one walk, kept on the node (parsed
+    trees are never changed): every parameter of every analysis asks."""
+    got = getattr(fn, "_shapehint_uses", None)
+    if got is not None:
+        return got
+    uses: dict = {}
+
+    def count(name: str, as_tensor: bool) -> None:
+        t, o = uses.get(name, (0, 0))
+        uses[name] = (t + 1, o) if as_tensor else (t, o + 1)
+
     for node in ast.walk(fn):
         if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Name) and node.func.id == name:
-                opaque += 1
-            if isinstance(node.func, ast.Name) and node.func.id in INT_CALLS and \
-                    any(isinstance(a, ast.Name) and a.id == name for a in node.args):
-                opaque += 1
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name:
-            if node.attr in TENSOR_ATTRS or registry.has_method(node.attr):
-                tensor += 1
-            else:
-                opaque += 1
-    return "opaque" if opaque and not tensor else "tensor"
+            if isinstance(node.func, ast.Name):
+                count(node.func.id, False)
+                if node.func.id in INT_CALLS:
+                    for a in {a.id for a in node.args if isinstance(a, ast.Name)}:
+                        count(a, False)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            count(node.value.id, node.attr in TENSOR_ATTRS or registry.has_method(node.attr))
+    fn._shapehint_uses = uses
+    return uses
 
 
 def tensor_uses(fn: ast.AST) -> set:

@@ -26,6 +26,7 @@ from ..ops import registry
 from .objects import ClassObj, FuncObj
 from .result import AnalysisResult
 from .sink import capture, captured_lines, restore
+from .frames import Cancelled
 
 
 @dataclass
@@ -391,7 +392,6 @@ class Workspace:
         doc.text, doc.version = text, version
         parsed = self._parse(text, path)
         from .api import analyze_source, interrupt_hook
-        from .interp import Cancelled
         try:
             doc.result = analyze(text, path, config=self.config, cancel=cancel, parsed=parsed, cache=doc.cache,
                                  on_store=on_store or interrupt_hook(cancel), defer_values=True)

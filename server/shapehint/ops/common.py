@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from ..shapes.expr import Expr, emax
-from ..shapes.shape import Shape, conj, disj, eq, ge
-from ..shapes.values import TensorV, Value
+from ..shapes.shape import Shape, conj, disj, dim_str, eq, ge
+from ..shapes.values import ListV, NoneV, TensorV, TupleV, Value
 from .context import NotApplicable, OpContext
 
 
@@ -93,7 +93,6 @@ def size_list(cx: OpContext, args) -> list:
 
     Returns a list of Exprs; raises NotApplicable when a size or the length is unknown.
     """
-    from ..shapes.values import ListV, TupleV
     args = list(args)
     if len(args) == 1 and isinstance(args[0], (TupleV, ListV)):
         items = args[0].items
@@ -113,7 +112,6 @@ def size_list(cx: OpContext, args) -> list:
 
 def dim_list(cx: OpContext, v, rank: int, what: str = "dim") -> list | None:
     """A dim argument given as an int or a tuple/list of ints, normalised; None when absent."""
-    from ..shapes.values import ListV, NoneV, TupleV
     if v is None or isinstance(v, NoneV):
         return None
     if isinstance(v, (TupleV, ListV)):
@@ -126,7 +124,6 @@ def dim_list(cx: OpContext, v, rank: int, what: str = "dim") -> list | None:
 
 
 def shape_str(dims) -> str:
-    from ..shapes.shape import dim_str
     return "[" + ", ".join(dim_str(Expr.lift(d)) for d in dims) + "]"
 
 

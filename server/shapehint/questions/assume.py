@@ -8,6 +8,7 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import Pred
+from ..shapes.values import IntV
 
 _SCOPE = re.compile(r"^\s*([A-Za-z_][\w.<>]*)\s*:\s*(.+)$")
 
@@ -64,7 +65,6 @@ def to_pred(it, fr, node: ast.expr, text: str) -> Pred:
     env_missing = {n for n in names if n not in fr.env and n not in fr.globals}
     saved = dict(fr.env)
     for n in env_missing:
-        from ..shapes.values import IntV
         fr.env[n] = IntV(Expr.sym(it.sink.reverse_name(fr.qualname, n)))
     rec, fr.record = fr.record, False
     try:

@@ -17,11 +17,17 @@ def run(args) -> int:
     text = read_source(args.file)
     if text is None:
         raise UsageError(f"{args.file}: larger than the size cap")
-    result = analyze_path(args.file, text, load_config_for(args.file))
+    only = getattr(args, "function", None)
+    # answers only: no records; `migrate --function F` needs F's own analysis and no other's
+    result = analyze_path(args.file, text, load_config_for(args.file), records=False,
+                          functions=None if only is None else {only})
+    if only is not None and only not in result.functions:
+        known = ", ".join(sorted(q for q in result.functions if not q.endswith(".__init__"))) or "none"
+        raise UsageError(f"{args.file}: no function {only!r} (functions: {known})")
     try:
         if args.cmd == "migrate":
             from .migrate import answer_migration
-            data = {"functions": answer_migration(result, args.assume)}
+            data = {"functions": answer_migration(result, args.assume, only)}
         elif args.cmd == "branches":
             from .branches import answer_branches
             data = {"branches": answer_branches(result, args.assume)}

@@ -3,20 +3,23 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..analysis.interp import Frame
+from ..analysis.frames import Frame
 from ..shapes.expr import Expr
 from ..shapes.values import TensorV
 from ..solver.facts import FactStore
 
 
-def ensure_generic(result) -> None:
-    """Functions whose summaries were restored from the warm cache have no solver state in this
-    run: analyse those now (the questions need their facts, branches and failures)."""
+def ensure_generic(result, only=None) -> None:
+    """Functions whose summaries were restored from the warm cache, or that an analysis limited
+    to some functions skipped, have no solver state in this run: analyse those now (the
+    questions need their facts, branches and failures) — all of them, or those named in `only`."""
     from ..analysis.engine import analyze_function
     it = getattr(result, "interp", None)
     if it is None:
         return
     for f in list(it.functions):
+        if only is not None and f.qualname not in only:
+            continue
         if f.qualname not in it.generic_stores:
             f._generic_done = False
             it.sink.owner = f.qualname
@@ -51,6 +54,12 @@ def display(result, qualname: str, e: Expr) -> Expr:
     return e.subs({k: Expr.sym(v) for k, v in ren.items()})
 
 
+def param_symbols(params: dict) -> list:
+    """The parameters' symbols in parameter and axis order: the order a smallest model lowers
+    them in, so the answer does not depend on the analysis's internal symbol names."""
+    return list(dict.fromkeys(s for t in params.values() for d in t.shape.dims for s in sorted(d.symbols())))
+
+
 def probe_store(store: FactStore) -> FactStore:
     """An empty store with `store`'s symbol bounds, for questions about some of its facts (set
     `.facts`); it shares the analysis's Z3 context (a new context costs ~10 ms)."""
@@ -63,7 +72,7 @@ def probe_store(store: FactStore) -> FactStore:
 def witness(result, qualname: str, store: FactStore, facts: list, extra: list) -> Optional[dict]:
     """Concrete parameter shapes satisfying `facts ∧ extra`, preferring small values."""
     params = tensor_params(result, qualname)
-    syms = sorted({s for t in params.values() for d in t.shape.dims for s in d.symbols()})
+    syms = param_symbols(params)
     m = small_model([f.pred for f in facts] + list(extra), syms, store.lower, store.upper)
     if m is None:
         probe = probe_store(store)
@@ -110,7 +119,6 @@ def small_model(preds: list, prefer: list, lower: dict, upper: dict) -> Optional
 
 def _lower_bounds(preds: list) -> dict:
     """Lower bounds `s >= k` stated by inequalities in one symbol (`2050 < s + 2`)."""
-    from ..shapes.expr import Expr
     out: dict = {}
     for p in preds:
         if p.op not in ("<", "<="):
@@ -130,7 +138,6 @@ def _lower_bounds(preds: list) -> dict:
 
 def _solve_equations(preds: list) -> dict:
     """Values forced by equations `a*s + c == 0` with a = ±1, substituting what is solved."""
-    from ..shapes.expr import Expr
     solved: dict = {}
     eqs = [p for p in preds if p.op == "=="]
     for _ in range(3):

@@ -14,15 +14,15 @@ from typing import Optional
 from ..shapes.shape import conj
 from ..shapes.values import TensorV
 from .assume import parse_assumption, to_pred
-from .common import display, generic_frame, tensor_params
+from .common import display, generic_frame, param_symbols, tensor_params
 
 
 def migratable_functions(result) -> list:
     it = result.interp
     out = []
     for f in it.functions:
-        if f.node.name == "__init__":
-            continue
+        if f.node.name == "__init__" or f.qualname in out:
+            continue  # (a nested function is defined again by each run of the body around it)
         if tensor_params(result, f.qualname):
             out.append(f.qualname)
     return out
@@ -30,7 +30,7 @@ def migratable_functions(result) -> list:
 
 def answer_migration(result, assume: list = (), only: Optional[str] = None) -> list:
     from .common import ensure_generic
-    ensure_generic(result)
+    ensure_generic(result, None if only is None else {only})
     return [migrate_function(result, q, assume) for q in migratable_functions(result) if only in (None, q)]
 
 
@@ -50,7 +50,7 @@ def migrate_function(result, qualname: str, assume=()) -> dict:
     for f in fails:
         out["clash"].append({"line": f[1].line, "col": f[1].col, "end_line": f[1].end_line, "end_col": f[1].end_col,
                              "severity": "error", "code": f[3], "message": f[4], "related": []})
-    syms = sorted({s for t in params.values() for d in t.shape.dims for s in d.symbols()})
+    syms = param_symbols(params)
     fail_syms = set().union(*[f[2].symbols() for f in fails]) if fails else set()
     # the smallest model first: when there is one, the constraints are consistent with the facts
     model = store.model([p for p, _ in extra], names=syms, minimize=syms)
@@ -85,7 +85,12 @@ def _param(result, qualname, name, t: TensorV, model, store, fail_syms, fails) -
     shape, forced, names = [], [], []
     for i, d in enumerate(s.dims):
         shown = display(result, qualname, d)
-        names.append(str(shown) if not d.is_const else d.value)
+        if d.is_const:
+            names.append(d.value)
+        elif all(n.startswith("?") for n in shown.symbols()):
+            names.append(f"{name}.shape[{i}]")  # an anonymous dimension (`Dyn`): named by its place
+        else:
+            names.append(str(shown))
         if d.symbols() & fail_syms:
             item["dyn_dims"].append(i)
             item["reason"] = fails[0][4]

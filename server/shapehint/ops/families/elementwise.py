@@ -7,7 +7,7 @@ in-place method, nn layer).
 from __future__ import annotations
 
 from ...shapes.shape import Shape, eq
-from ...shapes.values import FloatV, IntV, TensorV, Value
+from ...shapes.values import BoolV, FloatV, IntV, TensorV, Value
 from ..common import broadcast_shapes, inherit_layout, result_dtype, same_layout
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
@@ -144,7 +144,6 @@ def _binary(name: str):
 
 
 def _scalar(v: Value) -> bool:
-    from ...shapes.values import BoolV
     return isinstance(v, BoolV)
 
 

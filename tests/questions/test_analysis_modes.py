@@ -1,0 +1,113 @@
+"""The lighter analyses the CLI uses for answers give the same answers as a full analysis.
+
+- `records=False` (check, migrate, branches, holes): no records and no hover table, the same
+  diagnostics and the same question answers.
+- `functions={F}` (`migrate --function F`): only F's own analysis runs, and F's migration is
+  the one a full analysis gives (calls run the callee's body in the caller's context, so F's
+  analysis needs no other function's).
+"""
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from shapehint.analysis.api import analyze_source
+from shapehint.questions.branches import answer_branches
+from shapehint.questions.holes import answer_holes
+from shapehint.questions.migrate import answer_migration, migratable_functions
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CORPUS = sorted([*(ROOT / "tests" / "questions" / "programs").glob("*.py"),
+                 *(ROOT / "bench" / "peer" / "programs").glob("*.py"),
+                 *(ROOT / "tests" / "cases").glob("*.py")])
+
+
+def _ids(paths):
+    return [f"{p.parent.name}/{p.name}" for p in paths]
+
+
+@pytest.mark.parametrize("path", CORPUS, ids=_ids(CORPUS))
+def test_no_records_same_diagnostics_and_answers(path):
+    text = path.read_text()
+    full = analyze_source(text, str(path))
+    light = analyze_source(text, str(path), records=False)
+    assert light.values == [] and light.dims == {}
+    assert [d.to_json() for d in light.diagnostics] == [d.to_json() for d in full.diagnostics]
+    assert answer_branches(light) == answer_branches(full)
+    assert answer_holes(light) == answer_holes(full)
+    assert answer_migration(light) == answer_migration(full)
+    assert full.values, "a full analysis still builds its records"
+
+
+def _migratable(path):
+    text = path.read_text()
+    return [(path, q) for q in migratable_functions(analyze_source(text, str(path), records=False))]
+
+
+PAIRS = [pair for p in CORPUS for pair in _migratable(p)]
+
+
+@pytest.mark.parametrize("path,qualname", PAIRS, ids=[f"{p.name}:{q}" for p, q in PAIRS])
+def test_one_function_analysis_gives_the_full_migration(path, qualname):
+    text = path.read_text()
+    full = answer_migration(analyze_source(text, str(path)), only=qualname)
+    one = analyze_source(text, str(path), records=False, functions={qualname})
+    assert qualname.split(".<locals>.")[0] in one.stats["reanalysed"]  # (and what a nested function needs)
+    assert len(set(one.stats["reanalysed"])) <= qualname.count(".<locals>.") + 1
+    assert answer_migration(one, only=qualname) == full
+    # the scoped range constraints of Q2 too
+    params = [p["name"] for p in full[0]["params"] if p["ranks"]]
+    if params:
+        assume = [f"{qualname}: 2 <= {params[0]}.shape[0] <= 9"]
+        assert answer_migration(analyze_source(text, str(path), records=False, functions={qualname}),
+                                assume, qualname) == \
+            answer_migration(analyze_source(text, str(path)), assume, qualname)
+
+
+def test_smallest_model_lowers_dimensions_in_parameter_order():
+    """The migration's static shape lowers the first parameter's dimensions first, whatever the
+    internal symbol names sort as (`x.shape[..]` sorts before `y.shape[..]`)."""
+    text = ("import torch\nfrom torch.fx.tensor_type import Dyn, TensorType\n\n"
+            "def f(y: TensorType([Dyn, Dyn]), x: TensorType([Dyn, Dyn])):\n"
+            "    assert x.shape[1] + y.shape[0] == 12\n"
+            "    return y + 1, x + 1\n")
+    got = answer_migration(analyze_source(text, "order.py", records=False), only="f")
+    assert [(p["name"], p["shape"]) for p in got[0]["params"]] == [("y", [1, 1]), ("x", [1, 11])]
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "shapehint", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_migrate_function_option():
+    path = ROOT / "bench" / "peer" / "programs" / "conv_fixed.py"
+    got = _cli("migrate", str(path), "--function", "ConvFixed.forward", "--format", "json",
+               "--assume", "ConvFixed.forward: 5 <= x.shape[0] <= 20")
+    assert got.returncode == 0, got.stderr
+    funcs = json.loads(got.stdout)["functions"]
+    assert [f["function"] for f in funcs] == ["ConvFixed.forward"]
+    assert funcs[0]["status"] == "static" and funcs[0]["params"][0]["shape"][:2] == [5, 4]
+
+
+def test_migrate_unknown_function_is_a_usage_error():
+    path = ROOT / "bench" / "peer" / "programs" / "conv_fixed.py"
+    got = _cli("migrate", str(path), "--function", "Nope.forward")
+    assert got.returncode == 2 and got.stdout == ""
+    assert "no function 'Nope.forward'" in got.stderr and "ConvFixed.forward" in got.stderr
+    assert "Traceback" not in got.stderr
+
+
+def test_a_nested_function_is_answered_once_and_on_its_own():
+    text = ("import torch\n\n"
+            "def outer(n):\n"
+            "    def inner(x):\n"
+            "        return torch.flatten(x, 1) @ torch.zeros(12, 3)\n"
+            "    return inner(torch.zeros(n, 3, 4))\n\n"
+            "outer(2)\nouter(5)\n")
+    every = answer_migration(analyze_source(text, "nested.py"))
+    assert [f["function"] for f in every].count("outer.<locals>.inner") == 1
+    full = [f for f in every if f["function"] == "outer.<locals>.inner"]
+    one = analyze_source(text, "nested.py", records=False, functions={"outer.<locals>.inner"})
+    assert answer_migration(one, only="outer.<locals>.inner") == full
