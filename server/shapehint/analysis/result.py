@@ -168,7 +168,6 @@ class AnalysisResult:
         self.__dict__["_interp"] = it
 
     def infer_json(self) -> dict:
-        from ..shapes.shape import Shape as _S  # noqa
         vals = []
         for v in self.values:
             if not v.is_target or v.kind != "tensor":
