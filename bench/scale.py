@@ -2,8 +2,8 @@
 
 Each size runs in a fresh process (`shapehint check FILE --format json`, through a two-line
 launcher that reports the process's VmHWM at exit): wall time from spawn to exit and the peak RSS. The growth exponent is the least-squares slope of log(time) against log(lines),
-Each size runs 3 times (2 above 4k lines or with --quick; every run a fresh process) and the
-fastest counts. The exponent is fitted both on the raw times and on the times minus a baseline (the same command on a
+Each size runs 3 to 7 times (more for small sizes; every run a fresh process), in interleaved
+rounds, and the fastest counts. The exponent is fitted both on the raw times and on the times minus a baseline (the same command on a
 two-line module: interpreter start-up and imports), which is the honest one for the engine.
 """
 from __future__ import annotations
@@ -74,26 +74,39 @@ def _repetitions(lines: int, quick: bool) -> int:
 
 
 def run(quick: bool = False, log=print) -> dict:
+    """Sizes are measured in rounds (each round runs the baseline and every size once), not one
+    size after another: this machine's speed drifts over tens of seconds, and measuring the large
+    sizes last let a slow spell tilt the fitted exponent (1.0 to 1.15 on the same commit)."""
     sizes = SIZES[:3] if quick else SIZES
     root = tempfile.mkdtemp(prefix="shapehint-bench-scale-")
     base_path = os.path.join(root, "baseline.py")
     with open(base_path, "w") as f:
         f.write("import torch\nx = torch.zeros(2, 3)\n")
     run_check(base_path)  # warm the file-system cache for the interpreter and packages
-    base = min(run_check(base_path)["seconds"] for _ in range(3 if quick else 7))
+    texts, paths = {}, {}
+    for n in sizes:
+        texts[n] = gen.generate(n, seed=0)
+        paths[n] = os.path.join(root, f"gen_{n}.py")
+        with open(paths[n], "w") as f:
+            f.write(texts[n])
+    reps = {n: _repetitions(n, quick) for n in sizes}
+    base_reps = 3 if quick else 7
+    runs: dict = {n: [] for n in sizes}
+    base_runs: list = []
+    for rnd in range(max([base_reps] + list(reps.values()))):
+        log(f"  scale: round {rnd + 1} ...")
+        if rnd < base_reps:
+            base_runs.append(run_check(base_path)["seconds"])
+        for n in sizes:
+            if rnd < reps[n]:
+                runs[n].append(run_check(paths[n]))
+    base = min(base_runs)
     rows = []
     for n in sizes:
-        text = gen.generate(n, seed=0)
-        path = os.path.join(root, f"gen_{n}.py")
-        with open(path, "w") as f:
-            f.write(text)
-        log(f"  scale: {n} lines ...")
-        reps = _repetitions(n, quick)
-        runs = [run_check(path) for _ in range(reps)]
-        r = min(runs, key=lambda x: x["seconds"])
-        r.update(lines=text.count("\n") + 1, net_seconds=max(r["seconds"] - base, 1e-6), runs=reps,
-                 all_seconds=[x["seconds"] for x in runs],
-                 peak_rss_mb=max((x["peak_rss_mb"] or 0) for x in runs))
+        r = dict(min(runs[n], key=lambda x: x["seconds"]))
+        r.update(lines=texts[n].count("\n") + 1, net_seconds=max(r["seconds"] - base, 1e-6), runs=reps[n],
+                 all_seconds=[x["seconds"] for x in runs[n]],
+                 peak_rss_mb=max((x["peak_rss_mb"] or 0) for x in runs[n]))
         rows.append(r)
     xs = [r["lines"] for r in rows]
     return {"baseline_s": base, "rows": rows,
