@@ -21,7 +21,7 @@ from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj
 from .evaluator import BoundOp, TensorMethod
 from .opctx import AnalysisContext
 from .result import Related
-from .frames import Budget, Cancelled, Frame, span_of
+from .frames import MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
 
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 # in-place methods that change the receiver's shape (the others keep it)
@@ -267,6 +267,10 @@ class CallMixin:
                       created: Optional[Span] = None) -> Value:
         if fr.depth >= self.max_depth:
             return UnknownV("call depth")
+        key = (f.qualname, id(args[0]) if f.cls is not None and args else None)
+        running, made = self.active.get(key, (0, 0))
+        if running and made >= MAX_RECURSIVE_CALLS:
+            return UnknownV("recursion")
         env = self.bind_params(f, args, kwargs, fr, span)
         if env is None:
             return UnknownV("arguments")
@@ -286,10 +290,13 @@ class CallMixin:
         saved_lines = self.lines
         if foreign:
             self.lines = self.module_lines.get(foreign, self.lines)
+        self.active[key] = (running + 1, made + 1 if running else 1)
         try:
             self.exec_block(f.node.body, sub)
         finally:
             self.lines = saved_lines
+            running, made = self.active[key]
+            self.active[key] = (running - 1, made if running > 1 else 0)
         if sub.dead:
             fr.dead = True
         if sub.assumes_default:

@@ -214,11 +214,11 @@ class EvalMixin:
         if isinstance(a, (IntV, BoolV)) and isinstance(b, (IntV, BoolV)):
             x, y = self._int(a), self._int(b)
             if x is not None and y is not None:
-                return _int_binop(op, x, y)
+                return _tracked(_int_binop(op, x, y))
         if isinstance(a, (IntV, OpaqueV)) and isinstance(b, (IntV, OpaqueV)):
             x, y = self.int_value(a), self.int_value(b)
             if x is not None and y is not None:
-                return _int_binop(op, x, y)
+                return _tracked(_int_binop(op, x, y))
         if isinstance(a, (IntV, FloatV)) and isinstance(b, (IntV, FloatV)):
             return FloatV(_float_op(op, a, b))
         if op is ast.Add and isinstance(a, TupleV) and isinstance(b, TupleV):
@@ -418,6 +418,33 @@ def _is_static(node: ast.FunctionDef) -> bool:
 def _opsym(op) -> str:
     return {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
             ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}.get(op, "?")
+
+
+# Shape arithmetic stays small (the largest result in the test and benchmark programs has 7
+# nodes); integer code that is not about shapes (binary splitting, bignum series) multiplies
+# symbolic ints into polynomials of exponential size, which then cost seconds per solver query.
+MAX_INT_EXPR_NODES = 64
+
+
+def _tracked(v: Value) -> Value:
+    """An int result too large to be a shape is not tracked."""
+    if isinstance(v, IntV) and not v.expr.is_const and expr_nodes(v.expr, MAX_INT_EXPR_NODES) > MAX_INT_EXPR_NODES:
+        return UnknownV("integer expression too large")
+    return v
+
+
+def expr_nodes(e: Expr, limit: int) -> int:
+    """The number of terms, atoms and nested terms of `e`, counted up to just past `limit`."""
+    n = 0
+    for m in e.terms:
+        n += 1 + len(m)
+        for a in m:
+            for sub in a.args:
+                if isinstance(sub, Expr):
+                    n += expr_nodes(sub, limit - n)
+        if n > limit:
+            break
+    return n
 
 
 def _int_binop(op, x: Expr, y: Expr) -> Value:

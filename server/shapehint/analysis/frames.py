@@ -1,5 +1,6 @@
 """What the interpreter's parts share without depending on the interpreter: frames, the record
-of one execution of an `if`, the span of a syntax node, and the two ways an analysis stops.
+of one execution of an `if`, the span of a syntax node, the two ways an analysis stops, and the
+bound on recursion.
 
 A leaf module, so the mixins (evaluator, executor, calls, ...) import these at module level: a
 function-level import costs ~1.4 µs per call, and `span_of` alone is called ~2,000 times in a
@@ -12,6 +13,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from ..shapes.values import Span
+
+# A function that calls itself on the same receiver (`bsp_acot(q, a, m)` splitting a range,
+# `self.f(n - 1)`): while its outermost call runs, at most this many calls of it run in all, then
+# further ones are unknown. Linear recursion (`down(pool(x), n - 1)`) keeps MAX_DEPTH levels;
+# binary splitting would otherwise make 2**MAX_DEPTH calls (20 s for mpmath's libelefun.py). A
+# module tree that nests instances of one class (a recursive U-Net block) has a new receiver
+# each level and is bounded by MAX_DEPTH only.
+MAX_RECURSIVE_CALLS = 16
 
 if TYPE_CHECKING:  # annotations only
     from ..shapes.shape import Pred

@@ -77,6 +77,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.stores: list[FactStore] = []
         self.session: Optional[Session] = None
         self.max_depth = MAX_DEPTH
+        self.active: dict = {}  # (function, receiver) -> (its calls running, calls since the outermost began)
         self.internal_errors: list[str] = []
         self.branches: list[BranchRecord] = []
         self.called_from: dict[str, set] = {}  # function -> roots (Frame.root) of the analyses that call it
