@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
+from collections import OrderedDict
 from typing import Optional
 
 from ..shapes.values import Value
@@ -17,6 +19,33 @@ from .frames import Frame
 
 MAX_MODULES = 32
 MAX_BYTES = 512 * 1024
+
+
+# Imported modules' parses, shared by analyses: every analysis of a file runs the modules it
+# imports again, and parsing them was a third of that (a 150-line file of trio with 32 sibling
+# modules: 0.27 of 0.72 s per edit). Parsed trees are never changed, and an entry is used only
+# for the very same text. Bounded by source size (a tree takes ~28 bytes per source byte).
+_PARSED: "OrderedDict[str, tuple]" = OrderedDict()  # path -> (text, ParsedModule), least recent first
+_PARSED_LOCK = threading.Lock()
+MAX_PARSED_SOURCE = 1024 * 1024
+
+
+def parsed_module(path: str, text: str):
+    from .engine import parse
+    with _PARSED_LOCK:
+        got = _PARSED.get(path)
+        if got is not None and got[0] == text:
+            _PARSED.move_to_end(path)
+            return got[1]
+    parsed = parse(text, path)
+    with _PARSED_LOCK:
+        _PARSED[path] = (text, parsed)
+        _PARSED.move_to_end(path)
+        total = sum(len(t) for t, _ in _PARSED.values())
+        while total > MAX_PARSED_SOURCE and len(_PARSED) > 1:
+            _, (old, _) = _PARSED.popitem(last=False)
+            total -= len(old)
+    return parsed
 
 
 class ModuleNS(Value):
@@ -78,7 +107,6 @@ class Importer:
         return got
 
     def load(self, path: str) -> Optional[ModuleNS]:
-        from .engine import parse
         try:
             if os.path.getsize(path) > MAX_BYTES:
                 return None
@@ -86,7 +114,7 @@ class Importer:
                 text = fh.read()
         except (OSError, UnicodeDecodeError):
             return None
-        parsed = parse(text, path)
+        parsed = parsed_module(path, text)
         self.it.module_lines[path] = parsed.lines
         ns = ModuleNS(path, {})
         self.loaded[path] = ns
