@@ -2,8 +2,9 @@
 
 It is split by concern: expressions (evaluator.py), statements and control flow
 (executor.py), calls of user functions, classes, layers and builtins (calls.py). This file
-holds the state they share: frames, fresh symbols and their origins, rank learning for
-unknown-rank tensors, and turning a failed precondition into a diagnostic.
+holds the state they share: fresh symbols and their origins, rank learning for unknown-rank
+tensors, and turning a failed precondition into a diagnostic; frames, branch records and spans
+live in the leaf module frames.py, which every part imports.
 
 Semantics (DESIGN §3): a precondition that no admissible input satisfies is an error on the
 line that needs it; one that some input satisfies becomes a fact for the rest of the path
