@@ -5,8 +5,9 @@
 Each question analyses the program from scratch (`analyze_source`, without the records that
 only hover shows, as the CLI does) and asks `answer_migration` (Q1; Q2 with the constraints as
 `--assume` strings scoped to `Cls.forward`; only that function's own analysis runs, as in
-`shapehint migrate --function Cls.forward`) or `answer_branches` (Q3; constraints unscoped). Times are wall-clock from the
-source text to the answer, imports excluded (a warm-up analysis runs first).
+`shapehint migrate --function Cls.forward`) or `answer_branches` (Q3; constraints unscoped).
+Times are wall-clock from the source text to the answer, imports excluded (a warm-up analysis
+runs first).
 """
 from __future__ import annotations
 
