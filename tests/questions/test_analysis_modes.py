@@ -111,3 +111,16 @@ def test_a_nested_function_is_answered_once_and_on_its_own():
     full = [f for f in every if f["function"] == "outer.<locals>.inner"]
     one = analyze_source(text, "nested.py", records=False, functions={"outer.<locals>.inner"})
     assert answer_migration(one, only="outer.<locals>.inner") == full
+
+
+def test_check_without_records_keeps_shape_comment_warnings_and_notes():
+    """Diagnostics that read inferred shapes (SH204's checked `# [B, T, C]` comments, a note's
+    "gets its shape [B, 576] here") do not depend on the records."""
+    text = ("import torch\nfrom jaxtyping import Float\nfrom torch import Tensor\n\n"
+            "def f(x: Float[Tensor, \"B 3 4\"]):\n"
+            "    y = x.transpose(1, 2)  # [B, 3, 4]\n"
+            "    z = torch.flatten(y, 1)\n"
+            "    return torch.nn.Linear(7, 2)(z)\n")
+    full, light = analyze_source(text, "c.py"), analyze_source(text, "c.py", records=False)
+    assert [d.code for d in light.diagnostics] == ["SH204", "SH101"]
+    assert [d.to_json() for d in light.diagnostics] == [d.to_json() for d in full.diagnostics]
