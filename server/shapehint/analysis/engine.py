@@ -151,7 +151,13 @@ def analyze_function(it: Interp, f: FuncObj) -> None:
         fr.env[args.kwarg.arg] = DictV({})
     it.param_values[f.qualname] = {k: v for k, v in fr.env.items()}
     it.generic_stores[f.qualname] = store
-    it.exec_block(node.body, fr)
+    try:
+        it.exec_block(node.body, fr)
+    except BaseException:
+        # cut short (step budget, cancel): its facts miss the rest of the body, so no question
+        # may take them for the function's (questions/common.ensure_generic sees it as not run)
+        del it.generic_stores[f.qualname]
+        raise
     it.generic_returns[f.qualname] = list(fr.returns)
     if is_init:
         it.generic_instances.setdefault(f.cls, fr.env[params[0].arg]) if params else None

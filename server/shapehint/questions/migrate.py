@@ -35,8 +35,12 @@ def answer_migration(result, assume: list = (), only: Optional[str] = None) -> l
 
 
 def migrate_function(result, qualname: str, assume=()) -> dict:
+    from .common import ensure_generic
+    ensure_generic(result, {qualname})  # a warm result restored its summary without solver state
     it = result.interp
-    store = it.generic_stores[qualname]
+    store = it.generic_stores.get(qualname)
+    if store is None:  # its analysis ran out of budget (or raised): nothing is known
+        return {"function": qualname, "status": "unknown", "params": [], "clash": []}
     params = tensor_params(result, qualname)
     fails = [f for f in it.failures if f[0] == qualname and f[5] == ""]
     extra = []
