@@ -102,6 +102,7 @@ class ExecMixin:
         return TensorV(ann, dtype or v.dtype, v.origin, v.contiguous, v.layout_note)
 
     def s_Assert(self, st: ast.Assert, fr):
+        self._learn_guarded_ranks(st.test, True, fr)
         self.assume(self.eval(st.test, fr), st, fr, "assert", st.test)
 
     def assume(self, v: Value, node, fr, what: str, test=None) -> None:
@@ -227,8 +228,34 @@ class ExecMixin:
         if isinstance(t, TensorV) and self.resolve(t).rank is None:
             self.learn_rank(t, len(target.elts), span_of(value))
 
+    def _learn_guarded_ranks(self, test, holds: bool, fr) -> None:
+        """`assert x.dim() == 4`, or past `if x.ndim != 4: raise ...`: every input that gets on has
+        that rank, so a tensor of unknown rank learns it as unpacking teaches it (`_learn_unpack_rank`)
+        — only where every path gets here (a guard inside one arm of an undecided `if` speaks
+        for that arm alone)."""
+        if fr.facts.branching:
+            return
+        for base, rank in rank_guards(test, holds):
+            rec, fr.record = fr.record, False
+            try:
+                t = self.eval(base, fr)
+            finally:
+                fr.record = rec
+            if isinstance(t, TensorV):
+                s = self.resolve(t)
+                if s.rank is None and len(s.dims) + len(s.suffix) <= rank:
+                    self.learn_rank(t, rank, span_of(test))
+
     # ---- control flow ----------------------------------------------------------------
     def s_If(self, st: ast.If, fr):
+        flow = self._if(st, fr)
+        if flow is None and not st.orelse and st.body and isinstance(st.body[-1], ast.Raise):
+            # a guard (`if x.dim() != 4: raise ValueError(...)`): learned after the `if`, so the
+            # branch itself is judged (Q3) as the code stands, not as decided by its own raise
+            self._learn_guarded_ranks(st.test, False, fr)
+        return flow
+
+    def _if(self, st: ast.If, fr):
         opt = self._optional_test(st.test, fr)
         if opt is not None:
             return self._if_optional(st, fr, *opt)
@@ -514,6 +541,40 @@ class ExecMixin:
                                              or UnknownV(alias.name))
             else:
                 fr.env[name] = ExtRef(f"{modname}.{alias.name}" if modname else alias.name)
+
+def rank_guards(test: ast.expr, holds: bool) -> list:
+    """[(tensor expression, rank)] that `test` having truth value `holds` implies:
+    `x.dim() == 4`, `x.ndim == 4`, `len(x.shape) == 4`, `x.ndimension() != 4` when false,
+    through `not`, `and` (true) and `or` (false)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return rank_guards(test.operand, not holds)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if holds else ast.Or):
+        return [g for v in test.values for g in rank_guards(v, holds)]
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq if holds else ast.NotEq)):
+        return []
+    for a, b in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+        base = _rank_of(a)
+        if base is not None and isinstance(b, ast.Constant) and type(b.value) is int and 0 <= b.value <= 64:
+            return [(base, b.value)]
+    return []
+
+
+def _rank_of(e: ast.expr) -> Optional[ast.expr]:
+    """The tensor expression whose rank `e` reads, if it reads one."""
+    if isinstance(e, ast.Attribute) and e.attr == "ndim":
+        return e.value
+    if isinstance(e, ast.Call) and not e.args and not e.keywords and isinstance(e.func, ast.Attribute) \
+            and e.func.attr in ("dim", "ndimension"):
+        return e.func.value
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:
+        a = e.args[0]
+        if isinstance(a, ast.Attribute) and a.attr == "shape":
+            return a.value
+        if isinstance(a, ast.Call) and not a.args and isinstance(a.func, ast.Attribute) and a.func.attr == "size":
+            return a.func.value
+    return None
+
 
 def add_fact(store, p: Pred, origin) -> None:
     """A conjunction becomes one fact per conjunct: `x.shape == (4, 3)` then pins each dimension

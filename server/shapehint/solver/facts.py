@@ -78,6 +78,12 @@ class FactStore:
         n = self._marks.pop()
         del self.facts[n:]
 
+    @property
+    def branching(self) -> bool:
+        """Inside one arm of an undecided `if` (between push and pop): what holds here need not
+        hold on the other paths."""
+        return bool(self._marks)
+
     def snapshot(self) -> list[Fact]:
         return list(self.facts)
 

@@ -1,0 +1,88 @@
+"""Rank guards teach an unknown-rank parameter its rank: `assert x.dim() == 2`, `x.ndim`,
+`len(x.shape)`, and `if x.dim() != 2: raise ...` (the idiom of torch.nn and HuggingFace code).
+Without them the migration of such a function had no rank to offer ("partial"); each migration
+here is checked by running the function on tensors of the migrated shapes."""
+import pytest
+import torch
+
+from shapehint.analysis.api import analyze_source
+from shapehint.questions.branches import answer_branches
+from shapehint.questions.migrate import migrate_function
+
+from .helpers import namespace
+
+MODULE = '''import torch
+import torch.nn as nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 4)
+        self.conv = nn.Conv2d(3, 8, 3)
+
+    def forward(self, x, y):
+        {guard}
+        return self.fc(x), self.conv(y)
+'''
+
+GUARDS = {
+    "assert dim": "assert x.dim() == 2 and y.dim() == 4",
+    "assert ndim": "assert x.ndim == 2\n        assert 4 == y.ndim",
+    "assert len shape": "assert len(x.shape) == 2 and len(y.size()) == 4",
+    "raise guard": "if x.dim() != 2 or y.ndimension() != 4:\n            raise ValueError('bad rank')",
+    "not guard": "if not (x.dim() == 2 and y.dim() == 4):\n            raise ValueError('bad rank')",
+    "two guards": "if x.dim() != 2:\n            raise ValueError('x')\n        if y.dim() != 4:\n            raise ValueError('y')",
+}
+
+
+@pytest.mark.parametrize("guard", GUARDS.values(), ids=list(GUARDS))
+def test_guard_gives_the_rank_and_the_migration_runs(guard):
+    text = MODULE.format(guard=guard)
+    m = migrate_function(analyze_source(text, "guards.py"), "M.forward")
+    assert m["status"] == "static", m
+    shapes = {p["name"]: p["shape"] for p in m["params"]}
+    assert [len(shapes["x"]), len(shapes["y"])] == [2, 4]
+    model = namespace(text)["M"]()
+    a, b = model(torch.zeros(shapes["x"]), torch.zeros(shapes["y"]))  # the migrated shapes run
+    assert a.shape[-1] == 4 and b.shape[1] == 8
+
+
+NOT_GUARDS = {
+    "inside an undecided if": "if y.shape[0] > 2:\n            assert x.dim() == 2",
+    "a lower bound only": "assert x.dim() >= 2",
+    "no raise": "if x.dim() != 2:\n            print('odd rank')",
+    "rank excluded, not fixed": "if x.dim() == 3:\n            raise ValueError('x')",
+    "a count, not a rank": "assert x.size(0) == 2",
+}
+
+
+@pytest.mark.parametrize("stmt", NOT_GUARDS.values(), ids=list(NOT_GUARDS))
+def test_what_does_not_fix_the_rank(stmt):
+    text = MODULE.format(guard=stmt).replace("self.fc(x), self.conv(y)", "x.sum(), y")
+    m = migrate_function(analyze_source(text, "guards.py"), "M.forward")
+    x = next(p for p in m["params"] if p["name"] == "x")
+    assert x["ranks"] == [] and x["shape"] is None
+
+
+def test_the_guard_is_not_decided_by_its_own_raise_but_later_tests_are():
+    text = '''import torch
+
+
+def f(x):
+    if x.dim() != 2:
+        raise ValueError("x must be 2-d")
+    if x.dim() == 3:
+        x = x[0]
+    return x.sum(0)
+'''
+    got = {b["line"]: b["status"] for b in answer_branches(analyze_source(text, "g.py"))}
+    assert got[5] != "always-false"  # inputs of other ranks do take it
+    assert got[7] == "always-false"
+
+
+def test_hover_names_the_line_the_rank_was_learned_from():
+    text = MODULE.format(guard="assert x.dim() == 2 and y.dim() == 4")
+    result = analyze_source(text, "guards.py")
+    origin = result.dims["x.shape[0]"].origin
+    assert "rank learned from line 12" in origin
