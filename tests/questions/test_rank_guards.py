@@ -1,5 +1,5 @@
 """Rank guards teach an unknown-rank parameter its rank: `assert x.dim() == 2`, `x.ndim`,
-`len(x.shape)`, and `if x.dim() != 2: raise ...` (the idiom of torch.nn and HuggingFace code).
+`len(x.shape)`, `torch._assert(x.dim() == 2, ...)` and `if x.dim() != 2: raise ...` (the idiom of torch.nn and HuggingFace code).
 Without them the migration of such a function had no rank to offer ("partial"); each migration
 here is checked by running the function on tensors of the migrated shapes."""
 import pytest
@@ -32,6 +32,7 @@ GUARDS = {
     "assert len shape": "assert len(x.shape) == 2 and len(y.size()) == 4",
     "raise guard": "if x.dim() != 2 or y.ndimension() != 4:\n            raise ValueError('bad rank')",
     "not guard": "if not (x.dim() == 2 and y.dim() == 4):\n            raise ValueError('bad rank')",
+    "torch._assert": "torch._assert(x.dim() == 2, 'x must be 2-d')\n        torch._check(y.ndim == 4)",
     "two guards": "if x.dim() != 2:\n            raise ValueError('x')\n        if y.dim() != 4:\n            raise ValueError('y')",
 }
 

@@ -287,8 +287,11 @@ class BuiltinMixin:
     # ---- library helpers ---------------------------------------------------------------
     def external_special(self, path: str, args, kwargs, fr, span, node) -> Optional[Value]:
         if path in ("torch._check", "torch._assert", "torch._check_with", "torch._check_is_size"):
-            if args:
-                self.assume(args[0] if path != "torch._check_with" else args[1], node or span, fr, "torch._check")
+            k = 1 if path == "torch._check_with" else 0
+            if len(args) > k:
+                if isinstance(node, ast.Call) and len(node.args) > k:
+                    self._learn_guarded_ranks(node.args[k], True, fr)  # `torch._assert(x.dim() == 4, ...)`
+                self.assume(args[k], node or span, fr, "torch._check")
             return NoneV()
         if path == "torch.Size":
             items = self.iterate(args[0], fr) if args else []
