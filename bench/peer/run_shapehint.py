@@ -5,7 +5,9 @@
 Each question analyses the program from scratch (`analyze_source`, without the records that
 only hover shows, as the CLI does) and asks `answer_migration` (Q1; Q2 with the constraints as
 `--assume` strings scoped to `Cls.forward`; only that function's own analysis runs, as in
-`shapehint migrate --function Cls.forward`) or `answer_branches` (Q3; constraints unscoped).
+`shapehint migrate --function Cls.forward`) or `answer_branches` (Q3; constraints unscoped;
+the branches `Cls.forward` reaches, for its inputs, as `shapehint branches --function Cls.forward`
+— the entry torch.fx traces).
 Times are wall-clock from the source text to the answer, imports excluded (a warm-up analysis
 runs first).
 """
@@ -36,8 +38,9 @@ def migration(bench: dict, path: str, text: str, constraints: list) -> dict:
 
 
 def branches(bench: dict, path: str, text: str, constraints: list, tags: dict) -> dict:
-    result = analyze_source(text, path, records=False)  # answers only, as `shapehint branches`
-    got = answer_branches(result, assume=list(constraints))
+    fn = f"{bench['cls']}.forward"  # the entry torch.fx traces: `shapehint branches --function`
+    result = analyze_source(text, path, records=False, functions={fn})
+    got = answer_branches(result, assume=list(constraints), entry=fn)
     by_line = {b["line"]: b for b in got}
     out = {}
     for tag, (line, _) in tags.items():

@@ -42,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
         q.add_argument("file")
         q.add_argument("--assume", action="append", default=[], metavar="EXPR")
         q.add_argument("--format", choices=["json", "text"], default="text")
-        if name == "migrate":
-            q.add_argument("--function", metavar="QUALNAME", help="only this function (e.g. Net.forward)")
+        q.add_argument("--function", metavar="QUALNAME",
+                       help="only this function (e.g. Net.forward)" if name == "migrate" else
+                       "only the branches this function reaches, for its inputs (e.g. Net.forward)")
     h = sub.add_parser("holes", help="values of shape holes (__)")
     h.add_argument("file")
     h.add_argument("--format", choices=["json", "text"], default="text")

@@ -5,6 +5,9 @@
 - `functions={F}` (`migrate --function F`): only F's own analysis runs, and F's migration is
   the one a full analysis gives (calls run the callee's body in the caller's context, so F's
   analysis needs no other function's).
+- `branches --function F` (`answer_branches(..., entry=F)` after `functions={F}`): the branches F
+  reaches, judged for F's inputs; where F is the only entry that reaches a branch, the answer is
+  the full analysis's.
 """
 import json
 import pathlib
@@ -64,6 +67,51 @@ def test_one_function_analysis_gives_the_full_migration(path, qualname):
         assert answer_migration(analyze_source(text, str(path), records=False, functions={qualname}),
                                 assume, qualname) == \
             answer_migration(analyze_source(text, str(path)), assume, qualname)
+
+
+def _full_branches(path):
+    """(the full analysis's answers, (line, col) -> the entry functions whose analyses reach it);
+    entries are the functions no other function calls."""
+    full = analyze_source(path.read_text(), str(path), records=False)
+    it = full.interp
+    called = {f for f, roots in it.called_from.items() if roots - {"<module>", f}}
+    entries_at: dict = {}
+    for r in it.branches:
+        if r.root not in (None, "<module>") and r.root not in called:
+            entries_at.setdefault((r.node.lineno, r.node.col_offset), set()).add(r.root)
+    return answer_branches(full), entries_at
+
+
+def _entries(path):
+    """[(path, F)] for each entry F that is the only entry reaching some answered branch."""
+    answers, entries_at = _full_branches(path)
+    return sorted({(path, next(iter(entries_at[(b["line"], b["col"])]))) for b in answers
+                   if len(entries_at.get((b["line"], b["col"]), ())) == 1})
+
+
+ENTRIES = [pair for p in CORPUS for pair in _entries(p)]
+
+
+@pytest.mark.parametrize("path,entry", ENTRIES, ids=[f"{p.name}:{q}" for p, q in ENTRIES])
+def test_entry_branches_are_the_full_answers_of_what_only_that_entry_reaches(path, entry):
+    full_answers, entries_at = _full_branches(path)
+    one = analyze_source(path.read_text(), str(path), records=False, functions={entry})
+    got = answer_branches(one, entry=entry)
+    assert {(b["line"], b["col"]) for b in got} <= {k for k, v in entries_at.items() if entry in v}
+    expected = [b for b in full_answers if entries_at.get((b["line"], b["col"])) == {entry}]
+    assert expected
+    assert [b for b in got if entries_at.get((b["line"], b["col"])) == {entry}] == expected
+
+
+def test_branches_function_option():
+    path = ROOT / "bench" / "peer" / "programs" / "bert.py"
+    got = _cli("branches", str(path), "--function", "BertModel.forward", "--format", "json")
+    assert got.returncode == 0, got.stderr
+    statuses = {b["condition"]: b["status"] for b in json.loads(got.stdout)["branches"]}
+    assert statuses == {"input_ids.dim() != 2": "always-false", "attention_mask.dim() == 3": "always-false",
+                        "attention_mask.dim() == 2": "always-true"}
+    bad = _cli("branches", str(path), "--function", "BertModel.nope")
+    assert bad.returncode == 2 and "no function 'BertModel.nope'" in bad.stderr
 
 
 def test_smallest_model_lowers_dimensions_in_parameter_order():

@@ -44,8 +44,11 @@ def shape_dependent(test: ast.expr, preds) -> bool:
     return False
 
 
-def answer_branches(result, assume: list = ()) -> list:
-    ensure_generic(result)
+def answer_branches(result, assume: list = (), entry: Optional[str] = None) -> list:
+    """Every shape-dependent `if` of the module; with `entry`, those that the function `entry`
+    reaches (its own and its callees'), judged for the inputs of `entry` alone — the paper's
+    question about one model's `forward`, and no other function's analysis is needed."""
+    ensure_generic(result, None if entry is None else {entry})
     it = result.interp
     groups: dict = {}
     for rec in it.branches:
@@ -58,23 +61,34 @@ def answer_branches(result, assume: list = ()) -> list:
     out = []
     for (line, col), recs in groups.items():
         node, fn = recs[0].node, recs[0].function
+        if entry is not None and not any(r.root == entry for r in recs):
+            continue
         if isinstance(node.test, ast.Call) and isinstance(node.test.func, ast.Name) and node.test.func.id == "isinstance":
             continue
-        if not shape_dependent(node.test, [r.pred for r in recs]):
+        if not shape_dependent(node.test, [r.pred for r in recs]) and \
+                (entry is None or fn in (entry, MODULE) or not shape_dependent(node.test, [r.pred for r in _own(result, node, fn)])):
+            # (whether an `if` depends on shapes is the function's own analysis's to say: the
+            # entry's may have run it with concrete ints only)
             continue
         item = {"line": line, "col": col, "function": fn, "status": "unknown",
                 "witnesses": {"true": None, "false": None}, "witness_function": None,
                 "condition": ast.unparse(node.test)}
-        chosen = _contexts(recs, fn, called, scoped)
+        chosen = _contexts(recs, fn, called, scoped) if entry is None else [r for r in recs if r.root == entry]
         answer = ctx.judge(chosen)
         if not answer and any(r.root != fn for r in chosen):
             # the callers' contexts leave it open (an argument the analysis could not follow, an
             # omitted optional argument): the function's own analysis holds for every input it admits
-            answer = ctx.judge([r for r in recs if r.root == fn])
+            answer = ctx.judge(_own(result, node, fn) if entry is not None else [r for r in recs if r.root == fn])
         item.update(answer)
         out.append(item)
     out.sort(key=lambda b: (b["line"], b["col"]))
     return out
+
+
+def _own(result, node: ast.If, fn: str) -> list:
+    """The executions of `node` in `fn`'s own analysis (run now if it has not run)."""
+    ensure_generic(result, {fn})
+    return [r for r in result.interp.branches if r.node is node and r.root == fn]
 
 
 def _contexts(recs: list, fn: str, called: set, scoped: set) -> list:

@@ -18,7 +18,7 @@ def run(args) -> int:
     if text is None:
         raise UsageError(f"{args.file}: larger than the size cap")
     only = getattr(args, "function", None)
-    # answers only: no records; `migrate --function F` needs F's own analysis and no other's
+    # answers only: no records; `--function F` needs F's own analysis and no other's
     result = analyze_path(args.file, text, load_config_for(args.file), records=False,
                           functions=None if only is None else {only})
     if only is not None and only not in result.functions:
@@ -30,7 +30,7 @@ def run(args) -> int:
             data = {"functions": answer_migration(result, args.assume, only)}
         elif args.cmd == "branches":
             from .branches import answer_branches
-            data = {"branches": answer_branches(result, args.assume)}
+            data = {"branches": answer_branches(result, args.assume, entry=only)}
         else:
             from .holes import answer_holes
             data = {"holes": answer_holes(result)}
