@@ -129,12 +129,7 @@ class ExecMixin:
         for n in ast.walk(test):
             if isinstance(n, (ast.Attribute, ast.Call)) and self.source(n).endswith(("shape", ")")) and len(known) < 4:
                 src = self.source(n)
-                rec = fr.record
-                fr.record = False
-                try:
-                    val = self.eval(n, fr)
-                finally:
-                    fr.record = rec
+                val = self._safe_eval(n, fr)
                 if isinstance(val, TupleV) and all(isinstance(i, IntV) for i in val.items):
                     known.append((src, "(" + ", ".join(str(i.expr) for i in val.items) + ")"))
                 elif isinstance(val, IntV):
@@ -220,11 +215,7 @@ class ExecMixin:
             base = value.func.value
         if base is None:
             return
-        rec, fr.record = fr.record, False
-        try:
-            t = self.eval(base, fr)
-        finally:
-            fr.record = rec
+        t = self._safe_eval(base, fr)
         if isinstance(t, TensorV) and self.resolve(t).rank is None:
             self.learn_rank(t, len(target.elts), span_of(value))
 
@@ -236,11 +227,7 @@ class ExecMixin:
         if fr.facts.branching:
             return
         for base, rank in rank_guards(test, holds):
-            rec, fr.record = fr.record, False
-            try:
-                t = self.eval(base, fr)
-            finally:
-                fr.record = rec
+            t = self._safe_eval(base, fr)
             if isinstance(t, TensorV):
                 s = self.resolve(t)
                 if s.rank is None and len(s.dims) + len(s.suffix) <= rank:
@@ -512,6 +499,7 @@ class ExecMixin:
         return out
 
     def _safe_eval(self, node, fr) -> Value:
+        """`node`'s value without recording it (a second look at code that already ran)."""
         rec, fr.record = fr.record, False
         try:
             return self.eval(node, fr)
