@@ -66,6 +66,30 @@ def test_what_does_not_fix_the_rank(stmt):
     assert x["ranks"] == [] and x["shape"] is None
 
 
+CHECK = '''import torch
+
+
+def check(x):
+    if x.dim() != 3:
+        raise ValueError("x must be 3-d")
+
+
+def f(x):
+    {body}
+    return x.sum(0)
+'''
+
+
+@pytest.mark.parametrize("body,rank", [
+    ("check(x)", [3]),  # a helper's guard holds for its caller
+    ("if x.dim() == 2:\n        return x.sum(1)\n    check(x)", []),  # rank 2 returned first
+    ("if x.dim() == 2:\n        return x.sum(1)\n    if x.dim() != 3:\n        raise ValueError('x')", []),
+])
+def test_a_guard_after_a_return_does_not_speak_for_every_path(body, rank):
+    m = migrate_function(analyze_source(CHECK.format(body=body), "check.py"), "f")
+    assert m["params"][0]["ranks"] == rank
+
+
 def test_the_guard_is_not_decided_by_its_own_raise_but_later_tests_are():
     text = '''import torch
 

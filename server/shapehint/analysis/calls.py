@@ -284,7 +284,7 @@ class CallMixin:
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
                     record=fr.record and not foreign, foreign=foreign or fr.foreign,
                     created=fr.created + ([created] if created is not None else []), root=fr.root,
-                    assumes_default=fr.assumes_default)
+                    assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns))
         if fr.root and fr.root != f.qualname and not foreign:
             self.called_from.setdefault(f.qualname, set()).add(fr.root)
         saved_lines = self.lines

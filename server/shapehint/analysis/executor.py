@@ -222,9 +222,10 @@ class ExecMixin:
     def _learn_guarded_ranks(self, test, holds: bool, fr) -> None:
         """`assert x.dim() == 4`, or past `if x.ndim != 4: raise ...`: every input that gets on has
         that rank, so a tensor of unknown rank learns it as unpacking teaches it (`_learn_unpack_rank`)
-        — only where every path gets here (a guard inside one arm of an undecided `if` speaks
-        for that arm alone)."""
-        if fr.facts.branching:
+        — only where every path gets here: not inside one arm of an undecided `if`, and not after
+        a path returned (`if x.dim() == 2: return ...` before `if x.dim() != 3: raise ...` handles
+        rank 2 too: learned shapes apply to every value of the tensor, earlier ones included)."""
+        if fr.facts.branching or fr.returns or fr.after_return:
             return
         for base, rank in rank_guards(test, holds):
             t = self._safe_eval(base, fr)

@@ -62,6 +62,9 @@ class Frame:
     # a decision on this path took an optional argument of the analysed function to be omitted
     # (`if mask is None`, with `mask=None` its default): what follows holds only for such calls
     assumes_default: bool = False
+    # some path of a caller had already returned when this call was made: what holds from here
+    # on does not hold for every execution of the analysed function
+    after_return: bool = False
 
 
 class BranchRecord(NamedTuple):
