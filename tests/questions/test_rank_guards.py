@@ -33,6 +33,9 @@ GUARDS = {
     "raise guard": "if x.dim() != 2 or y.ndimension() != 4:\n            raise ValueError('bad rank')",
     "not guard": "if not (x.dim() == 2 and y.dim() == 4):\n            raise ValueError('bad rank')",
     "torch._assert": "torch._assert(x.dim() == 2, 'x must be 2-d')\n        torch._check(y.ndim == 4)",
+    "shape tuples": "assert x.shape == (7, 16)\n        assert y.size() == torch.Size([2, 3, 9, 9])",
+    "shape slices": "assert x.shape[1:] == (16,)\n        assert tuple(y.shape[1:]) == (3, 8, 8)",
+    "shape raise guard": "if list(x.shape) != [5, 16] or y.shape[1:] != (3, 5, 5):\n            raise ValueError('bad')",
     "two guards": "if x.dim() != 2:\n            raise ValueError('x')\n        if y.dim() != 4:\n            raise ValueError('y')",
 }
 
@@ -49,12 +52,25 @@ def test_guard_gives_the_rank_and_the_migration_runs(guard):
     assert a.shape[-1] == 4 and b.shape[1] == 8
 
 
+@pytest.mark.parametrize("guard,x,y", [
+    ("assert x.shape == (7, 16)\n        assert y.size() == torch.Size([2, 3, 9, 9])", [7, 16], [2, 3, 9, 9]),
+    ("if list(x.shape) != [5, 16] or y.shape[1:] != (3, 5, 5):\n            raise ValueError('bad')",
+     [5, 16], [1, 3, 5, 5]),
+    ("torch._assert(x.shape == (4, 16), 'x')\n        torch._check(y.shape[2:] == (6, 6))", [4, 16], [1, 3, 6, 6]),
+], ids=["assert", "raise guard", "torch._assert"])
+def test_a_shape_equality_pins_the_dimensions_too(guard, x, y):
+    m = migrate_function(analyze_source(MODULE.format(guard=guard), "guards.py"), "M.forward")
+    assert {p["name"]: p["shape"] for p in m["params"]} == {"x": x, "y": y}
+
+
 NOT_GUARDS = {
     "inside an undecided if": "if y.shape[0] > 2:\n            assert x.dim() == 2",
     "a lower bound only": "assert x.dim() >= 2",
     "no raise": "if x.dim() != 2:\n            print('odd rank')",
     "rank excluded, not fixed": "if x.dim() == 3:\n            raise ValueError('x')",
     "a count, not a rank": "assert x.size(0) == 2",
+    "a suffix, not the shape": "assert x.shape[-2:] == (4, 4)",
+    "a starred tuple": "assert x.shape == (2, *y.shape)",
 }
 
 

@@ -289,9 +289,11 @@ class BuiltinMixin:
         if path in ("torch._check", "torch._assert", "torch._check_with", "torch._check_is_size"):
             k = 1 if path == "torch._check_with" else 0
             if len(args) > k:
-                if isinstance(node, ast.Call) and len(node.args) > k:
-                    self._learn_guarded_ranks(node.args[k], True, fr)  # `torch._assert(x.dim() == 4, ...)`
-                self.assume(args[k], node or span, fr, "torch._check")
+                cond = args[k]
+                if isinstance(node, ast.Call) and len(node.args) > k \
+                        and self._learn_guarded_ranks(node.args[k], True, fr):  # `torch._assert(x.dim() == 4, ...)`
+                    cond = self._safe_eval(node.args[k], fr)  # read again, now that the rank is known
+                self.assume(cond, node or span, fr, "torch._check")
             return NoneV()
         if path == "torch.Size":
             items = self.iterate(args[0], fr) if args else []

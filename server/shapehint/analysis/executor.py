@@ -19,6 +19,7 @@ from ..shapes.values import ExtRef, IntV, ListV, ModuleV, NoneV, TensorV, TupleV
 from .objects import ClassObj, FuncObj, InstanceObj
 from .result import Related
 from .frames import BranchRecord, Frame, span_of
+from .guards import rank_guards
 
 MAX_UNROLL = 32
 
@@ -102,7 +103,7 @@ class ExecMixin:
         return TensorV(ann, dtype or v.dtype, v.origin, v.contiguous, v.layout_note)
 
     def s_Assert(self, st: ast.Assert, fr):
-        self._learn_guarded_ranks(st.test, True, fr)
+        self._learn_guarded_ranks(st.test, True, fr)  # first: then the test itself pins the dimensions
         self.assume(self.eval(st.test, fr), st, fr, "assert", st.test)
 
     def assume(self, v: Value, node, fr, what: str, test=None) -> None:
@@ -219,20 +220,24 @@ class ExecMixin:
         if isinstance(t, TensorV) and self.resolve(t).rank is None:
             self.learn_rank(t, len(target.elts), span_of(value))
 
-    def _learn_guarded_ranks(self, test, holds: bool, fr) -> None:
-        """`assert x.dim() == 4`, or past `if x.ndim != 4: raise ...`: every input that gets on has
-        that rank, so a tensor of unknown rank learns it as unpacking teaches it (`_learn_unpack_rank`)
-        — only where every path gets here: not inside one arm of an undecided `if`, and not after
-        a path returned (`if x.dim() == 2: return ...` before `if x.dim() != 3: raise ...` handles
-        rank 2 too: learned shapes apply to every value of the tensor, earlier ones included)."""
+    def _learn_guarded_ranks(self, test, holds: bool, fr) -> bool:
+        """`assert x.dim() == 4`, or past `if x.shape != (B, 4): raise ...` (guards.py): every
+        input that gets on has that rank, so a tensor of unknown rank learns it as unpacking
+        teaches it (`_learn_unpack_rank`) — only where every path gets here: not inside one arm
+        of an undecided `if`, and not after a path returned (`if x.dim() == 2: return ...` before
+        `if x.dim() != 3: raise ...` handles rank 2 too: learned shapes apply to every value of
+        the tensor, earlier ones included). Whether some rank was learned."""
         if fr.facts.branching or fr.returns or fr.after_return:
-            return
+            return False
+        learned = False
         for base, rank in rank_guards(test, holds):
             t = self._safe_eval(base, fr)
             if isinstance(t, TensorV):
                 s = self.resolve(t)
                 if s.rank is None and len(s.dims) + len(s.suffix) <= rank:
                     self.learn_rank(t, rank, span_of(test))
+                    learned = True
+        return learned
 
     # ---- control flow ----------------------------------------------------------------
     def s_If(self, st: ast.If, fr):
@@ -240,7 +245,11 @@ class ExecMixin:
         if flow is None and not st.orelse and st.body and isinstance(st.body[-1], ast.Raise):
             # a guard (`if x.dim() != 4: raise ValueError(...)`): learned after the `if`, so the
             # branch itself is judged (Q3) as the code stands, not as decided by its own raise
-            self._learn_guarded_ranks(st.test, False, fr)
+            if self._learn_guarded_ranks(st.test, False, fr):
+                # the test can now be read (`x.shape != (B, 4)`): the path that gets on has it false
+                p = self.truth(self._safe_eval(st.test, fr))
+                if p is not None:
+                    add_fact(fr.facts, neg(p), (span_of(st.test), f"condition on line {st.lineno}"))
         return flow
 
     def _if(self, st: ast.If, fr):
@@ -530,40 +539,6 @@ class ExecMixin:
                                              or UnknownV(alias.name))
             else:
                 fr.env[name] = ExtRef(f"{modname}.{alias.name}" if modname else alias.name)
-
-def rank_guards(test: ast.expr, holds: bool) -> list:
-    """[(tensor expression, rank)] that `test` having truth value `holds` implies:
-    `x.dim() == 4`, `x.ndim == 4`, `len(x.shape) == 4`, `x.ndimension() != 4` when false,
-    through `not`, `and` (true) and `or` (false)."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return rank_guards(test.operand, not holds)
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if holds else ast.Or):
-        return [g for v in test.values for g in rank_guards(v, holds)]
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and isinstance(test.ops[0], ast.Eq if holds else ast.NotEq)):
-        return []
-    for a, b in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
-        base = _rank_of(a)
-        if base is not None and isinstance(b, ast.Constant) and type(b.value) is int and 0 <= b.value <= 64:
-            return [(base, b.value)]
-    return []
-
-
-def _rank_of(e: ast.expr) -> Optional[ast.expr]:
-    """The tensor expression whose rank `e` reads, if it reads one."""
-    if isinstance(e, ast.Attribute) and e.attr == "ndim":
-        return e.value
-    if isinstance(e, ast.Call) and not e.args and not e.keywords and isinstance(e.func, ast.Attribute) \
-            and e.func.attr in ("dim", "ndimension"):
-        return e.func.value
-    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "len" and len(e.args) == 1:
-        a = e.args[0]
-        if isinstance(a, ast.Attribute) and a.attr == "shape":
-            return a.value
-        if isinstance(a, ast.Call) and not a.args and isinstance(a.func, ast.Attribute) and a.func.attr == "size":
-            return a.func.value
-    return None
-
 
 def add_fact(store, p: Pred, origin) -> None:
     """A conjunction becomes one fact per conjunct: `x.shape == (4, 3)` then pins each dimension
