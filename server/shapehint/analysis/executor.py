@@ -15,11 +15,11 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, Pred, eq, neg
-from ..shapes.values import ExtRef, IntV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
+from ..shapes.values import BoolV, ExtRef, IntV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
 from .objects import ClassObj, FuncObj, InstanceObj
 from .result import Related
 from .frames import BranchRecord, Frame, span_of
-from .guards import rank_guards
+from .guards import OPAQUE, SOME, rank_guards, rank_outcomes, reads_rank
 
 MAX_UNROLL = 32
 
@@ -239,6 +239,37 @@ class ExecMixin:
                     learned = True
         return learned
 
+    def _rank_outcomes(self, test, fr) -> Optional[dict]:
+        """What a test over an unknown rank can come out as (guards.rank_outcomes), for Q3."""
+        def rank_base(node):
+            t = self._safe_eval(node, fr)
+            if not isinstance(t, TensorV):
+                return None
+            s = self.resolve(t)
+            return (s.rank, None) if s.rank is not None else (len(s.dims) + len(s.suffix), s.star)
+
+        def value(node):
+            v = self._safe_eval(node, fr)
+            if isinstance(v, NoneV):
+                return None
+            if isinstance(v, IntV) and v.expr.is_const:
+                return v.expr.value
+            if isinstance(v, TensorV):
+                return OPAQUE if v.optional else SOME
+            p = self.truth(v)
+            if p is not None and (p.is_true or p.is_false):
+                return SOME if not isinstance(v, (BoolV, IntV)) else p.is_true
+            return OPAQUE
+        got = rank_outcomes(test, rank_base, value)
+        if got is not None:
+            # the analysed function's parameters that have this segment, as they are now: a guard
+            # later on may teach them a rank, and the witnesses are of inputs as they stand here
+            got["params"] = {}
+            for name, t in (self.param_values.get(fr.root) or {}).items():
+                if isinstance(t, TensorV) and self.resolve(t).star == got["segment"]:
+                    got["params"][name] = t.shape
+        return got
+
     # ---- control flow ----------------------------------------------------------------
     def s_If(self, st: ast.If, fr):
         flow = self._if(st, fr)
@@ -264,8 +295,9 @@ class ExecMixin:
             p = FALSE  # what the condition would imply is impossible: it is false
         decided = fr.facts.decide(p) if p is not None else None
         if not fr.foreign:  # another file's `if`: this file's questions do not answer for it
+            ranks = self._rank_outcomes(st.test, fr) if p is None and reads_rank(st.test) else None
             self.branches.append(BranchRecord(st, fr.qualname, p, decided, fr.context, list(fr.facts.facts),
-                                              fr.root, fr.facts, fr.assumes_default))
+                                              fr.root, fr.facts, fr.assumes_default, ranks))
         if decided is True:
             return self.exec_block(st.body, fr)
         if decided is False:

@@ -78,6 +78,10 @@ class BranchRecord(NamedTuple):
     root: str  # Frame.root
     store: FactStore  # the store the facts belong to (symbol bounds, solver session)
     assumes_default: bool  # Frame.assumes_default when the `if` ran
+    # a test over an unknown rank (`x.dim() != 4`): {"segment": the star, "outcomes": {outcome:
+    # the star's length for a witness}, "params": {parameter of the analysed function: its shape
+    # around that segment when the `if` ran}} (guards.rank_outcomes); pred is None then
+    ranks: Optional[dict] = None
 
 
 def span_of(node: ast.AST) -> Span:

@@ -81,3 +81,105 @@ def _is_call(e: ast.expr, methods: tuple) -> bool:
     """`<expr>.method()` without arguments."""
     return isinstance(e, ast.Call) and not e.args and not e.keywords and isinstance(e.func, ast.Attribute) \
         and e.func.attr in methods
+
+
+# ---- rank tests on a tensor of unknown rank (Q3) -------------------------------------------------
+
+class _Opaque(Exception):
+    """A part of the test this evaluation cannot read concretely."""
+
+
+SOME = object()  # a value that is not None (`mask is not None`)
+OPAQUE = object()  # a value the test's concrete evaluation cannot use
+MAX_RANK_TRIED = 16
+
+
+def reads_rank(test: ast.expr) -> bool:
+    return any(_rank_of(n) is not None for n in ast.walk(test))
+
+
+def rank_outcomes(test: ast.expr, rank_base, value) -> Optional[dict]:
+    """{"segment": the variadic segment, "outcomes": {outcome: its length}} for a test over the ranks of tensors whose rank is unknown, all of
+    one variadic segment (`x.dim() not in (4, 5)`, `hx is not None and hx.dim() != 2`): for each
+    outcome the test can take, the fewest axes the segment needs for it (one witness input).
+
+    `rank_base(expr)` gives (known axes, segment) for a tensor expression of unknown rank, or
+    (rank, None) for a known one, or None; `value(expr)` gives an int, a bool, None, `SOME` or
+    `OPAQUE` for the rest. Ranks beyond every constant in the test behave
+    alike, so trying segment lengths up to the largest constant + 2 finds every outcome."""
+    segments: set = set()
+    bases: dict = {}
+    values: dict = {}
+
+    def ev(node, n):
+        base = _rank_of(node)
+        if base is not None:
+            got = bases.get(id(base))
+            if got is None:
+                got = bases[id(base)] = rank_base(base)
+            if got is None:
+                raise _Opaque()
+            known, seg = got
+            if seg is not None:
+                segments.add(seg)
+                return known + n
+            return known
+        if isinstance(node, ast.Constant) and (node.value is None or type(node.value) in (int, bool)):
+            return node.value
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return tuple(ev(e, n) for e in node.elts)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not ev(node.operand, n)
+        if isinstance(node, ast.BoolOp):
+            last = None
+            for v in node.values:
+                last = ev(v, n)
+                if bool(last) is isinstance(node.op, ast.Or):
+                    return last
+            return last
+        if isinstance(node, ast.Compare):
+            left = ev(node.left, n)
+            for op, c in zip(node.ops, node.comparators):
+                right = ev(c, n)
+                if not _compare(op, left, right):
+                    return False
+                left = right
+            return True
+        got = values.get(id(node), values)
+        if got is values:
+            got = values[id(node)] = value(node)
+        if got is OPAQUE:
+            raise _Opaque()
+        return got
+
+    consts = [n.value for n in ast.walk(test) if isinstance(n, ast.Constant) and type(n.value) is int]
+    top = min(max([0, *consts]) + 2, MAX_RANK_TRIED)
+    out: dict = {}
+    for n in [*range(1, top + 1), 0]:  # a witness of rank 0 (a scalar tensor) only when it must be
+        try:
+            outcome = bool(ev(test, n))
+        except (_Opaque, TypeError):
+            return None
+        out.setdefault(outcome, n)
+    if len(segments) != 1:
+        return None  # no unknown rank, or two unrelated ones (not one witness per outcome)
+    return {"segment": next(iter(segments)), "outcomes": out}
+
+
+def _compare(op, a, b) -> bool:
+    if isinstance(op, ast.Is):
+        return a is b
+    if isinstance(op, ast.IsNot):
+        return a is not b
+    if isinstance(op, (ast.In, ast.NotIn)):
+        if not isinstance(b, tuple):
+            raise TypeError
+        return (a in b) is isinstance(op, ast.In)
+    if a is SOME or b is SOME or a is None or b is None:
+        if isinstance(op, ast.Eq):
+            return a is b
+        if isinstance(op, ast.NotEq):
+            return a is not b
+        raise TypeError
+    return {ast.Eq: a == b, ast.NotEq: a != b, ast.Lt: a < b, ast.LtE: a <= b,
+            ast.Gt: a > b, ast.GtE: a >= b}[type(op)]

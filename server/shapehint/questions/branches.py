@@ -15,6 +15,11 @@ own generic analysis, and so does one the assumptions are scoped to (they descri
 parameters) and an `if` that some calling context leaves unknown. Witnesses are inputs of the function whose analysis the context belongs to
 (`witness_function`).
 
+A test over a rank the analysis does not know (`if x.dim() != 4: raise ...` with `x`
+unannotated) is judged by the ranks that take each outcome, with a witness of that rank
+(`BranchRecord.ranks`); with `--assume` given it stays unknown, since an assumption may fix
+the rank.
+
 An analysis runs as if optional arguments (`mask=None`) were omitted; an execution after a
 decision that relied on that (`if mask is None`) stands only for such calls: it can show that
 both outcomes occur, never that one is the only one.
@@ -142,9 +147,11 @@ class _Answering:
 
     def outcomes(self, rec) -> Optional[set]:
         """The outcomes some admissible input of this execution takes; None when unknown."""
-        if rec.pred is None:
-            return None
         extra = self.assumptions(rec.root)
+        if rec.pred is None:
+            # a test over an unknown rank: each outcome some rank takes (an assumption may speak
+            # of the rank, which the outcomes do not follow: then unknown)
+            return set(rec.ranks["outcomes"]) if rec.ranks is not None and not self.parsed else None
         if not extra and rec.decided is not None:
             return {rec.decided}
         got = set()
@@ -182,8 +189,13 @@ class _Answering:
             status = "always-true" if True in seen else "always-false"
         wit, where = {"true": None, "false": None}, None
         for outcome, rec in first.items():
-            p = rec.pred if outcome else neg(rec.pred)
-            wit["true" if outcome else "false"] = witness(self.result, rec.root, rec.store, rec.facts,
-                                                          [p] + self.assumptions(rec.root))
+            if rec.pred is None:  # rank outcomes: the facts hold for every length of the segment
+                wit["true" if outcome else "false"] = witness(
+                    self.result, rec.root, rec.store, rec.facts, [],
+                    segments=(rec.ranks["params"], rec.ranks["outcomes"][outcome]))
+            else:
+                p = rec.pred if outcome else neg(rec.pred)
+                wit["true" if outcome else "false"] = witness(self.result, rec.root, rec.store, rec.facts,
+                                                              [p] + self.assumptions(rec.root))
             where = where or rec.root
         return {"status": status, "witnesses": wit, "witness_function": where}

@@ -69,8 +69,11 @@ def probe_store(store: FactStore) -> FactStore:
     return probe
 
 
-def witness(result, qualname: str, store: FactStore, facts: list, extra: list) -> Optional[dict]:
-    """Concrete parameter shapes satisfying `facts ∧ extra`, preferring small values."""
+def witness(result, qualname: str, store: FactStore, facts: list, extra: list,
+            segments: Optional[tuple] = None) -> Optional[dict]:
+    """Concrete parameter shapes satisfying `facts ∧ extra`, preferring small values. With
+    `segments` = ({parameter: its shape of unknown rank}, n), those parameters get n axes in their
+    variadic segment (of size 1: facts only speak of the axes around it)."""
     params = tensor_params(result, qualname)
     syms = param_symbols(params)
     m = small_model([f.pred for f in facts] + list(extra), syms, store.lower, store.upper)
@@ -80,11 +83,17 @@ def witness(result, qualname: str, store: FactStore, facts: list, extra: list) -
         m = probe.model(extra, names=syms, minimize=syms)
     if m is None:
         return None
+    def size(d):
+        v = d.subs(m).value
+        return v if v is not None else 1
     out = {}
+    shapes, n = segments if segments is not None else ({}, 0)
     for name, t in params.items():
-        if t.shape.rank is None:
-            continue
-        out[name] = [d.subs(m).value if d.subs(m).value is not None else 1 for d in t.shape.dims]
+        s = shapes.get(name, t.shape)
+        if s.rank is not None:
+            out[name] = [size(d) for d in s.dims]
+        elif name in shapes:
+            out[name] = [size(d) for d in s.dims] + [1] * n + [size(d) for d in s.suffix]
     return out
 
 
