@@ -249,6 +249,8 @@ class ExecMixin:
             return (s.rank, None) if s.rank is not None else (len(s.dims) + len(s.suffix), s.star)
 
         def value(node):
+            if any(isinstance(n, ast.Call) for n in ast.walk(node)):
+                return OPAQUE  # not run twice (a call's own `if`s would be recorded again)
             v = self._safe_eval(node, fr)
             if isinstance(v, NoneV):
                 return None
