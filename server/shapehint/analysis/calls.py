@@ -114,7 +114,7 @@ class CallMixin:
         if rule is None:
             if name.startswith("Tensor.") and not name.startswith("Tensor.__"):
                 self.unknown_callee(name, span, fr)
-            return UnknownV(name)
+            return self.gave_up(fr, args, kwargs, UnknownV(name))
         for a in list(args) + list(kwargs.values()):
             if isinstance(a, TensorV):
                 self.resolve(a)
@@ -123,20 +123,27 @@ class CallMixin:
             try:
                 rule.signature.bind(cx, *args, **kwargs)
             except TypeError:
-                return UnknownV(f"{name}: arguments do not match")
+                return self.gave_up(fr, args, kwargs, UnknownV(f"{name}: arguments do not match"))
         try:
             out = rule.fn(cx, *args, **kwargs)
         except OpFailed as err:
             self.failed(fr, span, err, self._arg_related(args, kwargs, span))
             return UnknownV("error")
         except NotApplicable:
-            return UnknownV(name)
+            return self.gave_up(fr, args, kwargs, UnknownV(name))
         except (Budget, Cancelled, RecursionError):
             raise
         except Exception as exc:  # a rule bug must never fail the analysis
             self.internal_errors.append(f"{name}: {type(exc).__name__}: {exc}")
-            return UnknownV(name)
+            return self.gave_up(fr, args, kwargs, UnknownV(name))
         return out if out is not None else UnknownV(name)
+
+    def gave_up(self, fr, args, kwargs, result: Value) -> Value:
+        """An operation on tensors whose shapes the analysis could not follow: counted per
+        analysis (`Interp.gave_up_in`), since then "no error found" vouches for less."""
+        if any(isinstance(a, TensorV) for a in list(args) + list(kwargs.values())):
+            self.gave_up_in[fr.root] = self.gave_up_in.get(fr.root, 0) + 1
+        return result
 
     def _arg_related(self, args, kwargs, span) -> list:
         rel = []
@@ -158,6 +165,7 @@ class CallMixin:
             if any(isinstance(a, TensorV) for a in list(args) + list(kwargs.values())) and \
                     not path.startswith(SILENT_EXT):
                 self.unknown_callee(path, span, fr)
+                return self.gave_up(fr, args, kwargs, UnknownV(path))
             return UnknownV(path)
         if isinstance(rule, registry.ModuleRule):
             return self.build_layer(rule, args, kwargs, fr, span, node, labels)

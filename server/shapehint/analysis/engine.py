@@ -32,20 +32,23 @@ def parse(text: str, path: str):
 
 def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
             on_store=None, cache=None, defer_values: bool = False, records: bool = True,
-            functions=None) -> AnalysisResult:
+            functions=None, ranks=None) -> AnalysisResult:
     """`defer_values`: leave the records to the first read of `result.values` (the language
     server publishes the diagnostics first). `records=False`: no records and no hover table at
     all (the CLI's questions print neither). `functions`: analyse only these functions
     generically (qualnames; the module body always runs) — a question about one function needs
     no other function's own analysis, since calls run the callee's body in the caller's context;
-    the diagnostics are then those of what ran. The cyclic collector is paused meanwhile (heap.py)."""
+    the diagnostics are then those of what ran. `ranks` ({function: {parameter: rank}}): those
+    parameters, unannotated tensors whose rank the generic analysis would leave unknown, have that
+    rank instead (the migration's search for a rank that works, questions/migrate.py).
+    The cyclic collector is paused meanwhile (heap.py)."""
     with heap.paused():
         return _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
-                        None if functions is None else with_enclosing(functions))
+                        None if functions is None else with_enclosing(functions), ranks)
 
 
 def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
-             functions) -> AnalysisResult:
+             functions, ranks=None) -> AnalysisResult:
     parsed = parsed or parse(text, path)
     limits = Limits()
     if config is not None:
@@ -54,6 +57,7 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     it = Interp(path, parsed.lines, sink, limits, cancel, on_store=on_store)
     it.comments = parsed.comments
     it.observe = records
+    it.param_ranks = ranks or {}
     from .imports import Importer
     result = AnalysisResult(path, text)
     for e in parsed.errors:
@@ -169,7 +173,7 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
         shape, dtype = ann
         if shape.star is not None and shape.star.startswith("?"):
             star = it.param_star(p.arg, f.qualname)
-            shape = Shape(shape.dims, star, shape.suffix)
+            shape = _given_rank(it, f, p.arg, Shape(shape.dims, star, shape.suffix))
         for i, d in enumerate(shape.dims):
             for s in d.symbols():
                 if not s.startswith("?"):
@@ -201,7 +205,21 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
         if cfg_cls is not None:
             return generic_instance(it, cfg_cls)
         return OpaqueV(p.arg)
-    return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p))
+    return TensorV(_given_rank(it, f, p.arg, Shape.unknown(it.param_star(p.arg, f.qualname))), None, span_of(p))
+
+
+def _given_rank(it: Interp, f: FuncObj, name: str, shape: Shape) -> Shape:
+    """`shape` (of unknown rank) with the rank `engine.analyze(ranks=...)` gives the parameter."""
+    rank = it.param_ranks.get(f.qualname, {}).get(name)
+    k = rank - len(shape.dims) - len(shape.suffix) if rank is not None else -1
+    if k < 0:
+        return shape
+    dims = []
+    for i in range(len(shape.dims), len(shape.dims) + k):
+        sym = f"{name}.shape[{i}]"
+        it.dims.setdefault(sym, DimInfo(sym, f"parameter `{name}`, axis {i} (rank {rank} tried for the migration)"))
+        dims.append(Expr.sym(sym))
+    return Shape(shape.dims + tuple(dims) + shape.suffix)
 
 
 def _tensor_names(it: Interp) -> set:

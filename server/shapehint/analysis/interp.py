@@ -86,6 +86,8 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.failed_asserts: set[int] = set()
         self.failures: list = []  # (function, span, pred, code, message, context) of provable errors
         self.param_values: dict = {}  # function -> {param: Value} of its generic analysis
+        self.param_ranks: dict = {}  # function -> {param: rank} given instead of an unknown rank (engine.analyze)
+        self.gave_up_in: dict = {}  # Frame.root -> operations on tensors it could not follow (calls.gave_up)
         self.generic_stores: dict = {}
         self.generic_returns: dict = {}  # function -> FactStore of its generic analysis
         self.functions: list = []

@@ -91,7 +91,9 @@ def migration_edits(result, qualname: str, assume=()) -> tuple:
     fn = next((f for f in getattr(it, "functions", ()) if f.qualname == qualname), None)
     if fn is None:
         return "unknown", []
-    m = migrate_function(result, qualname, list(assume))
+    # (kept with the result: the editor asks for code actions at every cursor move, and a
+    # migration may analyse the function again for each rank it tries)
+    m = result.memo(f"migration {qualname} {list(assume)!r}", lambda: migrate_function(result, qualname, list(assume)))
     if m["status"] not in ("static", "partial"):
         return m["status"], []
     return m["status"], _edits(annotate_edits(result.text, fn.node, m, m["status"] == "static"))

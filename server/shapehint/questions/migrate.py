@@ -6,11 +6,20 @@ exists (status "none"): the parameter dimensions the failing constraint mentions
 `Dyn`, with the error's message as the reason. Otherwise one migration is the smallest model
 (deterministic: each dimension minimised in order) of the facts plus the user's constraints;
 constraints that clash are reported with the facts they contradict.
+
+A parameter whose rank nothing in the body fixes (`def forward(self, x): return self.fc(x)`:
+any rank ≥ 1 passes) has no shape to offer; as the paper searches ranks 1..4, the function is
+analysed again with such parameters given ranks, from the fewest axes the body allows up, and
+the first ranks that give a static migration are the answer (`_search_ranks`) — provided the
+analysis followed every operation on tensors there (`Interp.gave_up_in`): an operation it cannot
+follow objects to no rank, so finding none of its errors would vouch for nothing.
 """
 from __future__ import annotations
 
+import itertools
 from typing import Optional
 
+from ..analysis.frames import Cancelled
 from ..shapes.shape import conj
 from ..shapes.values import TensorV
 from .assume import parse_assumption, to_pred
@@ -34,7 +43,11 @@ def answer_migration(result, assume: list = (), only: Optional[str] = None) -> l
     return [migrate_function(result, q, assume) for q in migratable_functions(result) if only in (None, q)]
 
 
-def migrate_function(result, qualname: str, assume=()) -> dict:
+MAX_RANK_TRIALS = 8  # analyses of the function per migration, at most
+RANKS_TRIED = 4  # per parameter, from the fewest axes the body allows
+
+
+def migrate_function(result, qualname: str, assume=(), search: bool = True) -> dict:
     from .common import ensure_generic
     ensure_generic(result, {qualname})  # a warm result restored its summary without solver state
     it = result.interp
@@ -76,7 +89,42 @@ def migrate_function(result, qualname: str, assume=()) -> dict:
         out["status"] = "none"
     elif out["status"] == "static" and any(p["shape"] is None for p in out["params"]):
         out["status"] = "partial"
+        if search:
+            return _search_ranks(result, qualname, assume, params) or out
     return out
+
+
+def _search_ranks(result, qualname: str, assume, params: dict) -> Optional[dict]:
+    """The migration with ranks given to the parameters of unknown rank (the fewest axes first),
+    or None when no ranks tried give a static one."""
+    from ..analysis.engine import analyze, parse
+    lows = {}
+    for name, t in params.items():
+        if t.shape.rank is None:
+            lows[name] = max(len(t.shape.dims) + len(t.shape.suffix), 1)
+    names = list(lows)
+    combos = sorted(itertools.product(*[range(lows[n], lows[n] + RANKS_TRIED) for n in names]), key=sum)
+    parsed = parse(result.text, result.path)  # once for all the tries (trees are never changed)
+    for combo in combos[:MAX_RANK_TRIALS]:
+        ranks = dict(zip(names, combo))
+        try:
+            tried = analyze(result.text, result.path, parsed=parsed, records=False, functions={qualname},
+                            ranks={qualname: ranks})
+            got = migrate_function(tried, qualname, assume, search=False)
+        except Cancelled:
+            raise
+        except (Exception, RecursionError):  # a bug costs this try, not the answer the search began from
+            return None
+        if tried.interp.gave_up_in.get(qualname):
+            # an operation the analysis could not follow would have let any rank through
+            # (`F.conv2d` with a weight of unknown rank): no rank found this way can be vouched for
+            return None
+        if got["status"] == "static":
+            for p in got["params"]:
+                if p["name"] in ranks:
+                    p["reason"] = f"the code does not fix its rank: {ranks[p['name']]} is the smallest that works"
+            return got
+    return None
 
 
 def _param(result, qualname, name, t: TensorV, model, store, fail_syms, fails) -> dict:
