@@ -9,7 +9,9 @@ from shapehint.questions.migrate import answer_migration, migrate_function
 
 from .helpers import namespace
 
-PROGRAM = '''import torch
+PROGRAM = '''import math
+
+import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
@@ -41,9 +43,14 @@ def mean1(x):
 
 def cat(x, y):
     return torch.cat([x, y], dim=1)
+
+
+def pairwise(a, b):
+    s = a @ b.transpose(-2, -1)  # b of rank 1 is not followed: the next ranks are tried
+    return s / math.sqrt(a.shape[-1])
 '''
 
-FUNCTIONS = ["M.linear", "M.norm_then_fc", "M.embed", "matmul", "mean1", "cat"]
+FUNCTIONS = ["M.linear", "M.norm_then_fc", "M.embed", "matmul", "mean1", "cat", "pairwise"]
 
 
 @pytest.mark.parametrize("qualname", FUNCTIONS)
@@ -65,6 +72,7 @@ def test_the_fewest_axes_first():
            for f in answer_migration(analyze_source(PROGRAM, "ranks.py"))}
     assert got["M.linear"] == {"x": [16]}
     assert got["mean1"] == {"x": [1, 1]}
+    assert got["pairwise"] == {"a": [1], "b": [1, 1]}
 
 
 def test_ranks_and_constraints_together():

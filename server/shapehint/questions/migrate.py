@@ -116,9 +116,9 @@ def _search_ranks(result, qualname: str, assume, params: dict) -> Optional[dict]
         except (Exception, RecursionError):  # a bug costs this try, not the answer the search began from
             return None
         if tried.interp.gave_up_in.get(qualname):
-            # an operation the analysis could not follow would have let any rank through
-            # (`F.conv2d` with a weight of unknown rank): no rank found this way can be vouched for
-            return None
+            # an operation the analysis could not follow at these ranks would have let them
+            # through (`F.conv2d` with a weight of unknown rank): they cannot be vouched for
+            continue
         if got["status"] == "static":
             for p in got["params"]:
                 if p["name"] in ranks:
