@@ -95,3 +95,16 @@ def test_no_rank_is_vouched_for_past_an_operation_the_analysis_cannot_follow():
             "    return x + 1\n")
     m = migrate_function(analyze_source(text, "unknown_op.py"), "f")
     assert m["status"] == "partial" and m["params"][0]["shape"] is None
+
+
+def test_the_search_stays_within_its_step_budget(monkeypatch):
+    """The tries are counted in interpreter steps (the same answer on any machine): once an
+    answer's budget is spent, the functions after are answered without a search."""
+    from shapehint.questions import migrate
+    result = analyze_source(PROGRAM, "ranks.py")
+    free = {f["function"]: f["status"] for f in answer_migration(result)}
+    monkeypatch.setattr(migrate, "SEARCH_STEPS_PER_ANSWER", 1)
+    tight = {f["function"]: f["status"] for f in answer_migration(analyze_source(PROGRAM, "ranks.py"))}
+    searched = [q for q in FUNCTIONS if q in free]
+    assert [tight[q] for q in searched] == ["static"] + ["partial"] * (len(searched) - 1)
+    assert all(free[q] == "static" for q in searched)

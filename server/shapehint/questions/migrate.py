@@ -40,14 +40,23 @@ def migratable_functions(result) -> list:
 def answer_migration(result, assume: list = (), only: Optional[str] = None) -> list:
     from .common import ensure_generic
     ensure_generic(result, None if only is None else {only})
-    return [migrate_function(result, q, assume) for q in migratable_functions(result) if only in (None, q)]
+    budget = [SEARCH_STEPS_PER_ANSWER]
+    return [migrate_function(result, q, assume, budget=budget) for q in migratable_functions(result) if only in (None, q)]
 
 
 MAX_RANK_TRIALS = 8  # analyses of the function per migration, at most
+# interpreter steps of those analyses together (the module body, imports included, runs in each:
+# ~700 for a function of a 2,000-line model file, ~32,000 where a package's siblings are imported),
+# per function and per `answer_migration`; counted in steps, not seconds, so answers do not
+# depend on the machine
+SEARCH_STEPS = 20_000
+SEARCH_STEPS_PER_ANSWER = 100_000
 RANKS_TRIED = 4  # per parameter, from the fewest axes the body allows
 
 
-def migrate_function(result, qualname: str, assume=(), search: bool = True) -> dict:
+def migrate_function(result, qualname: str, assume=(), search: bool = True, budget: Optional[list] = None) -> dict:
+    """The migration of one function. `search`: try ranks for parameters of unknown rank, within
+    `budget` ([interpreter steps left], shared by the calls it is passed to)."""
     from .common import ensure_generic
     ensure_generic(result, {qualname})  # a warm result restored its summary without solver state
     it = result.interp
@@ -90,11 +99,11 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True) -> d
     elif out["status"] == "static" and any(p["shape"] is None for p in out["params"]):
         out["status"] = "partial"
         if search:
-            return _search_ranks(result, qualname, assume, params) or out
+            return _search_ranks(result, qualname, assume, params, budget) or out
     return out
 
 
-def _search_ranks(result, qualname: str, assume, params: dict) -> Optional[dict]:
+def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[list]) -> Optional[dict]:
     """The migration with ranks given to the parameters of unknown rank (the fewest axes first),
     or None when no ranks tried give a static one."""
     from ..analysis.engine import analyze, parse
@@ -103,9 +112,13 @@ def _search_ranks(result, qualname: str, assume, params: dict) -> Optional[dict]
         if t.shape.rank is None:
             lows[name] = max(len(t.shape.dims) + len(t.shape.suffix), 1)
     names = list(lows)
+    left = min(SEARCH_STEPS, budget[0]) if budget is not None else SEARCH_STEPS
+    spent = 0
     combos = sorted(itertools.product(*[range(lows[n], lows[n] + RANKS_TRIED) for n in names]), key=sum)
     parsed = parse(result.text, result.path)  # once for all the tries (trees are never changed)
     for combo in combos[:MAX_RANK_TRIALS]:
+        if spent >= left:
+            return None
         ranks = dict(zip(names, combo))
         try:
             tried = analyze(result.text, result.path, parsed=parsed, records=False, functions={qualname},
@@ -115,6 +128,10 @@ def _search_ranks(result, qualname: str, assume, params: dict) -> Optional[dict]
             raise
         except (Exception, RecursionError):  # a bug costs this try, not the answer the search began from
             return None
+        steps = tried.stats.get("steps", 0) or 1
+        spent += steps
+        if budget is not None:
+            budget[0] -= steps
         if tried.interp.gave_up_in.get(qualname):
             # an operation the analysis could not follow at these ranks would have let them
             # through (`F.conv2d` with a weight of unknown rank): they cannot be vouched for
