@@ -23,8 +23,9 @@ MAX_BYTES = 512 * 1024
 
 # Imported modules' parses, shared by analyses: every analysis of a file runs the modules it
 # imports again, and parsing them was a third of that (a 150-line file of trio with 32 sibling
-# modules: 0.27 of 0.72 s per edit). Parsed trees are never changed, and an entry is used only
-# for the very same text. Bounded by source size (a tree takes ~28 bytes per source byte).
+# modules: 0.27 of 0.72 s per edit); the migration's rank search analyses a file again for each
+# rank it tries. Parsed trees are never changed, and an entry is used only for the very same
+# text. Bounded by source size (a tree takes ~28 bytes per source byte).
 _PARSED: "OrderedDict[str, tuple]" = OrderedDict()  # path -> (text, ParsedModule), least recent first
 _PARSED_LOCK = threading.Lock()
 MAX_PARSED_SOURCE = 1024 * 1024

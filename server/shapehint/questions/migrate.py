@@ -103,23 +103,44 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True, budg
     return out
 
 
+def _fewest_first(n: int, total: int = 0):
+    """Every way to add axes to n parameters (at most RANKS_TRIED - 1 each), fewest in all first;
+    lazily, since a function may have many parameters of unknown rank."""
+    for t in range(total, (RANKS_TRIED - 1) * n + 1):
+        yield from _spread(t, n)
+
+
+def _spread(t: int, n: int):
+    if n == 0:
+        if t == 0:
+            yield ()
+        return
+    for first in range(min(t, RANKS_TRIED - 1) + 1):
+        for rest in _spread(t - first, n - 1):
+            yield (first,) + rest
+
+
 def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[list]) -> Optional[dict]:
     """The migration with ranks given to the parameters of unknown rank (the fewest axes first),
     or None when no ranks tried give a static one."""
-    from ..analysis.engine import analyze, parse
+    from ..analysis.engine import analyze
+    from ..analysis.imports import parsed_module
     lows = {}
     for name, t in params.items():
         if t.shape.rank is None:
             lows[name] = max(len(t.shape.dims) + len(t.shape.suffix), 1)
     names = list(lows)
     left = min(SEARCH_STEPS, budget[0]) if budget is not None else SEARCH_STEPS
+    if left <= 0:
+        return None
     spent = 0
-    combos = sorted(itertools.product(*[range(lows[n], lows[n] + RANKS_TRIED) for n in names]), key=sum)
-    parsed = parse(result.text, result.path)  # once for all the tries (trees are never changed)
-    for combo in combos[:MAX_RANK_TRIALS]:
+    # once for all the tries of all the functions (trees are never changed; the cache of parses
+    # shared by analyses is bounded by source size)
+    parsed = parsed_module(result.path, result.text)
+    for extra in itertools.islice(_fewest_first(len(names)), MAX_RANK_TRIALS):
         if spent >= left:
             return None
-        ranks = dict(zip(names, combo))
+        ranks = {n: lows[n] + e for n, e in zip(names, extra)}
         try:
             tried = analyze(result.text, result.path, parsed=parsed, records=False, functions={qualname},
                             ranks={qualname: ranks})
