@@ -108,3 +108,20 @@ def test_the_search_stays_within_its_step_budget(monkeypatch):
     searched = [q for q in FUNCTIONS if q in free]
     assert [tight[q] for q in searched] == ["static"] + ["partial"] * (len(searched) - 1)
     assert all(free[q] == "static" for q in searched)
+
+
+def test_rank_combinations_come_fewest_axes_first_and_lazily():
+    import itertools
+
+    from shapehint.questions.migrate import RANKS_TRIED, _fewest_first
+    assert list(itertools.islice(_fewest_first(2), 6)) == [(0, 0), (0, 1), (1, 0), (0, 2), (1, 1), (2, 0)]
+    assert len(list(_fewest_first(2))) == RANKS_TRIED ** 2
+    # forty parameters of unknown rank (4**40 combinations): the first few come at once
+    assert list(itertools.islice(_fewest_first(40), 2)) == [(0,) * 40, (0,) * 39 + (1,)]
+
+
+def test_many_parameters_of_unknown_rank():
+    params = ", ".join(f"a{i}" for i in range(14))
+    text = f"import torch\n\n\ndef f({params}):\n    return " + " + ".join(f"a{i}" for i in range(14)) + "\n"
+    m = migrate_function(analyze_source(text, "many.py"), "f")
+    assert m["status"] == "static" and all(p["shape"] == [1] for p in m["params"])
