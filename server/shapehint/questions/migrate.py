@@ -25,6 +25,16 @@ from ..shapes.values import TensorV
 from .assume import parse_assumption, to_pred
 from .common import display, generic_frame, param_symbols, tensor_params
 
+# The rank search: at most this many analyses of the function per migration, ranks tried per
+# parameter from the fewest axes the body allows, and interpreter steps of those analyses together
+# (the module body, imports included, runs in each: ~700 for a function of a 2,000-line model
+# file, ~32,000 where a package's siblings are imported) per function and per `answer_migration`
+# — counted in steps, not seconds, so answers do not depend on the machine.
+MAX_RANK_TRIALS = 8
+RANKS_TRIED = 4
+SEARCH_STEPS = 20_000
+SEARCH_STEPS_PER_ANSWER = 100_000
+
 
 def migratable_functions(result) -> list:
     it = result.interp
@@ -42,16 +52,6 @@ def answer_migration(result, assume: list = (), only: Optional[str] = None) -> l
     ensure_generic(result, None if only is None else {only})
     budget = [SEARCH_STEPS_PER_ANSWER]
     return [migrate_function(result, q, assume, budget=budget) for q in migratable_functions(result) if only in (None, q)]
-
-
-MAX_RANK_TRIALS = 8  # analyses of the function per migration, at most
-# interpreter steps of those analyses together (the module body, imports included, runs in each:
-# ~700 for a function of a 2,000-line model file, ~32,000 where a package's siblings are imported),
-# per function and per `answer_migration`; counted in steps, not seconds, so answers do not
-# depend on the machine
-SEARCH_STEPS = 20_000
-SEARCH_STEPS_PER_ANSWER = 100_000
-RANKS_TRIED = 4  # per parameter, from the fewest axes the body allows
 
 
 def migrate_function(result, qualname: str, assume=(), search: bool = True, budget: Optional[list] = None) -> dict:
@@ -103,10 +103,10 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True, budg
     return out
 
 
-def _fewest_first(n: int, total: int = 0):
+def _fewest_first(n: int):
     """Every way to add axes to n parameters (at most RANKS_TRIED - 1 each), fewest in all first;
     lazily, since a function may have many parameters of unknown rank."""
-    for t in range(total, (RANKS_TRIED - 1) * n + 1):
+    for t in range((RANKS_TRIED - 1) * n + 1):
         yield from _spread(t, n)
 
 
@@ -160,7 +160,7 @@ def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[
         if got["status"] == "static":
             for p in got["params"]:
                 if p["name"] in ranks:
-                    p["reason"] = f"the code does not fix its rank: {ranks[p['name']]} is the smallest that works"
+                    p["reason"] = f"the code does not fix its rank; {ranks[p['name']]} is the first that passes"
             return got
     return None
 
