@@ -95,3 +95,32 @@ def test_symbolic():
     back = apply("einops.rearrange", y, "b h t d -> b t (h d)").shape.dims[2]
     assert back.evaluate({"C": 48}) == 48 and back.evaluate({"C": 50}) == 48  # 12*(C//12)
     assert str(apply("einops.reduce", x, "b t c -> b c", "mean").shape) == "[B, C]"
+
+
+LAYERS_PROGRAM = '''import torch
+from torch import nn
+from einops.layers.torch import Rearrange, Reduce
+
+split = Rearrange("b (t c) -> b t c", c=16)
+y = split(torch.rand([32, 32]))
+model = nn.Sequential(
+    nn.Conv2d(3, 6, kernel_size=(5, 5)),
+    Reduce("b c (h h2) (w w2) -> b c h w", "max", h2=2, w2=2),
+    Rearrange("b c h w -> b (c h w)"),
+)
+z = model(torch.randn([10, 3, 32, 32]))
+'''
+
+
+def test_layers_keep_their_axis_lengths_in_the_analysis():
+    """`Rearrange(pattern, c=16)` built by the analysis keeps `c` (a layer's `**axes_lengths`
+    were dropped from its configuration: a false "cannot infer the sizes" error)."""
+    from shapehint.analysis.api import analyze_source
+    result = analyze_source(LAYERS_PROGRAM, "layers.py")
+    assert [d.code for d in result.diagnostics if d.severity == "error"] == []
+    got = {v.name: [d.value for d in v.shape.dims] for v in result.values if v.name in ("y", "z")}
+    ns: dict = {}
+    exec(compile(LAYERS_PROGRAM, "layers.py", "exec"), ns)
+    assert got == {"y": list(ns["y"].shape), "z": list(ns["z"].shape)}
+    split = next(v for v in result.values if v.name == "split")
+    assert split.text == "Rearrange(pattern='b (t c) -> b t c', c=16)"  # what hover shows

@@ -186,8 +186,7 @@ class CallMixin:
         arguments = _arguments(rule.signature, [cx] + list(args), kwargs)
         if arguments is None:
             return UnknownV(f"{rule.name}: arguments do not match")
-        varargs = _varargs(rule.signature)
-        cfg = {k: v for k, v in list(arguments.items())[1:] if k not in varargs}
+        cfg = rule.config(arguments)
         try:
             extra = rule.ctor(cx, *args, **kwargs)
         except OpFailed as err:
@@ -487,15 +486,3 @@ def _arguments(sig, args: list, kwargs: dict) -> Optional[dict]:
         else:  # VAR_KEYWORD
             out[name] = {k: v for k, v in kwargs.items() if k not in named}
     return out
-
-
-_VARARGS: dict = {}
-
-
-def _varargs(sig) -> frozenset:
-    got = _VARARGS.get(id(sig))
-    if got is None or got[0] is not sig:
-        got = _VARARGS[id(sig)] = (sig, frozenset(n for n, p in sig.parameters.items()
-                                                  if p.kind in (inspect.Parameter.VAR_POSITIONAL,
-                                                                inspect.Parameter.VAR_KEYWORD)))
-    return got[1]

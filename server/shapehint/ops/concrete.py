@@ -95,7 +95,7 @@ def build_module(name: str, *args, **kwargs) -> ModuleV:
     kw = {k: wrap(v) for k, v in kwargs.items()}
     bound = rule.signature.bind(cx, *a, **kw)
     bound.apply_defaults()
-    cfg = {k: v for k, v in list(bound.arguments.items())[1:]}
+    cfg = rule.config(bound.arguments)
     extra = rule.ctor(cx, *a, **kw)
     if isinstance(extra, dict):
         cfg.update(extra)

@@ -39,6 +39,7 @@ class ModuleRule:
     forward_fn: Optional[Callable] = None
     params_fn: Optional[Callable] = None  # cfg -> {"weight": shape dims, ...}
     signature: inspect.Signature = field(init=False)
+    _var_positional: Optional[frozenset] = field(init=False, default=None)
 
     def __post_init__(self):
         self.signature = inspect.signature(self.ctor)
@@ -50,6 +51,17 @@ class ModuleRule:
     def params(self, fn: Callable) -> Callable:
         self.params_fn = fn
         return fn
+
+    def config(self, arguments: dict) -> dict:
+        """What a layer keeps of its constructor's bound arguments (the context first, then
+        {parameter: value}): every named parameter, and a `**kwargs` catch-all as the dict it
+        bound (einops' `Rearrange(pattern, h=2)` keeps `axes_lengths={"h": 2}`); `*args` is not
+        configuration (`nn.Identity(*args)` ignores them). One place for the analysis and the
+        concrete runs of the differential tests."""
+        if self._var_positional is None:
+            self._var_positional = frozenset(n for n, p in self.signature.parameters.items()
+                                             if p.kind == inspect.Parameter.VAR_POSITIONAL)
+        return {k: v for k, v in list(arguments.items())[1:] if k not in self._var_positional}
 
 
 RULES: dict[str, OpRule] = {}

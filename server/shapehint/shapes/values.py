@@ -163,9 +163,13 @@ class ModuleV(Value):
     names: Optional[list] = None  # child names for OrderedDict / ModuleDict
 
     def describe(self) -> str:
-        args = ", ".join(f"{k}={_short(v)}" for k, v in self.cfg.items()
-                         if not k.startswith("_") and k not in ("device", "dtype"))
-        return f"{self.kind.split('.')[-1]}({args})"
+        shown = []
+        for k, v in self.cfg.items():
+            if k.startswith("_") or k in ("device", "dtype"):
+                continue
+            # a `**kwargs` catch-all (registry.ModuleRule.config) shows as the keywords it bound
+            shown += [f"{a}={_short(b)}" for a, b in v.items()] if isinstance(v, dict) else [f"{k}={_short(v)}"]
+        return f"{self.kind.split('.')[-1]}({', '.join(shown)})"
 
 
 def _short(v: Any) -> str:
