@@ -10,7 +10,7 @@ import ast
 from typing import Optional
 
 from ..shapes.expr import Expr, emax, emin, product
-from ..shapes.shape import TRUE, ge, lt
+from ..shapes.shape import TRUE, ge, le
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from .calls import RangeV
@@ -210,16 +210,26 @@ class BuiltinMixin:
         if items:
             return self.join_values(items)
         if isinstance(it, RangeV):
-            i = self.fresh_symbol("i", None, lo=0)
-            fr.facts.declare(next(iter(i.symbols())), 0)
-            fr.facts.add(lt(i, it.stop))
-            fr.facts.add(ge(i, it.start))
-            return IntV(i)
+            return self._range_element(it, fr)
         if isinstance(it, TensorV) and fr is not None:
             return self.call_rule("Tensor.__getitem__", [it, IntV(Expr.const(0))], {}, fr, None, "iteration")
         if isinstance(it, ListV) and it.elem is not None:
             return it.elem
         return UnknownV("element")
+
+    def _range_element(self, it: RangeV, fr) -> Value:
+        """Any element of `range(start, stop, step)`: start <= i < stop going up, stop < i <= start
+        going down (`range(n - 1, -1, -1)`); an unknown step bounds nothing."""
+        step = it.step.value
+        if not step:
+            return UnknownV("element")
+        low, high = (it.start, it.stop - 1) if step > 0 else (it.stop + 1, it.start)
+        floor = low.value if low.value is not None and low.value < 0 else 0  # int symbols are >= 1 otherwise
+        i = self.fresh_symbol("i", None, lo=floor)
+        fr.facts.declare(next(iter(i.symbols())), floor)
+        fr.facts.add(ge(i, low))
+        fr.facts.add(le(i, high))
+        return IntV(i)
 
     # ---- methods of lists, dicts, modules --------------------------------------------
     def bound_op(self, op, args, kwargs, fr, span) -> Value:
