@@ -84,3 +84,23 @@ def test_padding_idx_out_of_range():
         torch.nn.Embedding(10, 3, padding_idx=10)
     with pytest.raises(OpFailed):
         build_module("torch.nn.Embedding", 10, 3, padding_idx=10)
+
+
+@pytest.mark.parametrize("idx,offs", [((8,), (2,)), ((2, 4), None), ((8,), None), ((3, 2, 2), None)])
+def test_embedding_bag_old_argument_order(idx, offs):
+    """`F.embedding_bag(weight, input, ...)`: PyTorch swaps them back (with a deprecation
+    warning) when the weight is floating point and the indices are int64."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check("torch.nn.functional.embedding_bag", F.embedding_bag,
+              (T(10, 3), T(*idx, dtype="long"), T(*offs, dtype="long") if offs else None))
+
+
+def test_embedding_bag_order_unknown_when_the_first_dtype_is():
+    """int64 indices second and a first argument of unknown dtype: PyTorch swaps only for a
+    floating-point one, so neither order can be taken (no error, no shape)."""
+    from shapehint.ops.context import NotApplicable
+    with pytest.raises(NotApplicable):
+        apply("torch.nn.functional.embedding_bag", TensorV(Shape.of([10, 3]), None),
+              TensorV(Shape.of([8]), "int64"), TensorV(Shape.of([2]), "int64"))

@@ -112,6 +112,13 @@ def _bag(cx: OpContext, x, dim, offsets, per_sample_weights, mode, include_last_
 @op("torch.nn.functional.embedding_bag")
 def embedding_bag(cx: OpContext, input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
                   mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    if isinstance(weight, TensorV) and weight.dtype == "int64":
+        # the old argument order, (weight, input): PyTorch swaps them back, with a deprecation
+        # warning, when `input` is floating point; unknown dtype, unknown order
+        if not (isinstance(input, TensorV) and input.dtype is not None):
+            raise NotApplicable("argument order unknown (weights and indices swapped?)")
+        if input.dtype.startswith(("float", "bfloat")):
+            input, weight = weight, input
     w = cx.dims(weight, 2, "weight")
     out = _bag(cx, input, w[1], offsets, per_sample_weights, mode, include_last_offset)
     return cx.tensor(out.shape, like=weight)
