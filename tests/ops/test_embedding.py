@@ -104,3 +104,32 @@ def test_embedding_bag_order_unknown_when_the_first_dtype_is():
     with pytest.raises(NotApplicable):
         apply("torch.nn.functional.embedding_bag", TensorV(Shape.of([10, 3]), None),
               TensorV(Shape.of([8]), "int64"), TensorV(Shape.of([2]), "int64"))
+
+
+BAGS = '''import torch
+import torch.nn as nn
+
+
+class Bags(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.em = nn.EmbeddingBag(10, 3)
+
+    def forward(self, input):
+        return self.em(input, offsets=torch.LongTensor(range(input.shape[0])))
+'''
+
+
+def test_an_input_of_unknown_rank_takes_the_rank_the_offsets_ask_for():
+    """With offsets given the input must be 1-D: taking rank 2 (the other choice) made a false
+    "offsets must be None" error in torch's own rpc tests."""
+    from shapehint.analysis.api import analyze_source
+    from shapehint.questions.migrate import migrate_function
+    result = analyze_source(BAGS, "bags.py")
+    assert [d.code for d in result.diagnostics if d.severity == "error"] == []
+    m = migrate_function(result, "Bags.forward")
+    assert m["status"] == "static" and len(m["params"][0]["shape"]) == 1
+    ns: dict = {}
+    exec(compile(BAGS, "bags.py", "exec"), ns)
+    out = ns["Bags"]()(torch.zeros(m["params"][0]["shape"], dtype=torch.long))
+    assert list(out.shape) == [m["params"][0]["shape"][0], 3]

@@ -79,7 +79,8 @@ def _bag(cx: OpContext, x, dim, offsets, per_sample_weights, mode, include_last_
     md = cx.str_of(mode)
     if md is not None and md not in MODES:
         cx.fail(f"{cx.opname}: mode must be one of 'sum', 'mean', 'max', got {md!r}", "SH107")
-    d = cx.dims(x, (2, 1), "input")
+    # an input of unknown rank takes the rank the offsets ask for (1-D bags need them)
+    d = cx.dims(x, (2, 1) if cx.is_none(offsets) else (1, 2), "input")
     if len(d) == 2:
         if not cx.is_none(offsets):
             cx.fail(f"{cx.opname}: with a 2-D input {x.shape} (fixed-length bags), offsets must be None", "SH107")
