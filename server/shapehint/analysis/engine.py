@@ -156,15 +156,15 @@ def analyze_function(it: Interp, f: FuncObj) -> None:
     it.param_values[f.qualname] = {k: v for k, v in fr.env.items()}
     it.generic_stores[f.qualname] = store
     try:
-        it.exec_block(node.body, fr)
+        flow = it.exec_block(node.body, fr)
     except BaseException:
         # cut short (step budget, cancel): its facts miss the rest of the body, so no question
         # may take them for the function's (questions/common.ensure_generic sees it as not run)
         del it.generic_stores[f.qualname]
         raise
     it.generic_returns[f.qualname] = list(fr.returns)
-    if is_init:
-        it.generic_instances.setdefault(f.cls, fr.env[params[0].arg]) if params else None
+    if is_init and params and flow != "raise":  # (one its defaults do not build is rebuilt: generic_instance)
+        it.generic_instances.setdefault(f.cls, fr.env[params[0].arg])
 
 
 def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
@@ -251,21 +251,30 @@ def generic_instance(it: Interp, cls: ClassObj):
             inst.attrs[n] = d if d is not None else OpaqueV(f"{cls.name[:1].lower()}{cls.name[1:]}.{n}")
         return inst
     init = cls.lookup("__init__")
-    if isinstance(init, FuncObj):
-        fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=init.cls, record=False)
-        a = init.node.args
-        params = a.posonlyargs + a.args
-        for i, p in enumerate(params):
-            fr.env[p.arg] = inst if i == 0 else param_value(it, init, p, fr, True)
-        for p in a.kwonlyargs:
-            fr.env[p.arg] = param_value(it, init, p, fr, True)
-        if a.vararg is not None:
-            fr.env[a.vararg.arg] = UnknownV("*args")
-        if a.kwarg is not None:
-            fr.env[a.kwarg.arg] = DictV({})
-        fr.self_obj = inst
-        it.exec_block(init.node.body, fr)
+    if isinstance(init, FuncObj) and _construct(it, init, inst, open_nones=False) == "raise":
+        # its defaults do not build one (`FractionalMaxPool2d()`: "requires an output_size or an
+        # output_ratio"): build it again with the `None` defaults unknown, so the methods are
+        # analysed with an instance some constructor call builds, not with the refused one
+        inst.attrs.clear()
+        _construct(it, init, inst, open_nones=True)
     return inst
+
+
+def _construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool):
+    """Run `init` on `inst` with its defaults (`open_nones`: a `None` default is unknown); the
+    flow it ends with ("raise" when every path raises)."""
+    fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=init.cls, record=False)
+    a = init.node.args
+    params = a.posonlyargs + a.args
+    for i, p in enumerate(params + a.kwonlyargs):
+        v = inst if i == 0 and params else param_value(it, init, p, fr, True)
+        fr.env[p.arg] = UnknownV(p.arg) if open_nones and isinstance(v, NoneV) else v
+    if a.vararg is not None:
+        fr.env[a.vararg.arg] = UnknownV("*args")
+    if a.kwarg is not None:
+        fr.env[a.kwarg.arg] = DictV({})
+    fr.self_obj = inst
+    return it.exec_block(init.node.body, fr)
 
 
 def _decorated(node: ast.FunctionDef, name: str) -> bool:
