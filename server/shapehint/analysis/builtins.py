@@ -303,7 +303,8 @@ class BuiltinMixin:
                 if isinstance(node, ast.Call) and len(node.args) > k \
                         and self._learn_guarded_ranks(node.args[k], True, fr):  # `torch._assert(x.dim() == 4, ...)`
                     cond = self._safe_eval(node.args[k], fr)  # read again, now that the rank is known
-                self.assume(cond, node or span, fr, "torch._check")
+                self.assume(cond, node or span, fr, "torch._check",
+                            node.args[k] if isinstance(node, ast.Call) and len(node.args) > k else None)
             return NoneV()
         if path == "torch.Size":
             items = self.iterate(args[0], fr) if args else []

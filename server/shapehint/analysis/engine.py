@@ -13,7 +13,7 @@ import ast
 from .. import heap
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
-from ..shapes.values import DictV, NoneV, TensorV, UnknownV
+from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, TensorV, TupleV, UnknownV
 from ..solver.facts import Limits
 from .frames import Budget, Cancelled, Frame, span_of
 from .interp import Interp
@@ -143,7 +143,10 @@ def analyze_function(it: Interp, f: FuncObj) -> None:
             elif _decorated(node, "classmethod"):
                 fr.env[p.arg] = f.cls
             else:
-                fr.env[p.arg] = generic_instance(it, f.cls)
+                # a copy per method: what one method's analysis assigns (`self.fns = None` in
+                # `reset`) is not what the next one starts from
+                shared = generic_instance(it, f.cls)
+                fr.env[p.arg] = InstanceObj(shared.cls, dict(shared.attrs), shared.span)
             fr.self_obj = fr.env[p.arg]
             continue
         fr.env[p.arg] = param_value(it, f, p, fr, is_init)
@@ -163,8 +166,9 @@ def analyze_function(it: Interp, f: FuncObj) -> None:
         del it.generic_stores[f.qualname]
         raise
     it.generic_returns[f.qualname] = list(fr.returns)
-    if is_init and params and flow != "raise":  # (one its defaults do not build is rebuilt: generic_instance)
-        it.generic_instances.setdefault(f.cls, fr.env[params[0].arg])
+    if is_init and params and flow != "raise" and f.cls not in it.generic_instances:
+        # (one its defaults do not build is rebuilt: generic_instance)
+        it.generic_instances[f.cls] = _forget_state(f.cls, fr.env[params[0].arg])
 
 
 def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
@@ -249,7 +253,7 @@ def generic_instance(it: Interp, cls: ClassObj):
     if cls.is_dataclass and cls.lookup("__init__") is None:
         for n, d in cls.fields:
             inst.attrs[n] = d if d is not None else OpaqueV(f"{cls.name[:1].lower()}{cls.name[1:]}.{n}")
-        return inst
+        return _forget_state(cls, inst)
     init = cls.lookup("__init__")
     if isinstance(init, FuncObj) and _construct(it, init, inst, open_nones=False) == "raise":
         # its defaults do not build one (`FractionalMaxPool2d()`: "requires an output_size or an
@@ -257,7 +261,56 @@ def generic_instance(it: Interp, cls: ClassObj):
         # analysed with an instance some constructor call builds, not with the refused one
         inst.attrs.clear()
         _construct(it, init, inst, open_nones=True)
+    return _forget_state(cls, inst)
+
+
+STATE = (NoneV, IntV, BoolV, FloatV, ListV, DictV, TupleV)  # values other methods commonly change
+
+
+def _forget_state(cls: ClassObj, inst: InstanceObj) -> InstanceObj:
+    """The generic instance stands for one at any point of its life: an attribute that other
+    methods assign (`self.hidden = None` in `__init__`, set by `init_hidden()`; a counter; a
+    list they fill) is not known to keep its `__init__` value — `assert self.hidden is not None`
+    is not an error. Layers and tensors keep theirs (a `reset_classifier()` that replaces
+    `self.head` must not cost the model's shapes)."""
+    assigned = _assigned_elsewhere(cls)
+    for name in assigned & set(inst.attrs):
+        if isinstance(inst.attrs[name], STATE):
+            inst.attrs[name] = UnknownV(f"self.{name}")
     return inst
+
+
+def _assigned_elsewhere(cls: ClassObj) -> set:
+    """Attributes `self.X` assigned in the methods of `cls` and its bases other than `__init__`."""
+    out: set = set()
+    seen: set = set()
+    todo = [cls]
+    while todo:
+        c = todo.pop()
+        if not isinstance(c, ClassObj) or id(c) in seen or c.node is None:
+            continue
+        seen.add(id(c))
+        todo.extend(c.bases)
+        for st in c.node.body:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name != "__init__":
+                out |= _self_targets(st)
+    return out
+
+
+def _self_targets(fn: ast.FunctionDef) -> set:
+    cached = getattr(fn, "_shapehint_self_targets", None)  # trees are never changed
+    if cached is not None:
+        return cached
+    me = fn.args.args[0].arg if fn.args.args else "self"
+    out = set()
+    for n in ast.walk(fn):
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+        for t in targets:
+            for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
+                    out.add(e.attr)
+    fn._shapehint_self_targets = frozenset(out)
+    return fn._shapehint_self_targets
 
 
 def _construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool):

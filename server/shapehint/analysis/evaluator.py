@@ -340,7 +340,13 @@ class EvalMixin:
     def e_DictComp(self, node, fr) -> Value:
         return DictV({})
 
+    @staticmethod
+    def _decide(p, fr) -> Optional[bool]:
+        return fr.facts.decide(p) if p is not None else None
+
     def comprehension(self, node, fr) -> Value:
+        """A list comprehension over known items: the list itself when every filter is decided,
+        else a list of unknown length whose element is the join of those that may be kept."""
         if len(node.generators) != 1 or node.generators[0].is_async:
             return ListV(None)
         gen = node.generators[0]
@@ -352,11 +358,16 @@ class EvalMixin:
                 self.assign(gen.target, UnknownV("element"), fr, None)
                 return ListV(None, self.eval(node.elt, fr))
             out = []
-            for it in items[:64]:
+            maybe = len(items) > MAX_COMPREHENSION  # only the first ones are looked at
+            for it in items[:MAX_COMPREHENSION]:
                 self.assign(gen.target, it, fr, None)
-                keep = all(fr.facts.decide(self.truth(self.eval(c, fr)) or TRUE) is not False for c in gen.ifs)
-                if keep:
-                    out.append(self.eval(node.elt, fr))
+                decided = [self._decide(self.truth(self.eval(c, fr)), fr) for c in gen.ifs]
+                if False in decided:
+                    continue
+                maybe = maybe or None in decided  # a filter the analysis cannot decide: maybe kept
+                out.append(self.eval(node.elt, fr))
+            if maybe:  # its length is unknown (`len(...) <= 1` must not be read off the items seen)
+                return ListV(None, self.join_values(out) if out else UnknownV("element"))
             return ListV(out)
         finally:
             fr.record = rec
@@ -424,6 +435,7 @@ def _opsym(op) -> str:
 # nodes); integer code that is not about shapes (binary splitting, bignum series) multiplies
 # symbolic ints into polynomials of exponential size, which then cost seconds per solver query.
 MAX_INT_EXPR_NODES = 64
+MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
 
 
 def _tracked(v: Value) -> Value:

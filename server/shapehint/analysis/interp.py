@@ -138,6 +138,10 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         if self.cancel is not None and self.steps % 64 == 0 and self.cancel.is_set():
             raise Cancelled()
 
+    def function_named(self, qualname: str):
+        """The function object of this module named `qualname`, if any."""
+        return next((f for f in self.functions if f.qualname == qualname), None)
+
     # ---- unknown ranks ------------------------------------------------------
     def resolve_shape(self, t: TensorV) -> Shape:
         return self.resolve(t)
