@@ -15,11 +15,11 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, Pred, eq, neg
-from ..shapes.values import BoolV, ExtRef, IntV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
+from ..shapes.values import ExtRef, IntV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
 from .objects import ClassObj, FuncObj, InstanceObj
 from .result import Related
 from .frames import BranchRecord, Frame, span_of
-from .guards import OPAQUE, SOME, rank_guards, rank_outcomes, reads_rank
+from .guards import reads_rank
 
 MAX_UNROLL = 32
 
@@ -217,73 +217,6 @@ class ExecMixin:
                 info = self.dims.get(old)
                 if info is not None:
                     self.dims[name] = type(info)(name, info.origin + f", named `{name}`", info.facts)
-
-    def _learn_unpack_rank(self, target, value, fr) -> None:
-        if not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in target.elts):
-            return
-        base = None
-        if isinstance(value, ast.Attribute) and value.attr == "shape":
-            base = value.value
-        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "size" \
-                and not value.args:
-            base = value.func.value
-        if base is None:
-            return
-        t = self._safe_eval(base, fr)
-        if isinstance(t, TensorV) and self.resolve(t).rank is None:
-            self.learn_rank(t, len(target.elts), span_of(value))
-
-    def _learn_guarded_ranks(self, test, holds: bool, fr) -> bool:
-        """`assert x.dim() == 4`, or past `if x.shape != (B, 4): raise ...` (guards.py): every
-        input that gets on has that rank, so a tensor of unknown rank learns it as unpacking
-        teaches it (`_learn_unpack_rank`) — only where every path gets here: not inside one arm
-        of an undecided `if`, and not after a path returned (`if x.dim() == 2: return ...` before
-        `if x.dim() != 3: raise ...` handles rank 2 too: learned shapes apply to every value of
-        the tensor, earlier ones included). Whether some rank was learned."""
-        if fr.facts.branching or fr.returns or fr.after_return:
-            return False
-        learned = False
-        for base, rank in rank_guards(test, holds):
-            t = self._safe_eval(base, fr)
-            if isinstance(t, TensorV):
-                s = self.resolve(t)
-                if s.rank is None and len(s.dims) + len(s.suffix) <= rank:
-                    self.learn_rank(t, rank, span_of(test))
-                    learned = True
-        return learned
-
-    def _rank_outcomes(self, test, fr) -> Optional[dict]:
-        """What a test over an unknown rank can come out as (guards.rank_outcomes), for Q3."""
-        def rank_base(node):
-            t = self._safe_eval(node, fr)
-            if not isinstance(t, TensorV):
-                return None
-            s = self.resolve(t)
-            return (s.rank, None) if s.rank is not None else (len(s.dims) + len(s.suffix), s.star)
-
-        def value(node):
-            if any(isinstance(n, ast.Call) for n in ast.walk(node)):
-                return OPAQUE  # not run twice (a call's own `if`s would be recorded again)
-            v = self._safe_eval(node, fr)
-            if isinstance(v, NoneV):
-                return None
-            if isinstance(v, IntV) and v.expr.is_const:
-                return v.expr.value
-            if isinstance(v, TensorV):
-                return OPAQUE if v.optional else SOME
-            p = self.truth(v)
-            if p is not None and (p.is_true or p.is_false):
-                return SOME if not isinstance(v, (BoolV, IntV)) else p.is_true
-            return OPAQUE
-        got = rank_outcomes(test, rank_base, value)
-        if got is not None:
-            # the analysed function's parameters that have this segment, as they are now: a guard
-            # later on may teach them a rank, and the witnesses are of inputs as they stand here
-            got["params"] = {}
-            for name, t in (self.param_values.get(fr.root) or {}).items():
-                if isinstance(t, TensorV) and self.resolve(t).star == got["segment"]:
-                    got["params"][name] = t.shape
-        return got
 
     # ---- control flow ----------------------------------------------------------------
     def s_If(self, st: ast.If, fr):

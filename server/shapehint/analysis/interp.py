@@ -28,6 +28,7 @@ from .compare import CompareMixin
 from .evaluator import EvalMixin
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
 from .executor import ExecMixin
+from .ranks import RankMixin
 from .shape_comments import ShapeCommentMixin
 from .objects import OpaqueV
 from .result import DimInfo, Related
@@ -55,7 +56,7 @@ class DimTable(dict):
         super().__setitem__(key, value)
 
 
-class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, BuiltinMixin):
+class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, BuiltinMixin, RankMixin):
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
                  cancel=None, modules=None, on_store=None):
         self.path = path
