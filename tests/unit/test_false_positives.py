@@ -47,6 +47,21 @@ class Stateful(nn.Module):
     assert _errors(text) == [(23, "SH101")]
 
 
+@pytest.mark.parametrize("where", [
+    "if b > 0:\n            self.hidden = torch.zeros(b, 8)",
+    "for _ in range(b):\n            self.hidden = torch.zeros(b, 8)",
+    "try:\n            pass\n        except ValueError:\n            self.hidden = torch.zeros(b, 8)",
+    "with torch.no_grad():\n            self.hidden, self.steps = torch.zeros(b, 8), 1",
+    "match b:\n            case 1:\n                self.hidden = torch.zeros(b, 8)",
+])
+def test_state_assigned_inside_a_block_of_another_method_is_not_its_init_value(where):
+    text = ("import torch\nimport torch.nn as nn\n\n\nclass Stateful(nn.Module):\n"
+            "    def __init__(self):\n        super().__init__()\n        self.hidden = None\n\n"
+            f"    def init_hidden(self, b):\n        {where}\n\n"
+            "    def step(self):\n        assert self.hidden is not None\n        return self.hidden\n")
+    assert _errors(text) == []
+
+
 def test_one_method_s_assignments_are_not_where_another_starts():
     """The constructor's default (`runner=None`) and `reset()` both leave `fns` None in their
     analyses; `run()` is analysed with an instance some call builds (torch's output_code.py)."""

@@ -297,18 +297,27 @@ def _assigned_elsewhere(cls: ClassObj) -> set:
     return out
 
 
+_BODIES = ("body", "orelse", "finalbody", "handlers")  # the statement lists of a statement
+
+
 def _self_targets(fn: ast.FunctionDef) -> set:
     cached = getattr(fn, "_shapehint_self_targets", None)  # trees are never changed
     if cached is not None:
         return cached
     me = fn.args.args[0].arg if fn.args.args else "self"
     out = set()
-    for n in ast.walk(fn):
-        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+    todo = list(fn.body)
+    while todo:  # statements only: an assignment is one, and expressions are most of the nodes
+        n = todo.pop()
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else ()
         for t in targets:
             for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
                 if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
                     out.add(e.attr)
+        for field in _BODIES:
+            todo.extend(getattr(n, field, ()))
+        for case in getattr(n, "cases", ()):
+            todo.extend(case.body)
     fn._shapehint_self_targets = frozenset(out)
     return fn._shapehint_self_targets
 

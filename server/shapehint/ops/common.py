@@ -234,13 +234,14 @@ def compute_stride(cx: OpContext, old, ostr, new) -> Optional[list]:
 
 
 def view_strides(cx: OpContext, x: TensorV, new, what: str) -> Optional[list]:
-    """Strides of a `view`; raises SH104 when no admissible input has compatible strides."""
+    """Strides of a `view` (None: the source's layout — every view of a row-major tensor is
+    row-major — or unknown strides); raises SH104 when no admissible input has compatible strides."""
+    if x.contiguous:  # (`_STRIDES` holds no contiguous tensor)
+        return None
     old = x.shape.dims
     ostr = strides_of(x)
     if ostr is None:
         return None
-    if x.contiguous and x not in _STRIDES:
-        return list(contiguous_strides(new))
     got = compute_stride(cx, old, ostr, new)
     if got is not None:
         return got

@@ -97,7 +97,7 @@ def view(cx: OpContext, self, *size):
     new = infer_size(cx, x, _sizes_of(cx, size), "shape")
     if x.shape.rank is None:
         return cx.tensor(new, like=x)
-    st = _view_strides(cx, x, new, f"the view to {shape_str(new)}")
+    st = None if x.contiguous else _view_strides(cx, x, new, f"the view to {shape_str(new)}")
     return view_result(cx, new, x, st)
 
 
@@ -111,6 +111,8 @@ def reshape(cx: OpContext, input, *shape):
 def _reshaped(cx, x: TensorV, new) -> TensorV:
     if x.shape.rank is None:
         return cx.tensor(new, like=x)
+    if x.contiguous:  # a view of a row-major tensor: row-major (strides None: the source's layout)
+        return view_result(cx, new, x, None)
     ostr = strides_of(x)
     st = compute_stride(cx, x.shape.dims, ostr, new) if ostr is not None else None
     if st is None:  # reshape copies when a view is impossible
