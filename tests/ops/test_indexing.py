@@ -141,6 +141,21 @@ def test_symbolic():
     assert str(apply("Tensor.__getitem__", v, (0, None)).shape) == "[1, *x, C]"
 
 
+@pytest.mark.parametrize("idx,want", [((0, slice(None)), "[*x, C]"), ((0, slice(None), slice(None)), "[*x, C]"),
+                                      ((Ellipsis, slice(None), 0), "[B, *x]"), ((slice(None), Ellipsis), "[B, *x, C]")])
+def test_a_whole_slice_beside_the_unknown_middle_takes_no_dimension(idx, want):
+    """`:` next to the star changes nothing, so it must not claim a dimension of it: on [B, *x, C]
+    `v[0, :]` is [*x, C] for every rank, including 2 (where the `:` is C's)."""
+    v = TensorV(Shape((B,), "x*", (C,)), "float32")
+    assert str(apply("Tensor.__getitem__", v, idx).shape) == want
+    for middle in [(), (3,), (3, 4)]:  # every rank it stands for agrees with PyTorch
+        try:
+            got = tuple(torch.zeros((2,) + middle + (5,), device="meta")[idx].shape)
+        except IndexError:  # too many indices for this rank: the claim is about the others
+            continue
+        assert got == eval(want.replace("*x", "*" + repr(middle)).replace("B", "2").replace("C", "5").replace("[", "(").replace("]", ",)"))
+
+
 # ---- symbolic formulas agree with concrete results ------------------------------------------
 
 def _sym_case(k):

@@ -37,6 +37,8 @@ GUARDS = {
     "shape slices": "assert x.shape[1:] == (16,)\n        assert tuple(y.shape[1:]) == (3, 8, 8)",
     "shape raise guard": "if list(x.shape) != [5, 16] or y.shape[1:] != (3, 5, 5):\n            raise ValueError('bad')",
     "two guards": "if x.dim() != 2:\n            raise ValueError('x')\n        if y.dim() != 4:\n            raise ValueError('y')",
+    "assert False guard": "if x.dim() != 2:\n            assert False, 'x must be 2-d'\n        if y.dim() != 4:\n            raise ValueError('y')",
+    "torch._assert(False) guard": "if x.dim() != 2 or y.dim() != 4:\n            torch._assert(False, 'bad rank')",
 }
 
 

@@ -84,3 +84,19 @@ def test_a_shape_assertion_after_a_default_still_is():
             "def g(x: TensorType([2, 6]), n: int = 3):\n    y = x.view(n, -1)\n    assert y.shape[0] == 2\n"
             "    return y\n")
     assert _errors(text) == [(6, "SH108")]
+
+
+@pytest.mark.parametrize("fail", ["torch._assert(False, 'targets should not be none')",
+                                  "assert False, 'unsupported'", "torch._check(False)",
+                                  "torch._check_with(ValueError, False, lambda: 'no')"])
+def test_a_check_of_a_literal_false_is_a_raise_not_an_error(fail):
+    """torchvision's detection models raise with `torch._assert(False, ...)`; timm with `assert False`."""
+    text = ("import torch\n\n\ndef f(x, training):\n"
+            f"    if training:\n        {fail}\n"
+            f"    if x.dim() != 2:\n        {fail}\n    return x.view(-1)\n\n\n"
+            f"def g():\n    {fail}\n")
+    assert _errors(text) == []
+    # the flow ends there: past the guard, x has the rank it checks
+    result = analyze_source(text.replace("return x.view(-1)", "y = x.view(-1)\n    return y"), "fp.py")
+    ys = [v.shape for v in result.values if v.name == "y" and v.function == "f"]
+    assert ys and all(y is not None and y.rank == 1 and "x.shape[1]" in str(y) for y in ys)

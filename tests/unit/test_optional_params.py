@@ -85,3 +85,18 @@ def g(a):
 '''
     shapes, _ = _shapes(src)
     assert shapes[(12, "out")] == "[B, C]"
+
+
+def test_a_tensor_parameter_without_a_default_is_not_none():
+    """x-transformers: `if not exists(x): assert exists(prepend_embeds)` (with
+    `exists(v) = v is not None`) on a tensor `x` is never taken, so its assertion is no error;
+    nor is the failing view in the arm of `x is None`."""
+    src = ("import torch\n\n\ndef exists(v):\n    return v is not None\n\n\n"
+           "def f(x, prepend_embeds=None):\n    if not exists(x):\n        assert exists(prepend_embeds)\n"
+           "        x = prepend_embeds.new_empty((prepend_embeds.shape[0], 0))\n"
+           "    if x is None:\n        y = torch.zeros(2, 3).view(7)\n    return x\n\n\n"
+           "def g(t: torch.Tensor):\n    return f(t)\n")
+    _, r = _shapes(src)
+    assert [d for d in r.diagnostics if d.severity == "error"] == []
+    _, r = _shapes(src.replace("if x is None:", "if x is not None:"))
+    assert [(d.line, d.code) for d in r.diagnostics if d.severity == "error"] == [(13, "SH103")]

@@ -16,6 +16,14 @@ from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV,
 from .calls import RangeV
 from .objects import InstanceObj, OpaqueV, SuperV
 
+# torch's runtime checks: {path: the position of the condition}
+CHECKS = {"torch._check": 0, "torch._assert": 0, "torch._check_with": 1, "torch._check_is_size": 0}
+
+
+def falsy_literal(node) -> bool:
+    """`False`, `0`, `None`, `""`: a check of one is how the code raises (`assert False, "unsupported"`)."""
+    return isinstance(node, ast.Constant) and not node.value and not isinstance(node.value, float)
+
 
 class BuiltinMixin:
     def builtin(self, name: str, args: list, kwargs: dict, fr, span) -> Value:
@@ -34,7 +42,7 @@ class BuiltinMixin:
             return IntV(Expr.const(len(v.children)))
         if isinstance(v, TensorV):
             return self.call_rule("Tensor.size", [v, IntV(Expr.const(0))], {}, fr, span, "len")
-        if isinstance(v, DictV):
+        if isinstance(v, DictV) and not v.open:
             return IntV(Expr.const(len(v.items)))
         return UnknownV("len")
 
@@ -166,7 +174,11 @@ class BuiltinMixin:
         return ListV(list(reversed(items))) if items is not None else UnknownV("reversed")
 
     def b_dict(self, args, kwargs, fr, span):
-        return DictV(dict(kwargs))
+        if not args:
+            return DictV(dict(kwargs), open=self._open_kwargs)
+        if isinstance(args[0], DictV):
+            return DictV({**args[0].items, **kwargs}, open=args[0].open or self._open_kwargs)
+        return DictV(dict(kwargs), open=True)  # dict(zip(names, values)), dict(pairs): keys unknown
 
     def b_super(self, args, kwargs, fr, span):
         if fr.cls is not None and fr.self_obj is not None:
@@ -198,7 +210,7 @@ class BuiltinMixin:
                 return [StrV(n) for n in v.names]
             return list(v.children) if v.children is not None else None
         if isinstance(v, DictV):
-            return [StrV(k) for k in v.items]
+            return [StrV(k) for k in v.items] if not v.open else None
         if isinstance(v, TensorV) and fr is not None:
             s = self.resolve(v)
             if s.rank and s.dims[0].value is not None and s.dims[0].value <= 64:
@@ -216,6 +228,42 @@ class BuiltinMixin:
         if isinstance(it, ListV) and it.elem is not None:
             return it.elem
         return UnknownV("element")
+
+    def _dict_method(self, t: DictV, name: str, args: list) -> Value:
+        """A dict's methods; an open one (DictV.open) may hold keys beyond those known."""
+        key = args[0].value if args and isinstance(args[0], StrV) else None
+        if name in ("get", "pop", "setdefault") and key is not None:
+            if key in t.items:
+                return t.items.pop(key) if name == "pop" else t.items[key]
+            if t.open:
+                if name == "pop":
+                    return UnknownV(name)
+                if name == "setdefault":
+                    t.items[key] = UnknownV(name)  # whatever it held, or the default: unknown
+                return UnknownV(name)
+            default = args[1] if len(args) > 1 else NoneV()
+            if name == "setdefault":
+                t.items[key] = default
+            return default
+        if name in ("get", "pop", "setdefault", "popitem", "clear") or name == "update" and not args:
+            t.open = t.open or name != "get"  # an unknown key read or removed: no longer all known
+            return UnknownV(name)
+        if name == "update":
+            if isinstance(args[0], DictV):
+                t.items.update(args[0].items)
+                t.open = t.open or args[0].open
+            else:
+                t.open = True
+            return NoneV()
+        if t.open and name in ("items", "keys", "values"):
+            return ListV(None)
+        if name == "items":
+            return ListV([TupleV((StrV(k), v)) for k, v in t.items.items()])
+        if name == "keys":
+            return ListV([StrV(k) for k in t.items])
+        if name == "values":
+            return ListV(list(t.items.values()))
+        return UnknownV(name)
 
     def _range_element(self, it: RangeV, fr) -> Value:
         """Any element of `range(start, stop, step)`: start <= i < stop going up, stop < i <= start
@@ -253,15 +301,7 @@ class BuiltinMixin:
                 return IntV(self.fresh_symbol("n", span, lo=0))
             return NoneV()
         if isinstance(t, DictV):
-            if name == "get" and args and isinstance(args[0], StrV):
-                return t.items.get(args[0].value, args[1] if len(args) > 1 else NoneV())
-            if name == "items":
-                return ListV([TupleV((StrV(k), v)) for k, v in t.items.items()])
-            if name == "keys":
-                return ListV([StrV(k) for k in t.items])
-            if name == "values":
-                return ListV(list(t.items.values()))
-            return UnknownV(name)
+            return self._dict_method(t, name, args)
         if isinstance(t, ModuleV) and t.children is not None:
             if name in ("append", "add_module") and args:
                 t.children.append(args[-1])
@@ -296,8 +336,8 @@ class BuiltinMixin:
 
     # ---- library helpers ---------------------------------------------------------------
     def external_special(self, path: str, args, kwargs, fr, span, node) -> Optional[Value]:
-        if path in ("torch._check", "torch._assert", "torch._check_with", "torch._check_is_size"):
-            k = 1 if path == "torch._check_with" else 0
+        if path in CHECKS:
+            k = CHECKS[path]
             if len(args) > k:
                 cond = args[k]
                 if isinstance(node, ast.Call) and len(node.args) > k \
@@ -319,10 +359,13 @@ class BuiltinMixin:
         if path in ("collections.OrderedDict",):
             items = self.iterate(args[0], fr) if args else []
             out = {}
+            is_open = items is None
             for it in items or []:
                 if isinstance(it, TupleV) and len(it.items) == 2 and isinstance(it.items[0], StrV):
                     out[it.items[0].value] = it.items[1]
-            return DictV(out)
+                else:
+                    is_open = True
+            return DictV(out, open=is_open)
         if path.startswith("math."):
             return self._math(path[5:], args)
         if path in ("typing.cast",) and len(args) == 2:

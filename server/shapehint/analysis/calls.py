@@ -37,6 +37,8 @@ class RangeV(Value):
 
 
 class CallMixin:
+    _open_kwargs = False  # the call being made splats an open `**kwargs` (DictV.open)
+    _last_open_defaults: frozenset = frozenset()  # bind_params' parameters left at defaults by one
     def e_Call(self, node: ast.Call, fr) -> Value:
         func = self.eval(node.func, fr)
         labels: dict = {}
@@ -53,17 +55,23 @@ class CallMixin:
                 labels[id(v)] = a  # the text only when a message needs it (opctx.label)
                 args.append(v)
         kwargs: dict = {}
+        open_kwargs = False
         for kw in node.keywords:
             v = self.eval(kw.value, fr)
             if kw.arg is None:
                 if isinstance(v, DictV):
                     kwargs.update(v.items)
+                    open_kwargs = open_kwargs or v.open
                 else:
                     return UnknownV("**kwargs")
             else:
                 labels[id(v)] = kw.value
                 kwargs[kw.arg] = v
-        out = self.call_value(func, args, kwargs, fr, span_of(node), node, labels)
+        self._open_kwargs = open_kwargs  # read by bind_params, if the callee is a user function
+        try:
+            out = self.call_value(func, args, kwargs, fr, span_of(node), node, labels)
+        finally:
+            self._open_kwargs = False
         if isinstance(func, TensorMethod) and func.name in RESHAPING_IN_PLACE and isinstance(out, TensorV) \
                 and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
             fr.env[node.func.value.id] = out  # `x.unsqueeze_(0)` changes x itself
@@ -281,7 +289,7 @@ class CallMixin:
         env = self.bind_params(f, args, kwargs, fr, span)
         if env is None:
             return UnknownV("arguments")
-        binding = self._last_binding
+        binding, open_defaults = self._last_binding, self._last_open_defaults
         where = f"line {span.line}" if span else "?"
         caller = fr.qualname
         foreign = f.module_path if f.module_path and f.module_path != self.path else ""
@@ -291,7 +299,8 @@ class CallMixin:
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
                     record=fr.record and not foreign, foreign=foreign or fr.foreign,
                     created=fr.created + ([created] if created is not None else []), root=fr.root,
-                    assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns))
+                    assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns),
+                    open_defaults=open_defaults)
         if fr.root and fr.root != f.qualname and not foreign:
             self.called_from.setdefault(f.qualname, set()).add(fr.root)
         saved_lines = self.lines
@@ -321,6 +330,7 @@ class CallMixin:
         return sub.returns[0] if len(sub.returns) == 1 else self.join_values(sub.returns)
 
     def bind_params(self, f: FuncObj, args: list, kwargs: dict, fr, span) -> Optional[dict]:
+        open_kwargs, self._open_kwargs = self._open_kwargs, False
         a = f.node.args
         params = [p.arg for p in a.posonlyargs + a.args]
         env: dict = {}
@@ -336,9 +346,15 @@ class CallMixin:
                 extra_kw[k] = v
         if a.kwarg is not None:
             env[a.kwarg.arg] = DictV(extra_kw)
+        open_defaults = set()
         for p in params + [p.arg for p in a.kwonlyargs]:
             if p not in env:
                 env[p] = f.defaults.get(p, UnknownV(f"missing {p}"))
+                if open_kwargs and p in f.defaults:
+                    open_defaults.add(p)  # the caller's `**kwargs` may hold it
+        if a.kwarg is not None and open_kwargs:
+            env[a.kwarg.arg].open = True
+        self._last_open_defaults = frozenset(open_defaults)
         binding: dict = {}
         for p in a.posonlyargs + a.args + a.kwonlyargs:
             if p.annotation is not None and isinstance(env.get(p.arg), TensorV):

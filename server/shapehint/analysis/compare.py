@@ -13,8 +13,9 @@ import ast
 from typing import Optional
 
 from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne, neg
-from ..shapes.values import (BoolV, DtypeV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
+from ..shapes.values import (BoolV, DictV, DtypeV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
+from .calls import RangeV
 from .objects import ClassObj, FuncObj, InstanceObj
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
@@ -38,6 +39,13 @@ class CompareMixin:
     def compare(self, op, a: Value, b: Value, node, fr):
         """A comparison's predicate: a `Pred`, None (unknown), a `BoolV` (unknown with an implied
         part) or, for tensors, the elementwise result."""
+        if op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
+            self.note_omitted(fr, a, b)
+        if op in (ast.Is, ast.IsNot):  # (a tensor is not None: `if x is not None` is decided)
+            same = _identity(a, b)
+            if same is None:
+                return None
+            return TRUE if same == (op is ast.Is) else FALSE
         if isinstance(a, TensorV) or isinstance(b, TensorV):
             name = CMP_METHODS.get(op)
             if name is None or not isinstance(a, TensorV):
@@ -45,13 +53,9 @@ class CompareMixin:
             got = self.call_rule(f"Tensor.__{name}__", [a, b], {}, fr, node, "comparison")
             # no rule applies (`event == "line"`, `event` read as a tensor): unknown, not a value
             return got if isinstance(got, TensorV) else None
-        if op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
-            self.note_omitted(fr, a, b)
-        if op in (ast.Is, ast.IsNot):
-            same = _identity(a, b)
-            if same is None:
-                return None
-            return TRUE if same == (op is ast.Is) else FALSE
+        if op in (ast.In, ast.NotIn):
+            p = self.contains(b, a)
+            return None if p is None else neg(p) if op is ast.NotIn else p
         x, y = self.int_value(a), self.int_value(b)
         if x is not None and y is not None:
             return {ast.Lt: lt, ast.LtE: le, ast.Gt: gt, ast.GtE: ge, ast.Eq: eq, ast.NotEq: ne}.get(op, lambda *_: None)(x, y)
@@ -60,6 +64,33 @@ class CompareMixin:
             if op is ast.NotEq:
                 return neg(exact) if exact is not None else None
             return exact if exact is not None else (BoolV(None, imp) if imp is not None else None)
+        return None
+
+    def contains(self, container: Value, x: Value) -> Optional[Pred]:
+        """Python's `x in container`, or None when unknown: a tuple or list with known items
+        holds x when one of them equals it (`mode in ("bilinear", "bicubic")`, `k in (1, 3, 5)`
+        over a symbolic k is the disjunction); a dict or ModuleDict holds the keys it is known to
+        have (one built elsewhere, `**kwargs` say, may have others: absence decides nothing);
+        `range(a, b)` holds a <= x < b."""
+        if isinstance(container, (TupleV, ListV)):
+            if container.items is None:
+                return None
+            preds = []
+            for item in container.items:
+                exact, _ = self.value_eq(x, item)
+                if exact is not None and exact.is_true:
+                    return TRUE
+                preds.append(exact)
+            return None if any(p is None for p in preds) else disj(*preds)
+        if isinstance(container, StrV) and isinstance(x, StrV) and None not in (container.value, x.value):
+            return TRUE if x.value in container.value else FALSE
+        keys = container.items if isinstance(container, DictV) else \
+            container.names if isinstance(container, ModuleV) and container.kind == "torch.nn.ModuleDict" else None
+        if keys is not None and isinstance(x, StrV) and x.value is not None:
+            return TRUE if x.value in keys else None
+        if isinstance(container, RangeV) and container.step.value == 1:
+            v = self.int_value(x)
+            return conj(ge(v, container.start), lt(v, container.stop)) if v is not None else None
         return None
 
     def value_eq(self, a: Value, b: Value) -> tuple:

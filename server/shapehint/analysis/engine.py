@@ -155,7 +155,7 @@ def analyze_function(it: Interp, f: FuncObj) -> None:
     if args.vararg is not None:
         fr.env[args.vararg.arg] = UnknownV("*args")
     if args.kwarg is not None:
-        fr.env[args.kwarg.arg] = DictV({})
+        fr.env[args.kwarg.arg] = DictV({}, open=True)
     it.param_values[f.qualname] = {k: v for k, v in fr.env.items()}
     it.generic_stores[f.qualname] = store
     try:
@@ -334,7 +334,7 @@ def _construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool):
     if a.vararg is not None:
         fr.env[a.vararg.arg] = UnknownV("*args")
     if a.kwarg is not None:
-        fr.env[a.kwarg.arg] = DictV({})
+        fr.env[a.kwarg.arg] = DictV({}, open=True)
     fr.self_obj = inst
     return it.exec_block(init.node.body, fr)
 

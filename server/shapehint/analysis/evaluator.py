@@ -304,13 +304,18 @@ class EvalMixin:
         return UnknownV("set")
 
     def e_Dict(self, node: ast.Dict, fr) -> Value:
-        out = {}
+        out, is_open = {}, False
         for k, v in zip(node.keys, node.values):
             kv = self.eval(k, fr) if k is not None else None
             vv = self.eval(v, fr)
-            if isinstance(kv, StrV) and kv.value is not None:
+            if k is None and isinstance(vv, DictV):  # {**defaults, "dim": 64}
+                out.update(vv.items)
+                is_open = is_open or vv.open
+            elif isinstance(kv, StrV) and kv.value is not None:
                 out[kv.value] = vv
-        return DictV(out)
+            else:  # a key the analysis does not know
+                is_open = True
+        return DictV(out, open=is_open)
 
     def e_Slice(self, node: ast.Slice, fr) -> Value:
         return SliceV(*(self.eval(p, fr) if p is not None else None for p in (node.lower, node.upper, node.step)))
@@ -338,7 +343,7 @@ class EvalMixin:
         return UnknownV("set")
 
     def e_DictComp(self, node, fr) -> Value:
-        return DictV({})
+        return DictV({}, open=True)
 
     @staticmethod
     def _decide(p, fr) -> Optional[bool]:

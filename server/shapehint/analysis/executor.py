@@ -15,10 +15,11 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, Pred, eq, neg
-from ..shapes.values import ExtRef, IntV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
+from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import ClassObj, FuncObj, InstanceObj
 from .result import Related
 from .frames import BranchRecord, Frame, span_of
+from .builtins import CHECKS, falsy_literal
 from .guards import reads_rank
 
 MAX_UNROLL = 32
@@ -41,7 +42,23 @@ class ExecMixin:
 
     # ---- simple statements --------------------------------------------------------
     def s_Expr(self, st: ast.Expr, fr):
+        if self._raises_on_purpose(st.value, fr):
+            return "raise"
         self.eval(st.value, fr)
+
+    def _raises(self, st: ast.stmt, fr) -> bool:
+        """`raise ...`, `assert False, ...`, `torch._assert(False, ...)`."""
+        return isinstance(st, ast.Raise) or isinstance(st, ast.Assert) and falsy_literal(st.test) or \
+            isinstance(st, ast.Expr) and self._raises_on_purpose(st.value, fr)
+
+    def _raises_on_purpose(self, node, fr) -> bool:
+        """`torch._assert(False, "targets should not be none")`: the code's way to raise, not a
+        claim about shapes (no SH108); the flow ends there, as at a `raise`."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
+            return False
+        func = self._safe_eval(node.func, fr)
+        k = CHECKS.get(func.path) if isinstance(func, ExtRef) else None
+        return k is not None and len(node.args) > k and falsy_literal(node.args[k])
 
     def s_Pass(self, st, fr):
         return None
@@ -103,6 +120,8 @@ class ExecMixin:
         return TensorV(ann, dtype or v.dtype, v.origin, v.contiguous, v.layout_note)
 
     def s_Assert(self, st: ast.Assert, fr):
+        if falsy_literal(st.test):  # `assert False, "unsupported"`: a raise (see _raises_on_purpose)
+            return "raise"
         self._learn_guarded_ranks(st.test, True, fr)  # first: then the test itself pins the dimensions
         self.assume(self.eval(st.test, fr), st, fr, "assert", st.test)
 
@@ -124,13 +143,16 @@ class ExecMixin:
 
     def _on_defaults(self, test, fr) -> bool:
         """Whether `test` reads a parameter that the function's own analysis took at its default
-        (`def f(x, arg_types=None): assert arg_types is not None`): callers pass others."""
-        if test is None or fr.context:
+        (`def f(x, arg_types=None): assert arg_types is not None`): callers pass others. In a
+        call, one the caller's open `**kwargs` may set (`Encoder(**kwargs)` passing them on to
+        `AttentionLayers(depth=None, ...)`: Frame.open_defaults)."""
+        if test is None or fr.context and not fr.open_defaults:
             return False
         fn = self.function_named(fr.qualname)
         if fn is None or not fn.defaults:
             return False
-        return any(isinstance(n, ast.Name) and n.id in fn.defaults and fr.env.get(n.id) is fn.defaults[n.id]
+        names = fr.open_defaults if fr.context else fn.defaults
+        return any(isinstance(n, ast.Name) and n.id in names and fr.env.get(n.id) is fn.defaults[n.id]
                    for n in ast.walk(test))
 
     def _assert_message(self, what: str, test, p, fr) -> str:
@@ -193,6 +215,11 @@ class ExecMixin:
                 i = idx.expr.value
                 if -len(obj.items) <= i < len(obj.items):
                     obj.items[i] = v
+            elif isinstance(obj, DictV):
+                if isinstance(idx, StrV) and idx.value is not None:
+                    obj.items[idx.value] = v
+                else:
+                    obj.open = True
             elif isinstance(obj, TensorV):
                 self.call_rule("Tensor.__setitem__", [obj, idx, v], {}, fr, target, "indexed assignment")
 
@@ -221,7 +248,7 @@ class ExecMixin:
     # ---- control flow ----------------------------------------------------------------
     def s_If(self, st: ast.If, fr):
         flow = self._if(st, fr)
-        if flow is None and not st.orelse and st.body and isinstance(st.body[-1], ast.Raise):
+        if flow is None and not st.orelse and st.body and self._raises(st.body[-1], fr):
             # a guard (`if x.dim() != 4: raise ValueError(...)`): learned after the `if`, so the
             # branch itself is judged (Q3) as the code stands, not as decided by its own raise
             if self._learn_guarded_ranks(st.test, False, fr):

@@ -65,6 +65,9 @@ class Frame:
     # some path of a caller had already returned when this call was made: what holds from here
     # on does not hold for every execution of the analysed function
     after_return: bool = False
+    # parameters a call left at their defaults though the caller's `**kwargs` (its generic
+    # analysis's: any keys) may set them: an assertion on one is not an error (_on_defaults)
+    open_defaults: frozenset = frozenset()
 
 
 class BranchRecord(NamedTuple):

@@ -131,6 +131,8 @@ class ListV(Value):
 @dataclass(eq=False)
 class DictV(Value):
     items: dict = field(default_factory=dict)
+    # the generic analysis's `**kwargs`: callers may put any other key in it
+    open: bool = False
 
 
 @dataclass(eq=False)

@@ -184,6 +184,11 @@ def getitem(cx: OpContext, self, index):
     return view_result(cx, dims, x, st, f"sliced on line {cx.span.line}" if cx.span else "sliced")
 
 
+def _whole(item) -> bool:
+    it, k = item
+    return k == "slice" and all(p is None or isinstance(p, NoneV) for p in (it.start, it.stop, it.step))
+
+
 def _getitem_unknown_rank(cx: OpContext, x: TensorV, index):
     """x[0], x[:, 0], x[..., -1] on a tensor of unknown rank: only leading/trailing edits."""
     items = list(index.items) if isinstance(index, TupleV) else [index]
@@ -195,6 +200,12 @@ def _getitem_unknown_rank(cx: OpContext, x: TensorV, index):
         head, tail = list(zip(items[:e], kinds[:e])), list(zip(items[e + 1:], kinds[e + 1:]))
     else:
         head, tail = list(zip(items, kinds)), []
+    # `:` beside the unknown middle changes nothing: `freqs[:, -n:, :]` on [*s, d] must not take
+    # its third `:` for a dimension before d (rank 3 has d there)
+    while head and _whole(head[-1]):
+        head.pop()
+    while tail and _whole(tail[0]):
+        tail.pop(0)
     nh = sum(1 for _, k in head if k in ("int", "slice"))
     nt = sum(1 for _, k in tail if k in ("int", "slice"))
     if nh:
