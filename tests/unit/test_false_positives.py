@@ -100,3 +100,35 @@ def test_a_check_of_a_literal_false_is_a_raise_not_an_error(fail):
     result = analyze_source(text.replace("return x.view(-1)", "y = x.view(-1)\n    return y"), "fp.py")
     ys = [v.shape for v in result.values if v.name == "y" and v.function == "f"]
     assert ys and all(y is not None and y.rank == 1 and "x.shape[1]" in str(y) for y in ys)
+
+
+CALLS = '''import torch
+
+
+def helper(x, flag):
+    if flag:
+        return x.view(3)
+    return x
+
+
+def always(x):
+    return x.view(3)
+
+
+def f(t: torch.Tensor, c: bool):
+    assert t.shape == (4, 5)
+    a = helper(t, c)
+    b = helper(t, {flag})
+    if c:
+        d = always(t)
+    return a, b
+'''
+
+
+@pytest.mark.parametrize("flag,errors", [("c", []), ("False", []), ("True", [(17, "SH103")])])
+def test_a_call_fails_only_where_the_callee_s_path_is_certain(flag, errors):
+    """`helper(t, c)` fails only when c is true: inputs with c false avoid it, so it is no error
+    (einops' `if len(reduced_axes) > 0: assert reduction_type in _reductions` for "rearrange").
+    A call on an undecided path of the caller that always fails is its own line's error."""
+    got = _errors(CALLS.format(flag=flag))
+    assert got == errors + [(19, "SH103")]

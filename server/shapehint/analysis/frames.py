@@ -68,6 +68,9 @@ class Frame:
     # parameters a call left at their defaults though the caller's `**kwargs` (its generic
     # analysis's: any keys) may set them: an assertion on one is not an error (_on_defaults)
     open_defaults: frozenset = frozenset()
+    # FactStore.depth where the analysed function made the call that led here: an error deeper
+    # than that lies in an arm the call could not decide, which inputs taking the other avoid
+    entry_depth: int = 0
 
 
 class BranchRecord(NamedTuple):

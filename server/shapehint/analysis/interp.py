@@ -220,6 +220,11 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
             if frame.dead:
                 return  # vacuous: no admissible input reaches this line
             frame.dead = True
+            if frame.context and frame.facts.depth > frame.entry_depth:
+                # a call's failure only on a path the callee could not decide for the call's
+                # arguments (`if len(reduced_axes) > 0:` in einops): inputs that take the other
+                # path avoid it; the callee's own analysis reports a line that always fails
+                return
         rel = [r for r in related if r is not None]
         if frame.foreign:
             # the failing line is in another file: report it against this file's call

@@ -79,6 +79,11 @@ class FactStore:
         del self.facts[n:]
 
     @property
+    def depth(self) -> int:
+        """How many undecided `if` arms enclose this point (see branching)."""
+        return len(self._marks)
+
+    @property
     def branching(self) -> bool:
         """Inside one arm of an undecided `if` (between push and pop): what holds here need not
         hold on the other paths."""
