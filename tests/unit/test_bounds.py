@@ -171,3 +171,33 @@ def test_equalities_are_substituted_for_satisfiability():
     assert bounds.solve(facts + [lt(4 * p, s)], {}, {})[0] == "unsat"
     verdict, model = bounds.solve([eq(s, i), eq(i, 2 * p + 1), lt(p, 3)], {}, {})
     assert verdict == "sat" and model["a"] == model["b"] == 2 * model["c"] + 1
+
+
+def _tangle():
+    """swin_transformer's rank search: three-way `or`s of products (broadcasting's "equal or 1")
+    that propagation cannot settle: ~300 propagations over the case splits, for an answer of None."""
+    n2, n3, w, n6, n7 = (Expr.sym(n) for n in ("n2", "n3", "w", "n6", "n7"))
+    one, a, b = Expr.const(1), n2 * n3, n6 * n7
+    return [disj(eq(a, w), eq(a, one), eq(w, one)), disj(eq(a, emax(a, w)), eq(a, one), eq(emax(a, w), one)),
+            eq(emax(a, w), a), disj(eq(b, w), eq(b, one), eq(w, one)), lt(b, w)]
+
+
+LOWER = {"n2": 0, "n3": 0, "n6": 0, "n7": 0}
+
+
+def test_a_tangle_of_disjunctions_is_left_to_z3_within_the_work_budget(monkeypatch):
+    calls = [0]
+    real = bounds._propagate
+
+    def counting(*args, **kwargs):
+        calls[0] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bounds, "_propagate", counting)
+    verdict, _ = bounds.solve(_tangle(), LOWER, {})
+    assert verdict is None and calls[0] <= bounds.MAX_PROPAGATIONS
+    want = _z3(_tangle(), LOWER, {})[0]
+    st = FactStore()  # undecided here: the FactStore asks Z3, which answers it
+    for n, lo in LOWER.items():
+        st.declare(n, lo)
+    assert st.possible(conj(*_tangle()))[0] is want

@@ -25,7 +25,9 @@ solution is below it in any coordinate. Otherwise symbols are fixed one at a tim
 to their lower bound, propagating after each; each fixed value is a lower bound for the
 solutions that agree on the symbols fixed before, so if the final point is a solution, it is
 the lexicographic minimum. A disjunction (`!=`, `or`) the point violates is split into its cases
-(a bounded number of times); the minimum is then the least of the cases' minima.
+(a bounded number of times); the minimum is then the least of the cases' minima. The whole
+query may spend `MAX_PROPAGATIONS` propagations: a tangle of disjunctions past that is Z3's,
+which settles such queries in about a millisecond where the case splits took tens.
 
 For satisfiability alone, symbols that a linear equality defines (`s == 4*p`) are first
 substituted away, which exposes contradictions intervals cannot see (`4*p == s ∧ 4*p < s`).
@@ -46,6 +48,9 @@ MAX_SYMBOLS = 48
 MAX_PREDS = 600
 MAX_PASSES = 12
 MAX_SPLITS = 3
+# propagations per `solve` (case splits multiply them: three 3-way disjunctions are 27 cases):
+# past it the query is undecided and goes to Z3, which is faster on such a tangle
+MAX_PROPAGATIONS = 16
 MAX_CORE = 40
 MEMO_MAX = 20000
 
@@ -288,7 +293,7 @@ def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = (), memo
     need_min = bool(order)
     order = [n for n in order if n in syms] + sorted(syms.difference(order))
     try:
-        return _solve(list(preds), syms, lower, upper, order, MAX_SPLITS, need_min, memo)
+        return _solve(list(preds), syms, lower, upper, order, MAX_SPLITS, need_min, memo, [MAX_PROPAGATIONS])
     except (Undecided, RecursionError, KeyError):
         return None, None
 
@@ -310,9 +315,15 @@ def intervals(preds: list, lower: dict, upper: dict, memo: Optional[dict] = None
     return lo, hi
 
 
+def _spend(work: list) -> None:
+    work[0] -= 1
+    if work[0] < 0:
+        raise Undecided
+
+
 def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool,
-           memo: Optional[dict]):
-    verdict, model = _solve_bounds(preds, syms, lower, upper, order, splits, need_min, memo)
+           memo: Optional[dict], work: list):
+    verdict, model = _solve_bounds(preds, syms, lower, upper, order, splits, need_min, memo, work)
     if verdict is not None or need_min:
         return verdict, model
     reduced = _eliminate(preds, lower, upper)  # only when needed: most queries are decided above
@@ -324,7 +335,7 @@ def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits
     rest_syms: set = set()
     for p in rest:
         rest_syms |= p.symbols()
-    verdict, model = _solve(rest, rest_syms, lower, upper, sorted(rest_syms), splits, False, memo)
+    verdict, model = _solve(rest, rest_syms, lower, upper, sorted(rest_syms), splits, False, memo, work)
     if verdict == "sat":
         for v, e in reversed(solved):
             model[v] = value(e, model)
@@ -332,7 +343,7 @@ def _solve(preds: list, syms: set, lower: dict, upper: dict, order: list, splits
 
 
 def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list, splits: int, need_min: bool,
-                  memo: Optional[dict]):
+                  memo: Optional[dict], work: list):
     lo = {n: lower.get(n, 1) for n in syms}
     hi = {n: upper[n] for n in syms if n in upper}
     for n in syms:
@@ -340,6 +351,7 @@ def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list,
             return "unsat", None
     cons = _constraints(preds, lo, memo)
     try:
+        _spend(work)
         _propagate(cons, lo, hi)
     except _Empty:
         return "unsat", None
@@ -349,11 +361,12 @@ def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list,
         return "sat", point
     if all(preds[i].op in _DISJUNCTIVE for i in violated):
         # only case splits can repair these (fixing symbols keeps the point where it is)
-        return _split(preds, violated[0], syms, lower, upper, order, splits, need_min, memo)
+        return _split(preds, violated[0], syms, lower, upper, order, splits, need_min, memo, work)
     # fix the symbols one at a time (see the module docstring)
     for n in order:
         hi[n] = lo[n]
         try:
+            _spend(work)
             _propagate(cons, lo, hi, (n,))
         except _Empty:
             break
@@ -366,7 +379,7 @@ def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list,
         target = next((i for i, p in enumerate(preds) if p.op in _DISJUNCTIVE), None)
     if target is None:
         return None, None
-    return _split(preds, target, syms, lower, upper, order, splits, need_min, memo)
+    return _split(preds, target, syms, lower, upper, order, splits, need_min, memo, work)
 
 
 _DISJUNCTIVE = ("!=", "or")
@@ -416,7 +429,7 @@ def _eliminate(preds: list, lower: dict, upper: dict):
 
 
 def _split(preds: list, target: int, syms: set, lower: dict, upper: dict, order: list, splits: int,
-           need_min: bool, memo: Optional[dict]):
+           need_min: bool, memo: Optional[dict], work: list):
     """Solve each case of the disjunction `preds[target]`; the least model of the cases."""
     if splits <= 0:
         return None, None
@@ -430,7 +443,7 @@ def _split(preds: list, target: int, syms: set, lower: dict, upper: dict, order:
         cases = list(p.args)
     best, undecided = None, False
     for case in cases:
-        verdict, model = _solve(rest + [case], syms, lower, upper, order, splits - 1, need_min, memo)
+        verdict, model = _solve(rest + [case], syms, lower, upper, order, splits - 1, need_min, memo, work)
         if verdict == "sat" and not need_min:
             return verdict, model  # any model will do
         if verdict is None:
