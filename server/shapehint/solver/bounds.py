@@ -479,8 +479,7 @@ def quick_sat(preds: list, lower: dict, upper: dict) -> bool:
             coeff = d.terms.get(mono, 0)
             if mono is not None and len(mono) == 1 and mono[0].kind == "sym" and coeff in (1, -1):
                 solved.setdefault(name, -d.const_part() * coeff)
-    for base in (1, 2, 3, 7, 64):
-        env = {n: solved.get(n, max(base, lower.get(n, 1))) for n in syms}
+    for env in _candidates(syms, solved, lower):
         if any(v < lower.get(n, 1) or (n in upper and v > upper[n]) for n, v in env.items()):
             continue
         try:
@@ -489,6 +488,19 @@ def quick_sat(preds: list, lower: dict, upper: dict) -> bool:
         except (Undecided, RecursionError):
             return False
     return False
+
+
+def _candidates(syms: set, solved: dict, lower: dict):
+    """Uniform points, then the least point with one symbol raised to 2 or 3: a divisibility fact
+    (`(a*b) % (c*b*k) == 0`) rules out every uniform point but 1, and the question is often
+    whether anything but 1 is possible (`c*k*(a // c*k) != 1`)."""
+    for base in (1, 2, 3, 7, 64):
+        yield {n: solved.get(n, max(base, lower.get(n, 1))) for n in syms}
+    least = {n: solved.get(n, lower.get(n, 1)) for n in syms}
+    for v in (2, 3):
+        for n in sorted(syms):
+            if n not in solved and least[n] < v:
+                yield {**least, n: v}
 
 
 def unsat_core(facts: list, extra: list, lower: dict, upper: dict, memo: Optional[dict] = None) -> Optional[list]:
