@@ -8,7 +8,7 @@ from shapehint.ops.concrete import ConcreteContext, NotApplicable, OpFailed, app
 from shapehint.ops.registry import lookup
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
-from shapehint.shapes.values import TensorV
+from shapehint.shapes.values import TensorV, TupleV
 
 from .diff import T, check
 
@@ -178,3 +178,28 @@ def test_symbolic_slices_evaluate_like_concrete(k):
     sym = TensorV(Shape.of([Expr.sym(n) for n in names]), "float32")
     got = apply("Tensor.__getitem__", sym, idx)
     assert tuple(d.evaluate(env) for d in got.shape.dims) == want
+
+
+def test_a_symbolic_bound_known_negative_counts_from_the_end():
+    """longformer's `x[:, :, :-window_overlap]`: a size's negation is negative, so it counts from
+    the end (it was clamped at 0 as if it were a start, giving max(-w, 0))."""
+    from shapehint.shapes.values import IntV, SliceV
+    w = Expr.sym("W")
+    x = TensorV(Shape.of((B, Tt * w + w)), "float32")
+    for stop, want in [(-w, lambda b, t, k: t * k), (w, lambda b, t, k: k)]:
+        y = lookup("Tensor.__getitem__").fn(Positive("x[:, :-w]"), x, TupleV((SliceV(None, None, None),
+                                                                              SliceV(None, IntV(stop), None))))
+        for b, t, k in [(1, 1, 1), (2, 3, 4), (3, 7, 2)]:
+            env = {"B": b, "T": t, "W": k}
+            got = tuple(d.evaluate(env) for d in y.shape.dims)
+            concrete = torch.zeros(b, t * k + k, device="meta")[:, :(-k if stop is not w else k)]
+            assert got == tuple(concrete.shape) == (b, want(b, t, k))
+
+
+def test_a_symbolic_bound_of_unknown_sign_is_not_guessed():
+    from shapehint.shapes.values import IntV, SliceV
+    n = Expr.sym("n") - 3  # n - 3 may be either sign: Python's two readings give two lengths
+    x = TensorV(Shape.of((B, Tt)), "float32")
+    with pytest.raises(NotApplicable):
+        lookup("Tensor.__getitem__").fn(Positive("x[:, :n - 3]"), x, TupleV((SliceV(None, None, None),
+                                                                              SliceV(None, IntV(n), None))))

@@ -132,3 +132,67 @@ def test_a_call_fails_only_where_the_callee_s_path_is_certain(flag, errors):
     A call on an undecided path of the caller that always fails is its own line's error."""
     got = _errors(CALLS.format(flag=flag))
     assert got == errors + [(19, "SH103")]
+
+
+CONTAINERS = '''from typing import Dict, List, Tuple
+
+import torch
+import torch.nn as nn
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.nf = 3
+
+    def forward(self, features: List[torch.Tensor], pair: Tuple[torch.Tensor, torch.Tensor],
+                extra: Dict[str, int], levels: list[torch.Tensor]):
+        features = features[1:]  # segmentation_models_pytorch's decoders
+        features = features[::-1]
+        x = features[0]
+        assert len(levels) == self.nf  # ultralytics' ImagePoolingAttn
+        a, b = pair
+        return x, a, b, extra.get("k", 1)
+
+
+def gather(hidden, is_index_nonzero, is_local_index_nonzero):
+    out = hidden.new_zeros(3, 4)
+    out[is_local_index_nonzero[::-1]] = hidden[is_index_nonzero[::-1]]  # longformer: index tuples
+    return out
+'''
+
+
+def test_sequence_and_mapping_parameters_are_not_tensors():
+    assert _errors(CONTAINERS) == []
+    r = analyze_source(CONTAINERS, "fp.py")
+    shapes = {v.name: str(v.shape) for v in r.values if v.function == "Decoder.forward" and v.name in ("a", "b")}
+    assert shapes == {"a": "[*pair[0]]", "b": "[*pair[1]]"}  # a tuple's tensors, each its own shape
+
+
+HEAD = '''import torch
+import torch.nn as nn
+
+
+class Detect(nn.Module):
+    anchors = torch.empty(0)  # made for the input's shape on the first call
+    shape = None
+
+    def __init__(self, nc: int = 80, ch: tuple = ()):
+        super().__init__()
+        self.nl = len(ch)
+        self.cv2 = nn.ModuleList(nn.Conv2d(x, 64, 1) for x in ch)
+
+    def forward(self, x: list[torch.Tensor]):
+        bs = x[0].shape[0]
+        y = torch.cat([self.cv2[i](x[i]).view(bs, 64, -1) for i in range(self.nl)], -1)
+        return y + self.anchors[0]
+
+    def make_anchors(self, y):
+        self.anchors, self.shape = torch.zeros(2, y.shape[-1]), y.shape
+'''
+
+
+def test_ultralytics_placeholders_are_not_the_model_s_configuration():
+    """`ch=()` is filled by every caller (a head of no levels would `torch.cat` nothing), and
+    `anchors = torch.empty(0)` is replaced on the first call (indexing it is no error)."""
+    assert _errors(HEAD) == []

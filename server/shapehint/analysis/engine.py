@@ -184,6 +184,9 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
                     it.dims.setdefault(s, DimInfo(s, f"annotation of `{p.arg}` (axis {i}) on line {p.lineno}"))
         return TensorV(shape, dtype, span_of(p))
     if p.annotation is not None:
+        container = container_param(it, f, p, fr)
+        if container is not None:
+            return container
         cls = it._safe_eval(p.annotation, fr)
         if isinstance(cls, ClassObj) and not cls.is_module():
             return generic_instance(it, cls)
@@ -192,6 +195,10 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
             return f.defaults.get(p.arg, OpaqueV(p.arg))
     if p.arg in f.defaults:
         v = f.defaults[p.arg]
+        if is_init and isinstance(v, (TupleV, ListV)) and v.items is not None and not v.items:
+            # `ch=()` (ultralytics' heads): a placeholder the callers fill, not a model with no
+            # levels (whose `torch.cat` of no tensors would fail in every method)
+            return ListV(None, UnknownV(f"{p.arg}[i]"))
         if isinstance(v, NoneV) and not is_init:
             if p.arg in tensor_uses(f.node):
                 # `mask=None` read as a tensor here: an optional tensor, so the generic analysis
@@ -210,6 +217,40 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
             return generic_instance(it, cfg_cls)
         return OpaqueV(p.arg)
     return TensorV(_given_rank(it, f, p.arg, Shape.unknown(it.param_star(p.arg, f.qualname))), None, span_of(p))
+
+
+SEQUENCES = {"List", "list", "Sequence", "MutableSequence", "Iterable", "Tuple", "tuple"}
+MAPPINGS = {"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict"}
+
+
+def container_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
+    """`features: List[Tensor]`, `x: tuple[Tensor, Tensor]`, `cfg: dict`: a list of unknown length
+    (its items unknown: a feature pyramid's levels have different shapes, so no one symbolic
+    tensor may stand for them all), a tuple of that many values (tensors of their own shapes),
+    an open dict — never a tensor, which the unannotated default would make it."""
+    ann = p.annotation
+    base, arg = (ann.value, ann.slice) if isinstance(ann, ast.Subscript) else (ann, None)
+    name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else None
+    if name in MAPPINGS:
+        return DictV({}, open=True)
+    if name not in SEQUENCES:
+        return None
+    items = list(arg.elts) if isinstance(arg, ast.Tuple) else [arg] if arg is not None else []
+    fixed = name in ("Tuple", "tuple") and items and not (
+        len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is Ellipsis)
+    if not fixed:
+        return ListV(None, UnknownV(f"{p.arg}[i]"))
+    out = []
+    for i, item in enumerate(items):
+        ann_i = it.annotation_shape(item, fr)
+        if ann_i is None:
+            out.append(UnknownV(f"{p.arg}[{i}]"))
+            continue
+        shape, dtype = ann_i
+        if shape.star is not None and shape.star.startswith("?"):
+            shape = Shape(shape.dims, it.param_star(f"{p.arg}[{i}]", f.qualname), shape.suffix)
+        out.append(TensorV(shape, dtype, span_of(p)))
+    return TupleV(tuple(out))
 
 
 def _given_rank(it: Interp, f: FuncObj, name: str, shape: Shape) -> Shape:
@@ -273,9 +314,11 @@ def _forget_state(cls: ClassObj, inst: InstanceObj) -> InstanceObj:
     list they fill) is not known to keep its `__init__` value — `assert self.hidden is not None`
     is not an error. Layers and tensors keep theirs (a `reset_classifier()` that replaces
     `self.head` must not cost the model's shapes)."""
-    assigned = _assigned_elsewhere(cls)
-    for name in assigned & set(inst.attrs):
-        if isinstance(inst.attrs[name], STATE):
+    for name in _assigned_elsewhere(cls):
+        v = inst.attrs[name] if name in inst.attrs else cls.lookup(name)  # (or the class's own)
+        if isinstance(v, STATE) or isinstance(v, TensorV) and any(d.value == 0 for d in v.shape.dims):
+            # (an empty tensor that another method assigns is a placeholder: ultralytics'
+            # `anchors = torch.empty(0)`, made for the input's shape on the first call)
             inst.attrs[name] = UnknownV(f"self.{name}")
     return inst
 

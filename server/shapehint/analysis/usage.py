@@ -40,8 +40,15 @@ def _name_uses(fn: ast.FunctionDef) -> dict:
                         count(a, False)
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             count(node.value.id, node.attr in TENSOR_ATTRS or registry.has_method(node.attr))
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and _reverses(node.slice):
+            count(node.value.id, False)  # `idx[::-1]`: a sequence (a tensor rejects a negative step)
     fn._shapehint_uses = uses
     return uses
+
+
+def _reverses(index: ast.expr) -> bool:
+    step = index.step if isinstance(index, ast.Slice) else None
+    return isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub) and isinstance(step.operand, ast.Constant)
 
 
 def tensor_uses(fn: ast.AST) -> set:

@@ -70,9 +70,16 @@ def slice_len(cx: OpContext, size: Expr, sl: SliceV) -> Expr:
         e = cx.int_of(v)
         if e is None:
             raise NotApplicable("slice bound unknown")
-        if e.value is not None and e.value < 0:
+        if e.value is not None:
+            negative = e.value < 0
+        elif cx.entails(ge(e, 0)):
+            negative = False
+        elif cx.entails(lt(e, 0)):
+            negative = True  # `x[:, :-w]` with w a size
+        else:  # Python reads it from the start or from the end: two lengths
+            raise NotApplicable("slice bound of unknown sign")
+        if negative:
             e = size + e  # negative bounds count from the end, then clamp at 0
-            return _clamp(cx, e, size)
         return _clamp(cx, e, size)
 
     a = bound(sl.start, None) or Expr.const(0)
