@@ -33,6 +33,14 @@ def test_pad(k):
     check("torch.nn.functional.pad", F.pad, (x, p), kw)
 
 
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("value", [0.0, 0, 1.0, None])
+def test_pad_value_of_a_non_constant_mode(mode, value):
+    """PyTorch rejects a value for these modes only when it is not 0 (torchaudio's HDemucs
+    passes its `value=0.0` default through to `F.pad(x, pad, mode, value)`)."""
+    check("torch.nn.functional.pad", F.pad, (T(1, 2, 6), (2, 2)), {"mode": mode, "value": value})
+
+
 @pytest.mark.parametrize("k", range(20))
 def test_pad_layers(k):
     r = random.Random(100 + k)

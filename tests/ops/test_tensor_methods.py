@@ -181,3 +181,16 @@ def test_symbolic_methods():
     with pytest.raises(OpFailed) as e:
         _sym("Tensor.H", TensorV(Shape.of([B, L, 3])))
     assert e.value.code == "SH102"
+
+
+@pytest.mark.parametrize("convert", ["x.to(torch.long)", "x.to('cpu', torch.float16)", "x.to(dtype=torch.int32)",
+                                     "x.to(o)", "x.type(torch.bool)", "x.to('cpu')", "x.float().to(torch.long)"])
+def test_to_and_type_give_the_dtype_they_convert_to(convert):
+    """transformers' MPNet: `(n < 0).to(torch.long)` stayed bool, so the buckets it fed to an
+    nn.Embedding looked like floats (an error no input could avoid, on code that runs)."""
+    from shapehint.analysis.api import analyze_source
+    x, o = torch.zeros(2, 3) > 0, torch.zeros(1, dtype=torch.int64)
+    want = str(eval(convert, {"torch": torch, "x": x, "o": o}).dtype).replace("torch.", "")
+    text = ("import torch\n\n\ndef f(a: torch.Tensor, o: torch.Tensor):\n    x = a > 0\n"
+            f"    o = o.long()\n    y = {convert}\n    return y\n")
+    assert {v.dtype for v in analyze_source(text, "to.py").values if v.name == "y"} == {want}

@@ -65,3 +65,18 @@ def f(x, n: int):
     r = analyze_source(src, "m.py")
     assert _shape(r, 8, "y") == ["[B, C]"]
     assert _shape(r, 9, "z") == ["[1, C]"]
+
+
+def test_and_with_an_operand_known_false_is_false_whatever_the_others_are():
+    """MONAI's DynUNet: `if self.training and self.deep_supervision:` with the flag False is never
+    taken, though `self.training` is unknown (its body indexed placeholder tensors)."""
+    src = ("import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n"
+           "    def __init__(self, deep_supervision: bool = False):\n        super().__init__()\n"
+           "        self.deep_supervision = deep_supervision\n        self.heads = [torch.rand(1)]\n\n"
+           "    def forward(self, x):\n        if self.training and self.deep_supervision:\n"
+           "            return torch.nn.functional.interpolate(self.heads[0], x.shape[2:])\n"
+           "        if self.training or self.deep_supervision:\n            y = torch.zeros(3)\n"
+           "        return x\n")
+    r = analyze_source(src, "m.py")
+    assert [d for d in r.diagnostics if d.severity == "error"] == []
+    assert [v for v in r.values if v.name == "y"]  # `or` with a false operand stays undecided

@@ -196,3 +196,22 @@ def test_ultralytics_placeholders_are_not_the_model_s_configuration():
     """`ch=()` is filled by every caller (a head of no levels would `torch.cat` nothing), and
     `anchors = torch.empty(0)` is replaced on the first call (indexing it is no error)."""
     assert _errors(HEAD) == []
+
+
+def test_a_value_the_analysis_cannot_see_may_be_zero_in_an_assertion():
+    """transformers' Reformer: `assert self.num_chunks_before == 0` on `config.lsh_num_chunks_before`
+    (a config the module imports): its symbol is >= 1 as a size, but the assertion may hold."""
+    text = ("import torch.nn as nn\n\n\nclass Attn(nn.Module):\n    def __init__(self, config):\n"
+            "        super().__init__()\n        self.before = config.num_chunks_before\n"
+            "        self.proj = nn.Linear(config.hidden_size, 4)\n\n"
+            "    def check(self, x):\n        assert self.before == 0 and self.before <= 2\n"
+            "        assert self.before * 2 == 3\n        return self.proj(x)\n")
+    assert _errors(text) == [(12, "SH108")]  # no int is 3/2: that one still fails
+
+
+def test_a_list_written_at_an_index_the_analysis_cannot_follow_has_any_item_there():
+    text = ("import torch\n\n\ndef f(i: int):\n    heads = [torch.rand(1)] * 2\n"
+            "    heads[i - 1] = torch.rand(2, 3, 4)\n    return heads[0].view(24)\n\n\n"
+            "def g():\n    heads = [torch.rand(1)] * 2\n    heads[1] = torch.rand(2, 3, 4)\n"
+            "    return heads[0].view(24)\n")
+    assert _errors(text) == [(13, "SH103")]  # a known index still leaves the others as they were

@@ -168,6 +168,10 @@ class CompareMixin:
         for i, (v, p) in enumerate(zip(vals[:-1], preds)):
             decided = fr.facts.decide(p) if p is not None else None
             if decided is None:
+                if is_and and any(q is not None and fr.facts.decide(q) is False for q in preds[i + 1:]):
+                    # `self.training and self.deep_supervision` with the flag False: falsy,
+                    # whichever operand it is
+                    return BoolV(FALSE)
                 return self.join_values(vals[i:])
             if decided is (not is_and):
                 return v

@@ -85,6 +85,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.called_from: dict[str, set] = {}  # function -> roots (Frame.root) of the analyses that call it
         self.omitted: set[int] = set()  # ids of the None values standing for omitted optional arguments
         self.failed_asserts: set[int] = set()
+        self.opaque_names: set[str] = set()  # symbols standing for values the analysis cannot see
         self.failures: list = []  # (function, span, pred, code, message, context) of provable errors
         self.param_values: dict = {}  # function -> {param: Value} of its generic analysis
         self.param_ranks: dict = {}  # function -> {param: rank} given instead of an unknown rank (engine.analyze)
@@ -130,6 +131,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
 
     def opaque_symbol(self, v: OpaqueV) -> Expr:
         self.dims.setdefault(v.path, DimInfo(v.path, f"the value of `{v.path}`"))
+        self.opaque_names.add(v.path)
         return Expr.sym(v.path)
 
     def tick(self) -> None:

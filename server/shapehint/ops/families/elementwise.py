@@ -7,7 +7,7 @@ in-place method, nn layer).
 from __future__ import annotations
 
 from ...shapes.shape import Shape, eq
-from ...shapes.values import BoolV, FloatV, IntV, TensorV, Value
+from ...shapes.values import BoolV, DtypeV, FloatV, IntV, TensorV, Value
 from ..common import broadcast_shapes, inherit_layout, result_dtype, same_layout
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
@@ -61,10 +61,22 @@ def _unary(name: str):
         if name in DROPOUT_RANKS:
             cx.dims(input, DROPOUT_RANKS[name])
         # clone() too keeps the layout (memory_format=torch.preserve_format)
-        out = TensorV(input.shape, DTYPE_OF.get(name, input.dtype), origin=cx.span)
+        dtype = _converted(args, kwargs) if name in ("to", "type") else None
+        out = TensorV(input.shape, dtype or DTYPE_OF.get(name, input.dtype), origin=cx.span)
         return inherit_layout(out, input)
     rule.__name__ = name
     return rule
+
+
+def _converted(args, kwargs):
+    """The dtype `x.to(torch.long)`, `x.to(device, torch.float16)`, `x.to(other)`,
+    `x.to(dtype=...)` or `x.type(torch.int32)` converts to; None when it keeps x's."""
+    for a in list(args) + [kwargs.get("dtype"), kwargs.get("other")]:
+        if isinstance(a, DtypeV):
+            return a.name
+        if isinstance(a, TensorV):
+            return a.dtype
+    return None
 
 
 def _register_unary() -> None:

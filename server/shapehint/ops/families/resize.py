@@ -13,11 +13,20 @@ from fractions import Fraction
 
 from ...shapes.expr import Expr, emin, product
 from ...shapes.shape import conj, divides, eq, ge, gt, le, lt
-from ...shapes.values import ListV, TensorV, TupleV
+from ...shapes.values import FloatV, IntV, ListV, TensorV, TupleV
 from ..common import shape_str
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 from .conv import int_args, need_int, positive, split_batch, window_out
+
+
+def _number(v):
+    """A float or int argument's value, None when unknown."""
+    if isinstance(v, FloatV):
+        return v.value
+    if isinstance(v, IntV):
+        return v.expr.value
+    return None
 
 
 def _items(cx: OpContext, v, what: str) -> list:
@@ -60,7 +69,7 @@ def pad(cx: OpContext, input, pad, mode="constant", value=None):
         cx.fail(f"{cx.opname}: {len(p)} padding values pad {k} dimensions, but {cx.label(input)} has only "
                 f"{len(d)}", "SH102")
     if md != "constant":
-        if not cx.is_none(value):
+        if not cx.is_none(value) and _number(value) not in (0, None):  # PyTorch accepts value=0
             cx.fail(f"{cx.opname}: padding mode {md!r} does not take a value argument", "SH107")
         if k not in (1, 2, 3) or len(d) not in (k + 1, k + 2):
             cx.fail(f"{cx.opname}: {md} padding of {len(p)} values needs a {k + 1}D or {k + 2}D input, but "
