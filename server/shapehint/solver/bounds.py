@@ -51,6 +51,7 @@ MAX_SPLITS = 3
 # propagations per `solve` (case splits multiply them: three 3-way disjunctions are 27 cases):
 # past it the query is undecided and goes to Z3, which is faster on such a tangle
 MAX_PROPAGATIONS = 16
+MAX_TIGHTENINGS = 600  # and constraint tightenings (one propagation over hundreds of facts is thousands)
 MAX_CORE = 40
 MEMO_MAX = 20000
 
@@ -250,7 +251,8 @@ def _search(g: Expr, sign: int, v: str, d: int, env: dict, lo: dict, hi: dict) -
     return True
 
 
-def _propagate(cons: list, lo: dict, hi: dict, changed_syms: Optional[Iterable[str]] = None) -> bool:
+def _propagate(cons: list, lo: dict, hi: dict, changed_syms: Optional[Iterable[str]] = None,
+               work: Optional[list] = None) -> bool:
     """Tighten to a fixpoint (bounded: MAX_PASSES tightenings per constraint on average). A
     worklist: only constraints over symbols whose bounds moved are looked at again; with
     `changed_syms`, only those symbols' constraints start on it. False when stopped early."""
@@ -269,6 +271,8 @@ def _propagate(cons: list, lo: dict, hi: dict, changed_syms: Optional[Iterable[s
         budget -= 1
         if budget < 0:
             return False
+        if work is not None:
+            _spend(work, 1)
         i = queue.pop()
         queued.discard(i)
         for v in _tighten(cons[i], lo, hi):
@@ -293,7 +297,7 @@ def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = (), memo
     need_min = bool(order)
     order = [n for n in order if n in syms] + sorted(syms.difference(order))
     try:
-        return _solve(list(preds), syms, lower, upper, order, MAX_SPLITS, need_min, memo, [MAX_PROPAGATIONS])
+        return _solve(list(preds), syms, lower, upper, order, MAX_SPLITS, need_min, memo, [MAX_PROPAGATIONS, MAX_TIGHTENINGS])
     except (Undecided, RecursionError, KeyError):
         return None, None
 
@@ -315,9 +319,13 @@ def intervals(preds: list, lower: dict, upper: dict, memo: Optional[dict] = None
     return lo, hi
 
 
-def _spend(work: list) -> None:
-    work[0] -= 1
-    if work[0] < 0:
+def _spend(work: list, tightenings: int = 0) -> None:
+    """work = [propagations left, tightenings left] of one `solve`: past either, Undecided."""
+    if tightenings:
+        work[1] -= tightenings
+    else:
+        work[0] -= 1
+    if work[0] < 0 or work[1] < 0:
         raise Undecided
 
 
@@ -352,7 +360,7 @@ def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list,
     cons = _constraints(preds, lo, memo)
     try:
         _spend(work)
-        _propagate(cons, lo, hi)
+        _propagate(cons, lo, hi, work=work)
     except _Empty:
         return "unsat", None
     point = dict(lo)
@@ -367,7 +375,7 @@ def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list,
         hi[n] = lo[n]
         try:
             _spend(work)
-            _propagate(cons, lo, hi, (n,))
+            _propagate(cons, lo, hi, (n,), work)
         except _Empty:
             break
     else:
