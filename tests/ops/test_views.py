@@ -322,3 +322,17 @@ def test_symbolic_view_after_transpose_needs_a_unit_dim():
         except RuntimeError:
             ok = False
         assert pred.evaluate({"B": b_, "T": t_, "C": c_}) == ok, (b_, t_, c_)
+
+
+def test_an_inferred_size_divides_only_by_the_factors_it_did_not_cancel():
+    """diffusers' SelfAttention1d: `x.view(B, T, C // 32, -1)`. B and T cancel against x's
+    elements, `C // 32` does not: the -1 is C // (C // 32) — it was C // (B*T*(C // 32)), and the
+    divisibility it required made every sequence longer than 2 "impossible"."""
+    from shapehint.analysis.api import analyze_source
+    text = ("import torch\n\n\ndef f(x: torch.Tensor):\n    B, T, C = x.shape\n"
+            "    y = x.view(B, T, C // 32, -1)\n    return y\n")
+    (shape,) = {v.shape for v in analyze_source(text, "v.py").values if v.name == "y"}
+    for b, t, c in [(1, 1, 32), (2, 5, 64), (3, 7, 96), (2, 9, 40), (4, 3, 128)]:
+        want = tuple(torch.empty(b, t, c, device="meta").view(b, t, c // 32, -1).shape)
+        env = {"B": b, "T": t, "C": c}
+        assert tuple(d.evaluate(env) for d in shape.dims) == want

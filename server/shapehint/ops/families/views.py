@@ -59,15 +59,15 @@ def infer_size(cx: OpContext, x: TensorV, sizes: list, what: str) -> tuple:
 def _cancel(num: Expr, factors: list) -> tuple:
     """num / product(factors) as (numerator, constant divisor), cancelling symbolic factors."""
     den = Expr.const(1)
-    for f in factors:
+    for k, f in enumerate(factors):
         if f.value is not None:
             den = den * f
             continue
         q = num // f
         if q * f == num:
             num = q
-        else:
-            return num, product(factors)
+        else:  # what is left: the factors not cancelled (those cancelled are out of num already)
+            return num, den * product(factors[k:])
     g = _gcd_const(num, den.value) if den.value else 1
     return (num // g if g > 1 else num), den // g if g > 1 else den
 
