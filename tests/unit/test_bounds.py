@@ -185,15 +185,21 @@ def _tangle():
 LOWER = {"n2": 0, "n3": 0, "n6": 0, "n7": 0}
 
 
-def test_a_tangle_of_disjunctions_is_left_to_z3_within_the_work_budget(monkeypatch):
+def _count_calls(monkeypatch, name: str) -> list:
+    """Replace bounds.<name> with a wrapper that counts its calls (the work a query spends)."""
     calls = [0]
-    real = bounds._propagate
+    real = getattr(bounds, name)
 
     def counting(*args, **kwargs):
         calls[0] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(bounds, "_propagate", counting)
+    monkeypatch.setattr(bounds, name, counting)
+    return calls
+
+
+def test_a_tangle_of_disjunctions_is_left_to_z3_within_the_work_budget(monkeypatch):
+    calls = _count_calls(monkeypatch, "_propagate")
     verdict, _ = bounds.solve(_tangle(), LOWER, {})
     assert verdict is None and calls[0] <= bounds.MAX_PROPAGATIONS
     want = _z3(_tangle(), LOWER, {})[0]
@@ -220,14 +226,7 @@ def test_a_query_over_many_facts_stops_within_the_tightening_budget(monkeypatch)
     blocks: 2.6M evaluations for one migration): the query stops at MAX_TIGHTENINGS and Z3 decides."""
     xs = [Expr.sym(f"x{i}") for i in range(30)]  # 436 facts: ~1,600 tightenings to settle
     preds = [ge(xs[j] * 3, xs[i] + j - i) for i in range(30) for j in range(i + 1, 30)] + [disj(eq(xs[0], 3), eq(xs[29], 7))]
-    calls = [0]
-    real = bounds._tighten
-
-    def counting(*args, **kwargs):
-        calls[0] += 1
-        return real(*args, **kwargs)
-
-    monkeypatch.setattr(bounds, "_tighten", counting)
+    calls = _count_calls(monkeypatch, "_tighten")
     verdict, _ = bounds.solve(preds, {}, {})
     assert verdict is None and calls[0] == bounds.MAX_TIGHTENINGS
     st = FactStore()  # which Z3 then answers

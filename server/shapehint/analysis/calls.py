@@ -39,6 +39,7 @@ class RangeV(Value):
 class CallMixin:
     _open_kwargs = False  # the call being made splats an open `**kwargs` (DictV.open)
     _last_open_defaults: frozenset = frozenset()  # bind_params' parameters left at defaults by one
+
     def e_Call(self, node: ast.Call, fr) -> Value:
         func = self.eval(node.func, fr)
         labels: dict = {}
