@@ -19,7 +19,6 @@ from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StrV, Te
 from .objects import ClassObj, FuncObj, InstanceObj
 from .result import Related
 from .frames import BranchRecord, Frame, span_of
-from ..solver.facts import FactStore
 from .builtins import CHECKS, falsy_literal
 from .guards import reads_rank
 
@@ -151,7 +150,7 @@ class ExecMixin:
         opaque = p.symbols() & self.opaque_names
         if not opaque:
             return False
-        relaxed = FactStore()
+        relaxed = self.new_store()  # (the analysis's limits and Z3 session: a cancel stops it too)
         relaxed.lower, relaxed.upper = dict(fr.facts.lower), dict(fr.facts.upper)
         for name in opaque:
             relaxed.lower[name] = -(2 ** 31)
