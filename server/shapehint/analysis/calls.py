@@ -21,7 +21,7 @@ from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj
 from .evaluator import BoundOp, TensorMethod
 from .opctx import AnalysisContext
 from .result import Related
-from .frames import MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
+from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
 
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 # in-place methods that change the receiver's shape (the others keep it)
@@ -287,6 +287,9 @@ class CallMixin:
         running, made = self.active.get(key, (0, 0))
         if running and made >= MAX_RECURSIVE_CALLS:
             return UnknownV("recursion")
+        guessed = self.recursion_guessed(f.qualname, fr.facts)
+        if guessed is not None and guessed > MAX_GUESSED_RECURSION:
+            return UnknownV("recursion")
         env = self.bind_params(f, args, kwargs, fr, span)
         if env is None:
             return UnknownV("arguments")
@@ -309,10 +312,13 @@ class CallMixin:
         if foreign:
             self.lines = self.module_lines.get(foreign, self.lines)
         self.active[key] = (running + 1, made + 1 if running else 1)
+        calls = self.running_calls.setdefault(f.qualname, [])
+        calls.append((fr.facts, fr.facts.depth, guessed is not None))
         try:
             self.exec_block(f.node.body, sub)
         finally:
             self.lines = saved_lines
+            calls.pop()
             running, made = self.active[key]
             self.active[key] = (running - 1, made if running > 1 else 0)
         if sub.dead:

@@ -13,9 +13,10 @@ import ast
 from .. import heap
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
-from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, TensorV, TupleV, UnknownV
+from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, Span, TensorV, TupleV, UnknownV
 from ..solver.facts import Limits
 from .frames import Budget, Cancelled, Frame, span_of
+from . import interp as interp_limits
 from .interp import Interp
 from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import AnalysisResult, DimInfo, Diagnostic
@@ -88,6 +89,8 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
         truncated = True
     except Cancelled:
         raise
+    if truncated:
+        _not_analysed(it, functions)
     if not records:
         result.values = []
     elif defer_values:
@@ -158,17 +161,48 @@ def analyze_function(it: Interp, f: FuncObj) -> None:
         fr.env[args.kwarg.arg] = DictV({}, open=True)
     it.param_values[f.qualname] = {k: v for k, v in fr.env.items()}
     it.generic_stores[f.qualname] = store
+    saved_limit = it.step_limit
+    it.step_limit = min(it.steps + interp_limits.FUNCTION_STEPS, interp_limits.MAX_STEPS)
     try:
-        flow = it.exec_block(node.body, fr)
-    except BaseException:
+        with it.running(f.qualname, store):
+            flow = it.exec_block(node.body, fr)
+    except BaseException as exc:
         # cut short (step budget, cancel): its facts miss the rest of the body, so no question
         # may take them for the function's (questions/common.ensure_generic sees it as not run)
         del it.generic_stores[f.qualname]
-        raise
+        if not isinstance(exc, Budget) or it.steps >= interp_limits.MAX_STEPS:
+            raise
+        _cut_short(it, f)  # its own share is spent: the functions after it still run
+        return
+    finally:
+        it.step_limit = saved_limit
     it.generic_returns[f.qualname] = list(fr.returns)
     if is_init and params and flow != "raise" and f.cls not in it.generic_instances:
         # (one its defaults do not build is rebuilt: generic_instance)
         it.generic_instances[f.cls] = _forget_state(f.cls, fr.env[params[0].arg])
+
+
+def _cut_short(it: Interp, f: FuncObj) -> None:
+    it.cut_short.append(f.qualname)
+    node = f.node
+    line = node.lineno  # the `def` line (after any decorators): its name is where the note goes
+    text = it.lines[line - 1] if line <= len(it.lines) else ""
+    col = text.find(node.name) if node.name in text else 0
+    it.sink.diag(Span(line, col, line, col + len(node.name)), "SH004",
+                 f"ShapeHint stopped analysing `{f.qualname}` after {interp_limits.FUNCTION_STEPS:,} "
+                 "steps (recursion or loops it cannot bound): shapes past that point are not checked")
+
+
+def _not_analysed(it: Interp, wanted) -> None:
+    """The module's whole budget is spent (or Python's recursion limit hit): say so once, on
+    line 1, naming the functions left without their own analysis."""
+    left = [f.qualname for f in it.functions if not getattr(f, "_generic_done", False)
+            and (wanted is None or f.qualname in wanted)]
+    names = ", ".join(f"`{q}`" for q in left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+    it.sink.owner = "<module>"
+    it.sink.diag(Span(1, 0, 1, len(it.lines[0]) if it.lines else 0), "SH004",
+                 f"ShapeHint stopped after {it.steps:,} steps in all" +
+                 (f": {len(left)} function{'s' if len(left) != 1 else ''} not analysed ({names})" if left else ""))
 
 
 def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):

@@ -21,6 +21,7 @@ from ..shapes.values import Span
 # module tree that nests instances of one class (a recursive U-Net block) has a new receiver
 # each level and is bounded by MAX_DEPTH only.
 MAX_RECURSIVE_CALLS = 16
+MAX_GUESSED_RECURSION = 2  # re-entries under undecided `if`s (Interp.recursion_guessed)
 
 if TYPE_CHECKING:  # annotations only
     from ..shapes.shape import Pred

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+from contextlib import contextmanager
 from typing import Optional
 
 from ..ops.context import OpFailed
@@ -35,7 +36,12 @@ from .result import DimInfo, Related
 from .sink import Sink
 
 MAX_DEPTH = 10
-MAX_STEPS = 400_000
+# Steps (evaluated nodes): one function's own analysis may take FUNCTION_STEPS, the whole module
+# MAX_STEPS. The largest real functions seen take ~90k (a funnel-transformer encoder, loops over
+# blocks of layers), a generated 16,000-line module ~120k in all; a function past its share is
+# cut short on its own (SH004) instead of starving every function after it.
+FUNCTION_STEPS = 150_000
+MAX_STEPS = 1_000_000
 
 
 class DimTable(dict):
@@ -74,12 +80,15 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.dims = DimTable()
         self._fresh = 0
         self.steps = 0
+        self.step_limit = MAX_STEPS  # the running function's share (engine.analyze_function)
         self.generic_instances: dict = {}
         self.holes: dict = {}  # hole symbol -> span
         self.stores: list[FactStore] = []
         self.session: Optional[Session] = None
         self.max_depth = MAX_DEPTH
         self.active: dict = {}  # (function, receiver) -> (its calls running, calls since the outermost began)
+        self.running_calls: dict = {}  # function -> [(store, undecided-arm depth, guessed)] per running call
+        self.cut_short: list = []  # functions whose own analysis spent its step share (SH004)
         self.internal_errors: list[str] = []
         self.branches: list[BranchRecord] = []
         self.called_from: dict[str, set] = {}  # function -> roots (Frame.root) of the analyses that call it
@@ -134,9 +143,30 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.opaque_names.add(v.path)
         return Expr.sym(v.path)
 
+    @contextmanager
+    def running(self, qualname: str, store, guessed: bool = False):
+        """Marks a call of `qualname` as running on `store` (see `recursion_guessed`)."""
+        stack = self.running_calls.setdefault(qualname, [])
+        stack.append((store, store.depth, guessed))
+        try:
+            yield
+        finally:
+            stack.pop()
+
+    def recursion_guessed(self, qualname: str, store) -> Optional[int]:
+        """None when a call of `qualname` here does not re-enter it under an `if` it could not
+        decide; else how many such re-entries would be running with it. A recursion the values
+        decide (`DlaTree(levels - 1)` with levels known) is followed to its end; one the analysis
+        only guesses at (levels unknown: both arms of `if levels == 1` run, each one deeper) would
+        double at each level, so it is followed only frames.MAX_GUESSED_RECURSION deep."""
+        stack = self.running_calls.get(qualname)
+        if not stack or stack[-1][0] is not store or store.depth <= stack[-1][1]:
+            return None
+        return 1 + sum(1 for s, _, g in stack if g and s is store)
+
     def tick(self) -> None:
         self.steps += 1
-        if self.steps > MAX_STEPS:
+        if self.steps > self.step_limit:
             raise Budget()
         if self.cancel is not None and self.steps % 64 == 0 and self.cancel.is_set():
             raise Cancelled()
