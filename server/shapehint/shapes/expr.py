@@ -34,20 +34,21 @@ Monomial = tuple  # sorted tuple of Atom, repeated for powers
 
 
 class Expr:
-    __slots__ = ("terms", "_hash", "_str", "_syms")
+    __slots__ = ("terms", "_hash", "_str", "_syms", "_eval")
 
     def __init__(self, terms: Mapping[Monomial, int]):
         self.terms = {m: c for m, c in terms.items() if c != 0}
         self._hash = None  # computed on first use: most intermediate Exprs are never hashed
         self._str = None  # printing is the hot path of building results: memoised
         self._syms = None
+        self._eval = None  # solver/monotone.value's state: evaluations so far, then compiled code
 
     @classmethod
     def _of(cls, terms: dict) -> "Expr":
         """An Expr of `terms` that has no zero coefficient and is not shared (arithmetic's
         results): skips the copy and the filter, which were a tenth of a small analysis."""
         e = object.__new__(cls)
-        e.terms, e._hash, e._str, e._syms = terms, None, None, None
+        e.terms, e._hash, e._str, e._syms, e._eval = terms, None, None, None, None
         return e
 
     # ---- construction -------------------------------------------------

@@ -19,7 +19,24 @@ class Undecided(Exception):
 
 # ---- evaluation on plain ints ------------------------------------------------
 
+# bounds.py evaluates a few formulas tens of thousands of times while it searches (a UNet's
+# channel arithmetic: 65,000 evaluations of 181 formulas); past this many evaluations of one
+# Expr, it is compiled to a Python function, ~5x faster than walking its terms.
+COMPILE_AFTER = 32
+
+
 def value(e: Expr, env: dict) -> int:
+    state = e._eval
+    if state is None or state.__class__ is int:
+        n = (state or 0) + 1
+        if n < COMPILE_AFTER:
+            e._eval = n
+            return _walk(e, env)
+        state = e._eval = _compiled(e)
+    return state(env)
+
+
+def _walk(e: Expr, env: dict) -> int:
     total = 0
     for m, c in e.terms.items():
         for a in m:
@@ -43,6 +60,46 @@ def value(e: Expr, env: dict) -> int:
                 c *= x if x <= y else y
         total += c
     return total
+
+
+def _floordiv(x: int, y: int, atom) -> int:
+    if y <= 0:
+        raise Undecided(atom)
+    return x // y
+
+
+def _mod(x: int, y: int, atom) -> int:
+    if y <= 0:
+        raise Undecided(atom)
+    return x % y
+
+
+def _compiled(e: Expr):
+    """`e` as `lambda env: ...` with `_walk`'s semantics (the same floor division and modulo,
+    the same `Undecided` for a divisor that is not positive, a KeyError for a missing symbol)."""
+    atoms: list = []  # the Atoms an Undecided names, passed in rather than printed
+
+    def expr(x: Expr) -> str:
+        parts = [term(m, c) for m, c in x.terms.items()]
+        return "(" + " + ".join(parts) + ")" if parts else "0"
+
+    def term(m, c: int) -> str:
+        return "*".join([repr(c)] + [atom(a) for a in m])
+
+    def atom(a) -> str:
+        if a.kind == "sym":
+            return f"env[{a.name!r}]"
+        x, y = expr(a.args[0]), expr(a.args[1])
+        if a.kind in ("max", "min"):
+            return f"{a.kind}({x}, {y})"
+        d = a.args[1].value
+        if d is not None and d > 0:  # a positive constant divisor needs no check
+            return f"({x} {'//' if a.kind == 'floordiv' else '%'} {d})"
+        atoms.append(a)
+        return f"{'_floordiv' if a.kind == 'floordiv' else '_mod'}({x}, {y}, _atoms[{len(atoms) - 1}])"
+
+    src = "lambda env: " + expr(e)
+    return eval(src, {"_floordiv": _floordiv, "_mod": _mod, "_atoms": atoms, "max": max, "min": min})
 
 
 def holds(p: Pred, env: dict) -> bool:
