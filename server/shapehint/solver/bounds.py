@@ -498,6 +498,56 @@ def quick_sat(preds: list, lower: dict, upper: dict) -> bool:
     return False
 
 
+def hinted_sat(preds: list, lower: dict, upper: dict, hint: dict) -> Optional[dict]:
+    """Sound for sat: the point `hint` (an earlier query's model, FactStore._hint) with the
+    symbols it lacks filled in — `v == e` takes e's value there, the rest their lower bound —
+    when every predicate holds at it; else None. Facts grow along a path, and most of a new
+    query's symbols are fresh ones an equation defines (`?199 == out_channels//2`): the last
+    model usually still fits, where a search would end in a Z3 call (~0.1 s on a UNet's facts)."""
+    syms: set = set()
+    for p in preds:
+        syms |= p.symbols()
+    env = {n: hint[n] for n in syms if n in hint}
+    missing = syms - env.keys()
+    if missing:
+        defs = [d for d in (_definition(p) for p in preds if p.op == "==") if d is not None and d[0] in missing]
+        progress = True
+        while missing and progress:
+            progress = False
+            for name, e in defs:
+                if name in missing and e.symbols() <= env.keys():
+                    try:
+                        env[name] = value(e, env)
+                    except (Undecided, RecursionError):
+                        return None
+                    missing.discard(name)
+                    progress = True
+        for n in missing:
+            env[n] = lower.get(n, 1)
+    return env if _satisfied(env, preds, lower, upper) else None
+
+
+def _definition(p: Pred) -> Optional[tuple]:
+    """(v, e) when the equation `p` reads `v == e` with `v` a symbol not in `e`."""
+    d = p.args[0] - p.args[1]
+    for m, c in d.terms.items():
+        if len(m) == 1 and m[0].kind == "sym" and c in (1, -1):
+            name = m[0].name
+            rest = Expr({k: v for k, v in d.terms.items() if k != m})
+            if name not in rest.symbols():
+                return name, rest * (-c)
+    return None
+
+
+def _satisfied(env: dict, preds: list, lower: dict, upper: dict) -> bool:
+    if any(v < lower.get(n, 1) or (n in upper and v > upper[n]) for n, v in env.items()):
+        return False
+    try:
+        return all(holds(p, env) for p in preds)
+    except (Undecided, RecursionError):
+        return False
+
+
 def _candidates(syms: set, solved: dict, lower: dict):
     """Uniform points, then the least point with one symbol raised to 2 or 3: a divisibility fact
     (`(a*b) % (c*b*k) == 0`) rules out every uniform point but 1, and the question is often

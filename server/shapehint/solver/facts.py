@@ -61,6 +61,7 @@ class FactStore:
         self._nlits = 0
         self._cache: dict = {}
         self._memo: dict = {}  # bounds.py's per-predicate work, reused across this store's queries
+        self._hint: dict = {}  # the last model found (symbol -> int): the next query's first guess
         self._on_create = on_create
         self.queries = 0
         self.interrupted = False
@@ -291,6 +292,7 @@ class FactStore:
                 return None  # an interrupt may land before check() starts: never trust that answer
             if r == z3.sat:
                 out = (True, [])
+                self._remember_model(s, facts, extra)
             elif r == z3.unsat:
                 core = []
                 if want_core:
@@ -309,7 +311,24 @@ class FactStore:
         verdict, _ = bounds.solve(preds, self.lower, self.upper, memo=self._memo)
         if verdict is not None:
             return verdict == "sat"
+        if self._hint:
+            point = bounds.hinted_sat(preds, self.lower, self.upper, self._hint)
+            if point is not None:
+                self._hint.update(point)
+                return True
         return True if bounds.quick_sat(preds, self.lower, self.upper) else None
+
+    def _remember_model(self, s, facts: list, extra: list) -> None:
+        """Z3's model of a satisfiable query, as the next queries' first guess (bounds.hinted_sat)."""
+        names: set = set()
+        for p in [f.pred for f in facts] + list(extra):
+            names |= p.symbols()
+        try:
+            m = s.model()
+            point = {n: m.eval(self._vars[n], model_completion=True).as_long() for n in names if n in self._vars}
+        except Exception:  # noqa: BLE001 (a model Z3 cannot give is only a lost hint)
+            return
+        self._hint.update(point)
 
     def _incremental(self):
         if self._solver is None:
