@@ -98,3 +98,14 @@ def test_a_recursion_the_values_decide_is_followed_to_its_end():
     assert ys and ys[0]["shape"] == [2, 16, 8, 8]
     errors = [(d.line, d.code) for d in r.diagnostics if d.severity == "error"]
     assert errors == [(40, "SH101")]  # 5 channels into the Conv2d(3, 16) four levels down
+
+
+def test_the_note_survives_an_edit_elsewhere_in_the_warm_workspace(tmp_path):
+    """The language server's incremental run restores untouched functions from its cache: the
+    long function is not re-run after an edit in `after`, and its SH004 stays."""
+    from shapehint.analysis.workspace import Workspace
+    ws, path = Workspace(), str(tmp_path / "long.py")
+    ws.update(path, LONG, 1)
+    edited = ws.update(path, LONG.replace("view(4, 4)", "view(5, 3)"), 2)
+    assert edited.stats["reanalysed"] == ["after"]
+    assert [(d.line, d.code) for d in edited.diagnostics] == [(4, "SH004")]  # view(5, 3) fits
