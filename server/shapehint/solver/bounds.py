@@ -488,13 +488,11 @@ def quick_sat(preds: list, lower: dict, upper: dict) -> bool:
             if mono is not None and len(mono) == 1 and mono[0].kind == "sym" and coeff in (1, -1):
                 solved.setdefault(name, -d.const_part() * coeff)
     for env in _candidates(syms, solved, lower):
-        if any(v < lower.get(n, 1) or (n in upper and v > upper[n]) for n, v in env.items()):
-            continue
-        try:
-            if all(holds(p, env) for p in preds):
-                return True
-        except (Undecided, RecursionError):
+        ok = _satisfied(env, preds, lower, upper)
+        if ok is None:  # outside what is evaluated here: no other point will be either
             return False
+        if ok:
+            return True
     return False
 
 
@@ -539,13 +537,15 @@ def _definition(p: Pred) -> Optional[tuple]:
     return None
 
 
-def _satisfied(env: dict, preds: list, lower: dict, upper: dict) -> bool:
+def _satisfied(env: dict, preds: list, lower: dict, upper: dict) -> Optional[bool]:
+    """Whether the point is in the bounds and satisfies every predicate; None when a predicate
+    cannot be evaluated there (a division by a non-positive, say)."""
     if any(v < lower.get(n, 1) or (n in upper and v > upper[n]) for n, v in env.items()):
         return False
     try:
         return all(holds(p, env) for p in preds)
     except (Undecided, RecursionError):
-        return False
+        return None
 
 
 def _candidates(syms: set, solved: dict, lower: dict):
