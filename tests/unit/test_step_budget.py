@@ -29,7 +29,7 @@ def test_a_long_function_is_cut_short_and_the_rest_still_analysed():
     cut = [d for d in r.diagnostics if d.code == "SH004"]
     assert [(d.line, d.col, d.end_col, d.severity) for d in cut] == [(4, 4, 8, "information")]
     assert "`long`" in cut[0].message and "150,000 steps" in cut[0].message
-    assert not r.stats["truncated"]  # the module's budget is not spent
+    assert not r.stats["truncated"] and r.stats["cut_short"] == ["long"]  # the module's budget is not spent
     assert [(d.line, d.code) for d in r.diagnostics if d.severity == "error"] == [(14, "SH103")]
     assert migrate_function(r, "long")["status"] == "unknown"  # its facts stop midway
 

@@ -105,7 +105,8 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
         result.dims = compose_dims(it, [parts[q] for q in order if parts.get(q) is not None])
     result.functions = {f.qualname: span_of(f.node) for f in it.functions}
     result.stats = {"solver_queries": sum(s.queries for s in it.stores), "truncated": truncated,
-                    "internal_errors": it.internal_errors[:20], "steps": it.steps, "reanalysed": reanalysed}
+                    "internal_errors": it.internal_errors[:20], "steps": it.steps, "reanalysed": reanalysed,
+                    "cut_short": list(it.cut_short)}
     for st in it.stores:
         st.release()
     if it.session is not None:

@@ -144,10 +144,10 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         return Expr.sym(v.path)
 
     @contextmanager
-    def running(self, qualname: str, store, guessed: bool = False):
-        """Marks a call of `qualname` as running on `store` (see `recursion_guessed`)."""
+    def running(self, qualname: str, store):
+        """Marks `qualname`'s own analysis as running on `store` (see `recursion_guessed`)."""
         stack = self.running_calls.setdefault(qualname, [])
-        stack.append((store, store.depth, guessed))
+        stack.append((store, store.depth, False))
         try:
             yield
         finally:
