@@ -36,3 +36,12 @@ narrowed = scores.narrow(1, 2, 5)  # expect: [8, 5]
 selected = scores.select(1, 0)  # expect: [8]
 flipped = scores.flip(0)  # expect: [8, 10]
 rolled = torch.roll(scores, shifts=2, dims=1)  # expect: [8, 10]
+
+# index tuples built from slice objects (HF Funnel's stride_pool)
+axis = 1
+enc_slice = tuple([slice(None)] * axis + [slice(None, None, 2)])
+strided = x[enc_slice]  # expect: [6, 3, 4, 3]
+cls_slice = (slice(None),) * 2 + (slice(None, 1),)
+first_cls = x[cls_slice]  # expect: [6, 5, 1, 3]
+ranged = x[slice(1, 5, 2)]  # expect: [2, 5, 4, 3]
+prefix = x[slice(4)]  # expect: [4, 5, 4, 3]

@@ -10,10 +10,11 @@ import ast
 from typing import Optional
 
 from ..shapes.expr import Expr, emax, emin, product
-from ..shapes.shape import TRUE, ge, le
-from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
+from ..shapes.shape import FALSE, TRUE, ge, le
+from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from .calls import RangeV
+from .typetests import isinstance_of
 from .objects import InstanceObj, OpaqueV, SuperV
 
 # torch's runtime checks: {path: the position of the condition}
@@ -137,21 +138,25 @@ class BuiltinMixin:
         return TupleV((IntV(a // b), IntV(a % b)))
 
     def b_isinstance(self, args, kwargs, fr, span):
-        if len(args) == 2 and isinstance(args[0], TensorV) and isinstance(args[1], ExtRef) and \
-                args[1].path in ("torch.Tensor",):
-            return BoolV(TRUE)
-        return BoolV(None)
+        got = isinstance_of(args[0], args[1]) if len(args) == 2 and not kwargs else None
+        return BoolV(None if got is None else TRUE if got else FALSE)
 
     def b_zip(self, args, kwargs, fr, span):
         lists = [self.iterate(a, fr) for a in args]
         if any(l is None for l in lists):
-            return UnknownV("zip")
+            elems = [self.loop_element(a, l, fr) for a, l in zip(args, lists)]
+            if not args or any(isinstance(e, UnknownV) for e in elems):
+                return UnknownV("zip")
+            return ListV(None, TupleV(tuple(elems)))  # as long as the shortest: unknown
         return ListV([TupleV(tuple(t)) for t in zip(*lists)])
 
     def b_enumerate(self, args, kwargs, fr, span):
         items = self.iterate(args[0], fr) if args else None
         if items is None:
-            return UnknownV("enumerate")
+            elem = self.loop_element(args[0], None, fr) if args else None
+            if elem is None or isinstance(elem, UnknownV):
+                return UnknownV("enumerate")
+            return ListV(None, TupleV((IntV(self.fresh_dyn()), elem)))  # `for i, layer in enumerate(self.layers)`
         start = self.int_value(args[1]) if len(args) > 1 else Expr.const(0)
         return ListV([TupleV((IntV(start + i), it)) for i, it in enumerate(items)])
 
@@ -168,6 +173,12 @@ class BuiltinMixin:
         if isinstance(args[0], TupleV):
             return args[0]
         return TupleV(tuple(items)) if items is not None else UnknownV("tuple")
+
+    def b_slice(self, args, kwargs, fr, span):
+        # `slice(None, None, 2)` built into an index tuple (`x[tuple([slice(None)] * axis + ...)]`)
+        if not 1 <= len(args) <= 3 or kwargs:
+            return UnknownV("slice")
+        return SliceV(None, args[0], None) if len(args) == 1 else SliceV(*args)
 
     def b_reversed(self, args, kwargs, fr, span):
         items = self.iterate(args[0], fr) if args else None
@@ -226,6 +237,8 @@ class BuiltinMixin:
         if isinstance(it, TensorV) and fr is not None:
             return self.call_rule("Tensor.__getitem__", [it, IntV(Expr.const(0))], {}, fr, None, "iteration")
         if isinstance(it, ListV) and it.elem is not None:
+            return it.elem
+        if isinstance(it, ModuleV) and it.elem is not None:
             return it.elem
         return UnknownV("element")
 

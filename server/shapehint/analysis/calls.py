@@ -49,6 +49,9 @@ class CallMixin:
                 v = self.eval(a.value, fr)
                 items = self.iterate(v, fr)
                 if items is None:
+                    if len(node.args) == 1 and isinstance(func, ExtRef) and func.path == "torch.nn.Sequential":
+                        # `nn.Sequential(*[Block(d) for _ in range(depth)])`
+                        return self.build_container(func.path, [ListV(None, self.loop_element(v, None, fr))], span_of(node))
                     return UnknownV("*args")
                 args.extend(items)
             else:
@@ -215,9 +218,11 @@ class CallMixin:
         return m
 
     def build_container(self, kind: str, args, span) -> Value:
-        children, names = [], None
+        children, names, elem = [], None, None
         if kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], DictV):
             names, children = list(args[0].items), list(args[0].items.values())
+        elif kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], ListV) and args[0].items is None:
+            children, elem = None, _layer_elem(args[0].elem)
         elif kind == "torch.nn.Sequential":
             children = list(args)
         elif args:
@@ -228,18 +233,22 @@ class CallMixin:
                 children = list(src.items)
             else:
                 children = None
-        return ModuleV(kind, {}, None, children, names)
+                elem = _layer_elem(src.elem) if isinstance(src, ListV) and kind != "torch.nn.ModuleDict" else None
+        return ModuleV(kind, {}, None, children, names, elem)
 
     def call_module(self, m: ModuleV, args, kwargs, fr, span, node, labels) -> Value:
         if m.kind == "torch.nn.Sequential":
-            if m.children is None or len(args) != 1:
+            if m.children is None and m.elem is not None and len(args) == 1:
+                out = self._repeated(m.elem, args[0], fr, span, labels)
+            elif m.children is None or len(args) != 1:
                 return UnknownV("Sequential")
-            x = args[0]
-            for c in m.children:
-                x = self.call_value(c, [x], {}, fr, span, None, labels)
-                if isinstance(x, UnknownV):
-                    break
-            out = x
+            else:
+                x = args[0]
+                for c in m.children:
+                    x = self.call_value(c, [x], {}, fr, span, None, labels)
+                    if isinstance(x, UnknownV):
+                        break
+                out = x
         else:
             rule = registry.lookup(m.kind)
             if not isinstance(rule, registry.ModuleRule) or rule.forward_fn is None:
@@ -252,6 +261,15 @@ class CallMixin:
         if node is not None and fr.record and isinstance(node, ast.Call):
             self._layer_io(node.func, m, args, out, fr)
         return out
+
+    def _repeated(self, layer: Value, x: Value, fr, span, labels) -> Value:
+        """`layer` applied an unknown number of times (a Sequential of them): what one
+        application gives when it keeps the shape, else the join with the input, with the
+        dimensions they disagree on unknown."""
+        out = self.call_value(layer, [x], {}, fr, span, None, labels)
+        if not isinstance(out, TensorV) or not isinstance(x, TensorV):
+            return out if isinstance(out, UnknownV) else UnknownV("Sequential")
+        return self.join_values([x, out], fr.facts)
 
     def _layer_io(self, func_node, m, args, out, fr) -> None:
         if not self.observe:
@@ -287,6 +305,8 @@ class CallMixin:
         running, made = self.active.get(key, (0, 0))
         if running and made >= MAX_RECURSIVE_CALLS:
             return UnknownV("recursion")
+        if self.repeats_running_call(f.qualname, args, kwargs):
+            return UnknownV("recursion")
         guessed = self.recursion_guessed(f.qualname, fr.facts)
         if guessed is not None and guessed > MAX_GUESSED_RECURSION:
             return UnknownV("recursion")
@@ -313,7 +333,7 @@ class CallMixin:
             self.lines = self.module_lines.get(foreign, self.lines)
         self.active[key] = (running + 1, made + 1 if running else 1)
         calls = self.running_calls.setdefault(f.qualname, [])
-        calls.append((fr.facts, fr.facts.depth, guessed is not None))
+        calls.append((fr.facts, fr.facts.depth, guessed is not None, (args, kwargs)))
         try:
             self.exec_block(f.node.body, sub)
         finally:
@@ -510,3 +530,8 @@ def _arguments(sig, args: list, kwargs: dict) -> Optional[dict]:
         else:  # VAR_KEYWORD
             out[name] = {k: v for k, v in kwargs.items() if k not in named}
     return out
+
+
+def _layer_elem(v) -> Optional[Value]:
+    # a layer the container may hold; anything else (an unknown, a join that lost it) is no element
+    return v if isinstance(v, (ModuleV, InstanceObj)) else None

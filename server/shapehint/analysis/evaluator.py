@@ -174,6 +174,8 @@ class EvalMixin:
     def subscript(self, obj: Value, idx: Value, node, fr) -> Value:
         if isinstance(obj, TensorV):
             return self.call_rule("Tensor.__getitem__", [obj, idx], {}, fr, node, "indexing")
+        if isinstance(obj, ModuleV) and obj.children is None and obj.elem is not None:
+            return obj.elem if isinstance(idx, IntV) else obj if isinstance(idx, SliceV) else UnknownV("subscript")
         if isinstance(obj, ModuleV) and obj.children is not None:
             obj = ListV(list(obj.children)) if not (obj.names and isinstance(idx, StrV)) else \
                 DictV(dict(zip(obj.names, obj.children)))
@@ -399,17 +401,27 @@ class EvalMixin:
                 from ..shapes.shape import Shape
                 s = Shape.unknown(self.fresh_star())
             dts = {v.dtype for v in vals}
+            if s == shapes[0] and len(dts) == 1 and all(_same_flags(v, first) for v in vals):
+                return first  # one abstract value: a loop whose body keeps it is at its fixpoint
             return TensorV(s, dts.pop() if len(dts) == 1 else None, first.origin,
                            contiguous=all(v.contiguous for v in vals))
         if all(isinstance(v, IntV) for v in vals):
             if all(v.expr == first.expr for v in vals):
                 return first
             return IntV(self.fresh_dyn())
+        if all(isinstance(v, ModuleV) and v.children is None and v.elem is None for v in vals) and \
+                len({(v.kind, v.describe()) for v in vals}) == 1:
+            return first  # layers built alike (`stages.append(nn.Linear(d, d))` in a loop)
         if all(isinstance(v, TupleV) for v in vals) and len({len(v.items) for v in vals}) == 1:
             return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
         return UnknownV("join")
+
+
+def _same_flags(a: TensorV, b: TensorV) -> bool:
+    return (a.contiguous, a.layout_note, a.requires_grad, a.is_param, a.optional) == \
+        (b.contiguous, b.layout_note, b.requires_grad, b.is_param, b.optional)
 
 
 def _align(ref, s, facts):

@@ -21,6 +21,7 @@ from .result import Related
 from .frames import BranchRecord, Frame, span_of
 from .builtins import CHECKS, falsy_literal
 from .guards import reads_rank
+from .liveness import exposed_names
 
 MAX_UNROLL = 32
 
@@ -417,7 +418,8 @@ class ExecMixin:
         return self._loop_once(st, fr, lambda: None)
 
     def _loop_once(self, st, fr, bind, trips=None) -> Optional[str]:
-        """Zero or more iterations: run the body until the environment is stable (2 passes).
+        """Zero or more iterations: run the body until what it reads at its head is stable
+        (liveness.py; 2 passes at most).
 
         Lists that grow in the body (`outs.append(h)`) become lists of unknown length whose
         element is the join of what was appended, `trips` times as long when that is known.
@@ -425,6 +427,7 @@ class ExecMixin:
         already of unknown length (else a later iteration's `len(outs) >= n` would be decided
         by the first iteration's length)."""
         env0 = dict(fr.env)
+        exposed = exposed_names(st)
         lists = {id(v): (v, len(v.items)) for v in env0.values() if isinstance(v, ListV) and v.items is not None}
         added: dict = {}  # id -> (list, length before the loop, what one pass appended)
         cur = env0
@@ -438,13 +441,14 @@ class ExecMixin:
             for key, (lst, n0) in lists.items():
                 if key not in added and lst.items is not None and len(lst.items) > n0:
                     added[key] = (lst, n0, lst.items[n0:])
-                    lst.elem = self.join_values(lst.items[n0:])
+                    lst.elem = self.join_values(lst.items)  # every item: those before the loop too
                     lst.items, lst.length = None, None
                     grew = True
             joined = self.join_envs(env0, after, fr.facts) if flow not in ("return", "raise") else env0
-            if not grew and all(joined.get(k) is cur.get(k) for k in joined):
-                break
+            stable = not grew and all(joined.get(k) is cur.get(k) for k in exposed)
             cur = joined
+            if stable:
+                break
         fr.env.clear()
         fr.env.update(cur)
         for lst, n0, items in added.values():

@@ -20,7 +20,7 @@ from typing import Optional
 from ..ops.context import OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
-from ..shapes.values import Span, TensorV
+from ..shapes.values import Span, TensorV, UnknownV
 from ..solver.facts import FactStore, Limits, Session
 from .annotations import AnnotationReader
 from .builtins import BuiltinMixin
@@ -87,7 +87,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.session: Optional[Session] = None
         self.max_depth = MAX_DEPTH
         self.active: dict = {}  # (function, receiver) -> (its calls running, calls since the outermost began)
-        self.running_calls: dict = {}  # function -> [(store, undecided-arm depth, guessed)] per running call
+        self.running_calls: dict = {}  # function -> [(store, undecided-arm depth, guessed, (args, kwargs) or None)]
         self.cut_short: list = []  # functions whose own analysis spent its step share (SH004)
         self.internal_errors: list[str] = []
         self.branches: list[BranchRecord] = []
@@ -147,7 +147,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
     def running(self, qualname: str, store):
         """Marks `qualname`'s own analysis as running on `store` (see `recursion_guessed`)."""
         stack = self.running_calls.setdefault(qualname, [])
-        stack.append((store, store.depth, False))
+        stack.append((store, store.depth, False, None))
         try:
             yield
         finally:
@@ -162,7 +162,21 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         stack = self.running_calls.get(qualname)
         if not stack or stack[-1][0] is not store or store.depth <= stack[-1][1]:
             return None
-        return 1 + sum(1 for s, _, g in stack if g and s is store)
+        return 1 + sum(1 for s, _, g, _ in stack if g and s is store)
+
+    def repeats_running_call(self, qualname: str, args: list, kwargs: dict) -> bool:
+        """Whether a call of `qualname` re-enters its innermost running call with nothing that
+        call did not have: each argument the same value, or unknown. It could only redo that
+        call's work on less, and at once reaches what following it would widen to: an unknown
+        result (`stride_pool(x, axis) for x in tensor` with `tensor` unknown, which otherwise
+        fans out at every level)."""
+        stack = self.running_calls.get(qualname)
+        if not stack or stack[-1][3] is None:
+            return False
+        before, before_kw = stack[-1][3]
+        return len(args) == len(before) and kwargs.keys() == before_kw.keys() and \
+            all(a is b or isinstance(a, UnknownV) for a, b in zip(args, before)) and \
+            all(kwargs[k] is before_kw[k] or isinstance(kwargs[k], UnknownV) for k in kwargs)
 
     def tick(self) -> None:
         self.steps += 1

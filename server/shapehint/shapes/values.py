@@ -163,6 +163,9 @@ class ModuleV(Value):
     span: Optional[Span] = None  # where it was constructed
     children: Optional[list] = None  # Sequential / ModuleList / ModuleDict contents
     names: Optional[list] = None  # child names for OrderedDict / ModuleDict
+    # children unknown in number but each this one (`ModuleList([Layer(d) for _ in range(depth)])`
+    # with `depth` from a config): what a loop over them, or one of them, is
+    elem: Optional[Value] = None
 
     def describe(self) -> str:
         shown = []

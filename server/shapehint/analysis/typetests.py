@@ -1,0 +1,112 @@
+"""`isinstance(value, classinfo)` where the abstract value's kind answers it.
+
+Real model code dispatches on kinds everywhere (`if isinstance(axis, (list, tuple))`,
+`isinstance(x, torch.Tensor)`, `isinstance(m, nn.Linear)`); left undecided, both arms run,
+and a recursive helper such as HF Funnel's `stride_pool` re-enters itself with unknowns at
+every level. The answer is True or False only where Python's would be the same for every
+concrete value the abstract one stands for; anything else (an unknown value, a class we do not
+know the ancestry of, a layer class that may subclass another) is None: undecided.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV,
+                             TupleV, Value)
+from .objects import BuiltinFn, ClassObj, InstanceObj
+
+TENSOR = {"torch.Tensor"}
+MODULE = {"torch.nn.Module", "torch.nn.modules.module.Module"}
+SIZE = {"torch.Size"}
+# the builtin type each plain value kind is exactly (a bool is also an int)
+_BUILTIN = {IntV: {"int"}, FloatV: {"float"}, BoolV: {"bool", "int"}, StrV: {"str"}, ListV: {"list"},
+            TupleV: {"tuple"}, DictV: {"dict"}}
+_BUILTIN_TYPES = {"int", "float", "bool", "str", "list", "tuple", "dict", "set", "frozenset", "bytes", "complex"}
+
+
+def isinstance_of(value: Value, classinfo: Value) -> Optional[bool]:
+    targets = _flatten(classinfo)
+    if targets is None:
+        return None
+    answers = [_one(value, t) for t in targets]
+    if True in answers:
+        return True
+    return False if all(a is False for a in answers) else None
+
+
+def _flatten(classinfo: Value) -> Optional[list]:
+    if isinstance(classinfo, TupleV):
+        out: list = []
+        for item in classinfo.items:
+            sub = _flatten(item)
+            if sub is None:
+                return None
+            out += sub
+        return out
+    if isinstance(classinfo, (BuiltinFn, ExtRef, ClassObj)):
+        return [classinfo]
+    return None
+
+
+def _one(value: Value, target: Value) -> Optional[bool]:
+    if isinstance(target, BuiltinFn) and target.name == "object":
+        return True
+    if isinstance(target, BuiltinFn) and target.name not in _BUILTIN_TYPES:
+        return None
+    if isinstance(value, TensorV):
+        return _tensor(value, target)
+    if isinstance(value, NoneV):
+        return False
+    kinds = _BUILTIN.get(type(value))
+    if kinds is not None:
+        if isinstance(target, BuiltinFn):
+            return target.name in kinds
+        if isinstance(target, ExtRef) and target.path in SIZE and isinstance(value, TupleV):
+            return bool(value.is_size) or None  # a tuple we built may still be a Size
+        if isinstance(target, ClassObj) or isinstance(target, ExtRef) and target.path in TENSOR | MODULE:
+            return False
+        return None
+    if isinstance(value, ModuleV):
+        if isinstance(target, ExtRef):
+            return True if target.path in MODULE or target.path == value.kind else None
+        return False
+    if isinstance(value, InstanceObj):
+        return _instance(value.cls, target)
+    return None
+
+
+def _tensor(value: TensorV, target: Value) -> Optional[bool]:
+    # Only ever True: an unannotated parameter is taken for a tensor without anything saying it
+    # is one (engine.param_value), and so is all that is read out of it (`for s in strings`),
+    # so `assert isinstance(block_string, str)` must not become "fails for every input".
+    if isinstance(target, ExtRef) and target.path in TENSOR and not value.optional:
+        return True
+    return None
+
+
+def _instance(cls: ClassObj, target: Value) -> Optional[bool]:
+    if isinstance(target, ClassObj):
+        return True if _in_mro(cls, target) else (None if _derives_from_external(cls, MODULE) else False)
+    if isinstance(target, ExtRef) and target.path in MODULE:
+        return True if cls.is_module() else (None if _derives_from_external(cls, MODULE) else False)
+    if isinstance(target, (BuiltinFn, ExtRef)) and not _derives_from_external(cls, MODULE):
+        return False  # a class of ours, built only on classes of ours (and nn.Module)
+    return None
+
+
+def _in_mro(cls: ClassObj, target: ClassObj, depth: int = 0) -> bool:
+    if cls is target:
+        return True
+    return depth < 64 and any(isinstance(b, ClassObj) and _in_mro(b, target, depth + 1) for b in cls.bases)
+
+
+def _derives_from_external(cls: ClassObj, allowed: set = frozenset(), depth: int = 0) -> bool:
+    """Whether some ancestor is a class we did not read (other than `allowed` and `object`):
+    its own ancestry, and so what it is an instance of, is unknown."""
+    for b in cls.bases:
+        if isinstance(b, ClassObj):
+            if depth < 64 and _derives_from_external(b, allowed, depth + 1):
+                return True
+        elif not (isinstance(b, ExtRef) and b.path in allowed or isinstance(b, BuiltinFn) and b.name == "object"):
+            return True
+    return False
