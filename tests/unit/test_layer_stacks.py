@@ -1,0 +1,40 @@
+"""Layer containers of unknown length built from one layer (ModuleV.elem): the loop forms real
+code uses over them. The case programs tests/cases/layer_stack_depth_unknown.py and
+bug_layer_stack_width.py check the same against torch."""
+from shapehint.analysis.api import analyze_source
+
+SRC = '''import torch
+import torch.nn as nn
+from jaxtyping import Float
+from torch import Tensor
+
+
+class Net(nn.Module):
+    def __init__(self, depth: int):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(32, 32) for _ in range(depth)])
+        self.norms = nn.ModuleList([nn.LayerNorm(32) for _ in range(depth)])
+        self.heads = nn.ModuleDict({"a": nn.Linear(32, 2)})
+
+    def forward(self, x: Float[Tensor, "B 32"]):
+        for layer, norm in zip(self.layers, self.norms):
+            x = norm(layer(x))
+        for k, layer in enumerate(self.layers[1:]):
+            x = layer(x)
+        y = self.layers[0](x)
+        return y
+'''
+
+
+def _shapes(r):
+    return {(v["line"], v["name"]): v["shape"] for v in r.infer_json()["values"]}
+
+
+def test_zip_slices_and_indexes_of_a_layer_stack():
+    got = _shapes(analyze_source(SRC, "net.py"))
+    assert got[(16, "x")] == ["B", 32] and got[(18, "x")] == ["B", 32] and got[(19, "y")] == ["B", 32]
+
+
+def test_a_layer_stack_applied_to_the_wrong_width_is_an_error():
+    r = analyze_source(SRC.replace('"B 32"', '"B 16"'), "net.py")
+    assert [(d.line, d.code) for d in r.diagnostics if d.severity == "error"] == [(16, "SH101")]
