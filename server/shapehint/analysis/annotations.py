@@ -149,3 +149,51 @@ def _expr_of(text: str) -> Optional[Expr]:
         return go(node)
     except ValueError:
         return None
+
+
+UNION_PATHS = {"typing.Union", "typing.Optional", "typing_extensions.Optional", "typing_extensions.Union"}
+# what a parameter annotated with only these is: a number, a string, a container — not a tensor
+PLAIN_NAMES = {"int", "float", "bool", "str", "bytes", "complex", "tuple", "list", "dict", "set", "frozenset",
+               "Tuple", "List", "Dict", "Set", "FrozenSet", "Sequence", "MutableSequence", "Iterable", "Mapping",
+               "MutableMapping", "Callable", "Literal", "OrderedDict"}
+
+
+def unstring(node: Optional[ast.AST]) -> Optional[ast.AST]:
+    """A string annotation (`"int"`, `"Optional[Tensor]"`) as the expression it spells."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return ast.parse(node.value, mode="eval").body
+        except SyntaxError:
+            return None
+    return node
+
+
+def union_members(node: ast.AST, resolve: Callable[[ast.AST], Value]) -> Optional[list]:
+    """The members of a union annotation (`X | None`, `Union[X, Y]`, `Optional[X]`, nested),
+    `None` spelled as an `ast.Constant`; None when `node` is not a union."""
+    node = unstring(node)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _members(node.left, resolve) + _members(node.right, resolve)
+    if isinstance(node, ast.Subscript):
+        base = resolve(node.value)
+        if isinstance(base, ExtRef) and base.path in UNION_PATHS:
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            out = [m for i in items for m in _members(i, resolve)]
+            return out + [ast.Constant(None)] if base.path.endswith("Optional") else out
+    return None
+
+
+def _members(node: ast.AST, resolve) -> list:
+    got = union_members(node, resolve)
+    return got if got is not None else [unstring(node)]
+
+
+def is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def is_plain(node: ast.AST) -> bool:
+    """A builtin or typing type that is never a tensor (`int`, `tuple[int, int]`, `List[str]`)."""
+    base = node.value if isinstance(node, ast.Subscript) else node
+    name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else None
+    return name in PLAIN_NAMES

@@ -15,6 +15,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import Shape
 from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, Span, TensorV, TupleV, UnknownV
 from ..solver.facts import Limits
+from .annotations import is_none, is_plain, union_members, unstring
 from .frames import Budget, Cancelled, Frame, span_of
 from . import interp as interp_limits
 from .interp import Interp
@@ -207,22 +208,18 @@ def _not_analysed(it: Interp, wanted) -> None:
 
 
 def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
+    union = _union_param(it, f, p, fr) if p.annotation is not None else None
+    if union is not None:
+        return union
     ann = it.annotation_shape(p.annotation, fr) if p.annotation is not None else None
     if ann is not None:
-        shape, dtype = ann
-        if shape.star is not None and shape.star.startswith("?"):
-            star = it.param_star(p.arg, f.qualname)
-            shape = _given_rank(it, f, p.arg, Shape(shape.dims, star, shape.suffix))
-        for i, d in enumerate(shape.dims):
-            for s in d.symbols():
-                if not s.startswith("?"):
-                    it.dims.setdefault(s, DimInfo(s, f"annotation of `{p.arg}` (axis {i}) on line {p.lineno}"))
-        return TensorV(shape, dtype, span_of(p))
+        return _annotated_tensor(it, f, p, ann)
     if p.annotation is not None:
         container = container_param(it, f, p, fr)
         if container is not None:
             return container
-        cls = it._safe_eval(p.annotation, fr)
+        node = unstring(p.annotation)  # `d: "int"`
+        cls = it._safe_eval(node, fr) if node is not None else None
         if isinstance(cls, ClassObj) and not cls.is_module():
             return generic_instance(it, cls)
         if isinstance(cls, BuiltinFn) and cls.name in ("int", "float", "bool", "str"):
@@ -254,6 +251,35 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
     return TensorV(_given_rank(it, f, p.arg, Shape.unknown(it.param_star(p.arg, f.qualname))), None, span_of(p))
 
 
+def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = False) -> TensorV:
+    shape, dtype = ann
+    if shape.star is not None and shape.star.startswith("?"):
+        star = it.param_star(p.arg, f.qualname)
+        shape = _given_rank(it, f, p.arg, Shape(shape.dims, star, shape.suffix))
+    for i, d in enumerate(shape.dims):
+        for s in d.symbols():
+            if not s.startswith("?"):
+                it.dims.setdefault(s, DimInfo(s, f"annotation of `{p.arg}` (axis {i}) on line {p.lineno}"))
+    return TensorV(shape, dtype, span_of(p), optional=optional)
+
+
+def _union_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
+    """A parameter annotated with a union: `Optional[Tensor]` without a default is a tensor that
+    may be None (an optional tensor); `int | tuple[int, int]` or `Optional[int]` without one is
+    no tensor but an opaque value of its name; anything else, None (read as if unannotated)."""
+    members = union_members(p.annotation, lambda n: it._safe_eval(n, fr))
+    if members is None:
+        return None
+    rest = [m for m in members if not is_none(m)]
+    if rest and all(is_plain(m) for m in rest):
+        return None if p.arg in f.defaults else OpaqueV(p.arg)  # a default is read as without one
+    if len(rest) == 1 and len(members) > 1 and p.arg not in f.defaults:
+        ann = it.annotation_shape(rest[0], fr)
+        if ann is not None:
+            return _annotated_tensor(it, f, p, ann, optional=True)
+    return None
+
+
 SEQUENCES = {"List", "list", "Sequence", "MutableSequence", "Iterable", "Tuple", "tuple"}
 MAPPINGS = {"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict"}
 
@@ -263,7 +289,7 @@ def container_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
     (its items unknown: a feature pyramid's levels have different shapes, so no one symbolic
     tensor may stand for them all), a tuple of that many values (tensors of their own shapes),
     an open dict — never a tensor, which the unannotated default would make it."""
-    ann = p.annotation
+    ann = unstring(p.annotation)
     base, arg = (ann.value, ann.slice) if isinstance(ann, ast.Subscript) else (ann, None)
     name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else None
     if name in MAPPINGS:
