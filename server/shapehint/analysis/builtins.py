@@ -383,6 +383,8 @@ class BuiltinMixin:
             return self._math(path[5:], args)
         if path in ("typing.cast",) and len(args) == 2:
             return args[1]
+        if path == "torch.is_tensor" and len(args) == 1:
+            return self.b_isinstance([args[0], ExtRef("torch.Tensor")], {}, fr, span)
         return None
 
     def _math(self, name: str, args) -> Value:

@@ -128,10 +128,10 @@ class EvalMixin:
                 return BoundOp(obj, name)
             return OpaqueV(f"{self._opaque_name(obj)}.{name}")
         if isinstance(obj, ModuleV):
+            if name in ("weight", "bias"):  # the parameter, not the `bias=True` it was built with
+                return self.module_param(obj, name, fr, node)
             if name in obj.cfg:
                 return obj.cfg[name]
-            if name in ("weight", "bias"):
-                return self.module_param(obj, name, fr, node)
             if obj.names and obj.children is not None and name in obj.names:
                 # ModuleDict / Sequential(OrderedDict) children are attributes too (nanoGPT's
                 # `self.transformer.wte`)

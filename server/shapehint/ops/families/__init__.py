@@ -7,7 +7,7 @@ FAMILIES = [
     "conv", "pool", "norm", "embedding", "rnn", "packed", "attention", "loss", "resize",
     # tensor manipulation
     "views", "joins", "indexing", "reductions", "matmul", "creation", "gather_scatter", "einops_rules", "meta", "misc",
-    "linalg", "fft", "scans",
+    "linalg", "fft", "scans", "init",
 ]
 
 for _name in FAMILIES:
