@@ -11,7 +11,7 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
-from ..shapes.values import TensorV, Value
+from ..shapes.values import IntV, TensorV, Value
 from .frames import span_of
 
 _SHAPE_COMMENT = re.compile(r"^(?:shape:\s*)?[\[(]\s*([A-Za-z0-9_+\-*/.() ]*(?:,\s*[A-Za-z0-9_+\-*/.() ]*)*)\s*[\])]\s*$")
@@ -42,6 +42,7 @@ class ShapeCommentMixin:
             return False
         binding: dict = {}
         ren = {v: k for k, v in self.sink.renames.get(fr.qualname, {}).items()}
+        local = None  # the symbols this function's values are in (computed on first need)
         for text, d in zip(dims, s.dims):
             if text in ("?", "_", "..."):
                 continue
@@ -49,8 +50,11 @@ class ShapeCommentMixin:
                 if fr.facts.possible(eq(d, int(text)))[0] is False:
                     return False
                 continue
-            if text in ren or (text in self.dims and text.isidentifier()):
-                # a name the program already uses means that dimension, not any renaming
+            if text in self.dims and text.isidentifier() and text not in ren and local is None:
+                local = _frame_symbols(self, fr)
+            if text in ren or (text in self.dims and text.isidentifier() and text in local):
+                # a name this function already uses means that dimension, not any renaming (one
+                # that only another function uses — its `seq_length` — is free here)
                 text_sym = Expr.sym(ren.get(text, text))
                 if d != text_sym and not fr.facts.entails(eq(d, text_sym)):
                     return False
@@ -63,14 +67,33 @@ class ShapeCommentMixin:
         return True
 
 
+def _frame_symbols(it, fr) -> set:
+    out: set = set()
+    for v in fr.env.values():
+        if isinstance(v, TensorV):
+            out |= it.resolve(v).symbols()
+        elif isinstance(v, IntV):
+            out |= v.expr.symbols()
+    return out
+
+
+def _balanced(item: str) -> bool:
+    depth = 0
+    for ch in item:
+        depth += (ch == "(") - (ch == ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def parse_shape_comment(comment: str) -> Optional[list]:
     text = comment.strip()
     m = _SHAPE_COMMENT.match(text)
     if m is None:
         return None
     items = [i.strip() for i in m.group(1).split(",") if i.strip()]
-    if not items:
-        return None
+    if not items or not all(_balanced(i) for i in items):
+        return None  # `(H*W) x (kernel**2)`: prose, not a list of dimensions
     if not all(re.match(r"^[A-Za-z_][A-Za-z0-9_]*$|^-?\d+$|^[A-Za-z0-9_+\-*/() ]+$", i) for i in items):
         return None
     return items
