@@ -38,3 +38,19 @@ def test_zip_slices_and_indexes_of_a_layer_stack():
 def test_a_layer_stack_applied_to_the_wrong_width_is_an_error():
     r = analyze_source(SRC.replace('"B 32"', '"B 16"'), "net.py")
     assert [(d.line, d.code) for d in r.diagnostics if d.severity == "error"] == [(16, "SH101")]
+
+
+def test_hover_names_a_container_by_what_it_holds():
+    src = SRC + '''
+
+class Two(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.seq = nn.Sequential(nn.Linear(2, 3), nn.ReLU())
+        self.blocks = nn.ModuleList([Net(3) for _ in range(4)])
+'''
+    shown = {v.name: v.text for v in analyze_source(src, "net.py").values if v.kind == "layer"}
+    assert shown["self.layers"] == "ModuleList(? × Linear(in_features=32, out_features=32, bias=True))"
+    assert shown["self.seq"] == "Sequential(Linear(in_features=2, out_features=3, bias=True), ReLU())"
+    assert shown["self.blocks"] == "ModuleList(4 × Net instance)"
+    assert shown["self.heads"] == "ModuleDict(a)"

@@ -168,6 +168,8 @@ class ModuleV(Value):
     elem: Optional[Value] = None
 
     def describe(self) -> str:
+        if self.children is not None or self.elem is not None:
+            return self._describe_container()
         shown = []
         for k, v in self.cfg.items():
             if k.startswith("_") or k in ("device", "dtype"):
@@ -175,6 +177,22 @@ class ModuleV(Value):
             # a `**kwargs` catch-all (registry.ModuleRule.config) shows as the keywords it bound
             shown += [f"{a}={_short(b)}" for a, b in v.items()] if isinstance(v, dict) else [f"{k}={_short(v)}"]
         return f"{self.kind.split('.')[-1]}({', '.join(shown)})"
+
+
+    def _describe_container(self) -> str:
+        """`ModuleList(12 × Block instance)`, `Sequential(? × Linear(...))` (a number unknown),
+        `ModuleDict(a, b)`: what hover shows for a container layer."""
+        kind = self.kind.split('.')[-1]
+        if self.names is not None:
+            return f"{kind}({', '.join(str(n) for n in self.names[:6])}{', …' if len(self.names) > 6 else ''})"
+        kids = [self.elem] if self.children is None else self.children
+        if not kids:
+            return f"{kind}()"
+        shown = {k.describe() for k in kids}
+        count = "?" if self.children is None else str(len(kids))
+        if len(shown) == 1:
+            return f"{kind}({count} × {shown.pop()})"
+        return f"{kind}({', '.join(k.describe() for k in kids[:4])}{', …' if len(kids) > 4 else ''})"
 
 
 def _short(v: Any) -> str:
