@@ -54,3 +54,33 @@ class Two(nn.Module):
     assert shown["self.seq"] == "Sequential(Linear(in_features=2, out_features=3, bias=True), ReLU())"
     assert shown["self.blocks"] == "ModuleList(4 × Net instance)"
     assert shown["self.heads"] == "ModuleDict(a)"
+
+
+def test_adding_to_a_list_of_unknown_length_widens_its_element():
+    """`outs.append(t)` on a list whose length is unknown kept the old element: `outs[-1]` was
+    taken for one of the first items, and `outs[-1] + torch.zeros(5)` a false broadcast error."""
+    src = '''import torch
+import torch.nn as nn
+from jaxtyping import Float
+from torch import Tensor
+
+
+def f(x: Float[Tensor, "2 8"], n: int):
+    outs = [x for _ in range(n)]
+    outs.append(torch.zeros(5))
+    return outs[-1] + torch.zeros(5)
+
+
+class Net(nn.Module):
+    def __init__(self, depth: int):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(8, 8) for _ in range(depth)])
+        self.layers.append(nn.Linear(4, 8))
+
+    def forward(self, x: Float[Tensor, "2 4"]):
+        for layer in self.layers:
+            x = layer(x)  # layers of two kinds: which one runs first is not known here
+        return x
+'''
+    r = analyze_source(src, "f.py")
+    assert not [d for d in r.diagnostics if d.severity == "error"]

@@ -297,6 +297,8 @@ class BuiltinMixin:
         t, name = op.target, op.name
         if isinstance(t, ListV):
             if t.items is None:
+                if t.elem is not None and name in ("append", "extend", "insert"):
+                    t.elem = self._joined_elem(t.elem, name, args, fr)  # it may hold what was added
                 return NoneV()
             if name == "append" and args:
                 t.items.append(args[0])
@@ -315,6 +317,11 @@ class BuiltinMixin:
             return NoneV()
         if isinstance(t, DictV):
             return self._dict_method(t, name, args)
+        if isinstance(t, ModuleV) and t.children is None and t.elem is not None and \
+                name in ("append", "extend", "insert", "add_module"):
+            elem = self._joined_elem(t.elem, name, args, fr)
+            t.elem = elem if isinstance(elem, (ModuleV, InstanceObj)) else None
+            return NoneV()
         if isinstance(t, ModuleV) and t.children is not None:
             if name in ("append", "add_module") and args:
                 t.children.append(args[-1])
@@ -346,6 +353,16 @@ class BuiltinMixin:
         if isinstance(t, ModuleV) and name in ("to", "cuda", "cpu", "eval", "train", "float", "half"):
             return t
         return UnknownV(name)
+
+    def _joined_elem(self, elem: Value, name: str, args: list, fr) -> Value:
+        """The element of a list of unknown length after `append`/`insert`/`extend` adds to it."""
+        if not args:
+            return elem
+        if name == "extend":
+            added = self.loop_element(args[0], self.iterate(args[0], fr), fr)
+        else:
+            added = args[-1]
+        return self.join_values([elem, added])
 
     # ---- library helpers ---------------------------------------------------------------
     def external_special(self, path: str, args, kwargs, fr, span, node) -> Optional[Value]:
