@@ -84,3 +84,26 @@ class Net(nn.Module):
 '''
     r = analyze_source(src, "f.py")
     assert not [d for d in r.diagnostics if d.severity == "error"]
+
+
+def test_reversed_and_list_of_a_layer_stack_keep_its_layer():
+    src = '''import torch
+import torch.nn as nn
+from jaxtyping import Float
+from torch import Tensor
+
+
+class Net(nn.Module):
+    def __init__(self, depth: int):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Linear(8, 8) for _ in range(depth)])
+
+    def forward(self, x: Float[Tensor, "B 8"]):
+        for block in reversed(self.blocks):
+            y = block(x)
+        for block in list(self.blocks):
+            z = block(y)
+        return z
+'''
+    got = _shapes(analyze_source(src, "net.py"))
+    assert got[(14, "y")] == ["B", 8] and got[(16, "z")] == ["B", 8]

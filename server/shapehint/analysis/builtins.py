@@ -164,7 +164,7 @@ class BuiltinMixin:
         if not args:
             return ListV([])
         items = self.iterate(args[0], fr)
-        return ListV(list(items)) if items is not None else ListV(None)
+        return ListV(list(items)) if items is not None else self._unknown_length(args[0], fr)
 
     def b_tuple(self, args, kwargs, fr, span):
         if not args:
@@ -182,7 +182,9 @@ class BuiltinMixin:
 
     def b_reversed(self, args, kwargs, fr, span):
         items = self.iterate(args[0], fr) if args else None
-        return ListV(list(reversed(items))) if items is not None else UnknownV("reversed")
+        if items is None:
+            return self._unknown_length(args[0], fr) if args else UnknownV("reversed")
+        return ListV(list(reversed(items)))
 
     def b_dict(self, args, kwargs, fr, span):
         if not args:
@@ -353,6 +355,11 @@ class BuiltinMixin:
         if isinstance(t, ModuleV) and name in ("to", "cuda", "cpu", "eval", "train", "float", "half"):
             return t
         return UnknownV(name)
+
+    def _unknown_length(self, it: Value, fr) -> Value:
+        """`list(xs)`, `reversed(xs)` of an iterable whose length is unknown: a list of its element."""
+        elem = self.loop_element(it, None, fr)
+        return ListV(None, None if isinstance(elem, UnknownV) else elem)
 
     def _joined_elem(self, elem: Value, name: str, args: list, fr) -> Value:
         """The element of a list of unknown length after `append`/`insert`/`extend` adds to it."""
