@@ -3,7 +3,7 @@
     python bench/peer/run_shapehint.py BENCHMARK_NAME     # one JSON line per question
 
 Each question analyses the program from scratch (`analyze_source`, without the records that
-only hover shows, as the CLI does) and asks `answer_migration` (Q1; Q2 with the constraints as
+only hover shows and the compiler-only syntax check, as the CLI's questions do) and asks `answer_migration` (Q1; Q2 with the constraints as
 `--assume` strings scoped to `Cls.forward`; only that function's own analysis runs, as in
 `shapehint migrate --function Cls.forward`) or `answer_branches` (Q3; constraints unscoped;
 the branches `Cls.forward` reaches, for its inputs, as `shapehint branches --function Cls.forward`
@@ -27,7 +27,7 @@ from shapehint.questions.migrate import answer_migration  # noqa: E402
 
 def migration(bench: dict, path: str, text: str, constraints: list) -> dict:
     fn = f"{bench['cls']}.forward"
-    result = analyze_source(text, path, records=False, functions={fn})  # as `shapehint migrate --function`
+    result = analyze_source(text, path, records=False, functions={fn}, compile_errors=False)  # as `shapehint migrate --function`
     got = answer_migration(result, assume=[f"{fn}: {c}" for c in constraints], only=fn)
     if not got:
         return {"answer": "n/a", "error": f"no migratable function {fn}"}
@@ -39,7 +39,7 @@ def migration(bench: dict, path: str, text: str, constraints: list) -> dict:
 
 def branches(bench: dict, path: str, text: str, constraints: list, tags: dict) -> dict:
     fn = f"{bench['cls']}.forward"  # the entry torch.fx traces: `shapehint branches --function`
-    result = analyze_source(text, path, records=False, functions={fn})
+    result = analyze_source(text, path, records=False, functions={fn}, compile_errors=False)
     got = answer_branches(result, assume=list(constraints), entry=fn)
     by_line = {b["line"]: b for b in got}
     out = {}

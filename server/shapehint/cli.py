@@ -173,9 +173,10 @@ def expand_paths(paths: Iterable[str], errors: list) -> list:
     return out
 
 
-def analyze_path(path: str, text: str, config, records: bool = True, functions=None):
+def analyze_path(path: str, text: str, config, records: bool = True, functions=None, compile_errors: bool = True):
     from .analysis.api import analyze_source
-    result = analyze_source(text, path, config=config, records=records, functions=functions)
+    result = analyze_source(text, path, config=config, records=records, functions=functions,
+                            compile_errors=compile_errors)
     try:
         from .config import apply_config
         result.diagnostics = apply_config(result.diagnostics, text, config)

@@ -254,3 +254,24 @@ def test_a_byte_order_mark_is_one_code_point():
     x = p.tree.body[0].targets[0]
     assert (x.lineno, x.col_offset, x.end_col_offset) == (1, 1, 2) and p.lines[0] == "\ufeffx = 1"
     assert [e.line for e in p.errors] == [2]
+
+
+def test_without_compile_errors_only_the_parser_judges():
+    """The questions print no diagnostics: they skip the compiler's pass (`return` outside a
+    function is a compiler error; the parser accepts it), and answer on the whole tree."""
+    text = "import torch\nx = torch.zeros(2, 3)\nreturn 4\n"
+    assert [e.line for e in parse_module(text).errors] == [3]
+    p = parse_module(text, compile_errors=False)
+    assert p.errors == [] and [ast.unparse(s) for s in p.tree.body][-1] == "return 4"
+    bad = parse_module("x = (1,\n", compile_errors=False)  # a parser error is still one
+    assert [e.line for e in bad.errors] == [1]
+
+
+def test_the_questions_cli_answers_on_a_file_the_compiler_rejects(tmp_path, capsys):
+    from shapehint import cli
+    f = tmp_path / "m.py"
+    f.write_text("import torch\n\n\ndef f(x: torch.Tensor):\n    assert x.shape == (2, 3)\n"
+                 "    return x.view(6)\n\n\nbreak\n")
+    assert cli.main(["migrate", str(f), "--format", "json"]) == 0
+    assert '"status": "static"' in capsys.readouterr().out
+    assert cli.main(["check", str(f)]) == 1 and "SH001" in capsys.readouterr().out

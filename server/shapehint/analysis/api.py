@@ -11,16 +11,18 @@ from .frames import Cancelled
 
 
 def analyze_source(text: str, path: str = "<string>", config=None, cancel=None,
-                   records: bool = True, functions=None, ranks=None) -> AnalysisResult:
+                   records: bool = True, functions=None, ranks=None, compile_errors: bool = True) -> AnalysisResult:
     """Analyse one module. Never raises for any input text (cancellation excepted). The records
     (`result.values`, hover's index) are built on first read: diagnostics and the questions do
     not need them; with `records=False` they are never built (`values` is empty). `functions`:
     only these functions get their own analysis; `ranks`: ranks for parameters that would have
-    an unknown one (engine.analyze)."""
+    an unknown one; `compile_errors=False`: no SH001 for errors only CPython's compiler finds
+    (engine.analyze)."""
     from .engine import analyze
     try:
         return analyze(text, path, config=config, cancel=cancel, on_store=interrupt_hook(cancel),
-                       defer_values=True, records=records, functions=functions, ranks=ranks)
+                       defer_values=True, records=records, functions=functions, ranks=ranks,
+                       compile_errors=compile_errors)
     except Cancelled:
         raise
     except (Exception, RecursionError) as exc:  # a bug must cost one file's answers, not the session

@@ -27,14 +27,14 @@ from .usage import param_kind, tensor_uses
 CONFIG_NAMES = {"config", "cfg", "args", "opt", "hparams", "params", "conf", "settings"}
 
 
-def parse(text: str, path: str):
+def parse(text: str, path: str, compile_errors: bool = True):
     from ..frontend.parse import parse_module
-    return parse_module(text, path)
+    return parse_module(text, path, compile_errors)
 
 
 def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
             on_store=None, cache=None, defer_values: bool = False, records: bool = True,
-            functions=None, ranks=None) -> AnalysisResult:
+            functions=None, ranks=None, compile_errors: bool = True) -> AnalysisResult:
     """`defer_values`: leave the records to the first read of `result.values` (the language
     server publishes the diagnostics first). `records=False`: no records and no hover table at
     all (the CLI's questions print neither). `functions`: analyse only these functions
@@ -43,15 +43,17 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
     the diagnostics are then those of what ran. `ranks` ({function: {parameter: rank}}): those
     parameters, unannotated tensors whose rank the generic analysis would leave unknown, have that
     rank instead (the migration's search for a rank that works, questions/migrate.py).
+    `compile_errors=False`: SH001 leaves out the errors only CPython's compiler finds
+    (frontend/parse.parse_module; for answers that print no diagnostics).
     The cyclic collector is paused meanwhile (heap.py)."""
     with heap.paused():
+        parsed = parsed or parse(text, path, compile_errors)
         return _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
                         None if functions is None else with_enclosing(functions), ranks)
 
 
 def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
              functions, ranks=None) -> AnalysisResult:
-    parsed = parsed or parse(text, path)
     limits = Limits()
     if config is not None:
         limits = Limits(getattr(config, "timeout_ms", limits.timeout_ms), getattr(config, "rlimit", limits.rlimit))

@@ -60,8 +60,11 @@ def _grammar():
     return _GRAMMAR
 
 
-def parse_module(text: str, path: Optional[str] = None) -> ParsedModule:
-    return _parse(text, path, diff_cache=False)
+def parse_module(text: str, path: Optional[str] = None, compile_errors: bool = True) -> ParsedModule:
+    """`compile_errors=False`: valid syntax is all that is checked — not the errors only CPython's
+    compiler finds (`return` outside a function, `break` outside a loop), whose second pass over
+    the tree costs a third of the parse. For callers that print no diagnostics (the questions)."""
+    return _parse(text, path, diff_cache=False, compile_errors=compile_errors)
 
 
 class IncrementalParser:
@@ -95,11 +98,11 @@ class IncrementalParser:
         self._last.pop(path, None)
 
 
-def _parse(text: str, path: Optional[str], diff_cache: bool) -> ParsedModule:
+def _parse(text: str, path: Optional[str], diff_cache: bool, compile_errors: bool = True) -> ParsedModule:
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", " ")
     if text.startswith("\ufeff"):  # CPython rejects a BOM in a str: parse without it, shift line 1
-        return _shift_first_line(_parse_normalised(text[1:], path, diff_cache))
-    return _parse_normalised(text, path, diff_cache)
+        return _shift_first_line(_parse_normalised(text[1:], path, diff_cache, compile_errors))
+    return _parse_normalised(text, path, diff_cache, compile_errors)
 
 
 def _shift_first_line(p: ParsedModule) -> ParsedModule:
@@ -114,11 +117,11 @@ def _shift_first_line(p: ParsedModule) -> ParsedModule:
     return p
 
 
-def _parse_normalised(text: str, path: Optional[str], diff_cache: bool) -> ParsedModule:
+def _parse_normalised(text: str, path: Optional[str], diff_cache: bool, compile_errors: bool = True) -> ParsedModule:
     lines = text.split("\n")
     # Fast path: most keystrokes leave the file valid, and then `ast` alone is exact and ~20x
     # faster than parso's parse; parso's error recovery is needed only for broken text.
-    tree, _ = _compile(text)
+    tree, _ = _compile(text, compile_errors)
     if tree is not None:
         _code_point_columns(tree, lines)
         return ParsedModule(tree, [], _comments(text), lines)
@@ -131,13 +134,15 @@ def _parse_normalised(text: str, path: Optional[str], diff_cache: bool) -> Parse
     return ParsedModule(tree, _dedupe(errors), _comments("\n".join(fixed)), lines)
 
 
-def _compile(text: str):
-    """(tree, None) when CPython accepts the text — parser and compiler both — else (None, error)."""
+def _compile(text: str, compile_errors: bool = True):
+    """(tree, None) when CPython accepts the text — parser and compiler both, or the parser alone
+    without `compile_errors` — else (None, error)."""
     try:
         with warnings.catch_warnings():  # SyntaxWarnings turned into errors must not drop valid code
             warnings.simplefilter("ignore")
             tree = ast.parse(text)
-            compile(tree, "<shapehint>", "exec", dont_inherit=True)
+            if compile_errors:
+                compile(tree, "<shapehint>", "exec", dont_inherit=True)
         return tree, None
     except SyntaxError as e:
         return None, e

@@ -18,9 +18,10 @@ def run(args) -> int:
     if text is None:
         raise UsageError(f"{args.file}: larger than the size cap")
     only = getattr(args, "function", None)
-    # answers only: no records; `--function F` needs F's own analysis and no other's
+    # answers only: no records, no diagnostics (so not the compiler's own syntax errors);
+    # `--function F` needs F's own analysis and no other's
     result = analyze_path(args.file, text, load_config_for(args.file), records=False,
-                          functions=None if only is None else {only})
+                          functions=None if only is None else {only}, compile_errors=False)
     if only is not None and only not in result.functions:
         known = ", ".join(sorted(q for q in result.functions if not q.endswith(".__init__"))) or "none"
         raise UsageError(f"{args.file}: no function {only!r} (functions: {known})")

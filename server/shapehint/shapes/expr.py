@@ -77,15 +77,15 @@ class Expr:
     # ---- queries ------------------------------------------------------
     @property
     def is_const(self) -> bool:
-        return all(m == () for m in self.terms)
+        t = self.terms  # monomials are the keys: constant when the only one is ()
+        return not t or len(t) == 1 and () in t
 
     @property
     def value(self) -> int | None:
-        if not self.terms:
+        t = self.terms
+        if not t:
             return 0
-        if self.is_const:
-            return self.terms[()]
-        return None
+        return t.get(()) if len(t) == 1 else None
 
     def const_part(self) -> int:
         return self.terms.get((), 0)
