@@ -28,3 +28,38 @@ def test_bias_is_the_parameter():
     assert shapes["b"] == [8] and shapes["y"] == [2, 8] and shapes["z"] == [2, 8]
     # `bare.bias is None` is decided, so `y.view(3)` never runs; `eye_` needs a matrix
     assert [(d.line, d.code) for d in r.diagnostics if d.severity == "error"] == [(16, "SH102")]
+
+
+PARTIAL = '''import functools
+from functools import partial
+
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim: int = 64, norm_layer=partial(nn.LayerNorm, eps=1e-6),
+                 act=functools.partial(nn.GELU, approximate="tanh")):
+        super().__init__()
+        self.norm = norm_layer(dim)
+        self.act = act()
+        self.fc = partial(nn.Linear, bias=False)(dim, 2 * dim)
+
+    def forward(self, x: torch.Tensor):
+        assert x.shape[-1] == 64
+        h = self.act(self.norm(x))
+        y = self.fc(h)
+        return y
+'''
+
+
+def test_layers_built_through_functools_partial():
+    """timm's and torchvision's `norm_layer=partial(nn.LayerNorm, eps=1e-6)`."""
+    r = analyze_source(PARTIAL, "p.py")
+    layers = {v.name: v.text for v in r.values if v.kind == "layer"}
+    assert layers["self.norm"].startswith("LayerNorm(normalized_shape=64, eps=1e-06")
+    assert layers["self.fc"] == "Linear(in_features=64, out_features=128, bias=False)"
+    shapes = {v["name"]: v["shape"] for v in r.infer_json()["values"]}
+    assert shapes["y"] == ["*x", 128]
+    bad = analyze_source(PARTIAL.replace("== 64", "== 32"), "p.py")
+    assert [(d.line, d.code) for d in bad.diagnostics if d.severity == "error"] == [(18, "SH101")]

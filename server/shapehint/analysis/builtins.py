@@ -15,7 +15,7 @@ from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV,
                              UnknownV, Value)
 from .calls import RangeV
 from .typetests import isinstance_of
-from .objects import InstanceObj, OpaqueV, SuperV
+from .objects import InstanceObj, OpaqueV, PartialV, SuperV
 
 # torch's runtime checks: {path: the position of the condition}
 CHECKS = {"torch._check": 0, "torch._assert": 0, "torch._check_with": 1, "torch._check_is_size": 0}
@@ -407,6 +407,8 @@ class BuiltinMixin:
             return self._math(path[5:], args)
         if path in ("typing.cast",) and len(args) == 2:
             return args[1]
+        if path == "functools.partial" and args and not isinstance(args[0], UnknownV):
+            return PartialV(args[0], tuple(args[1:]), dict(kwargs))
         if path == "torch.is_tensor" and len(args) == 1:
             return self.b_isinstance([args[0], ExtRef("torch.Tensor")], {}, fr, span)
         return None

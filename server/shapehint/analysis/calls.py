@@ -17,7 +17,7 @@ from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape, eq
 from ..shapes.values import (DictV, ExtRef, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
-from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj
+from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV
 from .evaluator import BoundOp, TensorMethod
 from .opctx import AnalysisContext
 from .result import Related
@@ -111,6 +111,8 @@ class CallMixin:
             return self.builtin(fn.name, args, kwargs, fr, span)
         if isinstance(fn, BoundOp):
             return self.bound_op(fn, args, kwargs, fr, span)
+        if isinstance(fn, PartialV):
+            return self.call_value(fn.func, list(fn.args) + list(args), {**fn.kwargs, **kwargs}, fr, span, node, labels)
         return UnknownV("call")
 
     def _opname(self, node, default: str) -> str:

@@ -88,3 +88,15 @@ class SuperV(Value):
 @dataclass(eq=False)
 class BuiltinFn(Value):
     name: str
+
+
+@dataclass(eq=False)
+class PartialV(Value):
+    """`functools.partial(func, *args, **kwargs)`: a call of it calls `func` with these first
+    (timm's and torchvision's `norm_layer=partial(nn.LayerNorm, eps=1e-6)`)."""
+    func: Value
+    args: tuple
+    kwargs: dict
+
+    def describe(self) -> str:
+        return f"partial({self.func.describe()})"
