@@ -351,6 +351,9 @@ class BuiltinMixin:
                 return t
             return NoneV()
         if isinstance(t, SuperV):
+            if name == "__init__" and isinstance(t.self_obj, InstanceObj) and t.cls.is_sequential():
+                layers = list(args[0].items.values()) if len(args) == 1 and isinstance(args[0], DictV) else list(args)
+                t.self_obj.seq = layers  # nn.Sequential.__init__(*layers) or (OrderedDict)
             return NoneV()  # nn.Module.__init__ and friends
         if isinstance(t, ModuleV) and name in ("to", "cuda", "cpu", "eval", "train", "float", "half"):
             return t

@@ -106,6 +106,8 @@ class CallMixin:
                 if node is not None and fr.record and isinstance(node, ast.Call):
                     self._layer_io(node.func, fn, args, out, fr)
                 return out
+            if fn.cls.is_sequential() and len(args) == 1 and not kwargs:
+                return self._run_sequential(fn, args[0], fr, span, labels)
             return UnknownV("instance call")
         if isinstance(fn, BuiltinFn):
             return self.builtin(fn.name, args, kwargs, fr, span)
@@ -263,6 +265,17 @@ class CallMixin:
         if node is not None and fr.record and isinstance(node, ast.Call):
             self._layer_io(node.func, m, args, out, fr)
         return out
+
+    def _run_sequential(self, inst: InstanceObj, x: Value, fr, span, labels) -> Value:
+        """A subclass of nn.Sequential without a forward: its layers in the order registered —
+        those given to `super().__init__`, then those assigned or `add_module`d."""
+        layers = list(inst.seq or []) + [v for v in inst.attrs.values() if isinstance(v, ModuleV) or
+                                         isinstance(v, InstanceObj) and v.cls.is_module()]
+        for layer in layers:
+            x = self.call_value(layer, [x], {}, fr, span, None, labels)
+            if isinstance(x, UnknownV):
+                break
+        return x
 
     def _repeated(self, layer: Value, x: Value, fr, span, labels) -> Value:
         """`layer` applied an unknown number of times (a Sequential of them): what one

@@ -21,6 +21,11 @@ class FuncObj(Value):
         return f"function {self.qualname}"
 
 
+SEQUENTIAL = {"torch.nn.Sequential", "torch.nn.modules.container.Sequential"}
+CONTAINER_BASES = SEQUENTIAL | {"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.modules.container.ModuleList",
+                                "torch.nn.modules.container.ModuleDict"}
+
+
 @dataclass(eq=False)
 class ClassObj(Value):
     name: str
@@ -44,11 +49,17 @@ class ClassObj(Value):
 
     def is_module(self) -> bool:
         for b in self.bases:
-            if isinstance(b, ExtRef) and b.path in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+            if isinstance(b, ExtRef) and (b.path in ("torch.nn.Module", "torch.nn.modules.module.Module")
+                                          or b.path in CONTAINER_BASES):
                 return True
             if isinstance(b, ClassObj) and b.is_module():
                 return True
         return False
+
+    def is_sequential(self) -> bool:
+        """A subclass of nn.Sequential: without a forward of its own, a call runs its layers in order."""
+        return any(isinstance(b, ExtRef) and b.path in SEQUENTIAL or isinstance(b, ClassObj) and b.is_sequential()
+                   for b in self.bases)
 
     def describe(self) -> str:
         return f"class {self.qualname}"
@@ -59,6 +70,7 @@ class InstanceObj(Value):
     cls: ClassObj
     attrs: dict = field(default_factory=dict)
     span: Any = None  # where it was constructed
+    seq: Optional[list] = None  # a Sequential subclass's layers from `super().__init__(conv, bn, act)`
 
     def describe(self) -> str:
         return f"{self.cls.name} instance"
