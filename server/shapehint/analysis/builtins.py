@@ -69,6 +69,8 @@ class BuiltinMixin:
             return IntV(self.opaque_symbol(v))
         if isinstance(v, FloatV) and v.value is not None:
             return IntV(Expr.const(int(v.value)))
+        if isinstance(v, BoolV) and v.pred is not None and (v.pred.is_true or v.pred.is_false):
+            return IntV(Expr.const(int(v.pred.is_true)))  # `dim_in + int(concat_ones)`
         if isinstance(v, StrV) and v.value is not None and v.value.strip().lstrip("-").isdigit():
             return IntV(Expr.const(int(v.value)))
         return IntV(self.fresh_symbol("int", span, lo=0))

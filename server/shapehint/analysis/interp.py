@@ -84,6 +84,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.generic_instances: dict = {}
         self.holes: dict = {}  # hole symbol -> span
         self.stores: list[FactStore] = []
+        self.symbol_lower: dict = {}  # fresh symbol -> its lower bound, shared by every store (new_store)
         self.session: Optional[Session] = None
         self.max_depth = MAX_DEPTH
         self.active: dict = {}  # (function, receiver) -> (its calls running, calls since the outermost began)
@@ -111,7 +112,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
     def new_store(self) -> FactStore:
         if self.session is None:
             self.session = Session()
-        st = FactStore(self.limits, session=self.session)
+        st = FactStore(self.limits, session=self.session, lower=self.symbol_lower)
         if self.on_store is not None:
             self.on_store(st)
         self.stores.append(st)
@@ -125,8 +126,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
     def fresh_symbol(self, hint: str, span: Optional[Span], lo: int = 1) -> Expr:
         self._fresh += 1
         name = f"{hint}{self._fresh}" if hint.startswith("?") else f"{hint}_{self._fresh}"
-        for st in self.stores[-1:]:
-            st.declare(name, lo)
+        self.symbol_lower[name] = lo  # every store's (new_store): names are never reused
         self.dims.setdefault(name, DimInfo(name, f"computed on line {span.line}" if span else "unknown"))
         return Expr.sym(name)
 

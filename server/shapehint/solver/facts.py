@@ -46,12 +46,15 @@ class Unknown(Exception):
 
 class FactStore:
     def __init__(self, limits: Optional[Limits] = None, on_create: Optional[Callable] = None,
-                 session: Optional["Session"] = None):
+                 session: Optional["Session"] = None, lower: Optional[dict] = None):
         self.limits = limits or Limits()
         self.session = session
         self.facts: list[Fact] = []
         self._marks: list[int] = []
-        self.lower: dict[str, int] = {}  # symbol -> lower bound (default 1)
+        # symbol -> lower bound (default 1); an interpreter's stores share one (`lower`): a symbol
+        # made while one store was in use (an `int(flag)` in a layer's __init__) keeps its bound in
+        # every store its value reaches (the forward's)
+        self.lower: dict[str, int] = lower if lower is not None else {}
         self.upper: dict[str, int] = {}
         self._z3 = None
         self._ctx = None

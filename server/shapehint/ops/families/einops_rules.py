@@ -1,4 +1,4 @@
-"""einops: rearrange/repeat/reduce and the layers einops.layers.torch.Rearrange/Reduce.
+"""einops: rearrange/repeat/reduce, pack/unpack and the layers einops.layers.torch.Rearrange/Reduce.
 
 The parser and the checks mirror einops' own `ParsedExpression` and
 `_prepare_transformation_recipe` (einops 0.8), so a pattern is accepted or rejected as einops
@@ -9,8 +9,8 @@ from __future__ import annotations
 import keyword
 
 from ...shapes.expr import Expr, product
-from ...shapes.shape import Shape, eq
-from ...shapes.values import TensorV
+from ...shapes.shape import Shape, eq, ge
+from ...shapes.values import IntV, ListV, TensorV, TupleV
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 
@@ -267,3 +267,111 @@ def _reduce_fwd(cx: OpContext, m, input):
 
 
 _reduce_fwd.twin = reduce
+
+
+# ---- pack / unpack --------------------------------------------------------------------
+# Mirror einops.packing (0.8): `analyze_pattern`, then pack = reshape each input to
+# (*before, -1, *after) and concatenate on that axis; unpack = split that axis at the
+# products of the packed shapes (one of them may hold a -1) and reshape each piece.
+
+def _pack_pattern(cx: OpContext, pattern, opname: str) -> tuple:
+    pat = cx.str_of(pattern)
+    if pat is None:
+        raise NotApplicable("pattern unknown")
+    axes = pat.split()
+    if len(axes) != len(set(axes)):
+        _err(cx, f"duplicate axis names in the pattern '{pat}'")
+    if "*" not in axes:
+        _err(cx, f"no *-axis in the pattern '{pat}'")
+    for a in axes:
+        if a != "*" and (not a.isidentifier() or a[0] == "_" or a[-1] == "_" or keyword.iskeyword(a)):
+            _err(cx, f"'{a}' is not a valid axis name")
+    before = axes.index("*")
+    return before, len(axes) - before - 1
+
+
+@op("einops.pack", "einops.packing.pack")
+def pack(cx: OpContext, tensors, pattern):
+    before, after = _pack_pattern(cx, pattern, "pack")
+    if not isinstance(tensors, (TupleV, ListV)) or tensors.items is None:
+        raise NotApplicable("tensors unknown")
+    ts = list(tensors.items)
+    if not ts:
+        _err(cx, "nothing to pack")
+    if not all(isinstance(t, TensorV) and t.shape.rank is not None for t in ts):
+        raise NotApplicable("an operand is unknown")
+    outer = None
+    packed, lengths = Expr.const(0), []
+    for i, t in enumerate(ts):
+        dims = list(t.shape.dims)
+        if len(dims) < before + after:
+            cx.fail(f"{cx.opname}: tensor {i} has shape {t.shape}, while the pattern assumes at least "
+                    f"{before + after} axes", "SH102")
+        mid = dims[before:len(dims) - after]
+        edge = dims[:before] + dims[len(dims) - after:]
+        if any(d.value == 0 for d in edge):
+            cx.fail(f"{cx.opname}: tensor {i} {t.shape} has 0 elements: the packed axis (-1) could be any size",
+                    "SH103")
+        if outer is None:
+            outer = edge
+        else:
+            for k, (a, b) in enumerate(zip(outer, edge)):
+                cx.require(eq(a, b), f"{cx.opname}: tensor {i} {t.shape} does not match tensor 0 on axis "
+                           f"{k if k < before else k - before - after} outside the '*'", "SH101")
+        lengths.append(TupleV(tuple(IntV(d) for d in mid), True))
+        packed = packed + product(mid)
+    shape = list(outer[:before]) + [packed] + list(outer[before:])
+    return TupleV((cx.tensor(shape, like=ts[0]), ListV(lengths)))
+
+
+@op("einops.unpack", "einops.packing.unpack")
+def unpack(cx: OpContext, tensor, packed_shapes, pattern):
+    before, after = _pack_pattern(cx, pattern, "unpack")
+    if not isinstance(tensor, TensorV) or tensor.shape.rank is None:
+        raise NotApplicable("input unknown")
+    if not isinstance(packed_shapes, (TupleV, ListV, list, tuple)) or \
+            isinstance(packed_shapes, (TupleV, ListV)) and packed_shapes.items is None:
+        raise NotApplicable("packed shapes unknown")
+    items = packed_shapes.items if isinstance(packed_shapes, (TupleV, ListV)) else packed_shapes
+    shapes = [cx.ints_of(s) if not (isinstance(s, (TupleV, ListV)) and s.items == ()) and s != () else []
+              for s in items]
+    if any(s is None for s in shapes):
+        raise NotApplicable("a packed shape is unknown")
+    dims = list(tensor.shape.dims)
+    if len(dims) != before + 1 + after:
+        cx.fail(f"{cx.opname} expects a {before + 1 + after}D input, but {cx.label(tensor)} is "
+                f"{len(dims)}D {tensor.shape}", "SH102")
+    axis = dims[before]
+    unknown = [i for i, s in enumerate(shapes) if any(d.value == -1 for d in s)]
+    if len(unknown) > 1:
+        _err(cx, "at most one packed shape may hold a -1")
+    known = Expr.const(0)
+    for i, s in enumerate(shapes):
+        if i not in unknown:
+            known = known + product(s)
+    out_shapes = []
+    if unknown:
+        s = shapes[unknown[0]]
+        rest = [d for d in s if d.value != -1]
+        if [d.value for d in s].count(-1) > 1:
+            cx.fail(f"{cx.opname}: could not split axis of size {axis} into {_shapes_text(shapes)}", "SH103")
+        left = axis - known
+        cx.require(ge(left, 0), f"{cx.opname}: could not split axis of size {axis} into {_shapes_text(shapes)}",
+                   "SH103")
+        kp = product(rest)
+        if kp.value == 0:  # reshape's -1 next to a 0: any size would do
+            cx.fail(f"{cx.opname}: could not split axis of size {axis} into {_shapes_text(shapes)}", "SH103")
+        cx.require(eq(left % kp, 0), f"{cx.opname}: could not split axis of size {axis} into "
+                   f"{_shapes_text(shapes)}", "SH103")
+        fill = left // kp
+        shapes[unknown[0]] = [fill if d.value == -1 else d for d in s]
+    else:
+        cx.require(eq(known, axis), f"{cx.opname}: could not split axis of size {axis} into "
+                   f"{_shapes_text(shapes)}", "SH103")
+    for s in shapes:
+        out_shapes.append(cx.tensor(dims[:before] + list(s) + dims[before + 1:], like=tensor))
+    return ListV(out_shapes)
+
+
+def _shapes_text(shapes: list) -> str:
+    return "[" + ", ".join("(" + ", ".join(str(d) for d in s) + ")" for s in shapes) + "]"
