@@ -63,3 +63,51 @@ def test_layers_built_through_functools_partial():
     assert shapes["y"] == ["*x", 128]
     bad = analyze_source(PARTIAL.replace("== 64", "== 32"), "p.py")
     assert [(d.line, d.code) for d in bad.diagnostics if d.severity == "error"] == [(18, "SH101")]
+
+
+def test_a_model_over_another_librarys_base_class_runs_its_forward():
+    """transformers' `self.bert(input_ids)`: BertModel derives from PreTrainedModel, which we do
+    not read, so it was no module and the call's result was unknown. A subclass of a torch layer
+    that reads what the layer's __init__ set stays unknown (no instance here holds those)."""
+    src = '''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from transformers import PreTrainedModel
+
+
+class Base(PreTrainedModel):
+    pass
+
+
+class Inner(Base):
+    def __init__(self, config):
+        super().__init__(config)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Norm(nn.LayerNorm):
+    def forward(self, x):
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+
+class Outer(Base):
+    def __init__(self, config):
+        super().__init__(config)
+        self.inner = Inner(config)
+        self.a, self.b = Norm(8), Norm(4)
+
+    def forward(self, x: torch.Tensor):
+        assert x.shape == (2, 8)
+        y = self.inner(self.a(x))
+        z = self.b(y)
+        return z
+'''
+    r = analyze_source(src, "p.py")
+    shapes = {v["name"]: v["shape"] for v in r.infer_json()["values"]}
+    assert shapes.get("y") is None  # self.a(x) is unknown: Norm's forward reads nn.LayerNorm's state
+    assert not [d for d in r.diagnostics if d.severity == "error"]
+    r2 = analyze_source(src.replace("self.inner(self.a(x))", "self.inner(x)"), "p.py")
+    assert {v["name"]: v["shape"] for v in r2.infer_json()["values"]}["y"] == [2, 4]

@@ -100,7 +100,7 @@ class CallMixin:
         if isinstance(fn, ClassObj):
             return self.instantiate(fn, args, kwargs, fr, span)
         if isinstance(fn, InstanceObj):
-            target = fn.cls.lookup("forward") if fn.cls.is_module() else fn.cls.lookup("__call__")
+            target = fn.cls.lookup("forward") if fn.cls.callable_like_a_module() else fn.cls.lookup("__call__")
             if isinstance(target, FuncObj):
                 out = self.call_function(target, [fn] + args, kwargs, fr, span, created=fn.span)
                 if node is not None and fr.record and isinstance(node, ast.Call):

@@ -56,6 +56,29 @@ class ClassObj(Value):
                 return True
         return False
 
+    def callable_like_a_module(self) -> bool:
+        """A module, or a class with a `forward`, no `__call__`, and an ancestor from another
+        library (`class BertModel(BertPreTrainedModel)` over transformers' PreTrainedModel,
+        diffusers' ModelMixin, Lightning's LightningModule): calling an instance runs its forward.
+        Not over a torch layer (`class LayerNorm(nn.LayerNorm)`): its forward reads what the
+        layer's own __init__ set (`self.normalized_shape`), which no instance here holds."""
+        if self.is_module():
+            return True
+        if self.lookup("__call__") is not None or not isinstance(self.lookup("forward"), FuncObj):
+            return False
+        foreign = self._foreign_bases()
+        return bool(foreign) and not any(p.startswith("torch.") for p in foreign)
+
+    def _foreign_bases(self, depth: int = 0) -> list:
+        out: list = []
+        for b in self.bases:
+            if isinstance(b, ClassObj):
+                if depth < 64:
+                    out += b._foreign_bases(depth + 1)
+            elif isinstance(b, ExtRef) and b.path not in ("object", "builtins.object"):
+                out.append(b.path)
+        return out
+
     def is_sequential(self) -> bool:
         """A subclass of nn.Sequential: without a forward of its own, a call runs its layers in order."""
         return any(isinstance(b, ExtRef) and b.path in SEQUENTIAL or isinstance(b, ClassObj) and b.is_sequential()
