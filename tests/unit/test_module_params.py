@@ -68,7 +68,8 @@ def test_layers_built_through_functools_partial():
 def test_a_model_over_another_librarys_base_class_runs_its_forward():
     """transformers' `self.bert(input_ids)`: BertModel derives from PreTrainedModel, which we do
     not read, so it was no module and the call's result was unknown. A subclass of a torch layer
-    that reads what the layer's __init__ set stays unknown (no instance here holds those)."""
+    reads the state that layer's __init__ set (`self.normalized_shape`): the layer as its
+    `super().__init__(dim)` built it, one per instance (Norm(8) and Norm(4) differ)."""
     src = '''import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -107,7 +108,7 @@ class Outer(Base):
 '''
     r = analyze_source(src, "p.py")
     shapes = {v["name"]: v["shape"] for v in r.infer_json()["values"]}
-    assert shapes.get("y") is None  # self.a(x) is unknown: Norm's forward reads nn.LayerNorm's state
+    assert shapes["y"] == [2, 4] and shapes["z"] == [2, 4]
     assert not [d for d in r.diagnostics if d.severity == "error"]
-    r2 = analyze_source(src.replace("self.inner(self.a(x))", "self.inner(x)"), "p.py")
-    assert {v["name"]: v["shape"] for v in r2.infer_json()["values"]}["y"] == [2, 4]
+    r2 = analyze_source(src.replace("self.b(y)", "self.a(y)"), "p.py")  # Norm(8) on 4 features
+    assert [d.code for d in r2.diagnostics if d.severity == "error"] == ["SH101"]

@@ -13,9 +13,9 @@ from ..shapes.expr import Expr, emax, emin, product
 from ..shapes.shape import FALSE, TRUE, ge, le
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
-from .calls import RangeV
+from .calls import CONTAINERS, RangeV
 from .typetests import isinstance_of
-from .objects import InstanceObj, OpaqueV, PartialV, SuperV
+from .objects import ClassObj, InstanceObj, OpaqueV, PartialV, SuperV
 
 # torch's runtime checks: {path: the position of the condition}
 CHECKS = {"torch._check": 0, "torch._assert": 0, "torch._check_with": 1, "torch._check_is_size": 0}
@@ -356,6 +356,11 @@ class BuiltinMixin:
             if name == "__init__" and isinstance(t.self_obj, InstanceObj) and t.cls.is_sequential():
                 layers = list(args[0].items.values()) if len(args) == 1 and isinstance(args[0], DictV) else list(args)
                 t.self_obj.seq = layers  # nn.Sequential.__init__(*layers) or (OrderedDict)
+            elif name == "__init__" and isinstance(t.self_obj, InstanceObj):
+                rule = _layer_base(t.cls)
+                if rule is not None:  # `class LayerNorm2d(nn.LayerNorm)`: super().__init__(dim)
+                    layer = self.build_layer(rule, args, kwargs, fr, span, None, None)
+                    t.self_obj.base_layer = layer if isinstance(layer, ModuleV) else None
             return NoneV()  # nn.Module.__init__ and friends
         if isinstance(t, ModuleV) and name in ("to", "cuda", "cpu", "eval", "train", "float", "half"):
             return t
@@ -451,3 +456,18 @@ class BuiltinMixin:
         if name == "pi":
             return FloatV(math.pi)
         return FloatV(None)
+
+
+def _layer_base(cls, depth: int = 0):
+    """The registry rule of the torch layer `cls` derives from (`nn.LayerNorm`), if any."""
+    from ..ops import registry
+    for b in cls.bases:
+        if isinstance(b, ExtRef):
+            rule = registry.lookup(b.path)
+            if isinstance(rule, registry.ModuleRule) and b.path not in CONTAINERS:
+                return rule
+        elif isinstance(b, ClassObj) and depth < 64:
+            got = _layer_base(b, depth + 1)
+            if got is not None:
+                return got
+    return None

@@ -17,7 +17,7 @@ from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape, eq
 from ..shapes.values import (DictV, ExtRef, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
-from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV
+from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV, SuperV
 from .evaluator import BoundOp, TensorMethod
 from .opctx import AnalysisContext
 from .result import Related
@@ -100,7 +100,10 @@ class CallMixin:
         if isinstance(fn, ClassObj):
             return self.instantiate(fn, args, kwargs, fr, span)
         if isinstance(fn, InstanceObj):
-            target = fn.cls.lookup("forward") if fn.cls.callable_like_a_module() else fn.cls.lookup("__call__")
+            like_module = fn.cls.callable_like_a_module() or fn.base_layer is not None
+            target = fn.cls.lookup("forward") if like_module else fn.cls.lookup("__call__")
+            if target is None and fn.base_layer is not None:  # a torch layer's subclass keeping its forward
+                return self.call_value(fn.base_layer, args, kwargs, fr, span, node, labels)
             if isinstance(target, FuncObj):
                 out = self.call_function(target, [fn] + args, kwargs, fr, span, created=fn.span)
                 if node is not None and fr.record and isinstance(node, ast.Call):
@@ -457,6 +460,8 @@ class CallMixin:
         init = cls.lookup("__init__")
         if isinstance(init, FuncObj):
             self.call_function(init, [inst] + list(args), kwargs, fr, span)
+        elif init is None:  # `class Head(nn.Linear): pass`: the torch layer's own __init__
+            self.bound_op(BoundOp(SuperV(cls, inst), "__init__"), list(args), kwargs, fr, span)
         return inst
 
 

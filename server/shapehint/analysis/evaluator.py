@@ -124,6 +124,8 @@ class EvalMixin:
                 return BoundMethod(v, obj)
             if v is not None:
                 return v
+            if obj.base_layer is not None:  # what the torch layer it subclasses holds
+                return self.attribute(obj.base_layer, name, node, fr)
             if obj.cls.is_module() or name in ("append", "extend"):
                 return BoundOp(obj, name)
             return OpaqueV(f"{self._opaque_name(obj)}.{name}")

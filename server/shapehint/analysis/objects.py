@@ -60,8 +60,9 @@ class ClassObj(Value):
         """A module, or a class with a `forward`, no `__call__`, and an ancestor from another
         library (`class BertModel(BertPreTrainedModel)` over transformers' PreTrainedModel,
         diffusers' ModelMixin, Lightning's LightningModule): calling an instance runs its forward.
-        Not over a torch layer (`class LayerNorm(nn.LayerNorm)`): its forward reads what the
-        layer's own __init__ set (`self.normalized_shape`), which no instance here holds."""
+        Over a torch layer (`class LayerNorm(nn.LayerNorm)`) it is the instance that decides: its
+        forward reads what the layer's own __init__ set (`self.normalized_shape`), which only an
+        instance built through `super().__init__(dim)` holds (`InstanceObj.base_layer`)."""
         if self.is_module():
             return True
         if self.lookup("__call__") is not None or not isinstance(self.lookup("forward"), FuncObj):
@@ -94,6 +95,9 @@ class InstanceObj(Value):
     attrs: dict = field(default_factory=dict)
     span: Any = None  # where it was constructed
     seq: Optional[list] = None  # a Sequential subclass's layers from `super().__init__(conv, bn, act)`
+    # a subclass of a torch layer: that layer as `super().__init__(dim, eps=...)` built it, whose
+    # state (`self.weight`, `self.normalized_shape`) the subclass's forward reads
+    base_layer: Optional[Value] = None
 
     def describe(self) -> str:
         return f"{self.cls.name} instance"
