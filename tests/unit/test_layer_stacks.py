@@ -107,3 +107,18 @@ class Net(nn.Module):
 '''
     got = _shapes(analyze_source(src, "net.py"))
     assert got[(14, "y")] == ["B", 8] and got[(16, "z")] == ["B", 8]
+
+
+def test_len_of_a_list_grown_a_known_number_of_times():
+    src = '''import torch
+
+
+def f(x: torch.Tensor, n: int):
+    assert x.shape == (2, 3)
+    outs = []
+    for i in range(n):
+        outs.append(x)
+    y = torch.zeros(len(outs), 3)
+    return y
+'''
+    assert [v["shape"] for v in analyze_source(src, "f.py").infer_json()["values"] if v["name"] == "y"] == [["n", 3]]

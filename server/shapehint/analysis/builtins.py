@@ -45,6 +45,8 @@ class BuiltinMixin:
             return self.call_rule("Tensor.size", [v, IntV(Expr.const(0))], {}, fr, span, "len")
         if isinstance(v, DictV) and not v.open:
             return IntV(Expr.const(len(v.items)))
+        if isinstance(v, ListV) and v.length is not None:
+            return IntV(v.length)  # `outs` grown `n` times in a loop
         return UnknownV("len")
 
     def b_range(self, args, kwargs, fr, span):
