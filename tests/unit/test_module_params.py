@@ -112,3 +112,33 @@ class Outer(Base):
     assert not [d for d in r.diagnostics if d.severity == "error"]
     r2 = analyze_source(src.replace("self.b(y)", "self.a(y)"), "p.py")  # Norm(8) on 4 features
     assert [d.code for d in r2.diagnostics if d.severity == "error"] == ["SH101"]
+
+
+def test_a_layer_subclass_s_own_methods_see_its_layer():
+    """Each method's generic analysis starts from a copy of the generic instance: the copy keeps
+    the torch layer it was built as, and a Sequential subclass's layers."""
+    src = '''import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class LayerNorm2d(nn.LayerNorm):
+    def __init__(self, num_channels: int = 64, eps: float = 1e-6):
+        super().__init__(num_channels, eps=eps)
+
+    def forward(self, x):
+        w = self.weight
+        return F.layer_norm(x.permute(0, 2, 3, 1), self.normalized_shape, w, self.bias, self.eps)
+
+
+class Stem(nn.Sequential):
+    def __init__(self):
+        super().__init__(nn.Conv2d(3, 8, 3), nn.ReLU())
+
+    def features(self, x):
+        y = self(x)
+        return y
+'''
+    shapes = {v["name"]: v["shape"] for v in analyze_source(src, "m.py").infer_json()["values"]}
+    assert shapes["w"] == [64]
+    assert shapes["y"][1] == 8 and len(shapes["y"]) == 4

@@ -9,6 +9,7 @@ records and diagnostics.
 from __future__ import annotations
 
 import ast
+import dataclasses
 
 from .. import heap
 from ..shapes.expr import Expr
@@ -153,7 +154,7 @@ def analyze_function(it: Interp, f: FuncObj) -> None:
                 # a copy per method: what one method's analysis assigns (`self.fns = None` in
                 # `reset`) is not what the next one starts from
                 shared = generic_instance(it, f.cls)
-                fr.env[p.arg] = InstanceObj(shared.cls, dict(shared.attrs), shared.span)
+                fr.env[p.arg] = dataclasses.replace(shared, attrs=dict(shared.attrs))  # its layers too
             fr.self_obj = fr.env[p.arg]
             continue
         fr.env[p.arg] = param_value(it, f, p, fr, is_init)
