@@ -50,3 +50,22 @@ def flat(x: Float[Tensor, "2 3"], n: Optional[int], bias: Optional[torch.Tensor]
 '''
     r = analyze_source(src, "flat.py")
     assert [(d.line, d.code) for d in r.diagnostics if d.severity == "error"] == [(9, "SH103"), (13, "SH103")]
+
+
+def test_a_list_of_ints_parameter_reads_by_index_as_named_values():
+    """torchvision's Swin: `window_size: List[int]`; `window_size[0]` was unknown, so every
+    reshape by it was too."""
+    src = '''import torch
+from typing import List, Tuple
+
+
+def window_partition(x: torch.Tensor, window_size: List[int], pad: Tuple[int, int]):
+    B, H, W, C = x.shape
+    x = x.view(B, H // window_size[0], window_size[0], W // window_size[1], window_size[1], C)
+    windows = x.permute(0, 1, 3, 2, 4, 5).reshape(-1, window_size[0] * window_size[1], C)
+    p = torch.zeros(pad[0], pad[1])
+    return windows, p
+'''
+    shapes = {v["name"]: v["shape"] for v in analyze_source(src, "w.py").infer_json()["values"]}
+    assert shapes["windows"] == ["B*(H//window_size[0])*(W//window_size[1])", "window_size[0]*window_size[1]", "C"]
+    assert shapes["p"] == ["pad[0]", "pad[1]"]

@@ -303,9 +303,13 @@ def container_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
     fixed = name in ("Tuple", "tuple") and items and not (
         len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is Ellipsis)
     if not fixed:
-        return ListV(None, UnknownV(f"{p.arg}[i]"))
+        ints = bool(items) and isinstance(items[0], ast.Name) and items[0].id == "int"
+        return ListV(None, UnknownV(f"{p.arg}[i]"), name=p.arg if ints else None)
     out = []
     for i, item in enumerate(items):
+        if isinstance(item, ast.Name) and item.id == "int":  # `Tuple[int, int]`
+            out.append(OpaqueV(f"{p.arg}[{i}]"))
+            continue
         ann_i = it.annotation_shape(item, fr)
         if ann_i is None:
             out.append(UnknownV(f"{p.arg}[{i}]"))

@@ -196,6 +196,9 @@ class EvalMixin:
             if isinstance(obj, ListV) and obj.items:
                 return self.join_values(obj.items)
             return UnknownV("subscript")
+        if isinstance(obj, ListV) and obj.items is None and obj.name is not None and \
+                isinstance(idx, IntV) and idx.expr.value is not None:
+            return OpaqueV(f"{obj.name}[{idx.expr.value}]")  # `window_size[0]` of `window_size: List[int]`
         if isinstance(obj, ListV) and obj.elem is not None:
             return obj.elem
         if isinstance(obj, DictV) and isinstance(idx, StrV) and idx.value in obj.items:

@@ -11,12 +11,13 @@ with the zero-iteration state (Tensors Fitting Perfectly's treatment of loops).
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, Pred, eq, neg
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value
-from .objects import ClassObj, FuncObj, InstanceObj
+from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import Related
 from .frames import BranchRecord, Frame, span_of
 from .builtins import CHECKS, falsy_literal
@@ -24,6 +25,7 @@ from .guards import reads_rank
 from .liveness import exposed_names
 
 MAX_UNROLL = 32
+_INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
 
 
 class ExecMixin:
@@ -215,6 +217,8 @@ class ExecMixin:
                 self.assign(t.value if isinstance(t, ast.Starred) else t, item, fr, stmt)
                 if isinstance(t, ast.Name) and isinstance(item, IntV) and fr.context == "":
                     self.name_symbol(item.expr, t.id, fr)
+                elif isinstance(t, ast.Name) and isinstance(item, OpaqueV) and fr.context == "":
+                    self.name_symbol(Expr.sym(item.path), t.id, fr)  # `wh, ww = window_size[0], window_size[1]`
             return
         if isinstance(target, ast.Attribute):
             obj = self.eval(target.value, fr)
@@ -259,7 +263,7 @@ class ExecMixin:
         if len(syms) != 1 or e != Expr.sym(next(iter(syms))) or name == "_":
             return
         old = next(iter(syms))
-        if ".shape[" in old or old.startswith("?"):
+        if ".shape[" in old or old.startswith("?") or _INDEXED.match(old):
             table = self.sink.renames.setdefault(fr.qualname, {})
             if old not in table and name not in table.values():
                 table[old] = name

@@ -126,6 +126,9 @@ class ListV(Value):
     items: Optional[list] = None  # None: unknown length
     elem: Optional[Value] = None  # join of the elements when the length is unknown
     length: Optional[Expr] = None  # symbolic length when the items are not individually known
+    # a parameter's list of ints (`window_size: List[int]`): `window_size[0]` reads as the opaque
+    # value of that name, so a reshape by it is symbolic rather than unknown
+    name: Optional[str] = None
 
 
 @dataclass(eq=False)
