@@ -426,7 +426,8 @@ class ExecMixin:
         (liveness.py; 2 passes at most).
 
         Lists that grow in the body (`outs.append(h)`) become lists of unknown length whose
-        element is the join of what was appended, `trips` times as long when that is known.
+        element is the join of all their items (those from before the loop too), as long as
+        `trips` passes make them when that is known.
         They grow in place, so the environment does not show it: the next pass runs with them
         already of unknown length (else a later iteration's `len(outs) >= n` would be decided
         by the first iteration's length)."""
