@@ -142,3 +142,38 @@ class Stem(nn.Sequential):
     shapes = {v["name"]: v["shape"] for v in analyze_source(src, "m.py").infer_json()["values"]}
     assert shapes["w"] == [64]
     assert shapes["y"][1] == 8 and len(shapes["y"]) == 4
+
+
+def test_activation_checkpointing_returns_what_the_call_returns():
+    """torch.utils.checkpoint and timm's checkpoint_seq only recompute: `if self.grad_checkpointing`
+    no longer joins a known branch with an unknown one."""
+    src = '''import torch
+import torch.nn as nn
+import torch.utils.checkpoint as cp
+from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+from timm.models._manipulate import checkpoint_seq
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
+        self.fc = nn.Linear(8, 4)
+        self.grad_checkpointing = False
+
+    def set_grad_checkpointing(self, enable=True):
+        self.grad_checkpointing = enable
+
+    def forward(self, x: torch.Tensor):
+        assert x.shape == (2, 8)
+        if self.grad_checkpointing:
+            h = checkpoint_seq(self.blocks, x)
+        else:
+            h = self.blocks(x)
+        y = checkpoint(self.fc, h, use_reentrant=False)
+        z = cp.checkpoint(self.fc, h)
+        w = checkpoint_sequential(self.blocks, 2, x)
+        return y, z, w
+'''
+    got = [(v["line"], v["name"], v["shape"]) for v in analyze_source(src, "c.py").infer_json()["values"]]
+    assert got == [(21, "h", [2, 8]), (23, "h", [2, 8]), (24, "y", [2, 4]), (25, "z", [2, 4]), (26, "w", [2, 8])]

@@ -17,6 +17,14 @@ from .calls import CONTAINERS, RangeV
 from .typetests import isinstance_of
 from .objects import ClassObj, InstanceObj, OpaqueV, PartialV, SuperV
 
+# activation checkpointing: torch's and timm's (`from ._manipulate import checkpoint_seq` inside timm)
+CHECKPOINT = {"torch.utils.checkpoint.checkpoint", "timm.models._manipulate.checkpoint", "timm.models.checkpoint",
+              "_manipulate.checkpoint"}
+CHECKPOINT_SEQ = {"torch.utils.checkpoint.checkpoint_sequential", "timm.models._manipulate.checkpoint_seq",
+                  "timm.models.checkpoint_seq", "_manipulate.checkpoint_seq"}
+CHECKPOINT_OPTIONS = {"use_reentrant", "context_fn", "determinism_check", "debug", "early_stop",
+                      "preserve_rng_state"}
+
 # torch's runtime checks: {path: the position of the condition}
 CHECKS = {"torch._check": 0, "torch._assert": 0, "torch._check_with": 1, "torch._check_is_size": 0}
 
@@ -423,7 +431,32 @@ class BuiltinMixin:
             return PartialV(args[0], tuple(args[1:]), dict(kwargs))
         if path == "torch.is_tensor" and len(args) == 1:
             return self.b_isinstance([args[0], ExtRef("torch.Tensor")], {}, fr, span)
+        if path in CHECKPOINT and args:  # activation checkpointing recomputes; the result is the call's
+            rest = {k: v for k, v in kwargs.items() if k not in CHECKPOINT_OPTIONS}
+            return self.call_value(args[0], list(args[1:]), rest, fr, span)
+        if path in CHECKPOINT_SEQ:
+            return self._checkpoint_seq(path, args, kwargs, fr, span)
         return None
+
+    def _checkpoint_seq(self, path: str, args: list, kwargs: dict, fr, span) -> Value:
+        """timm's `checkpoint_seq(self.blocks, x)`, torch's `checkpoint_sequential(fns, segments, x)`:
+        the functions applied in order."""
+        torch_api = path.startswith("torch.")
+        fns = args[0] if args else kwargs.get("functions")
+        x = (args[2] if len(args) > 2 else kwargs.get("input")) if torch_api else \
+            (args[1] if len(args) > 1 else kwargs.get("x"))
+        if fns is None or x is None:
+            return UnknownV(path)
+        if isinstance(fns, (ModuleV, InstanceObj)):
+            return self.call_value(fns, [x], {}, fr, span)
+        items = self.iterate(fns, fr)
+        if items is None:
+            return UnknownV(path)
+        for f in items:
+            x = self.call_value(f, [x], {}, fr, span)
+            if isinstance(x, UnknownV):
+                break
+        return x
 
     def _math(self, name: str, args) -> Value:
         import math
