@@ -177,3 +177,33 @@ class Net(nn.Module):
 '''
     got = [(v["line"], v["name"], v["shape"]) for v in analyze_source(src, "c.py").infer_json()["values"]]
     assert got == [(21, "h", [2, 8]), (23, "h", [2, 8]), (24, "y", [2, 4]), (25, "z", [2, 4]), (26, "w", [2, 8])]
+
+
+def test_multihead_attention_on_a_query_of_unknown_rank_keeps_its_shape():
+    """DETR's encoder layer: `src` is unannotated, so its rank is open; (L, N, E), (N, L, E) and
+    (L, E) all come out as they go in, once the last dimension is the embedding."""
+    src = '''import torch
+import torch.nn as nn
+
+
+class EncLayer(nn.Module):
+    def __init__(self, d_model: int = 256, nhead: int = 8):
+        super().__init__()
+        self.self_attn = nn.MultiheadAttention(d_model, nhead)
+        self.linear = nn.Linear(d_model, 1024)
+
+    def forward(self, src, pos=None):
+        q = k = src if pos is None else src + pos
+        src2 = self.self_attn(q, k, value=src)[0]
+        out = self.linear(src + src2)
+        return out
+
+
+def run(x: torch.Tensor):
+    assert x.shape == (10, 2, 128)
+    return EncLayer()(x)
+'''
+    r = analyze_source(src, "detr.py")
+    shapes = {v["name"]: v["shape"] for v in r.infer_json()["values"]}
+    assert shapes["src2"] == ["*src", 256] and shapes["out"] == ["*src", 1024]
+    assert [(d.line, d.code) for d in r.diagnostics if d.severity == "error"] == [(20, "SH101")]  # 128 != 256

@@ -4,6 +4,7 @@ SDPA follows its math path: scores = q @ k.mT broadcast over batch dims ([..., L
 is added in place (so it must broadcast *into* the score shape), out = scores @ v ([..., L, Ev]).
 MultiheadAttention keeps (L, N, E) (or (N, L, E) with batch_first, or unbatched (L, E)) and
 returns (out, weights | None); many of PyTorch's checks there are `assert`s, which still reject.
+A query of unknown rank comes out in its own shape (all three layouts do), the weights unknown.
 Transformer layers map their input to the same shape once d_model and the batch agree.
 """
 from __future__ import annotations
@@ -72,6 +73,9 @@ def MultiheadAttention(cx: OpContext, embed_dim, num_heads, dropout=0.0, bias=Tr
 
 def mha(cx: OpContext, m: ModuleV, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
         average_attn_weights=True, is_causal=False):
+    if isinstance(query, TensorV) and query.shape.rank is None and isinstance(key, TensorV) \
+            and isinstance(value, TensorV):
+        return _mha_open_rank(cx, m, query, key, value, need_weights)
     _known(cx, query, key, value)
     c = m.cfg
     E, H = need_int(cx, c["embed_dim"], "embed_dim"), need_int(cx, c["num_heads"], "num_heads")
@@ -132,6 +136,24 @@ def mha(cx: OpContext, m: ModuleV, query, key, value, key_padding_mask=None, nee
         raise NotApplicable("average_attn_weights unknown")
     w = ((L, S + extra) if avg else (H, L, S + extra))
     return TupleV((out, cx.tensor(nb + w, like=query)))
+
+
+def _mha_open_rank(cx: OpContext, m: ModuleV, query, key, value, need_weights):
+    """A query of unknown rank (DETR's encoder layer: `src` unannotated): batched (L, N, E),
+    batch-first (N, L, E) or unbatched (L, E), the output has the query's shape whichever it is,
+    once its last dimension is the embedding; the weights' rank depends on which: unknown."""
+    c = m.cfg
+    E = need_int(cx, c["embed_dim"], "embed_dim")
+    kdim, vdim = opt_int(cx, c["kdim"], "kdim") or E, opt_int(cx, c["vdim"], "vdim") or E
+    for t, want, what in ((query, E, "query"), (key, kdim, "key"), (value, vdim, "value")):
+        last = cx.last_dim(t)
+        cx.require(eq(last, want), f"{cx.opname} expects {what} with embedding size {want}, but "
+                   f"{cx.label(t, what)} has {last} here")
+    nw = cx.bool_of(need_weights)
+    if nw is None:
+        raise NotApplicable("need_weights unknown")
+    out = cx.tensor(query.shape, like=query)
+    return TupleV((out, NoneV() if not nw else cx.unknown("attention weights of a query of unknown rank")))
 
 
 MultiheadAttention.forward(mha)
