@@ -21,6 +21,7 @@ class FuncObj(Value):
         return f"function {self.qualname}"
 
 
+MODULE = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 SEQUENTIAL = {"torch.nn.Sequential", "torch.nn.modules.container.Sequential"}
 CONTAINER_BASES = SEQUENTIAL | {"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.modules.container.ModuleList",
                                 "torch.nn.modules.container.ModuleDict"}
@@ -49,8 +50,7 @@ class ClassObj(Value):
 
     def is_module(self) -> bool:
         for b in self.bases:
-            if isinstance(b, ExtRef) and (b.path in ("torch.nn.Module", "torch.nn.modules.module.Module")
-                                          or b.path in CONTAINER_BASES):
+            if isinstance(b, ExtRef) and (b.path in MODULE or b.path in CONTAINER_BASES):
                 return True
             if isinstance(b, ClassObj) and b.is_module():
                 return True
@@ -67,17 +67,24 @@ class ClassObj(Value):
             return True
         if self.lookup("__call__") is not None or not isinstance(self.lookup("forward"), FuncObj):
             return False
-        foreign = self._foreign_bases()
+        foreign = self.foreign_bases()
         return bool(foreign) and not any(p.startswith("torch.") for p in foreign)
 
-    def _foreign_bases(self, depth: int = 0) -> list:
+    def foreign_bases(self, depth: int = 0) -> list:
+        """The paths of the ancestors we did not read (`builtins.dict` for a builtin type),
+        `object` left out."""
         out: list = []
         for b in self.bases:
             if isinstance(b, ClassObj):
                 if depth < 64:
-                    out += b._foreign_bases(depth + 1)
-            elif isinstance(b, ExtRef) and b.path not in ("object", "builtins.object"):
+                    out += b.foreign_bases(depth + 1)
+            elif isinstance(b, ExtRef):
                 out.append(b.path)
+            elif isinstance(b, BuiltinFn):
+                if b.name != "object":
+                    out.append(f"builtins.{b.name}")
+            else:
+                out.append("?")  # a base the analysis could not name
         return out
 
     def is_sequential(self) -> bool:

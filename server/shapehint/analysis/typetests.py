@@ -13,10 +13,9 @@ from typing import Optional
 
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV,
                              TupleV, Value)
-from .objects import BuiltinFn, ClassObj, InstanceObj
+from .objects import MODULE, BuiltinFn, ClassObj, InstanceObj
 
 TENSOR = {"torch.Tensor"}
-MODULE = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 SIZE = {"torch.Size"}
 # the builtin type each plain value kind is exactly (a bool is also an int)
 _BUILTIN = {IntV: {"int"}, FloatV: {"float"}, BoolV: {"bool", "int"}, StrV: {"str"}, ListV: {"list"},
@@ -100,13 +99,7 @@ def _in_mro(cls: ClassObj, target: ClassObj, depth: int = 0) -> bool:
     return depth < 64 and any(isinstance(b, ClassObj) and _in_mro(b, target, depth + 1) for b in cls.bases)
 
 
-def _derives_from_external(cls: ClassObj, allowed: set = frozenset(), depth: int = 0) -> bool:
+def _derives_from_external(cls: ClassObj, allowed: set = frozenset()) -> bool:
     """Whether some ancestor is a class we did not read (other than `allowed` and `object`):
     its own ancestry, and so what it is an instance of, is unknown."""
-    for b in cls.bases:
-        if isinstance(b, ClassObj):
-            if depth < 64 and _derives_from_external(b, allowed, depth + 1):
-                return True
-        elif not (isinstance(b, ExtRef) and b.path in allowed or isinstance(b, BuiltinFn) and b.name == "object"):
-            return True
-    return False
+    return any(p not in allowed for p in cls.foreign_bases())
