@@ -301,7 +301,6 @@ class BuiltinMixin:
         low, high = (it.start, it.stop - 1) if step > 0 else (it.stop + 1, it.start)
         floor = low.value if low.value is not None and low.value < 0 else 0  # int symbols are >= 1 otherwise
         i = self.fresh_symbol("i", None, lo=floor)
-        fr.facts.declare(next(iter(i.symbols())), floor)
         fr.facts.add(ge(i, low))
         fr.facts.add(le(i, high))
         return IntV(i)
