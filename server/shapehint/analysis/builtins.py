@@ -26,6 +26,9 @@ CHECKPOINT_OPTIONS = {"use_reentrant", "context_fn", "determinism_check", "debug
                       "preserve_rng_state"}
 
 # torch's runtime checks: {path: the position of the condition}
+# methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
+_READING = {"get", "index", "count", "values", "items", "keys", "to", "cuda", "cpu", "eval", "train", "float",
+            "half", "double", "requires_grad_"}
 CHECKS = {"torch._check": 0, "torch._assert": 0, "torch._check_with": 1, "torch._check_is_size": 0}
 
 
@@ -219,6 +222,7 @@ class BuiltinMixin:
         return UnknownV("getattr")
 
     def b_setattr(self, args, kwargs, fr, span):
+        self.mutations += 1
         if len(args) == 3 and isinstance(args[0], InstanceObj) and isinstance(args[1], StrV) and args[1].value:
             args[0].attrs[args[1].value] = args[2]
         return NoneV()
@@ -308,6 +312,8 @@ class BuiltinMixin:
     # ---- methods of lists, dicts, modules --------------------------------------------
     def bound_op(self, op, args, kwargs, fr, span) -> Value:
         t, name = op.target, op.name
+        if name not in _READING:
+            self.mutations += 1
         if isinstance(t, ListV):
             if t.items is None:
                 if t.elem is not None and name in ("append", "extend", "insert"):

@@ -19,6 +19,7 @@ from ..shapes.shape import Shape, eq
 from ..shapes.values import (DictV, ExtRef, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
 from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV, SuperV
 from .evaluator import BoundOp, TensorMethod
+from .callmemo import quiet_state
 from .opctx import AnalysisContext
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -318,16 +319,42 @@ class CallMixin:
     def call_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span],
                       created: Optional[Span] = None) -> Value:
         if fr.depth >= self.max_depth:
+            self.cutoffs += 1
             return UnknownV("call depth")
         key = (f.qualname, id(args[0]) if f.cls is not None and args else None)
         running, made = self.active.get(key, (0, 0))
         if running and made >= MAX_RECURSIVE_CALLS:
+            self.cutoffs += 1
             return UnknownV("recursion")
         if self.repeats_running_call(f.qualname, args, kwargs):
+            self.cutoffs += 1
             return UnknownV("recursion")
         guessed = self.recursion_guessed(f.qualname, fr.facts)
         if guessed is not None and guessed > MAX_GUESSED_RECURSION:
+            self.cutoffs += 1
             return UnknownV("recursion")
+        if self.observe or self.module_code:  # (callmemo.py)
+            return self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
+        situation = (fr.depth, fr.root, fr.foreign, fr.record, fr.assumes_default, fr.after_return or bool(fr.returns),
+                     fr.entry_depth if fr.context else fr.facts.depth, fr.qualname == "<module>", fr.facts.depth,
+                     self._open_kwargs)
+        hit = self.memo.lookup(self, f, args, kwargs, situation, fr.facts)
+        if hit is not None:
+            self._open_kwargs = False  # bind_params would have taken it
+            if fr.root and fr.root != f.qualname and not (f.module_path and f.module_path != self.path):
+                self.called_from.setdefault(f.qualname, set()).add(fr.root)
+            fr.dead = fr.dead or hit.dead
+            fr.assumes_default = fr.assumes_default or hit.assumes_default
+            return self.memo.result_for(hit, args)
+        before = quiet_state(self)
+        out = self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
+        if quiet_state(self) == before:
+            self.memo.remember(self, f, args, kwargs, situation, fr.facts, out, self._last_dead, self._last_assumes)
+        return out
+
+    def _run_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created,
+                      key, running: int, made: int, guessed) -> Value:
+        self._last_dead = self._last_assumes = False
         env = self.bind_params(f, args, kwargs, fr, span)
         if env is None:
             return UnknownV("arguments")
@@ -355,6 +382,9 @@ class CallMixin:
         try:
             self.exec_block(f.node.body, sub)
         finally:
+            while sub.return_marks:  # what held only past an early return (executor._continue_past)
+                sub.facts.pop()
+                sub.return_marks -= 1
             self.lines = saved_lines
             calls.pop()
             running, made = self.active[key]
@@ -363,6 +393,7 @@ class CallMixin:
             fr.dead = True
         if sub.assumes_default:
             fr.assumes_default = True
+        self._last_dead, self._last_assumes = sub.dead, sub.assumes_default
         if f.node.returns is not None and not any(isinstance(r, TensorV) for r in sub.returns):
             # a stub (`...` body, a .pyi beside the code, an external signature): its annotated
             # result, with the names the arguments bound

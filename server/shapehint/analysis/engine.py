@@ -76,7 +76,7 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     parts: dict = {}  # the hover information each analysis wrote (logged_dims)
     log = logged_dims if records else _run  # the hover table's shares, when there are records
     try:
-        parts["<module>"] = log(it, lambda: it.exec_block(parsed.tree.body, mod))
+        parts["<module>"] = log(it, lambda: it.exec_module_body(parsed.tree.body, mod))
         if cache is None:
             for f in list(it.functions):
                 if functions is not None and f.qualname not in functions:

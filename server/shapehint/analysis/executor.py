@@ -223,6 +223,7 @@ class ExecMixin:
         if isinstance(target, ast.Attribute):
             obj = self.eval(target.value, fr)
             if isinstance(obj, InstanceObj):
+                self.mutations += 1
                 obj.attrs[target.attr] = v
                 if isinstance(v, (ModuleV, InstanceObj)) and (v.span is None or fr.foreign == ""):
                     v.span = span_of(target) if not fr.foreign else v.span
@@ -233,6 +234,7 @@ class ExecMixin:
         if isinstance(target, ast.Subscript):
             obj = self.eval(target.value, fr)
             idx = self.eval(target.slice, fr)
+            self.mutations += 1
             if isinstance(obj, ListV) and obj.items is not None and isinstance(idx, IntV) and idx.expr.value is not None:
                 i = idx.expr.value
                 if -len(obj.items) <= i < len(obj.items):
@@ -306,12 +308,13 @@ class ExecMixin:
         origin = (span_of(st.test), f"condition on line {st.lineno}")
         env0 = dict(fr.env)
         dead0 = fr.dead
+        marks0 = fr.return_marks
         fr.facts.push()
         if implied is not None:
             add_fact(fr.facts, implied, origin)
         f1 = self.exec_block(st.body, fr)
         env1 = dict(fr.env)
-        fr.facts.pop()
+        self._close_arm(fr, marks0)
         dead1, fr.dead = fr.dead, dead0
         fr.env.clear()
         fr.env.update(env0)
@@ -320,7 +323,7 @@ class ExecMixin:
             add_fact(fr.facts, neg(p), origin)
         f2 = self.exec_block(st.orelse, fr)
         env2 = dict(fr.env)
-        fr.facts.pop()
+        self._close_arm(fr, marks0)
         fr.dead = dead0 or (dead1 and fr.dead)
         dead1, dead2 = f1 in ("return", "raise"), f2 in ("return", "raise")
         if dead1 and dead2:
@@ -329,14 +332,36 @@ class ExecMixin:
         if dead1:
             fr.env.update(env2)
             if p is not None:
-                add_fact(fr.facts, neg(p), origin)
+                self._continue_past(fr, f1, neg(p), origin)
         elif dead2:
             fr.env.update(env1)
             if implied is not None:
-                add_fact(fr.facts, implied, origin)
+                self._continue_past(fr, f2, implied, origin)
         else:
             fr.env.update(self.join_envs(env1, env2, fr.facts))
         return None
+
+    @staticmethod
+    def _close_arm(fr, marks0: int) -> None:
+        """The end of an undecided `if`'s arm: its facts go, with those of the paths inside it
+        that got past an arm which returned."""
+        while fr.return_marks > marks0:
+            fr.facts.pop()
+            fr.return_marks -= 1
+        fr.facts.pop()
+
+    @staticmethod
+    def _continue_past(fr, flow: str, pred, origin) -> None:
+        """After an undecided `if` whose one arm ended the function, the path that gets on has
+        the other arm's condition. Past a `raise` that holds for every admissible input. Past a
+        `return` it holds only for the rest of this call (the return values are joined): in a
+        call its fact goes when the call returns (calls.py), else the caller would believe that
+        no input takes the early return (`if x.shape[1] == 4: return ...` in a helper, then
+        `assert x.shape[1] == 4` in the caller)."""
+        if flow == "return" and fr.context:
+            fr.facts.push()
+            fr.return_marks += 1
+        add_fact(fr.facts, pred, origin)
 
     @staticmethod
     def _optional_test(test, fr):
@@ -360,10 +385,11 @@ class ExecMixin:
             self.branches.append(BranchRecord(st, fr.qualname, None, None, fr.context, list(fr.facts.facts),
                                               fr.root, fr.facts, fr.assumes_default))
         env0, dead0, opt = dict(fr.env), fr.dead, fr.env[name]
+        marks0 = fr.return_marks
         fr.facts.push()
         f_given = self.exec_block(given_body, fr)
         env_given = dict(fr.env)
-        fr.facts.pop()
+        self._close_arm(fr, marks0)
         fr.dead = dead0
         fr.env.clear()
         fr.env.update(env0)
@@ -445,6 +471,7 @@ class ExecMixin:
             grew = False
             for key, (lst, n0) in lists.items():
                 if key not in added and lst.items is not None and len(lst.items) > n0:
+                    self.mutations += 1
                     added[key] = (lst, n0, lst.items[n0:])
                     lst.elem = self.join_values(lst.items)  # every item: those before the loop too
                     lst.items, lst.length = None, None

@@ -125,7 +125,7 @@ class Importer:
         self.it.path, self.it.lines = path, parsed.lines
         self.it.functions, self.it.classes = [], []
         try:
-            self.it.exec_block(parsed.tree.body, fr)
+            self.it.exec_module_body(parsed.tree.body, fr)
         finally:
             self.it.path, self.it.lines, self.it.functions, self.it.classes = saved
         return ns

@@ -27,6 +27,7 @@ from .builtins import BuiltinMixin
 from .calls import CallMixin
 from .compare import CompareMixin
 from .evaluator import EvalMixin
+from .callmemo import CallMemo
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
 from .executor import ExecMixin
 from .ranks import RankMixin
@@ -93,6 +94,13 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.internal_errors: list[str] = []
         self.branches: list[BranchRecord] = []
         self.called_from: dict[str, set] = {}  # function -> roots (Frame.root) of the analyses that call it
+        # writes to objects on the heap (attributes, items, a list's growth, ...): a call that made
+        # none, and found the heap as an earlier alike call left it, may reuse its result (callmemo.py)
+        self.mutations = 0
+        self.cutoffs = 0  # calls cut short as recursion or too deep
+        self.memo = CallMemo()
+        self.module_code = 0  # module bodies running (exec_module_body)
+        self._last_dead = self._last_assumes = False  # the last user call's frame flags (calls.py)
         self.omitted: set[int] = set()  # ids of the None values standing for omitted optional arguments
         self.failed_asserts: set[int] = set()
         self.opaque_names: set[str] = set()  # symbols standing for values the analysis cannot see
@@ -107,6 +115,16 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.comments: dict[int, str] = {}
         self.module_lines: dict[str, list] = {}  # other workspace modules' source, for messages
         self.imports = None  # callable(module, level) -> namespace or None (workspace imports)
+
+    def exec_module_body(self, body: list, fr: Frame):
+        """A module's top-level code. It rebinds globals, which functions read without any
+        write to an object (`SCALE = 4` between two calls of a function reading SCALE): the
+        call memo stays off meanwhile (callmemo.py)."""
+        self.module_code += 1
+        try:
+            return self.exec_block(body, fr)
+        finally:
+            self.module_code -= 1
 
     # ---- facts and symbols ------------------------------------------------
     def new_store(self) -> FactStore:

@@ -51,6 +51,7 @@ class FactStore:
         self.session = session
         self.facts: list[Fact] = []
         self._marks: list[int] = []
+        self.epoch = 0  # changes with every add, push, pop and bound: what a store said then, it says now
         # symbol -> lower bound (default 1); an interpreter's stores share one (`lower`): a symbol
         # made while one store was in use (an `int(flag)` in a layer's __init__) keeps its bound in
         # every store its value reaches (the forward's)
@@ -74,13 +75,16 @@ class FactStore:
         if pred.is_true:
             return
         self.facts.append(Fact(pred, origin))
+        self.epoch += 1
 
     def push(self) -> None:
         self._marks.append(len(self.facts))
+        self.epoch += 1
 
     def pop(self) -> None:
         n = self._marks.pop()
         del self.facts[n:]
+        self.epoch += 1
 
     @property
     def depth(self) -> int:
@@ -97,6 +101,7 @@ class FactStore:
         return list(self.facts)
 
     def declare(self, name: str, lo: int = 1, hi: Optional[int] = None) -> None:
+        self.epoch += 1
         self.lower[name] = lo
         if hi is not None:
             self.upper[name] = hi

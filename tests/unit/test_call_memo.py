@@ -1,0 +1,231 @@
+"""A call that repeats an earlier one (callmemo.py) is answered from it: a stack of layers built
+alike runs its forward once. Each guard has a program that goes wrong without it: a callee that
+writes, a fact added between the calls, layers built differently, a callee that returns its
+argument. Without records (the questions, `check`) the memo is on; with records (the editor) it
+is off, so the two must report the same diagnostics on every case program."""
+import glob
+import os
+
+import pytest
+
+from shapehint.analysis.api import analyze_source
+from shapehint.analysis.callmemo import alike
+from shapehint.shapes.expr import Expr
+from shapehint.shapes.shape import Shape
+from shapehint.shapes.values import IntV, ModuleV, TensorV
+
+CASES = os.path.join(os.path.dirname(__file__), "..", "cases")
+
+
+def _diags(result) -> list:
+    return sorted((d.line, d.code, d.message, tuple(r.line for r in d.related)) for d in result.diagnostics)
+
+
+def _run(src: str, records: bool = False):
+    return analyze_source(src, "m.py", records=records)
+
+
+STACK = '''import torch
+import torch.nn as nn
+from jaxtyping import Float
+from torch import Tensor
+
+
+class Block(nn.Module):
+    def __init__(self, d: int, hidden: int):
+        super().__init__()
+        self.up = nn.Linear(d, hidden)
+        self.down = nn.Linear(hidden, d)
+        self.norm = nn.LayerNorm(d)
+
+    def forward(self, x, scale):
+        h = self.down(torch.relu(self.up(self.norm(x))))
+        return x + h * scale
+
+
+class Net(nn.Module):
+    def __init__(self, d: int = 64, depth: int = 6):
+        super().__init__()
+        self.blocks = nn.ModuleList([Block(d, 4 * d) for _ in range(depth)])
+        self.head = nn.Linear(d, 10)
+
+    def forward(self, x: Float[Tensor, "B T 64"]):
+        for block in self.blocks:
+            x = block(x, 0.5)
+        return self.head(x)
+'''
+
+
+def test_a_stack_of_layers_built_alike_runs_the_forward_once():
+    fast = analyze_source(STACK, "m.py", records=False, functions={"Net.forward"})
+    slow = analyze_source(STACK, "m.py", records=True, functions={"Net.forward"})
+    assert fast.interp.memo.hits == 5  # blocks 2..6 repeat block 1
+    assert slow.interp.memo.hits == 0  # records keep every call's context
+    assert fast.interp.steps < 0.8 * slow.interp.steps  # the six blocks' construction is most of the rest
+    assert _diags(fast) == _diags(slow) == []
+
+
+def test_the_repeat_of_a_stack_still_reports_its_error():
+    bad = STACK.replace("return self.head(x)", "return nn.Linear(32, 10)(x)")
+    fast, slow = _run(bad), _run(bad, records=True)
+    assert fast.interp.memo.hits >= 5
+    assert len(_diags(fast)) == 1 and _diags(fast) == _diags(slow)
+
+
+def test_a_callee_that_writes_to_its_argument_runs_again():
+    src = '''import torch
+
+
+from jaxtyping import Float
+from torch import Tensor
+
+
+def add(xs, t):
+    xs.append(t)
+    return t
+
+
+def f(x: Float[Tensor, "B 4"]):
+    xs = []
+    add(xs, x)
+    add(xs, x)
+    y = torch.cat(xs, dim=1)
+    assert y.shape[1] == 8
+    return y
+'''
+    r = _run(src)
+    assert r.interp.memo.hits == 0
+    assert _diags(r) == []  # reusing the first call would leave one item: y [B, 4], the assert fails
+
+
+def test_layers_built_differently_are_not_alike():
+    src = '''import torch.nn as nn
+from jaxtyping import Float
+from torch import Tensor
+
+
+class Block(nn.Module):
+    def __init__(self, d_in: int, d_out: int):
+        super().__init__()
+        self.fc = nn.Linear(d_in, d_out)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = Block(8, 8)
+        self.b = Block(8, 16)
+
+    def forward(self, x: Float[Tensor, "B 8"]):
+        y = self.a(x)
+        z = self.b(y)
+        assert z.shape[1] == 16
+        return z
+'''
+    assert _diags(_run(src)) == []  # reusing a's call for b would give [B, 8]
+
+
+class _World:
+    """What CallMemo reads of an interpreter."""
+
+    def __init__(self):
+        self.mutations, self.stars = 0, {}
+
+
+def test_a_repeat_is_answered_only_while_the_facts_and_the_heap_are_as_the_first_call_left_them():
+    from shapehint.analysis.callmemo import CallMemo
+    from shapehint.shapes.shape import eq
+    from shapehint.solver.facts import FactStore
+    it, store, memo, f = _World(), FactStore(), CallMemo(), object()
+    x = TensorV(Shape.of([Expr.sym("B"), Expr.const(4)]), "float32")
+    out = TensorV(Shape.of([Expr.sym("B"), Expr.const(8)]), "float32")
+
+    def again():
+        return memo.lookup(it, f, [TensorV(x.shape, "float32")], {}, ("situation",), store)
+
+    memo.remember(it, f, [x], {}, ("situation",), store, out, False, False)
+    assert memo.result_for(again(), [x]) is out
+    assert memo.lookup(it, f, [x], {}, ("elsewhere",), store) is None  # another calling situation
+    assert memo.lookup(it, f, [x], {}, ("situation",), FactStore()) is None  # another store
+    store.add(eq(Expr.sym("B"), Expr.const(3)))
+    assert again() is None  # a fact since: the callee might decide more
+    memo.remember(it, f, [x], {}, ("situation",), store, out, False, False)
+    store.push()
+    assert again() is None
+    store.pop()
+    memo.remember(it, f, [x], {}, ("situation",), store, out, False, False)
+    it.mutations += 1
+    assert again() is None  # a write since: what the callee reads through other objects may differ
+
+
+def test_a_callee_that_returns_its_argument_gives_back_the_repeats_own():
+    src = '''import torch
+import torch.nn as nn
+
+
+def same(t):
+    return t
+
+
+def f():
+    x1 = torch.zeros(3, 4)
+    x2 = torch.zeros(3, 4)
+    a = same(x1)
+    b = same(x2)
+    return nn.Linear(5, 2)(b)
+'''
+    r = _run(src)
+    assert r.interp.memo.hits == 1
+    [d] = r.diagnostics
+    lines = [rel.line for rel in d.related]
+    assert 11 in lines and 10 not in lines  # b was made on line 11 (x2), not line 10
+    assert _diags(r) == _diags(_run(src, records=True))
+
+
+def test_no_repeat_is_answered_while_module_code_rebinds_globals():
+    src = '''import torch
+import torch.nn as nn
+
+SCALE = 2
+
+
+def g(t):
+    return t.reshape(-1, SCALE)
+
+
+def h(t):
+    return g(t)
+
+
+x = torch.zeros(4, 6)
+a = h(x)
+SCALE = 4
+b = h(x)
+y = nn.Linear(4, 3)(b)
+'''
+    r = _run(src)
+    assert r.interp.memo.hits == 0
+    assert _diags(r) == []  # the first call's [12, 2] would not fit Linear(4, 3)
+
+
+def test_alike_compares_what_a_callee_can_read():
+    t = TensorV(Shape.of([Expr.sym("B"), Expr.const(4)]), "float32")
+    same_shape = TensorV(Shape.of([Expr.sym("B"), Expr.const(4)]), "float32", origin=None)
+    other = TensorV(Shape.of([Expr.sym("B"), Expr.const(5)]), "float32")
+    assert alike([t], [same_shape]) and not alike([t], [other])
+    lin = ModuleV("torch.nn.Linear", {"in_features": IntV(Expr.const(4)), "bias": True})
+    lin2 = ModuleV("torch.nn.Linear", {"in_features": IntV(Expr.const(4)), "bias": True})
+    lin3 = ModuleV("torch.nn.Linear", {"in_features": IntV(Expr.const(4)), "bias": False})
+    assert alike(lin, lin2) and not alike(lin, lin3)
+    assert not alike(lin, t)
+    assert not alike(object(), object())  # a kind it does not know is never alike
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(CASES, "[a-z]*.py"))),
+                         ids=lambda p: os.path.basename(p))
+def test_memo_changes_no_diagnostic_of_a_case_program(path):
+    src = open(path).read()
+    assert _diags(analyze_source(src, path, records=False)) == _diags(analyze_source(src, path, records=True))
