@@ -132,33 +132,126 @@ class _World:
     """What CallMemo reads of an interpreter."""
 
     def __init__(self):
-        self.mutations, self.stars = 0, {}
+        self.stars, self.mutation_log, self.global_mutations, self.module_runs = {}, [], 0, 0
 
 
-def test_a_repeat_is_answered_only_while_the_facts_and_the_heap_are_as_the_first_call_left_them():
+def test_a_repeat_is_answered_only_while_nothing_it_can_read_changed():
     from shapehint.analysis.callmemo import CallMemo
     from shapehint.shapes.shape import eq
+    from shapehint.shapes.values import ListV
     from shapehint.solver.facts import FactStore
     it, store, memo, f = _World(), FactStore(), CallMemo(), object()
     x = TensorV(Shape.of([Expr.sym("B"), Expr.const(4)]), "float32")
+    xs = ListV([x])
     out = TensorV(Shape.of([Expr.sym("B"), Expr.const(8)]), "float32")
 
     def again():
-        return memo.lookup(it, f, [TensorV(x.shape, "float32")], {}, ("situation",), store)
+        return memo.lookup(it, f, [TensorV(x.shape, "float32"), xs], {}, ("situation",), store)
 
-    memo.remember(it, f, [x], {}, ("situation",), store, out, False, False)
+    def first():
+        memo.remember(it, f, [x, xs], {}, ("situation",), store, out, False, False)
+
+    first()
     assert memo.result_for(again(), [x]) is out
-    assert memo.lookup(it, f, [x], {}, ("elsewhere",), store) is None  # another calling situation
-    assert memo.lookup(it, f, [x], {}, ("situation",), FactStore()) is None  # another store
+    assert memo.lookup(it, f, [x, xs], {}, ("elsewhere",), store) is None  # another calling situation
+    assert memo.lookup(it, f, [x, xs], {}, ("situation",), FactStore()) is None  # another store
     store.add(eq(Expr.sym("B"), Expr.const(3)))
     assert again() is None  # a fact since: the callee might decide more
-    memo.remember(it, f, [x], {}, ("situation",), store, out, False, False)
+    first()
     store.push()
     assert again() is None
     store.pop()
-    memo.remember(it, f, [x], {}, ("situation",), store, out, False, False)
-    it.mutations += 1
-    assert again() is None  # a write since: what the callee reads through other objects may differ
+    first()
+    it.mutation_log.append(ListV([]))  # a list the caller fills: the callee cannot see it
+    assert again() is not None
+    it.mutation_log.append(xs)  # a write to what the callee reads
+    assert again() is None
+    first()
+    it.mutation_log.append(ListV([]))
+    it.global_mutations = 1  # once globals were written to, any write may be visible
+    assert again() is None
+    it.global_mutations = 0
+    first()
+    it.module_runs += 1  # module code rebinds globals
+    assert again() is None
+
+
+def _built(src: str, fn: str = "f"):
+    r = analyze_source(src, "m.py", records=False, functions={fn})
+    return r, _diags(r)
+
+
+BLOCK = '''import torch
+import torch.nn as nn
+from jaxtyping import Float
+from torch import Tensor
+
+
+class Block(nn.Module):
+    def __init__(self, d: int):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+'''
+
+
+def test_a_construction_alike_an_earlier_one_is_a_copy_of_it():
+    r, diags = _built(STACK, "Net.forward")
+    assert r.interp.memo.built_hits == 5 and diags == []
+
+
+def test_a_construction_that_writes_to_what_it_found_runs_again():
+    src = BLOCK.replace("        self.fc = nn.Linear(d, d)\n", "        self.fc = nn.Linear(d, d)\n        found.append(self.fc)\n") \
+        .replace("def __init__(self, d: int):", "def __init__(self, d: int, found):") + '''def f():
+    found = []
+    a = Block(4, found)
+    b = Block(4, found)
+    w = torch.stack([m.weight for m in found])
+    assert w.shape[0] == 2
+    return w
+'''
+    r, diags = _built(src)
+    assert r.interp.memo.built_hits == 0 and diags == []
+
+
+def test_the_copy_and_the_original_are_apart():
+    src = BLOCK + '''def f(x: Float[Tensor, "B 4"]):
+    a = Block(4)
+    a.fc = nn.Linear(4, 9)
+    b = Block(4)
+    c = Block(4)
+    c.fc = nn.Linear(4, 7)
+    y = b(x)
+    assert y.shape[1] == 4
+    return y
+'''
+    # b is not a copy of the rewritten a; c is b's copy, and rewriting it leaves b alone
+    r, diags = _built(src)
+    assert r.interp.memo.built_hits == 1 and diags == []
+
+
+def test_arguments_kept_by_a_copy_are_the_repeats_own():
+    src = BLOCK + '''class Wrap(nn.Module):
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+
+def f(x: Float[Tensor, "B 4"]):
+    w1 = Wrap(Block(4))
+    b2 = Block(4)
+    w2 = Wrap(b2)
+    b2.fc = nn.Linear(4, 7)
+    y = w2.inner(x)
+    assert y.shape[1] == 7
+    return y
+'''
+    r, diags = _built(src)
+    assert r.interp.memo.built_hits == 2 and diags == []  # b2 copies w1's block; w2 copies w1
 
 
 def test_a_callee_that_returns_its_argument_gives_back_the_repeats_own():

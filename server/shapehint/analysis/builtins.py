@@ -222,8 +222,8 @@ class BuiltinMixin:
         return UnknownV("getattr")
 
     def b_setattr(self, args, kwargs, fr, span):
-        self.mutations += 1
         if len(args) == 3 and isinstance(args[0], InstanceObj) and isinstance(args[1], StrV) and args[1].value:
+            self.mutated(args[0])
             args[0].attrs[args[1].value] = args[2]
         return NoneV()
 
@@ -313,7 +313,7 @@ class BuiltinMixin:
     def bound_op(self, op, args, kwargs, fr, span) -> Value:
         t, name = op.target, op.name
         if name not in _READING:
-            self.mutations += 1
+            self.mutated(t.self_obj if isinstance(t, SuperV) else t)
         if isinstance(t, ListV):
             if t.items is None:
                 if t.elem is not None and name in ("append", "extend", "insert"):

@@ -1,55 +1,67 @@
-"""Calls that repeat one already made: the stack of identical layers.
+"""Calls and constructions that repeat one already made: the stack of identical layers.
 
-`for layer in self.layers: h = layer(h, mask)` over a `ModuleList` of N layers built alike calls
-the same `forward` N times with inputs of the same shapes; a BERT's encoder is most of its
-analysis. A call is answered from an earlier one when nothing it could read differs:
+`nn.ModuleList([Block(d) for _ in range(depth)])` builds the same block `depth` times, and
+`for block in self.blocks: h = block(h)` calls the same `forward` that many times with inputs of
+the same shapes; on real model code, constructions alike an earlier one are a fifth of the
+interpreter's work. A repeat is answered from the earlier one when nothing it could read differs:
 
-- the same function object, and receiver, arguments and keywords alike in every part the
+- the same function (or class), and receiver, arguments and keywords alike in every part the
   callee can read (`alike`: shapes, ints, layers' configurations, instances' attributes,
   recursively; identity is not compared, so a second layer built like the first matches);
 - the same fact store, unchanged since the earlier call ended (`FactStore.epoch`): the earlier
   call's own facts are in it, and nothing else was added, removed or pushed;
-- nothing on the heap written since then (`Interp.mutations`), and no unknown rank resolved
-  (`Interp.stars`): what the callee reads through globals or other objects is what it was;
-- the same calling situation (`Frame` flags that change what a callee does: depth, root, ...).
+- nothing written since that the callee can reach (`_unchanged_since`): no object reachable
+  from either call's arguments (or from the earlier construction), nothing module code made
+  (what globals reach), no unknown rank resolved, no module code run. A list the caller fills
+  (`layers.append(Block(d))`) is no obstacle;
+- the same calling situation (the `Frame` flags that change what a callee does: depth, root, ...).
 
-The earlier call qualifies only if it was quiet: it wrote nothing on the heap, made no new
-symbol, resolved no rank, reported no error, failure or hole, was not cut short as recursion,
-and returned a value nothing can write to (tensors, numbers, tuples of them). Then running the
-callee again would compute the same value and add facts already there.
+The earlier one qualifies only if it was quiet: it made no new symbol, resolved no rank,
+reported no error, failure or hole, and was not cut short as recursion; and
+
+- a call wrote nothing at all, and returned a value nothing can write to (tensors, numbers,
+  tuples of them): running the callee again would compute the same value and add facts already
+  there;
+- a construction wrote only to objects it created (the instance, its layers, lists it built):
+  the repeat gets a copy of what it built (`_Copier`), sharing what it found (its arguments —
+  the repeat's own, in their place — and what globals hold).
 
 Not while module code runs (`Interp.module_code`): it rebinds globals without writing to any
 object. Only where no records are kept (`Interp.observe` off: `shapehint check` and the
 questions); the editor's hover shows what each call saw, so there every call runs. Branch
-records of the skipped call are not made: the earlier call's records were made under no more facts than the
-repeat would see, so the repeat could only decide more, which changes no verdict over all calls
-(questions/branches.py judges an `if` by every execution of it).
+records of the skipped call are not made: the earlier call's records were made under no more
+facts than the repeat would see, so the repeat could only decide more, which changes no verdict
+over all calls (questions/branches.py judges an `if` by every execution of it).
 """
 from __future__ import annotations
 
 from typing import Optional
 
+from ..shapes.expr import Expr
+from ..shapes.shape import Shape
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
-                             SliceV, StrV, TensorV, TupleV, UnknownV, Value)
+                             SliceV, StrV, TensorV, TupleV, UnknownV, Value, born_now)
 from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, PartialV
 
 MAX_PARTS = 4000  # parts compared at most per call: a receiver bigger than that is rarely called twice
-MAX_ENTRIES = 8  # per function: the distinct calls remembered
+MAX_ENTRIES = 8  # per function or class: the distinct calls remembered
 
 _PRIMITIVE = (int, float, str, bool, type(None))
+WRITABLE = (InstanceObj, ModuleV, ListV, DictV)  # what analysed code writes to (Interp.mutated)
 
 
 class _Unlike(Exception):
     """A part that cannot be compared, or too many parts."""
 
 
-def alike(a, b, limit: int = MAX_PARTS) -> bool:
+def alike(a, b, limit: int = MAX_PARTS, pairs: Optional[dict] = None) -> bool:
     """Whether a callee could tell `a` from `b` (values, or lists, tuples and dicts of them):
     the same shapes, ints, layers' configurations, instances' attributes, recursively. An object
-    is alike itself (nothing was written to it meanwhile: the memo's `world`); identity of
-    different objects is otherwise not compared, so a second layer built like the first matches."""
+    is alike itself (nothing was written to it meanwhile: `_unchanged_since`); identity of
+    different objects is otherwise not compared, so a second layer built like the first matches.
+    `pairs` gets id(part of a) -> the part of b in its place."""
     try:
-        return _alike(a, b, [limit])
+        return _alike(a, b, [limit], pairs)
     except _Unlike:
         return False
 
@@ -64,7 +76,7 @@ _PARTS = {TupleV: ("is_size", "items"), SliceV: ("start", "stop", "step"), ListV
 _SHARED = (FuncObj, ClassObj, BuiltinFn)  # long-lived: the same object or not
 
 
-def _alike(a, b, budget: list) -> bool:
+def _alike(a, b, budget: list, pairs: Optional[dict]) -> bool:
     if a is b:
         return True
     budget[0] -= 1
@@ -75,6 +87,8 @@ def _alike(a, b, budget: list) -> bool:
         return False
     if t in _PRIMITIVE:
         return a == b
+    if pairs is not None and isinstance(a, Value):
+        pairs[id(a)] = b
     fields = _FIELDS.get(t)
     if fields is not None:
         return all(getattr(a, f) == getattr(b, f) for f in fields)
@@ -82,12 +96,56 @@ def _alike(a, b, budget: list) -> bool:
         return False
     parts = _PARTS.get(t)
     if parts is not None:
-        return all(_alike(getattr(a, f), getattr(b, f), budget) for f in parts)
+        return all(_alike(getattr(a, f), getattr(b, f), budget, pairs) for f in parts)
     if t is tuple or t is list:
-        return len(a) == len(b) and all(_alike(x, y, budget) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_alike(x, y, budget, pairs) for x, y in zip(a, b))
     if t is dict:
-        return a.keys() == b.keys() and all(_alike(x, b[k], budget) for k, x in a.items())
+        return a.keys() == b.keys() and all(_alike(x, b[k], budget, pairs) for k, x in a.items())
     raise _Unlike  # a kind of value not described here: never taken for alike
+
+
+def _reach(roots, limit: int = MAX_PARTS) -> Optional[set]:
+    """ids of the writable objects reachable from `roots`; None past `limit` parts."""
+    seen: set = set()
+    stack = [roots]
+    n = 0
+    while stack:
+        v = stack.pop()
+        n += 1
+        if n > limit:
+            return None
+        t = type(v)
+        if t is ClassObj:  # class attributes: a class made in a function, mutable defaults
+            if id(v) not in seen:
+                seen.add(id(v))
+                stack.extend(v.attrs.values())
+                stack.extend(v.bases)
+            continue
+        if t in _PRIMITIVE or t in _FIELDS or t in _SHARED:
+            continue
+        if t is tuple or t is list:
+            stack.extend(v)
+        elif t is dict:
+            stack.extend(v.values())
+        elif t in _PARTS:
+            if isinstance(v, WRITABLE):
+                if id(v) in seen:
+                    continue
+                seen.add(id(v))
+            stack.extend(getattr(v, f) for f in _PARTS[t])
+    return seen
+
+
+def _unchanged_since(it, e, roots) -> bool:
+    """Nothing the repeat can read was written since entry `e` was made (see the docstring)."""
+    if len(it.stars) != e.stars or it.module_runs != e.module_runs:
+        return False
+    if len(it.mutation_log) == e.log_end:
+        return True
+    if it.global_mutations:  # something globals reach was written at some point: no relaxing
+        return False
+    seen = _reach(roots)
+    return seen is not None and not any(id(o) in seen for o in it.mutation_log[e.log_end:])
 
 
 def _immutable(v: Value) -> bool:
@@ -98,26 +156,36 @@ def _immutable(v: Value) -> bool:
 
 
 class _Entry:
-    __slots__ = ("args", "kwargs", "situation", "store", "epoch", "world", "result", "dead", "assumes_default")
+    __slots__ = ("args", "kwargs", "situation", "store", "epoch", "stars", "module_runs", "log_end", "result",
+                 "dead", "assumes_default", "first", "last", "spans")
+
+    def __init__(self, it, args, kwargs, situation, store):
+        self.args, self.kwargs, self.situation, self.store = list(args), dict(kwargs), situation, store
+        self.epoch, self.stars, self.module_runs = store.epoch, len(it.stars), it.module_runs
+        self.log_end = len(it.mutation_log)
+
+    def matches(self, situation, store, nargs: int) -> bool:
+        return self.store is store and self.epoch == store.epoch and self.situation == situation \
+            and len(self.args) == nargs
 
 
 class CallMemo:
-    """One analysis's remembered calls (an `Interp` owns one)."""
+    """One analysis's remembered calls and constructions (an `Interp` owns one)."""
 
     def __init__(self):
-        self._by_func: dict = {}  # id(FuncObj) -> (FuncObj, [_Entry]); the FuncObj keeps its id unique
+        self._calls: dict = {}  # id(FuncObj) -> (FuncObj, [_Entry]); the FuncObj keeps its id unique
+        self._built: dict = {}  # id(ClassObj) -> (ClassObj, [_Entry])
         self.hits = 0
+        self.built_hits = 0
 
+    # ---- calls ----------------------------------------------------------------
     def lookup(self, it, f: FuncObj, args: list, kwargs: dict, situation: tuple, store) -> Optional[_Entry]:
-        held = self._by_func.get(id(f))
+        held = self._calls.get(id(f))
         if held is None:
             return None
-        world = (it.mutations, len(it.stars))
         for e in held[1]:
-            # nothing was written since the earlier call ended, so its arguments are still as
-            # the callee saw them
-            if e.store is store and e.epoch == store.epoch and e.world == world and e.situation == situation \
-                    and len(e.args) == len(args) and alike(e.args, args) and alike(e.kwargs, kwargs):
+            if e.matches(situation, store, len(args)) and alike(e.args, args) and alike(e.kwargs, kwargs) \
+                    and _unchanged_since(it, e, (e.args, e.kwargs, args, kwargs)):
                 self.hits += 1
                 return e
         return None
@@ -126,20 +194,139 @@ class CallMemo:
                  dead: bool, assumes_default: bool) -> None:
         if not _immutable(result):
             return
-        e = _Entry()
-        e.args, e.kwargs, e.situation, e.store, e.epoch = list(args), dict(kwargs), situation, store, store.epoch
-        e.world = (it.mutations, len(it.stars))
+        e = _Entry(it, args, kwargs, situation, store)
         # a result that is one of the arguments stands for the repeat's own argument
         e.result = _slots(result, args)
         e.dead, e.assumes_default = dead, assumes_default
-        entries = self._by_func.setdefault(id(f), (f, []))[1]
-        entries.append(e)
-        if len(entries) > MAX_ENTRIES:
-            del entries[0]
+        _add(self._calls, f, e)
 
     @staticmethod
     def result_for(e: _Entry, args: list) -> Value:
         return _unslot(e.result, args)
+
+    # ---- constructions ---------------------------------------------------------
+    def lookup_built(self, it, cls: ClassObj, args: list, kwargs: dict, situation: tuple, store,
+                     span) -> Optional[InstanceObj]:
+        """A copy of an earlier alike construction's instance, or None."""
+        held = self._built.get(id(cls))
+        if held is None:
+            return None
+        for e in held[1]:
+            if not e.matches(situation, store, len(args)):
+                continue
+            pairs: dict = {}
+            if alike(e.args, args, pairs=pairs) and alike(e.kwargs, kwargs, pairs=pairs) \
+                    and _unchanged_since(it, e, (e.args, e.kwargs, e.result, args, kwargs)):
+                inst = _Copier(e, pairs).copy(e.result)
+                inst.span = span
+                self.built_hits += 1
+                return inst
+        return None
+
+    def remember_built(self, it, cls: ClassObj, args: list, kwargs: dict, situation: tuple, store,
+                       inst: InstanceObj, first: int, log_start: int) -> None:
+        """`inst` was built from serial `first` on, its writes logged from `log_start`."""
+        last = born_now()
+        if not all(first <= getattr(o, "born", -1) <= last for o in it.mutation_log[log_start:]):
+            return  # it wrote to something it found
+        e = _Entry(it, args, kwargs, situation, store)
+        e.result, e.first, e.last, e.spans = inst, first, last, {}
+        if not _Copier(e, {}).survey(inst):
+            return
+        _add(self._built, cls, e)
+
+
+def _add(table: dict, key_obj, e: _Entry) -> None:
+    entries = table.setdefault(id(key_obj), (key_obj, []))[1]
+    entries.append(e)
+    if len(entries) > MAX_ENTRIES:
+        del entries[0]
+
+
+_LEAVES = (TensorV, IntV, FloatV, BoolV, StrV, NoneV, EllipsisV, DtypeV, ExtRef, OpaqueV, UnknownV, SliceV,
+           FuncObj, ClassObj, BuiltinFn, Expr, Shape)
+
+
+class _Copier:
+    """Copies what a construction made (serials `first`..`last`), with the spans they had when
+    it ended (a later `self.x = layer` moves a layer's span); arguments found in it become the
+    repeat's own (`pairs`); everything else it found is shared."""
+
+    def __init__(self, e: _Entry, pairs: dict):
+        self.e, self.pairs, self.done = e, pairs, {}
+
+    def _made(self, v) -> bool:
+        return isinstance(v, WRITABLE) and self.e.first <= v.born <= self.e.last
+
+    def survey(self, v, budget=None) -> bool:
+        """Whether every part of `v` can be copied; notes the spans of what was made."""
+        budget = budget if budget is not None else [MAX_PARTS]
+        budget[0] -= 1
+        if budget[0] < 0:
+            return False
+        t = type(v)
+        if t in _PRIMITIVE or isinstance(v, _LEAVES):
+            return True
+        if t is tuple or t is list:
+            return all(self.survey(x, budget) for x in v)
+        if t is dict:
+            return all(isinstance(k, _PRIMITIVE) for k in v) and all(self.survey(x, budget) for x in v.values())
+        if isinstance(v, WRITABLE):
+            if t not in _PARTS:
+                return False
+            if not self._made(v):
+                return True  # found, not made: shared (or the repeat's argument)
+            if id(v) in self.e.spans:
+                return True
+            self.e.spans[id(v)] = getattr(v, "span", None)
+        elif t not in (TupleV, BoundMethod, PartialV):
+            return False
+        return all(self.survey(getattr(v, f), budget) for f in _PARTS[t])
+
+    def copy(self, v):
+        t = type(v)
+        if t in _PRIMITIVE:
+            return v
+        key = id(v)
+        if key in self.done:
+            return self.done[key]
+        if key in self.pairs:
+            return self.pairs[key]
+        if t is list:
+            return [self.copy(x) for x in v]
+        if t is tuple:
+            return tuple(self.copy(x) for x in v)
+        if t is dict:
+            return {k: self.copy(x) for k, x in v.items()}
+        if isinstance(v, _LEAVES) or isinstance(v, WRITABLE) and not self._made(v):
+            return v
+        if t is TupleV:
+            return TupleV(tuple(self.copy(x) for x in v.items), v.is_size)
+        if t is BoundMethod:
+            return BoundMethod(v.func, self.copy(v.self_obj))
+        if t is PartialV:
+            return PartialV(self.copy(v.func), tuple(self.copy(x) for x in v.args), self.copy(v.kwargs))
+        span = self.e.spans.get(key, getattr(v, "span", None))
+        if t is InstanceObj:
+            out = InstanceObj(v.cls, {}, span)
+            self.done[key] = out
+            out.attrs = self.copy(v.attrs)
+            out.seq = self.copy(v.seq)
+            out.base_layer = self.copy(v.base_layer)
+        elif t is ModuleV:
+            out = ModuleV(v.kind, {}, span)
+            self.done[key] = out
+            out.cfg, out.children, out.names, out.elem = (self.copy(v.cfg), self.copy(v.children),
+                                                          self.copy(v.names), self.copy(v.elem))
+        elif t is ListV:
+            out = ListV(None, None, v.length, v.name)
+            self.done[key] = out
+            out.items, out.elem = self.copy(v.items), self.copy(v.elem)
+        else:  # a DictV (survey admits no other kind)
+            out = DictV({}, v.open)
+            self.done[key] = out
+            out.items = self.copy(v.items)
+        return out
 
 
 def _slots(v: Value, args: list):
@@ -159,8 +346,9 @@ def _unslot(slot, args: list) -> Value:
     return slot[1]
 
 
-def quiet_state(it) -> tuple:
-    """What a quiet call leaves as it found it (see the module docstring)."""
-    return (it.mutations, it._fresh, len(it.stars), len(it.sink._diags), len(it.failures), len(it.failed_asserts),
-            len(it.holes), len(it.opaque_names), len(it.internal_errors), len(it.cut_short), it.cutoffs,
-            len(it.functions), len(it.classes))
+def quiet_state(it, writes: bool = True) -> tuple:
+    """What a quiet call leaves as it found it (see the module docstring); a construction's
+    writes are judged apart (`remember_built`)."""
+    return (it.mutations if writes else 0, it._fresh, len(it.stars), len(it.sink._diags), len(it.failures),
+            len(it.failed_asserts), len(it.holes), len(it.opaque_names), len(it.internal_errors),
+            len(it.cut_short), it.cutoffs, len(it.functions), len(it.classes))

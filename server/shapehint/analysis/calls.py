@@ -335,9 +335,7 @@ class CallMixin:
             return UnknownV("recursion")
         if self.observe or self.module_code:  # (callmemo.py)
             return self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
-        situation = (fr.depth, fr.root, fr.foreign, fr.record, fr.assumes_default, fr.after_return or bool(fr.returns),
-                     fr.entry_depth if fr.context else fr.facts.depth, fr.qualname == "<module>", fr.facts.depth,
-                     self._open_kwargs)
+        situation = self._situation(fr)
         hit = self.memo.lookup(self, f, args, kwargs, situation, fr.facts)
         if hit is not None:
             self._open_kwargs = False  # bind_params would have taken it
@@ -351,6 +349,12 @@ class CallMixin:
         if quiet_state(self) == before:
             self.memo.remember(self, f, args, kwargs, situation, fr.facts, out, self._last_dead, self._last_assumes)
         return out
+
+    def _situation(self, fr) -> tuple:
+        """What of the caller's frame changes what a callee does (callmemo.py)."""
+        return (fr.depth, fr.root, fr.foreign, fr.record, fr.assumes_default, fr.after_return or bool(fr.returns),
+                fr.entry_depth if fr.context else fr.facts.depth, fr.qualname == "<module>", fr.facts.depth,
+                self._open_kwargs)
 
     def _run_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created,
                       key, running: int, made: int, guessed) -> Value:
@@ -490,9 +494,27 @@ class CallMixin:
             return inst
         init = cls.lookup("__init__")
         if isinstance(init, FuncObj):
-            self.call_function(init, [inst] + list(args), kwargs, fr, span)
+            if self.observe or self.module_code:  # (callmemo.py)
+                self.call_function(init, [inst] + list(args), kwargs, fr, span)
+                return inst
+            return self._construct(cls, init, inst, args, kwargs, fr, span)
         elif init is None:  # `class Head(nn.Linear): pass`: the torch layer's own __init__
             self.bound_op(BoundOp(SuperV(cls, inst), "__init__"), list(args), kwargs, fr, span)
+        return inst
+
+
+    def _construct(self, cls: ClassObj, init: FuncObj, inst: InstanceObj, args, kwargs, fr, span) -> Value:
+        """`cls(*args, **kwargs)`, or a copy of an earlier alike construction (callmemo.py)."""
+        situation = self._situation(fr)
+        built = self.memo.lookup_built(self, cls, args, kwargs, situation, fr.facts, span)
+        if built is not None:
+            self._open_kwargs = False  # bind_params would have taken it
+            return built
+        first, log_start, before = inst.born, len(self.mutation_log), quiet_state(self, writes=False)
+        self._last_dead = self._last_assumes = False
+        self.call_function(init, [inst] + list(args), kwargs, fr, span)
+        if quiet_state(self, writes=False) == before and not self._last_dead and not self._last_assumes:
+            self.memo.remember_built(self, cls, args, kwargs, situation, fr.facts, inst, first, log_start)
         return inst
 
 

@@ -223,9 +223,11 @@ class ExecMixin:
         if isinstance(target, ast.Attribute):
             obj = self.eval(target.value, fr)
             if isinstance(obj, InstanceObj):
-                self.mutations += 1
+                self.mutated(obj)
                 obj.attrs[target.attr] = v
                 if isinstance(v, (ModuleV, InstanceObj)) and (v.span is None or fr.foreign == ""):
+                    # (where a layer was built, for messages: not a write the call memo minds,
+                    # whose constructions keep the spans they made, callmemo.Built)
                     v.span = span_of(target) if not fr.foreign else v.span
                 if fr.record and self.observe and stmt is not None and isinstance(v, (TensorV, ModuleV)):
                     self.sink.record(span_of(target), self.source(target), fr.qualname, v, fr.context,
@@ -234,7 +236,8 @@ class ExecMixin:
         if isinstance(target, ast.Subscript):
             obj = self.eval(target.value, fr)
             idx = self.eval(target.slice, fr)
-            self.mutations += 1
+            if isinstance(obj, (ListV, DictV)):
+                self.mutated(obj)
             if isinstance(obj, ListV) and obj.items is not None and isinstance(idx, IntV) and idx.expr.value is not None:
                 i = idx.expr.value
                 if -len(obj.items) <= i < len(obj.items):
@@ -471,7 +474,7 @@ class ExecMixin:
             grew = False
             for key, (lst, n0) in lists.items():
                 if key not in added and lst.items is not None and len(lst.items) > n0:
-                    self.mutations += 1
+                    self.mutated(lst)
                     added[key] = (lst, n0, lst.items[n0:])
                     lst.elem = self.join_values(lst.items)  # every item: those before the loop too
                     lst.items, lst.length = None, None

@@ -20,14 +20,14 @@ from typing import Optional
 from ..ops.context import OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
-from ..shapes.values import Span, TensorV, UnknownV
+from ..shapes.values import born_now, Span, TensorV, UnknownV
 from ..solver.facts import FactStore, Limits, Session
 from .annotations import AnnotationReader
 from .builtins import BuiltinMixin
 from .calls import CallMixin
 from .compare import CompareMixin
 from .evaluator import EvalMixin
-from .callmemo import CallMemo
+from .callmemo import WRITABLE, CallMemo
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
 from .executor import ExecMixin
 from .ranks import RankMixin
@@ -94,12 +94,16 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         self.internal_errors: list[str] = []
         self.branches: list[BranchRecord] = []
         self.called_from: dict[str, set] = {}  # function -> roots (Frame.root) of the analyses that call it
-        # writes to objects on the heap (attributes, items, a list's growth, ...): a call that made
-        # none, and found the heap as an earlier alike call left it, may reuse its result (callmemo.py)
-        self.mutations = 0
+        # the objects written to (attributes, items, a list's growth, ...), in order: a call that
+        # wrote nothing, or a construction that wrote only what it created, may be answered from
+        # an earlier alike one while nothing it can read was written since (callmemo.py)
+        self.mutation_log: list = []
+        self.global_mutations = 0  # writes, after module code, to objects module code made
+        self.module_spans: list = []  # (first, last) creation serials of module code's objects
         self.cutoffs = 0  # calls cut short as recursion or too deep
         self.memo = CallMemo()
         self.module_code = 0  # module bodies running (exec_module_body)
+        self.module_runs = 0  # module bodies run so far
         self._last_dead = self._last_assumes = False  # the last user call's frame flags (calls.py)
         self.omitted: set[int] = set()  # ids of the None values standing for omitted optional arguments
         self.failed_asserts: set[int] = set()
@@ -119,12 +123,28 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
     def exec_module_body(self, body: list, fr: Frame):
         """A module's top-level code. It rebinds globals, which functions read without any
         write to an object (`SCALE = 4` between two calls of a function reading SCALE): the
-        call memo stays off meanwhile (callmemo.py)."""
+        call memo stays off meanwhile, and what it creates may be reached through globals
+        (callmemo.py)."""
         self.module_code += 1
+        self.module_runs += 1
+        first = born_now()
         try:
             return self.exec_block(body, fr)
         finally:
             self.module_code -= 1
+            self.module_spans.append((first, born_now()))
+
+    @property
+    def mutations(self) -> int:
+        return len(self.mutation_log)
+
+    def mutated(self, obj) -> None:
+        """`obj` is being written to (only lists, dicts, layers and instances can be)."""
+        if not isinstance(obj, WRITABLE):
+            return
+        self.mutation_log.append(obj)
+        if not self.module_code and any(a <= obj.born <= b for a, b in self.module_spans):
+            self.global_mutations += 1
 
     # ---- facts and symbols ------------------------------------------------
     def new_store(self) -> FactStore:

@@ -5,7 +5,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..shapes.values import ExtRef, Value
+from ..shapes.values import _BORN, ExtRef, Value
 
 
 @dataclass(eq=False)
@@ -105,6 +105,9 @@ class InstanceObj(Value):
     # a subclass of a torch layer: that layer as `super().__init__(dim, eps=...)` built it, whose
     # state (`self.weight`, `self.normalized_shape`) the subclass's forward reads
     base_layer: Optional[Value] = None
+
+    def __post_init__(self):
+        self.born = next(_BORN)  # creation order (shapes/values.py)
 
     def describe(self) -> str:
         return f"{self.cls.name} instance"

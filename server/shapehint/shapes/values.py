@@ -9,6 +9,7 @@ interpreter creates them.
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -29,6 +30,16 @@ class Span:
         if (line, col) < (self.line, self.col):
             return False
         return (line, col) < (self.end_line, self.end_col) or (line, col) == (self.end_line, self.end_col)
+
+
+# Creation order of the values that analysed code can write to (lists, dicts, layers, instances):
+# `born` tells what a call created from what it found (analysis/callmemo.py).
+_BORN = itertools.count()
+
+
+def born_now() -> int:
+    """The serial the next such value will get."""
+    return next(_BORN)
 
 
 class Value:
@@ -130,12 +141,18 @@ class ListV(Value):
     # value of that name, so a reshape by it is symbolic rather than unknown
     name: Optional[str] = None
 
+    def __post_init__(self):
+        self.born = next(_BORN)
+
 
 @dataclass(eq=False)
 class DictV(Value):
     items: dict = field(default_factory=dict)
     # the generic analysis's `**kwargs`: callers may put any other key in it
     open: bool = False
+
+    def __post_init__(self):
+        self.born = next(_BORN)
 
 
 @dataclass(eq=False)
@@ -169,6 +186,9 @@ class ModuleV(Value):
     # children unknown in number but each this one (`ModuleList([Layer(d) for _ in range(depth)])`
     # with `depth` from a config): what a loop over them, or one of them, is
     elem: Optional[Value] = None
+
+    def __post_init__(self):
+        self.born = next(_BORN)
 
     def describe(self) -> str:
         if self.children is not None or self.elem is not None:
