@@ -198,3 +198,17 @@ def test_a_hint_that_fails_a_predicate_claims_nothing():
     assert bounds.hinted_sat(preds, {}, {}, {"x": 10}) == {"x": 10, "y": 6}
     assert bounds.hinted_sat(preds, {}, {}, {"x": 3}) is None  # x != 3 fails there
     assert bounds.hinted_sat(preds, {}, {"y": 5}, {"x": 10}) is None  # y = 6 is above its bound
+
+
+def test_a_small_satisfiable_query_is_settled_by_a_point_before_propagation(monkeypatch):
+    # a stride check (`32*S == 32`?) asks whether S == 1 is forced: S = 2 is a model at once
+    from shapehint.solver import bounds
+    st = FactStore()
+    s = Expr.sym("S")
+    st.add(lt(Expr.const(0), s))
+
+    def no_propagation(*a, **k):
+        raise AssertionError("propagation ran")
+    monkeypatch.setattr(bounds, "solve", no_propagation)
+    assert st.entails(eq(Expr.const(32) * s, Expr.const(32))) is False
+    assert st.possible(lt(Expr.const(4), s)) == (True, [])

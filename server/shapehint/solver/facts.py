@@ -44,6 +44,9 @@ class Unknown(Exception):
     """The solver gave up (limit reached or interrupted)."""
 
 
+QUICK_FIRST = 4  # queries of at most this many predicates try candidate points before propagation
+
+
 class FactStore:
     def __init__(self, limits: Optional[Limits] = None, on_create: Optional[Callable] = None,
                  session: Optional["Session"] = None, lower: Optional[dict] = None):
@@ -315,7 +318,12 @@ class FactStore:
         return out
 
     def _decide_without_z3(self, preds: list) -> Optional[bool]:
-        """True/False when interval reasoning or a small candidate point settles satisfiability."""
+        """True/False when interval reasoning or a small candidate point settles satisfiability.
+        A small query (the slice of a few facts an operation's precondition touches: `32*S == 32`
+        for a stride check) tries the points first: most are satisfiable, and a point is a
+        model at half the cost of propagation; a larger one would try many points in vain."""
+        if len(preds) <= QUICK_FIRST and bounds.quick_sat(preds, self.lower, self.upper):
+            return True
         verdict, _ = bounds.solve(preds, self.lower, self.upper, memo=self._memo)
         if verdict is not None:
             return verdict == "sat"
