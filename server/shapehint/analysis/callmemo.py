@@ -70,7 +70,7 @@ _FIELDS = {TensorV: ("shape", "dtype", "contiguous", "layout_note", "requires_gr
            IntV: ("expr",), FloatV: ("value",), StrV: ("value",), BoolV: ("pred", "implied"), NoneV: (),
            EllipsisV: (), DtypeV: ("name",), ExtRef: ("path",), OpaqueV: ("path",), UnknownV: ("reason",)}
 _PARTS = {TupleV: ("is_size", "items"), SliceV: ("start", "stop", "step"), ListV: ("items", "elem", "length", "name"),
-          DictV: ("open", "items"), ModuleV: ("kind", "cfg", "children", "names", "elem"),
+          DictV: ("open", "items"), ModuleV: ("kind", "cfg", "children", "names", "elem", "length"),
           InstanceObj: ("cls", "attrs", "seq", "base_layer"), BoundMethod: ("func", "self_obj"),
           PartialV: ("func", "args", "kwargs")}
 _SHARED = (FuncObj, ClassObj, BuiltinFn)  # long-lived: the same object or not
@@ -314,7 +314,7 @@ class _Copier:
             out.seq = self.copy(v.seq)
             out.base_layer = self.copy(v.base_layer)
         elif t is ModuleV:
-            out = ModuleV(v.kind, {}, span)
+            out = ModuleV(v.kind, {}, span, length=v.length)
             self.done[key] = out
             out.cfg, out.children, out.names, out.elem = (self.copy(v.cfg), self.copy(v.children),
                                                           self.copy(v.names), self.copy(v.elem))

@@ -226,11 +226,11 @@ class CallMixin:
         return m
 
     def build_container(self, kind: str, args, span) -> Value:
-        children, names, elem = [], None, None
+        children, names, elem, length = [], None, None, None
         if kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], DictV):
             names, children = list(args[0].items), list(args[0].items.values())
         elif kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], ListV) and args[0].items is None:
-            children, elem = None, _layer_elem(args[0].elem)
+            children, elem, length = None, _layer_elem(args[0].elem), args[0].length
         elif kind == "torch.nn.Sequential":
             children = list(args)
         elif args:
@@ -242,7 +242,8 @@ class CallMixin:
             else:
                 children = None
                 elem = _layer_elem(src.elem) if isinstance(src, ListV) and kind != "torch.nn.ModuleDict" else None
-        return ModuleV(kind, {}, None, children, names, elem)
+                length = src.length if isinstance(src, ListV) and elem is not None else None
+        return ModuleV(kind, {}, None, children, names, elem, length if elem is not None else None)
 
     def call_module(self, m: ModuleV, args, kwargs, fr, span, node, labels) -> Value:
         if m.kind == "torch.nn.Sequential":

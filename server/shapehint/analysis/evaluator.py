@@ -362,13 +362,15 @@ class EvalMixin:
         if len(node.generators) != 1 or node.generators[0].is_async:
             return ListV(None)
         gen = node.generators[0]
-        items = self.iterate(self.eval(gen.iter, fr), fr)
+        source = self.eval(gen.iter, fr)
+        items = self.iterate(source, fr)
         saved = dict(fr.env)
         rec, fr.record = fr.record, False
         try:
             if items is None:
                 self.assign(gen.target, UnknownV("element"), fr, None)
-                return ListV(None, self.eval(node.elt, fr))
+                # `[Block(d) for _ in range(depth)]`: depth of them (a loop over them runs)
+                return ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source))
             out = []
             maybe = len(items) > MAX_COMPREHENSION  # only the first ones are looked at
             for it in items[:MAX_COMPREHENSION]:

@@ -15,7 +15,7 @@ import re
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.shape import FALSE, Pred, eq, neg
+from ..shapes.shape import FALSE, Pred, eq, ge, neg
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import Related
@@ -440,9 +440,10 @@ class ExecMixin:
             finally:
                 fr.iter_label = saved
             return self.exec_block(st.orelse, fr)
-        elem = self.loop_element(it, items, fr)
-        trips = self.trip_count(it)
-        return self._loop_once(st, fr, lambda: self.assign(st.target, elem, fr, st), trips)
+        # the element is bound in each pass: its facts (`0 <= i <= n - 2` for `range(n - 1)`)
+        # belong to the iterations, not to what follows a loop that may not run
+        return self._loop_once(st, fr, lambda: self.assign(st.target, self.loop_element(it, items, fr), fr, st),
+                               self.trip_count(it))
 
     def s_While(self, st: ast.While, fr):
         p = self.truth(self.eval(st.test, fr))
@@ -465,12 +466,22 @@ class ExecMixin:
         lists = {id(v): (v, len(v.items)) for v in env0.values() if isinstance(v, ListV) and v.items is not None}
         added: dict = {}  # id -> (list, length before the loop, what one pass appended)
         cur = env0
+        # A loop that may run no iteration is an undecided arm: what its body requires (a
+        # layer's in_features) and its errors hold only for the inputs that make it run.
+        may_skip = trips is None or not fr.facts.entails(ge(trips, 1))
+        dead0 = fr.dead
         for _ in range(2):
             fr.env.clear()
             fr.env.update(cur)
+            if may_skip:
+                marks0 = fr.return_marks
+                fr.facts.push()
             bind()
             flow = self.exec_block(st.body, fr)
             after = dict(fr.env)
+            if may_skip:
+                self._close_arm(fr, marks0)
+                fr.dead = dead0
             grew = False
             for key, (lst, n0) in lists.items():
                 if key not in added and lst.items is not None and len(lst.items) > n0:
@@ -494,6 +505,8 @@ class ExecMixin:
         from .calls import RangeV
         if isinstance(it, RangeV) and it.step.value == 1:
             return it.stop - it.start
+        if isinstance(it, (ListV, ModuleV)) and it.length is not None:  # `[Block(d) for _ in range(depth)]`
+            return it.length
         return None
 
     def s_With(self, st: ast.With, fr):

@@ -186,6 +186,7 @@ class ModuleV(Value):
     # children unknown in number but each this one (`ModuleList([Layer(d) for _ in range(depth)])`
     # with `depth` from a config): what a loop over them, or one of them, is
     elem: Optional[Value] = None
+    length: Optional[Expr] = None  # how many there are when `elem` stands for them (`depth`)
 
     def __post_init__(self):
         self.born = next(_BORN)
