@@ -16,6 +16,7 @@ from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne
 from ..shapes.values import (BoolV, DictV, DtypeV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
 from .calls import RangeV
+from .frames import add_fact, span_of
 from .objects import ClassObj, FuncObj, InstanceObj
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
@@ -152,11 +153,36 @@ class CompareMixin:
             return v.implied
         return p
 
+    def _operands(self, node: ast.BoolOp, is_and: bool, fr) -> list:
+        """The operands Python evaluates: up to one that decides the whole; each later one under
+        the earlier ones' outcome (`x.shape[0] > 5 and x[5]`: x[5] only where N > 5), as an
+        undecided arm when that outcome is undecided, so what it requires holds only there."""
+        vals: list = []
+        pushed, dead0 = 0, fr.dead
+        for k, operand in enumerate(node.values):
+            if k:
+                prev = self.truth(vals[-1])
+                decided = fr.facts.decide(prev) if prev is not None else None
+                if decided is (not is_and):
+                    break  # short-circuit: the rest never runs
+                if decided is None:
+                    fr.facts.push()
+                    pushed += 1
+                    if prev is not None:
+                        add_fact(fr.facts, prev if is_and else neg(prev),
+                                 (span_of(node.values[k - 1]), f"condition on line {node.lineno}"))
+            vals.append(self.eval(operand, fr))
+        for _ in range(pushed):
+            fr.facts.pop()
+        if pushed:
+            fr.dead = dead0
+        return vals
+
     def e_BoolOp(self, node: ast.BoolOp, fr) -> Value:
-        vals = [self.eval(v, fr) for v in node.values]
+        is_and = isinstance(node.op, ast.And)
+        vals = self._operands(node, is_and, fr)
         self.note_omitted(fr, *vals)
         preds = [self.truth(v) for v in vals]
-        is_and = isinstance(node.op, ast.And)
         if all(isinstance(v, BoolV) for v in vals):
             if is_and:
                 return _bool(preds, [self.implied(v) for v in vals])

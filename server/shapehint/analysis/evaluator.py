@@ -15,7 +15,7 @@ from ..shapes.shape import FALSE, TRUE, eq, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StrV, TensorV, TupleV, UnknownV, Value)
 from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SuperV
-from .frames import span_of
+from .frames import add_fact, span_of
 from .imports import ModuleNS
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
@@ -283,7 +283,21 @@ class EvalMixin:
             return self.eval(node.body, fr)
         if decided is False:
             return self.eval(node.orelse, fr)
-        return self.join_values([self.eval(node.body, fr), self.eval(node.orelse, fr)])
+        # undecided: each arm under its condition, as the arms of an `if` (executor._if): what
+        # one arm requires (`x[5] if x.shape[0] > 5 else x[0]`) must not hold after it
+        origin = (span_of(node.test), f"condition on line {node.lineno}")
+        dead0, out, dead = fr.dead, [], []
+        for cond, arm in ((p, node.body), (None if p is None else neg(p), node.orelse)):
+            marks0 = fr.return_marks
+            fr.facts.push()
+            if cond is not None:
+                add_fact(fr.facts, cond, origin)
+            out.append(self.eval(arm, fr))
+            self._close_arm(fr, marks0)
+            dead.append(fr.dead)
+            fr.dead = dead0
+        fr.dead = dead0 or all(dead)
+        return self.join_values(out)
 
     # ---- displays ---------------------------------------------------------------
     def _items(self, elts, fr) -> Optional[list]:

@@ -19,7 +19,7 @@ from ..shapes.shape import FALSE, Pred, eq, ge, neg
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import Related
-from .frames import BranchRecord, Frame, span_of
+from .frames import BranchRecord, Frame, add_fact, span_of
 from .builtins import CHECKS, falsy_literal
 from .guards import reads_rank
 from .liveness import exposed_names
@@ -619,13 +619,6 @@ class ExecMixin:
                                              or UnknownV(alias.name))
             else:
                 fr.env[name] = ExtRef(f"{modname}.{alias.name}" if modname else alias.name)
-
-def add_fact(store, p: Pred, origin) -> None:
-    """A conjunction becomes one fact per conjunct: `x.shape == (4, 3)` then pins each dimension
-    (display reads single equations) and unsat cores stay as precise."""
-    for q in (p.args if p.op == "and" else (p,)):
-        store.add(q, origin)
-
 
 def _is_dataclass_deco(d: ast.AST) -> bool:
     node = d.func if isinstance(d, ast.Call) else d

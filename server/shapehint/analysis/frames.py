@@ -104,3 +104,10 @@ def span_of(node: ast.AST) -> Span:
     line = getattr(node, "lineno", 1)
     col = getattr(node, "col_offset", 0)
     return Span(line, col, getattr(node, "end_lineno", None) or line, getattr(node, "end_col_offset", None) or col)
+
+
+def add_fact(store, p: "Pred", origin) -> None:
+    """A conjunction becomes one fact per conjunct: `x.shape == (4, 3)` then pins each dimension
+    (display reads single equations) and unsat cores stay as precise."""
+    for q in (p.args if p.op == "and" else (p,)):
+        store.add(q, origin)
