@@ -322,3 +322,25 @@ def test_alike_compares_what_a_callee_can_read():
 def test_memo_changes_no_diagnostic_of_a_case_program(path):
     src = open(path).read()
     assert _diags(analyze_source(src, path, records=False)) == _diags(analyze_source(src, path, records=True))
+
+
+def test_a_copy_names_and_places_its_layers_as_the_construction_left_them():
+    # `h.fc = a.fc` moves a.fc's span to line 23 after a was built; b's copy keeps line 9, and
+    # the layer's label (`nn.Linear(d, d)`, set beside its fields)
+    src = BLOCK.replace("def forward(self, x):\n        return self.fc(x)\n", "def forward(self, x):\n        return self.fc(x)\n\n\nclass Holder(nn.Module):\n    def __init__(self):\n        super().__init__()\n") + \
+        '''def f(x: Float[Tensor, "B 3"]):
+    a = Block(4)
+    h = Holder()
+    h.fc = a.fc
+    b = Block(4)
+    return b.fc(x)
+'''
+    fast, slow = _built(src)
+    assert fast.interp.memo.built_hits == 1
+    [d] = fast.diagnostics
+    assert d.message.startswith("nn.Linear(d, d) expects") and 10 in [r.line for r in d.related]
+    assert diags_equal(fast, src)
+
+
+def diags_equal(fast, src) -> bool:
+    return _diags(fast) == _diags(analyze_source(src, "m.py", records=True, functions={"f"}))

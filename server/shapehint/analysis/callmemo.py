@@ -157,7 +157,7 @@ def _immutable(v: Value) -> bool:
 
 class _Entry:
     __slots__ = ("args", "kwargs", "situation", "store", "epoch", "stars", "module_runs", "log_end", "result",
-                 "dead", "assumes_default", "first", "last", "spans")
+                 "dead", "assumes_default", "first", "last", "spans", "span_log_end")
 
     def __init__(self, it, args, kwargs, situation, store):
         self.args, self.kwargs, self.situation, self.store = list(args), dict(kwargs), situation, store
@@ -217,6 +217,9 @@ class CallMemo:
             pairs: dict = {}
             if alike(e.args, args, pairs=pairs) and alike(e.kwargs, kwargs, pairs=pairs) \
                     and _unchanged_since(it, e, (e.args, e.kwargs, e.result, args, kwargs)):
+                if e.spans is None and not self._survey(it, e):
+                    held[1].remove(e)
+                    return None
                 inst = _Copier(e, pairs).copy(e.result)
                 inst.span = span
                 self.built_hits += 1
@@ -230,10 +233,23 @@ class CallMemo:
         if not all(first <= getattr(o, "born", -1) <= last for o in it.mutation_log[log_start:]):
             return  # it wrote to something it found
         e = _Entry(it, args, kwargs, situation, store)
-        e.result, e.first, e.last, e.spans = inst, first, last, {}
-        if not _Copier(e, {}).survey(inst):
-            return
+        # what can be copied is surveyed at the first repeat (most constructions have none)
+        e.result, e.first, e.last, e.spans, e.span_log_end = inst, first, last, None, len(it.span_log)
         _add(self._built, cls, e)
+
+
+    @staticmethod
+    def _survey(it, e: _Entry) -> bool:
+        """Whether what the construction made can be copied, noting the spans it left them
+        (`self.x = layer` later moves a layer's span: Interp.span_log has the span it had)."""
+        before: dict = {}
+        for obj, span in it.span_log[e.span_log_end:]:
+            before.setdefault(id(obj), span)
+        e.spans = {}
+        if _Copier(e, {}, before).survey(e.result):
+            return True
+        e.spans = None
+        return False
 
 
 def _add(table: dict, key_obj, e: _Entry) -> None:
@@ -252,8 +268,8 @@ class _Copier:
     it ended (a later `self.x = layer` moves a layer's span); arguments found in it become the
     repeat's own (`pairs`); everything else it found is shared."""
 
-    def __init__(self, e: _Entry, pairs: dict):
-        self.e, self.pairs, self.done = e, pairs, {}
+    def __init__(self, e: _Entry, pairs: dict, spans_before: Optional[dict] = None):
+        self.e, self.pairs, self.done, self.before = e, pairs, {}, spans_before or {}
 
     def _made(self, v) -> bool:
         return isinstance(v, WRITABLE) and self.e.first <= v.born <= self.e.last
@@ -278,7 +294,7 @@ class _Copier:
                 return True  # found, not made: shared (or the repeat's argument)
             if id(v) in self.e.spans:
                 return True
-            self.e.spans[id(v)] = getattr(v, "span", None)
+            self.e.spans[id(v)] = self.before.get(id(v), getattr(v, "span", None))
         elif t not in (TupleV, BoundMethod, PartialV):
             return False
         return all(self.survey(getattr(v, f), budget) for f in _PARTS[t])
@@ -326,6 +342,9 @@ class _Copier:
             out = DictV({}, v.open)
             self.done[key] = out
             out.items = self.copy(v.items)
+        for name, extra in vars(v).items():  # what is set beside the fields (a layer's `label`)
+            if name not in vars(out):
+                setattr(out, name, self.copy(extra))
         return out
 
 

@@ -226,8 +226,9 @@ class ExecMixin:
                 self.mutated(obj)
                 obj.attrs[target.attr] = v
                 if isinstance(v, (ModuleV, InstanceObj)) and (v.span is None or fr.foreign == ""):
-                    # (where a layer was built, for messages: not a write the call memo minds,
-                    # whose constructions keep the spans they made, callmemo.Built)
+                    # (where a layer was built, for messages: not a write the call memo minds;
+                    # a copied construction keeps the spans it made, Interp.span_log)
+                    self.span_log.append((v, v.span))
                     v.span = span_of(target) if not fr.foreign else v.span
                 if fr.record and self.observe and stmt is not None and isinstance(v, (TensorV, ModuleV)):
                     self.sink.record(span_of(target), self.source(target), fr.qualname, v, fr.context,

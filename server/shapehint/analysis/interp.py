@@ -99,6 +99,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
         # an earlier alike one while nothing it can read was written since (callmemo.py)
         self.mutation_log: list = []
         self.global_mutations = 0  # writes, after module code, to objects module code made
+        self.span_log: list = []  # (layer or instance, the span it had) as `self.x = v` moves v's span
         self.module_spans: list = []  # (first, last) creation serials of module code's objects
         self.cutoffs = 0  # calls cut short as recursion or too deep
         self.memo = CallMemo()
