@@ -374,7 +374,7 @@ class CallMixin:
                     record=fr.record and not foreign, foreign=foreign or fr.foreign,
                     created=fr.created + ([created] if created is not None else []), root=fr.root,
                     assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns),
-                    open_defaults=open_defaults,
+                    open_defaults=open_defaults, caught=fr.caught,
                     entry_depth=fr.entry_depth if fr.context else fr.facts.depth)
         if fr.root and fr.root != f.qualname and not foreign:
             self.called_from.setdefault(f.qualname, set()).add(fr.root)

@@ -141,8 +141,9 @@ class ExecMixin:
         if possible is False:
             rel = [Related(o[0].line, o[0].col, o[1]) for o in core if o and o[0].line != span.line]
             self.report(fr, span, "SH108", self._assert_message(what, test, p, fr) + self._core_note(core), rel)
-            self.failed_asserts.add(span.line)
-            self.failures.append((fr.qualname, span, p, "SH108", "assertion always fails", fr.context))
+            if not fr.caught:
+                self.failed_asserts.add(span.line)
+                self.failures.append((fr.qualname, span, p, "SH108", "assertion always fails", fr.context))
             return
         add_fact(fr.facts, p, (span, f"{what} on line {span.line}"))
 
@@ -520,16 +521,51 @@ class ExecMixin:
     s_AsyncWith = s_With
 
     def s_Try(self, st: ast.Try, fr):
-        flow = self.exec_block(st.body, fr)
+        """A handler that gets on (`except RuntimeError: y = x`) makes the body an undecided arm:
+        what the body requires holds only where it did not raise, and an error the handler
+        catches is not one (`Frame.caught`). Handlers that end (re-raise, return) leave the body
+        as the only way on, with its facts. Each handler runs from the body's end (where the
+        exception came is unknown), as an arm of its own."""
+        continuing = [h for h in st.handlers if not (h.body and (self._raises(h.body[-1], fr)
+                                                                 or isinstance(h.body[-1], ast.Return)))]
+        catches = any(_catches_shape_errors(h.type) for h in continuing)
+        env0, dead0, marks0 = dict(fr.env), fr.dead, fr.return_marks
+        if continuing:
+            fr.facts.push()
+        fr.caught += catches
+        try:
+            flow = self.exec_block(st.body, fr)
+        finally:
+            fr.caught -= catches
         if flow is None:
             flow = self.exec_block(st.orelse, fr)
+        env_body, body_dead = dict(fr.env), fr.dead and not dead0  # (a caught error ends the body)
+        if continuing:
+            self._close_arm(fr, marks0)
+            fr.dead = dead0
+        ways_on = [env_body] if flow not in ("return", "raise") and not body_dead else []
         for h in st.handlers:
-            saved = dict(fr.env)
-            self.exec_block(h.body, fr)
             fr.env.clear()
-            fr.env.update(saved)
-        fin = self.exec_block(st.finalbody, fr)
-        return fin or flow
+            fr.env.update(env_body)
+            if h.name:
+                fr.env[h.name] = UnknownV("exception")
+            hmarks, hdead = fr.return_marks, fr.dead
+            fr.facts.push()
+            hflow = self.exec_block(h.body, fr)
+            if h in continuing and hflow not in ("return", "raise"):
+                ways_on.append(dict(fr.env))
+            self._close_arm(fr, hmarks)
+            fr.dead = hdead
+        fr.env.clear()
+        if not ways_on:
+            fr.env.update(env_body)
+            fin = self.exec_block(st.finalbody, fr)
+            return fin or flow or "raise"
+        env = ways_on[0]
+        for other in ways_on[1:]:
+            env = self.join_envs(env, other, fr.facts)
+        fr.env.update(env)
+        return self.exec_block(st.finalbody, fr)
 
     s_TryStar = s_Try
 
@@ -620,6 +656,19 @@ class ExecMixin:
                                              or UnknownV(alias.name))
             else:
                 fr.env[name] = ExtRef(f"{modname}.{alias.name}" if modname else alias.name)
+
+# what a shape error raises (RuntimeError; IndexError, ValueError for some), and what catches it
+_SHAPE_ERROR_CATCHERS = {"RuntimeError", "IndexError", "ValueError", "Exception", "BaseException"}
+
+
+def _catches_shape_errors(t) -> bool:
+    if t is None:
+        return True  # a bare `except:`
+    if isinstance(t, ast.Tuple):
+        return any(_catches_shape_errors(e) for e in t.elts)
+    name = t.attr if isinstance(t, ast.Attribute) else t.id if isinstance(t, ast.Name) else None
+    return name in _SHAPE_ERROR_CATCHERS
+
 
 def _is_dataclass_deco(d: ast.AST) -> bool:
     node = d.func if isinstance(d, ast.Call) else d

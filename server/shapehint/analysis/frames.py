@@ -75,6 +75,9 @@ class Frame:
     # marks pushed past an undecided `if` whose one arm returned (executor._continue_past): what
     # the path that got on learned holds only until this call returns
     return_marks: int = 0
+    # inside how many `try` bodies whose handler catches a shape error and gets on: an error
+    # there is caught, not a failure (executor.s_Try)
+    caught: int = 0
 
 
 class BranchRecord(NamedTuple):

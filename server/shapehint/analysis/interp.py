@@ -305,6 +305,8 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
             if frame.dead:
                 return  # vacuous: no admissible input reaches this line
             frame.dead = True
+            if frame.caught:
+                return  # a handler catches it and gets on (executor.s_Try)
             if frame.context and frame.facts.depth > frame.entry_depth:
                 # a call's failure only on a path the callee could not decide for the call's
                 # arguments (`if len(reduced_axes) > 0:` in einops): inputs that take the other
@@ -339,8 +341,9 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
 
     def failed(self, frame: Frame, span: Span, err: OpFailed, extra_related: list) -> None:
         from ..shapes.shape import FALSE
-        self.failures.append((frame.qualname, span, getattr(err, "pred", FALSE), err.code, err.message,
-                              frame.context))
+        if not frame.caught:  # (a handler gets on from it: executor.s_Try)
+            self.failures.append((frame.qualname, span, getattr(err, "pred", FALSE), err.code, err.message,
+                                  frame.context))
         rel = []
         for item in list(err.related) + extra_related:
             if isinstance(item, Related):
