@@ -52,3 +52,11 @@ def test_an_operand_past_a_decided_end_never_runs():
     ok = x.shape[1] == 4 or x.view(7).sum() > 0
     return ok
 ''') == []  # x.view(7) would fail for every N; Python never evaluates it
+
+
+def test_a_comprehension_element_requires_only_where_its_filter_holds():
+    assert _codes('''def f(x: Float[Tensor, "N C"], y: Float[Tensor, "M C"]):
+    rows = [t[5] for t in [x, y] if t.shape[0] > 5]
+    assert x.shape[0] == 2
+    return rows
+''') == []  # was SH108: t[5] made N > 5 a fact for every input

@@ -389,11 +389,23 @@ class EvalMixin:
             maybe = len(items) > MAX_COMPREHENSION  # only the first ones are looked at
             for it in items[:MAX_COMPREHENSION]:
                 self.assign(gen.target, it, fr, None)
-                decided = [self._decide(self.truth(self.eval(c, fr)), fr) for c in gen.ifs]
+                preds = [self.truth(self.eval(c, fr)) for c in gen.ifs]
+                decided = [self._decide(p, fr) for p in preds]
                 if False in decided:
                     continue
-                maybe = maybe or None in decided  # a filter the analysis cannot decide: maybe kept
+                if None not in decided:
+                    out.append(self.eval(node.elt, fr))
+                    continue
+                maybe = True  # a filter the analysis cannot decide: maybe kept, and the element
+                # made only where it holds (`[x[5] for x in xs if x.shape[0] > 5]`), an arm
+                dead0 = fr.dead
+                fr.facts.push()
+                for p, d in zip(preds, decided):
+                    if p is not None and d is None:
+                        add_fact(fr.facts, p, (span_of(node), f"filter on line {node.lineno}"))
                 out.append(self.eval(node.elt, fr))
+                fr.facts.pop()
+                fr.dead = dead0
             if maybe:  # its length is unknown (`len(...) <= 1` must not be read off the items seen)
                 return ListV(None, self.join_values(out) if out else UnknownV("element"))
             return ListV(out)
