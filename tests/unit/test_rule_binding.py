@@ -1,11 +1,11 @@
 """The analysis calls rules without `inspect`'s binder when a cheap check says the arguments
-bind (analysis/calls.py `_binds`): that check must never accept what `Signature.bind` rejects."""
+bind (analysis/ruleargs.py `binds`): that check must never accept what `Signature.bind` rejects."""
 from __future__ import annotations
 
 import inspect
 import itertools
 
-from shapehint.analysis.calls import _binds
+from shapehint.analysis.ruleargs import binds
 from shapehint.ops import registry
 
 
@@ -32,7 +32,7 @@ def test_the_fast_check_never_accepts_what_bind_rejects():
             for k in range(0, 3):
                 for kws in itertools.combinations(names, k):
                     kwargs = dict.fromkeys(kws, 0)
-                    fast = _binds(sig, npos, kwargs)
+                    fast = binds(sig, npos, kwargs)
                     checked += 1
                     accepted += fast
                     if fast:
@@ -44,12 +44,12 @@ def test_it_accepts_the_common_calls():
     def rule(cx, x, dim=0, *, keepdim=False):
         pass
     sig = inspect.signature(rule)
-    assert _binds(sig, 2, {}) and _binds(sig, 3, {"keepdim": True}) and _binds(sig, 2, {"dim": 1})
-    assert not _binds(sig, 4, {}) and not _binds(sig, 3, {"dim": 1}) and not _binds(sig, 1, {})
+    assert binds(sig, 2, {}) and binds(sig, 3, {"keepdim": True}) and binds(sig, 2, {"dim": 1})
+    assert not binds(sig, 4, {}) and not binds(sig, 3, {"dim": 1}) and not binds(sig, 1, {})
 
 
 def test_layer_arguments_match_inspect():
-    from shapehint.analysis.calls import _arguments
+    from shapehint.analysis.ruleargs import bind_arguments
     for sig in _signatures():
         names = [p for p in sig.parameters][1:] + ["bogus"]
         for npos in range(1, 5):
@@ -62,5 +62,5 @@ def test_layer_arguments_match_inspect():
                         want = dict(bound.arguments)
                     except TypeError:
                         want = None
-                    got = _arguments(sig, args, kwargs)
+                    got = bind_arguments(sig, args, kwargs)
                     assert got == want and (got is None or list(got) == list(want)), (sig, npos, kws)

@@ -13,7 +13,8 @@ from ..shapes.expr import Expr, emax, emin, product
 from ..shapes.shape import FALSE, TRUE, ge, le
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
-from .calls import CONTAINERS, RangeV
+from .calls import RangeV
+from .layers import CONTAINERS
 from .typetests import isinstance_of
 from .objects import ClassObj, InstanceObj, OpaqueV, PartialV, SuperV
 

@@ -1,4 +1,4 @@
-"""Calls: operator rules, nn layers and containers, user functions, classes and builtins.
+"""Calls: operator rules, user functions, classes and builtins (nn layers: layers.py).
 
 A user function called with actual arguments is analysed in that calling context (its
 summary instantiated at the call site): its preconditions constrain the caller's symbols,
@@ -9,22 +9,22 @@ An unknown external callee yields an unknown value and one SH301 note per callee
 from __future__ import annotations
 
 import ast
-import inspect
 from typing import Optional
 
 from ..ops import registry
 from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
-from ..shapes.shape import Shape, eq
+from ..shapes.shape import eq
 from ..shapes.values import (DictV, ExtRef, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
 from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV, SuperV
 from .evaluator import BoundOp, TensorMethod
 from .callmemo import quiet_state
+from .layers import CONTAINERS
+from .ruleargs import binds
 from .opctx import AnalysisContext
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
 
-CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 # in-place methods that change the receiver's shape (the others keep it)
 RESHAPING_IN_PLACE = {"unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_", "swapaxes_", "resize_",
                       "resize_as_", "as_strided_"}
@@ -139,7 +139,7 @@ class CallMixin:
             if isinstance(a, TensorV):
                 self.resolve(a)
         cx = AnalysisContext(self, fr, span, opname, labels)
-        if not _binds(rule.signature, len(args) + 1, kwargs):
+        if not binds(rule.signature, len(args) + 1, kwargs):
             try:
                 rule.signature.bind(cx, *args, **kwargs)
             except TypeError:
@@ -197,124 +197,6 @@ class CallMixin:
         self.sink.unknown_callees.add(name)
         short = name.replace("torch.nn.functional.", "F.")
         self.sink.diag(span, "SH301", f"{short} has no shape rule or summary: its result is unknown")
-
-    # ---- layers ------------------------------------------------------------------
-    def build_layer(self, rule, args, kwargs, fr, span, node, labels) -> Value:
-        if rule.name in CONTAINERS:
-            return self.build_container(rule.name, args, span)
-        cx = AnalysisContext(self, fr, span, self._opname(node, rule.name.split(".")[-1]), labels)
-        arguments = _arguments(rule.signature, [cx] + list(args), kwargs)
-        if arguments is None:
-            return UnknownV(f"{rule.name}: arguments do not match")
-        cfg = rule.config(arguments)
-        try:
-            extra = rule.ctor(cx, *args, **kwargs)
-        except OpFailed as err:
-            self.failed(fr, span, err, [])
-            return UnknownV("error")
-        except NotApplicable:
-            extra = None
-        except Exception as exc:
-            self.internal_errors.append(f"{rule.name}: {exc}")
-            extra = None
-        if isinstance(extra, ModuleV):
-            return extra
-        if isinstance(extra, dict):
-            cfg.update(extra)
-        m = ModuleV(rule.name, cfg, None)
-        m.label = self._opname(node, rule.name.split(".")[-1]).replace("torch.nn.", "nn.")
-        return m
-
-    def build_container(self, kind: str, args, span) -> Value:
-        children, names, elem, length = [], None, None, None
-        if kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], DictV):
-            names, children = list(args[0].items), list(args[0].items.values())
-        elif kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], ListV) and args[0].items is None:
-            children, elem, length = None, _layer_elem(args[0].elem), args[0].length
-        elif kind == "torch.nn.Sequential":
-            children = list(args)
-        elif args:
-            src = args[0]
-            if isinstance(src, DictV):
-                names, children = list(src.items), list(src.items.values())
-            elif isinstance(src, (ListV, TupleV)) and src.items is not None:
-                children = list(src.items)
-            else:
-                children = None
-                elem = _layer_elem(src.elem) if isinstance(src, ListV) and kind != "torch.nn.ModuleDict" else None
-                length = src.length if isinstance(src, ListV) and elem is not None else None
-        return ModuleV(kind, {}, None, children, names, elem, length if elem is not None else None)
-
-    def call_module(self, m: ModuleV, args, kwargs, fr, span, node, labels) -> Value:
-        if m.kind == "torch.nn.Sequential":
-            if m.children is None and m.elem is not None and len(args) == 1:
-                out = self._repeated(m.elem, args[0], fr, span, labels)
-            elif m.children is None or len(args) != 1:
-                return UnknownV("Sequential")
-            else:
-                x = args[0]
-                for c in m.children:
-                    x = self.call_value(c, [x], {}, fr, span, None, labels)
-                    if isinstance(x, UnknownV):
-                        break
-                out = x
-        else:
-            rule = registry.lookup(m.kind)
-            if not isinstance(rule, registry.ModuleRule) or rule.forward_fn is None:
-                return UnknownV(m.kind)
-            label = m.label if hasattr(m, "label") else m.describe()
-            out = self.call_rule(m.kind, [m] + list(args), kwargs, fr, span, label, labels,
-                                 _ForwardRule(rule))
-            if isinstance(out, UnknownV) and out.reason == "error":
-                pass
-        if node is not None and fr.record and isinstance(node, ast.Call):
-            self._layer_io(node.func, m, args, out, fr)
-        return out
-
-    def _run_sequential(self, inst: InstanceObj, x: Value, fr, span, labels) -> Value:
-        """A subclass of nn.Sequential without a forward: its layers in the order registered —
-        those given to `super().__init__`, then those assigned or `add_module`d."""
-        layers = list(inst.seq or []) + [v for v in inst.attrs.values() if isinstance(v, ModuleV) or
-                                         isinstance(v, InstanceObj) and v.cls.is_module()]
-        for layer in layers:
-            x = self.call_value(layer, [x], {}, fr, span, None, labels)
-            if isinstance(x, UnknownV):
-                break
-        return x
-
-    def _repeated(self, layer: Value, x: Value, fr, span, labels) -> Value:
-        """`layer` applied an unknown number of times (a Sequential of them): what one
-        application gives when it keeps the shape, else the join with the input, with the
-        dimensions they disagree on unknown."""
-        out = self.call_value(layer, [x], {}, fr, span, None, labels)
-        if not isinstance(out, TensorV) or not isinstance(x, TensorV):
-            return out if isinstance(out, UnknownV) else UnknownV("Sequential")
-        return self.join_values([x, out], fr.facts)
-
-    def _layer_io(self, func_node, m, args, out, fr) -> None:
-        if not self.observe:
-            return
-        ins = [str(self.resolve(a)) for a in args if isinstance(a, TensorV)]
-        if not ins:
-            return
-        outs = str(self.resolve(out)) if isinstance(out, TensorV) else "?"
-        name = self.source(func_node)
-        self.sink.record(span_of(func_node), name, fr.qualname, m if isinstance(m, ModuleV) else
-                         ModuleV(m.cls.name, {}, getattr(m, "span", None)), fr.context, fr.is_entry, False)
-        self.sink.layer_io(span_of(func_node), fr.qualname, name, f"{', '.join(ins)} → {outs}")
-
-    def module_param(self, m: ModuleV, name: str, fr, node) -> Value:
-        rule = registry.lookup(m.kind)
-        if not isinstance(rule, registry.ModuleRule) or rule.params_fn is None:
-            return UnknownV(name)
-        cx = AnalysisContext(self, fr, span_of(node) if node is not None else None, m.kind)
-        try:
-            dims = rule.params_fn(cx, m).get(name)
-        except Exception:
-            return UnknownV(name)
-        if dims is None or any(d is None for d in dims):
-            return NoneV() if dims is None else UnknownV(name)
-        return TensorV(Shape.of(dims), "float32", m.span, is_param=True)
 
     # ---- user functions and classes ------------------------------------------------------
     def call_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span],
@@ -387,7 +269,7 @@ class CallMixin:
         try:
             self.exec_block(f.node.body, sub)
         finally:
-            while sub.return_marks:  # what held only past an early return (executor._continue_past)
+            while sub.return_marks:  # what held only past an early return (controlflow._continue_past)
                 sub.facts.pop()
                 sub.return_marks -= 1
             self.lines = saved_lines
@@ -517,95 +399,3 @@ class CallMixin:
         if quiet_state(self, writes=False) == before and not self._last_dead and not self._last_assumes:
             self.memo.remember_built(self, cls, args, kwargs, situation, fr.facts, inst, first, log_start)
         return inst
-
-
-class _ForwardRule:
-    """Adapts a layer's forward function to the rule calling convention."""
-
-    def __init__(self, rule):
-        self.fn = rule.forward_fn
-        self.signature = _signature(rule.forward_fn)
-
-
-_SIGNATURES: dict = {}
-
-
-def _signature(fn):
-    """`inspect.signature` costs tens of microseconds: once per rule function."""
-    sig = _SIGNATURES.get(fn)
-    if sig is None:
-        sig = _SIGNATURES[fn] = inspect.signature(fn)
-    return sig
-
-
-_SHAPES: dict = {}
-
-
-def _binds(sig, npos: int, kwargs: dict) -> bool:
-    """True when `sig.bind` would accept `npos` positional arguments and `kwargs` (the rule is
-    then called directly: `inspect`'s binder is slow); False when unsure — the caller binds."""
-    got = _SHAPES.get(id(sig))  # by id: hashing a Signature is slow (rule signatures live forever)
-    shape = got[1] if got is not None and got[0] is sig else None
-    if shape is None:
-        P = inspect.Parameter
-        kinds = [p.kind for p in sig.parameters.values()]
-        if P.POSITIONAL_ONLY in kinds:
-            shape = ()
-        else:
-            pos = [p for p in sig.parameters.values() if p.kind == P.POSITIONAL_OR_KEYWORD]
-            kwonly = [p for p in sig.parameters.values() if p.kind == P.KEYWORD_ONLY]
-            shape = (tuple(p.name for p in pos), tuple(p.default is P.empty for p in pos),
-                     frozenset(p.name for p in kwonly), frozenset(p.name for p in kwonly if p.default is P.empty),
-                     P.VAR_POSITIONAL in kinds, P.VAR_KEYWORD in kinds)
-        _SHAPES[id(sig)] = (sig, shape)
-    if not shape:
-        return False
-    names, required, kwonly, kw_required, star, starstar = shape
-    if npos > len(names) and not star:
-        return False
-    given = names[:npos]
-    for k in kwargs:
-        if k in given or not (starstar or k in names or k in kwonly):
-            return False
-    for n, req in zip(names[npos:], required[npos:]):
-        if req and n not in kwargs:
-            return False
-    return kw_required.issubset(kwargs)
-
-
-def _arguments(sig, args: list, kwargs: dict) -> Optional[dict]:
-    """`sig.bind(*args, **kwargs)` with defaults applied, as {parameter: value} in the
-    signature's order; None when the arguments do not bind. Built directly when `_binds`
-    vouches for the call (inspect's binder is slow), else by inspect."""
-    if not _binds(sig, len(args), kwargs):
-        try:
-            bound = sig.bind(*args, **kwargs)
-        except TypeError:
-            return None
-        bound.apply_defaults()
-        return dict(bound.arguments)
-    P = inspect.Parameter
-    out: dict = {}
-    npos = 0
-    named = set()
-    for name, p in sig.parameters.items():
-        if p.kind == P.POSITIONAL_OR_KEYWORD:
-            named.add(name)
-            if npos < len(args):
-                out[name] = args[npos]
-                npos += 1
-            else:
-                out[name] = kwargs[name] if name in kwargs else p.default
-        elif p.kind == P.VAR_POSITIONAL:
-            out[name] = tuple(args[npos:])
-        elif p.kind == P.KEYWORD_ONLY:
-            named.add(name)
-            out[name] = kwargs[name] if name in kwargs else p.default
-        else:  # VAR_KEYWORD
-            out[name] = {k: v for k, v in kwargs.items() if k not in named}
-    return out
-
-
-def _layer_elem(v) -> Optional[Value]:
-    # a layer the container may hold; anything else (an unknown, a join that lost it) is no element
-    return v if isinstance(v, (ModuleV, InstanceObj)) else None

@@ -237,7 +237,7 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
         if isinstance(v, NoneV) and not is_init:
             if p.arg in tensor_uses(f.node):
                 # `mask=None` read as a tensor here: an optional tensor, so the generic analysis
-                # also walks the side of `if mask is not None` that has it (executor._if_optional)
+                # also walks the side of `if mask is not None` that has it (controlflow._if_optional)
                 return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p), optional=True)
             if p.arg in _tensor_names(it):
                 # only passed on here (`self.attn(x, mask)`): the analysis goes on as if it were

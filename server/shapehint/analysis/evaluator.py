@@ -283,7 +283,7 @@ class EvalMixin:
             return self.eval(node.body, fr)
         if decided is False:
             return self.eval(node.orelse, fr)
-        # undecided: each arm under its condition, as the arms of an `if` (executor._if): what
+        # undecided: each arm under its condition, as the arms of an `if` (controlflow._if): what
         # one arm requires (`x[5] if x.shape[0] > 5 else x[0]`) must not hold after it
         origin = (span_of(node.test), f"condition on line {node.lineno}")
         dead0, out, dead = fr.dead, [], []

@@ -72,11 +72,11 @@ class Frame:
     # FactStore.depth where the analysed function made the call that led here: an error deeper
     # than that lies in an arm the call could not decide, which inputs taking the other avoid
     entry_depth: int = 0
-    # marks pushed past an undecided `if` whose one arm returned (executor._continue_past): what
+    # marks pushed past an undecided `if` whose one arm returned (controlflow._continue_past): what
     # the path that got on learned holds only until this call returns
     return_marks: int = 0
     # inside how many `try` bodies whose handler catches a shape error and gets on: an error
-    # there is caught, not a failure (executor.s_Try)
+    # there is caught, not a failure (controlflow.s_Try)
     caught: int = 0
 
 

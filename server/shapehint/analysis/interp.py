@@ -1,7 +1,8 @@
 """The abstract interpreter: runs a module's code over abstract values.
 
-It is split by concern: expressions (evaluator.py), statements and control flow
-(executor.py), calls of user functions, classes, layers and builtins (calls.py). This file
+It is split by concern: expressions (evaluator.py), statements (executor.py), control flow
+(controlflow.py), calls of user functions, classes and builtins (calls.py, callmemo.py),
+nn layers (layers.py, ruleargs.py). This file
 holds the state they share: fresh symbols and their origins, rank learning for unknown-rank
 tensors, and turning a failed precondition into a diagnostic; frames, branch records and spans
 live in the leaf module frames.py, which every part imports.
@@ -25,10 +26,12 @@ from ..solver.facts import FactStore, Limits, Session
 from .annotations import AnnotationReader
 from .builtins import BuiltinMixin
 from .calls import CallMixin
+from .layers import LayerMixin
 from .compare import CompareMixin
 from .evaluator import EvalMixin
 from .callmemo import WRITABLE, CallMemo
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
+from .controlflow import ControlFlowMixin
 from .executor import ExecMixin
 from .ranks import RankMixin
 from .shape_comments import ShapeCommentMixin
@@ -63,7 +66,7 @@ class DimTable(dict):
         super().__setitem__(key, value)
 
 
-class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, BuiltinMixin, RankMixin):
+class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentMixin, CallMixin, LayerMixin, BuiltinMixin, RankMixin):
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
                  cancel=None, modules=None, on_store=None):
         self.path = path
@@ -306,7 +309,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
                 return  # vacuous: no admissible input reaches this line
             frame.dead = True
             if frame.caught:
-                return  # a handler catches it and gets on (executor.s_Try)
+                return  # a handler catches it and gets on (controlflow.s_Try)
             if frame.context and frame.facts.depth > frame.entry_depth:
                 # a call's failure only on a path the callee could not decide for the call's
                 # arguments (`if len(reduced_axes) > 0:` in einops): inputs that take the other
@@ -341,7 +344,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ShapeCommentMixin, CallMixin, B
 
     def failed(self, frame: Frame, span: Span, err: OpFailed, extra_related: list) -> None:
         from ..shapes.shape import FALSE
-        if not frame.caught:  # (a handler gets on from it: executor.s_Try)
+        if not frame.caught:  # (a handler gets on from it: controlflow.s_Try)
             self.failures.append((frame.qualname, span, getattr(err, "pred", FALSE), err.code, err.message,
                                   frame.context))
         rel = []

@@ -2,7 +2,7 @@
 
 A loop's next pass depends on the environment at its head only through these names, so once
 they are stable the loop has reached its fixpoint, whatever else the pass reassigned
-(`hidden = layer(hidden)`'s `layer_output`, a fresh `query`). executor._loop_once stops there
+(`hidden = layer(hidden)`'s `layer_output`, a fresh `query`). controlflow._loop_once stops there
 instead of running every nested loop twice per pass of the loop around it.
 
 Conservative by construction: a name counts as written only by a plain assignment at the

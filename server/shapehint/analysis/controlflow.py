@@ -1,0 +1,329 @@
+"""Control flow: `if`, loops, `with`, `try`.
+
+`if`: a condition the facts decide runs one arm (and is logged for branch elimination);
+otherwise each arm runs under its path condition and the environments are joined (equal
+shapes kept, differing ones joined per dimension); an arm that raises leaves its negation as a
+fact, one that returns leaves it for the rest of the call (`_continue_past`). `for` over
+module lists, Sequential, small literal ranges, zip/enumerate is unrolled; otherwise the body
+runs until what it reads is stable and the result is joined with the zero-iteration state
+(Tensors Fitting Perfectly's treatment of loops), as an undecided arm when it may run no
+iteration. A `try` whose handler gets on is an undecided arm too.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..shapes.expr import Expr
+from ..shapes.shape import FALSE, ge, neg
+from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
+from .frames import BranchRecord, add_fact, span_of
+from .guards import reads_rank
+from .liveness import exposed_names
+
+MAX_UNROLL = 32
+
+
+class ControlFlowMixin:
+    def s_If(self, st: ast.If, fr):
+        flow = self._if(st, fr)
+        if flow is None and not st.orelse and st.body and self._raises(st.body[-1], fr):
+            # a guard (`if x.dim() != 4: raise ValueError(...)`): learned after the `if`, so the
+            # branch itself is judged (Q3) as the code stands, not as decided by its own raise
+            if self._learn_guarded_ranks(st.test, False, fr):
+                # the test can now be read (`x.shape != (B, 4)`): the path that gets on has it false
+                p = self.truth(self._safe_eval(st.test, fr))
+                if p is not None:
+                    add_fact(fr.facts, neg(p), (span_of(st.test), f"condition on line {st.lineno}"))
+        return flow
+
+    def _if(self, st: ast.If, fr):
+        opt = self._optional_test(st.test, fr)
+        if opt is not None:
+            return self._if_optional(st, fr, *opt)
+        v = self.eval(st.test, fr)
+        self.note_omitted(fr, v)
+        p = self.truth(v)
+        implied = self.implied(v)  # holds on the true arm even when the condition is unknown
+        if p is None and implied is not None and fr.facts.possible(implied)[0] is False:
+            p = FALSE  # what the condition would imply is impossible: it is false
+        decided = fr.facts.decide(p) if p is not None else None
+        if not fr.foreign:  # another file's `if`: this file's questions do not answer for it
+            ranks = self._rank_outcomes(st.test, fr) if p is None and reads_rank(st.test) else None
+            self.branches.append(BranchRecord(st, fr.qualname, p, decided, fr.context, list(fr.facts.facts),
+                                              fr.root, fr.facts, fr.assumes_default, ranks))
+        if decided is True:
+            return self.exec_block(st.body, fr)
+        if decided is False:
+            return self.exec_block(st.orelse, fr)
+        origin = (span_of(st.test), f"condition on line {st.lineno}")
+        env0 = dict(fr.env)
+        dead0 = fr.dead
+        marks0 = fr.return_marks
+        fr.facts.push()
+        if implied is not None:
+            add_fact(fr.facts, implied, origin)
+        f1 = self.exec_block(st.body, fr)
+        env1 = dict(fr.env)
+        self._close_arm(fr, marks0)
+        dead1, fr.dead = fr.dead, dead0
+        fr.env.clear()
+        fr.env.update(env0)
+        fr.facts.push()
+        if p is not None:
+            add_fact(fr.facts, neg(p), origin)
+        f2 = self.exec_block(st.orelse, fr)
+        env2 = dict(fr.env)
+        self._close_arm(fr, marks0)
+        fr.dead = dead0 or (dead1 and fr.dead)
+        dead1, dead2 = f1 in ("return", "raise"), f2 in ("return", "raise")
+        if dead1 and dead2:
+            return "return"
+        fr.env.clear()
+        if dead1:
+            fr.env.update(env2)
+            if p is not None:
+                self._continue_past(fr, f1, neg(p), origin)
+        elif dead2:
+            fr.env.update(env1)
+            if implied is not None:
+                self._continue_past(fr, f2, implied, origin)
+        else:
+            fr.env.update(self.join_envs(env1, env2, fr.facts))
+        return None
+
+    @staticmethod
+    def _close_arm(fr, marks0: int) -> None:
+        """The end of an undecided `if`'s arm: its facts go, with those of the paths inside it
+        that got past an arm which returned."""
+        while fr.return_marks > marks0:
+            fr.facts.pop()
+            fr.return_marks -= 1
+        fr.facts.pop()
+
+    @staticmethod
+    def _continue_past(fr, flow: str, pred, origin) -> None:
+        """After an undecided `if` whose one arm ended the function, the path that gets on has
+        the other arm's condition. Past a `raise` that holds for every admissible input. Past a
+        `return` it holds only for the rest of this call (the return values are joined): in a
+        call its fact goes when the call returns (calls.py), else the caller would believe that
+        no input takes the early return (`if x.shape[1] == 4: return ...` in a helper, then
+        `assert x.shape[1] == 4` in the caller)."""
+        if flow == "return" and fr.context:
+            fr.facts.push()
+            fr.return_marks += 1
+        add_fact(fr.facts, pred, origin)
+
+    @staticmethod
+    def _optional_test(test, fr):
+        """`mask is not None` / `targets is None` on an optional tensor parameter of the generic
+        analysis: (name, whether the test is true when the tensor is given)."""
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
+                and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+            return None
+        v = fr.env.get(test.left.id)
+        if not (isinstance(v, TensorV) and v.optional):
+            return None
+        return test.left.id, isinstance(test.ops[0], ast.IsNot)
+
+    def _if_optional(self, st: ast.If, fr, name: str, given_when_true: bool):
+        """Both sides are analysed (the given side sees a tensor of unknown shape), but what
+        follows continues from the side without it: an unknown mask would otherwise turn every
+        later shape unknown, and the absent case is the one the generic analysis describes."""
+        given_body, absent_body = (st.body, st.orelse) if given_when_true else (st.orelse, st.body)
+        if not fr.foreign:
+            self.branches.append(BranchRecord(st, fr.qualname, None, None, fr.context, list(fr.facts.facts),
+                                              fr.root, fr.facts, fr.assumes_default))
+        env0, dead0, opt = dict(fr.env), fr.dead, fr.env[name]
+        marks0 = fr.return_marks
+        fr.facts.push()
+        f_given = self.exec_block(given_body, fr)
+        env_given = dict(fr.env)
+        self._close_arm(fr, marks0)
+        fr.dead = dead0
+        fr.env.clear()
+        fr.env.update(env0)
+        none = NoneV()
+        fr.env[name] = none
+        f_absent = self.exec_block(absent_body, fr)
+        dead_given, dead_absent = f_given in ("return", "raise"), f_absent in ("return", "raise")
+        if dead_given and dead_absent:
+            return "return"
+        if dead_absent:
+            fr.dead = dead0
+            fr.env.clear()
+            fr.env.update(env_given)
+        else:
+            # what follows took the tensor to be omitted: a later decision speaks only for the
+            # calls that omit it (questions/branches.py)
+            fr.assumes_default = True
+            if fr.env.get(name) is none:
+                fr.env[name] = opt  # a later `if mask is not None` is undecided again
+        return None
+
+    def join_envs(self, a: dict, b: dict, facts=None) -> dict:
+        out = {}
+        for k in a.keys() | b.keys():
+            if k in a and k in b:
+                out[k] = a[k] if a[k] is b[k] else self.join_values([a[k], b[k]], facts)
+            else:
+                out[k] = a.get(k, b.get(k))
+        return out
+
+    def s_For(self, st: ast.For, fr):
+        it = self.eval(st.iter, fr)
+        items = self.iterate(it, fr)
+        if items is not None and len(items) <= MAX_UNROLL:
+            saved = getattr(fr, "iter_label", "")
+            try:
+                for k, item in enumerate(items):
+                    fr.iter_label = f"iteration {k}"
+                    self.assign(st.target, item, fr, st)
+                    flow = self.exec_block(st.body, fr)
+                    if flow in ("return", "raise"):
+                        return flow
+                    if flow == "break":
+                        return None
+            finally:
+                fr.iter_label = saved
+            return self.exec_block(st.orelse, fr)
+        # the element is bound in each pass: its facts (`0 <= i <= n - 2` for `range(n - 1)`)
+        # belong to the iterations, not to what follows a loop that may not run
+        return self._loop_once(st, fr, lambda: self.assign(st.target, self.loop_element(it, items, fr), fr, st),
+                               self.trip_count(it))
+
+    def s_While(self, st: ast.While, fr):
+        p = self.truth(self.eval(st.test, fr))
+        if p is not None and fr.facts.decide(p) is False:
+            return self.exec_block(st.orelse, fr)
+        return self._loop_once(st, fr, lambda: None)
+
+    def _loop_once(self, st, fr, bind, trips=None) -> Optional[str]:
+        """Zero or more iterations: run the body until what it reads at its head is stable
+        (liveness.py; 2 passes at most).
+
+        Lists that grow in the body (`outs.append(h)`) become lists of unknown length whose
+        element is the join of all their items (those from before the loop too), as long as
+        `trips` passes make them when that is known.
+        They grow in place, so the environment does not show it: the next pass runs with them
+        already of unknown length (else a later iteration's `len(outs) >= n` would be decided
+        by the first iteration's length)."""
+        env0 = dict(fr.env)
+        exposed = exposed_names(st)
+        lists = {id(v): (v, len(v.items)) for v in env0.values() if isinstance(v, ListV) and v.items is not None}
+        added: dict = {}  # id -> (list, length before the loop, what one pass appended)
+        cur = env0
+        # A loop that may run no iteration is an undecided arm: what its body requires (a
+        # layer's in_features) and its errors hold only for the inputs that make it run.
+        may_skip = trips is None or not fr.facts.entails(ge(trips, 1))
+        dead0 = fr.dead
+        for _ in range(2):
+            fr.env.clear()
+            fr.env.update(cur)
+            if may_skip:
+                marks0 = fr.return_marks
+                fr.facts.push()
+            bind()
+            flow = self.exec_block(st.body, fr)
+            after = dict(fr.env)
+            if may_skip:
+                self._close_arm(fr, marks0)
+                fr.dead = dead0
+            grew = False
+            for key, (lst, n0) in lists.items():
+                if key not in added and lst.items is not None and len(lst.items) > n0:
+                    self.mutated(lst)
+                    added[key] = (lst, n0, lst.items[n0:])
+                    lst.elem = self.join_values(lst.items)  # every item: those before the loop too
+                    lst.items, lst.length = None, None
+                    grew = True
+            joined = self.join_envs(env0, after, fr.facts) if flow not in ("return", "raise") else env0
+            stable = not grew and all(joined.get(k) is cur.get(k) for k in exposed)
+            cur = joined
+            if stable:
+                break
+        fr.env.clear()
+        fr.env.update(cur)
+        for lst, n0, items in added.values():
+            lst.length = Expr.const(n0) + len(items) * trips if trips is not None else None
+        return None
+
+    def trip_count(self, it) -> Optional[Expr]:
+        from .calls import RangeV
+        if isinstance(it, RangeV) and it.step.value == 1:
+            return it.stop - it.start
+        if isinstance(it, (ListV, ModuleV)) and it.length is not None:  # `[Block(d) for _ in range(depth)]`
+            return it.length
+        return None
+
+    def s_With(self, st: ast.With, fr):
+        for item in st.items:
+            v = self.eval(item.context_expr, fr)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, UnknownV("context manager") if not isinstance(v, TensorV) else v, fr, st)
+        return self.exec_block(st.body, fr)
+
+    s_AsyncWith = s_With
+
+    def s_Try(self, st: ast.Try, fr):
+        """A handler that gets on (`except RuntimeError: y = x`) makes the body an undecided arm:
+        what the body requires holds only where it did not raise, and an error the handler
+        catches is not one (`Frame.caught`). Handlers that end (re-raise, return) leave the body
+        as the only way on, with its facts. Each handler runs from the body's end (where the
+        exception came is unknown), as an arm of its own."""
+        continuing = [h for h in st.handlers if not (h.body and (self._raises(h.body[-1], fr)
+                                                                 or isinstance(h.body[-1], ast.Return)))]
+        catches = any(_catches_shape_errors(h.type) for h in continuing)
+        dead0, marks0 = fr.dead, fr.return_marks
+        if continuing:
+            fr.facts.push()
+        fr.caught += catches
+        try:
+            flow = self.exec_block(st.body, fr)
+        finally:
+            fr.caught -= catches
+        if flow is None:
+            flow = self.exec_block(st.orelse, fr)
+        env_body, body_dead = dict(fr.env), fr.dead and not dead0  # (a caught error ends the body)
+        if continuing:
+            self._close_arm(fr, marks0)
+            fr.dead = dead0
+        ways_on = [env_body] if flow not in ("return", "raise") and not body_dead else []
+        for h in st.handlers:
+            fr.env.clear()
+            fr.env.update(env_body)
+            if h.name:
+                fr.env[h.name] = UnknownV("exception")
+            hmarks, hdead = fr.return_marks, fr.dead
+            fr.facts.push()
+            hflow = self.exec_block(h.body, fr)
+            if h in continuing and hflow not in ("return", "raise"):
+                ways_on.append(dict(fr.env))
+            self._close_arm(fr, hmarks)
+            fr.dead = hdead
+        fr.env.clear()
+        if not ways_on:
+            fr.env.update(env_body)
+            fin = self.exec_block(st.finalbody, fr)
+            return fin or flow or "raise"
+        env = ways_on[0]
+        for other in ways_on[1:]:
+            env = self.join_envs(env, other, fr.facts)
+        fr.env.update(env)
+        return self.exec_block(st.finalbody, fr)
+
+    s_TryStar = s_Try
+
+
+# what a shape error raises (RuntimeError; IndexError, ValueError for some), and what catches it
+_SHAPE_ERROR_CATCHERS = {"RuntimeError", "IndexError", "ValueError", "Exception", "BaseException"}
+
+
+def _catches_shape_errors(t) -> bool:
+    if t is None:
+        return True  # a bare `except:`
+    if isinstance(t, ast.Tuple):
+        return any(_catches_shape_errors(e) for e in t.elts)
+    name = t.attr if isinstance(t, ast.Attribute) else t.id if isinstance(t, ast.Name) else None
+    return name in _SHAPE_ERROR_CATCHERS

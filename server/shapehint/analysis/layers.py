@@ -1,0 +1,142 @@
+"""nn layers and containers: building one from its constructor's arguments (the registry
+rule's `ctor`), calling one (its `forward` rule, or each child of a Sequential in turn), and its
+parameters (`layer.weight`)."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..ops import registry
+from ..ops.context import NotApplicable, OpFailed
+from ..shapes.shape import Shape
+from ..shapes.values import DictV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
+from .objects import InstanceObj
+from .opctx import AnalysisContext
+from .frames import span_of
+from .ruleargs import ForwardRule, bind_arguments
+
+CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
+
+
+class LayerMixin:
+    def build_layer(self, rule, args, kwargs, fr, span, node, labels) -> Value:
+        if rule.name in CONTAINERS:
+            return self.build_container(rule.name, args, span)
+        cx = AnalysisContext(self, fr, span, self._opname(node, rule.name.split(".")[-1]), labels)
+        arguments = bind_arguments(rule.signature, [cx] + list(args), kwargs)
+        if arguments is None:
+            return UnknownV(f"{rule.name}: arguments do not match")
+        cfg = rule.config(arguments)
+        try:
+            extra = rule.ctor(cx, *args, **kwargs)
+        except OpFailed as err:
+            self.failed(fr, span, err, [])
+            return UnknownV("error")
+        except NotApplicable:
+            extra = None
+        except Exception as exc:
+            self.internal_errors.append(f"{rule.name}: {exc}")
+            extra = None
+        if isinstance(extra, ModuleV):
+            return extra
+        if isinstance(extra, dict):
+            cfg.update(extra)
+        m = ModuleV(rule.name, cfg, None)
+        m.label = self._opname(node, rule.name.split(".")[-1]).replace("torch.nn.", "nn.")
+        return m
+
+    def build_container(self, kind: str, args, span) -> Value:
+        children, names, elem, length = [], None, None, None
+        if kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], DictV):
+            names, children = list(args[0].items), list(args[0].items.values())
+        elif kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], ListV) and args[0].items is None:
+            children, elem, length = None, _layer_elem(args[0].elem), args[0].length
+        elif kind == "torch.nn.Sequential":
+            children = list(args)
+        elif args:
+            src = args[0]
+            if isinstance(src, DictV):
+                names, children = list(src.items), list(src.items.values())
+            elif isinstance(src, (ListV, TupleV)) and src.items is not None:
+                children = list(src.items)
+            else:
+                children = None
+                elem = _layer_elem(src.elem) if isinstance(src, ListV) and kind != "torch.nn.ModuleDict" else None
+                length = src.length if isinstance(src, ListV) and elem is not None else None
+        return ModuleV(kind, {}, None, children, names, elem, length if elem is not None else None)
+
+    def call_module(self, m: ModuleV, args, kwargs, fr, span, node, labels) -> Value:
+        if m.kind == "torch.nn.Sequential":
+            if m.children is None and m.elem is not None and len(args) == 1:
+                out = self._repeated(m.elem, args[0], fr, span, labels)
+            elif m.children is None or len(args) != 1:
+                return UnknownV("Sequential")
+            else:
+                x = args[0]
+                for c in m.children:
+                    x = self.call_value(c, [x], {}, fr, span, None, labels)
+                    if isinstance(x, UnknownV):
+                        break
+                out = x
+        else:
+            rule = registry.lookup(m.kind)
+            if not isinstance(rule, registry.ModuleRule) or rule.forward_fn is None:
+                return UnknownV(m.kind)
+            label = m.label if hasattr(m, "label") else m.describe()
+            out = self.call_rule(m.kind, [m] + list(args), kwargs, fr, span, label, labels,
+                                 ForwardRule(rule))
+            if isinstance(out, UnknownV) and out.reason == "error":
+                pass
+        if node is not None and fr.record and isinstance(node, ast.Call):
+            self._layer_io(node.func, m, args, out, fr)
+        return out
+
+    def _run_sequential(self, inst: InstanceObj, x: Value, fr, span, labels) -> Value:
+        """A subclass of nn.Sequential without a forward: its layers in the order registered —
+        those given to `super().__init__`, then those assigned or `add_module`d."""
+        layers = list(inst.seq or []) + [v for v in inst.attrs.values() if isinstance(v, ModuleV) or
+                                         isinstance(v, InstanceObj) and v.cls.is_module()]
+        for layer in layers:
+            x = self.call_value(layer, [x], {}, fr, span, None, labels)
+            if isinstance(x, UnknownV):
+                break
+        return x
+
+    def _repeated(self, layer: Value, x: Value, fr, span, labels) -> Value:
+        """`layer` applied an unknown number of times (a Sequential of them): what one
+        application gives when it keeps the shape, else the join with the input, with the
+        dimensions they disagree on unknown."""
+        out = self.call_value(layer, [x], {}, fr, span, None, labels)
+        if not isinstance(out, TensorV) or not isinstance(x, TensorV):
+            return out if isinstance(out, UnknownV) else UnknownV("Sequential")
+        return self.join_values([x, out], fr.facts)
+
+    def _layer_io(self, func_node, m, args, out, fr) -> None:
+        if not self.observe:
+            return
+        ins = [str(self.resolve(a)) for a in args if isinstance(a, TensorV)]
+        if not ins:
+            return
+        outs = str(self.resolve(out)) if isinstance(out, TensorV) else "?"
+        name = self.source(func_node)
+        self.sink.record(span_of(func_node), name, fr.qualname, m if isinstance(m, ModuleV) else
+                         ModuleV(m.cls.name, {}, getattr(m, "span", None)), fr.context, fr.is_entry, False)
+        self.sink.layer_io(span_of(func_node), fr.qualname, name, f"{', '.join(ins)} → {outs}")
+
+    def module_param(self, m: ModuleV, name: str, fr, node) -> Value:
+        rule = registry.lookup(m.kind)
+        if not isinstance(rule, registry.ModuleRule) or rule.params_fn is None:
+            return UnknownV(name)
+        cx = AnalysisContext(self, fr, span_of(node) if node is not None else None, m.kind)
+        try:
+            dims = rule.params_fn(cx, m).get(name)
+        except Exception:
+            return UnknownV(name)
+        if dims is None or any(d is None for d in dims):
+            return NoneV() if dims is None else UnknownV(name)
+        return TensorV(Shape.of(dims), "float32", m.span, is_param=True)
+
+
+def _layer_elem(v) -> Optional[Value]:
+    # a layer the container may hold; anything else (an unknown, a join that lost it) is no element
+    return v if isinstance(v, (ModuleV, InstanceObj)) else None
