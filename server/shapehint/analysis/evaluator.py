@@ -48,12 +48,23 @@ class BoundOp(Value):
         self.target, self.name = target, name
 
 
+def _unknown_node(self, node, fr) -> Value:
+    return UnknownV(type(node).__name__)
+
+
 class EvalMixin:
+    # node class -> the method evaluating it: looking it up by name on every node (a string
+    # concatenation and a walk of the interpreter's mixins) was 5% of a small model's analysis
+    _EVAL: dict = {}
+
     def eval(self, node: ast.AST, fr) -> Value:
         self.tick()
-        fn = getattr(self, "e_" + type(node).__name__, None)
-        v = fn(node, fr) if fn is not None else UnknownV(type(node).__name__)
-        if fr.record and self.observe and isinstance(v, (TensorV, IntV)) and \
+        t = type(node)
+        fn = self._EVAL.get(t)
+        if fn is None:
+            fn = self._EVAL[t] = getattr(type(self), "e_" + t.__name__, _unknown_node)
+        v = fn(self, node, fr)
+        if self.observe and fr.record and isinstance(v, (TensorV, IntV)) and \
                 not isinstance(node, (ast.Constant, ast.Starred)):
             self.sink.record(span_of(node), self.source(node), fr.qualname, v, fr.context, fr.is_entry, False)
         return v

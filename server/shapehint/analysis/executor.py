@@ -19,6 +19,9 @@ from .builtins import CHECKS, falsy_literal
 _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
 
 
+_MISSING = object()
+
+
 class ExecMixin:
     def exec_block(self, stmts, fr) -> Optional[str]:
         for st in stmts:
@@ -27,12 +30,15 @@ class ExecMixin:
                 return flow
         return None
 
+    _EXEC: dict = {}  # statement class -> its method, or None (EvalMixin._EVAL)
+
     def exec_stmt(self, st: ast.stmt, fr) -> Optional[str]:
         self.tick()
-        fn = getattr(self, "s_" + type(st).__name__, None)
-        if fn is None:
-            return None
-        return fn(st, fr)
+        t = type(st)
+        fn = self._EXEC.get(t, _MISSING)
+        if fn is _MISSING:
+            fn = self._EXEC[t] = getattr(type(self), "s_" + t.__name__, None)
+        return fn(self, st, fr) if fn is not None else None
 
     # ---- simple statements --------------------------------------------------------
     def s_Expr(self, st: ast.Expr, fr):
