@@ -249,6 +249,16 @@ def test_comments_agree_with_tokenize_on_the_corpus():
         assert parse_module(text).comments == want, path
 
 
+def test_comments_beside_prefixed_strings_agree_with_tokenize():
+    import io
+    import tokenize
+    text = ("a = rb'#1' + Rb\"#2\"  # one\nb = f'{a}#3' if u'#4' else br\"\"\"#5\n#6\"\"\"  # two\n"
+            "c = r'\\\\'  # three\nd = F'x' 'y#'  # four\n")
+    want = {t.start[0]: t.string[1:].strip() for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            if t.type == tokenize.COMMENT}
+    assert parse_module(text).comments == want == {1: "one", 3: "two", 4: "three", 5: "four"}
+
+
 def test_a_byte_order_mark_is_one_code_point():
     p = parse_module("\ufeffx = 1\ny = (\n")
     x = p.tree.body[0].targets[0]
