@@ -71,23 +71,36 @@ def bind_arguments(sig, args: list, kwargs: dict) -> Optional[dict]:
             return None
         bound.apply_defaults()
         return dict(bound.arguments)
-    P = inspect.Parameter
     out: dict = {}
     npos = 0
     named = set()
-    for name, p in sig.parameters.items():
-        if p.kind == P.POSITIONAL_OR_KEYWORD:
+    for name, kind, default in _plan(sig):
+        if kind is _POS_OR_KW:
             named.add(name)
             if npos < len(args):
                 out[name] = args[npos]
                 npos += 1
             else:
-                out[name] = kwargs[name] if name in kwargs else p.default
-        elif p.kind == P.VAR_POSITIONAL:
+                out[name] = kwargs[name] if name in kwargs else default
+        elif kind is _VAR_POS:
             out[name] = tuple(args[npos:])
-        elif p.kind == P.KEYWORD_ONLY:
+        elif kind is _KW_ONLY:
             named.add(name)
-            out[name] = kwargs[name] if name in kwargs else p.default
+            out[name] = kwargs[name] if name in kwargs else default
         else:  # VAR_KEYWORD
             out[name] = {k: v for k, v in kwargs.items() if k not in named}
     return out
+
+
+_POS_OR_KW, _VAR_POS, _KW_ONLY = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.VAR_POSITIONAL,
+                                  inspect.Parameter.KEYWORD_ONLY)
+_PLANS: dict = {}
+
+
+def _plan(sig) -> tuple:
+    """(name, kind, default) of each parameter: `Parameter.kind` and `.default` are properties,
+    read ~10 times per layer built."""
+    got = _PLANS.get(id(sig))
+    if got is None or got[0] is not sig:
+        got = _PLANS[id(sig)] = (sig, tuple((n, p.kind, p.default) for n, p in sig.parameters.items()))
+    return got[1]
