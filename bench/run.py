@@ -192,7 +192,7 @@ def render(res: dict) -> str:
         parts.append(peer_md(res["peer"]) + "\n\nAnswers: `static [shape]` = a static migration (one example), "
                      "`none (Dyn: x[1])` = no static migration, dimension 1 of x can only be Dyn; branches "
                      "T/F/D = always-true / always-false / depends, ? = unknown, - = could not run. Times "
-                     "exclude imports; under 1 s they are the minimum of up to 25 runs. See bench/README.md.")
+                     "exclude imports; under 1 s they are the minimum of up to 100 runs within about 1 s. See bench/README.md.")
     return "\n\n".join(parts)
 
 

@@ -73,7 +73,7 @@ def q3_tags(path: str) -> dict:
     return dict(sorted(tags.items()))
 
 
-def timed(fn, quick_s: float = 1.0, budget_s: float = 1.0, repeats: int = 25):
+def timed(fn, quick_s: float = 1.0, budget_s: float = 1.0, repeats: int = 100):
     """(answer, seconds, runs): an answer that takes under `quick_s` is timed as the minimum of
     up to `repeats` runs within about `budget_s` of repeating (timeit's rule: the minimum of many
     runs is the least disturbed by the rest of the machine; millisecond answers need more than
