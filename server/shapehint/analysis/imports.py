@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from collections import OrderedDict
 from typing import Optional
 
@@ -49,6 +50,49 @@ def parsed_module(path: str, text: str):
     return parsed
 
 
+# Directory listings shared by analyses, each valid while its directory's mtime is unchanged
+# (adding, removing or renaming an entry changes it). A listing made within RACY_S of that mtime
+# is used once only: on a file system with coarse timestamps a file made in the same tick would
+# leave the mtime as it was (git's "racy" entries). One stat of each directory per analysis
+# instead of up to nine per import; a listing also matches names case-sensitively, as import does.
+_LISTINGS: "OrderedDict[str, tuple]" = OrderedDict()
+_LISTINGS_LOCK = threading.Lock()
+MAX_LISTINGS = 1024
+RACY_S = 2.0
+_ABSENT = (False, False)
+
+
+def _listing(directory: str) -> dict:
+    try:
+        st = os.stat(directory)
+    except (OSError, ValueError):
+        return {}
+    if not stat.S_ISDIR(st.st_mode):
+        return {}
+    with _LISTINGS_LOCK:
+        got = _LISTINGS.get(directory)
+        if got is not None and got[0] == st.st_mtime_ns:
+            _LISTINGS.move_to_end(directory)
+            return got[1]
+    entries: dict = {}
+    try:
+        with os.scandir(directory) as it:
+            for e in it:
+                try:
+                    entries[e.name] = (e.is_file(), e.is_dir())
+                except OSError:  # a broken link
+                    continue
+    except (OSError, ValueError):
+        return {}
+    if time.time() - st.st_mtime > RACY_S:
+        with _LISTINGS_LOCK:
+            _LISTINGS[directory] = (st.st_mtime_ns, entries)
+            _LISTINGS.move_to_end(directory)
+            while len(_LISTINGS) > MAX_LISTINGS:
+                _LISTINGS.popitem(last=False)
+    return entries
+
+
 class ModuleNS(Value):
     def __init__(self, path: str, attrs: dict):
         self.path, self.attrs = path, attrs
@@ -62,7 +106,8 @@ class Importer:
         self.it = it
         self.base = os.path.dirname(os.path.abspath(root_path)) if root_path and not root_path.startswith("<") else None
         self.loaded: dict[str, ModuleNS] = {}
-        self._stats: dict = {}  # path -> (is file, is dir) for this analysis: `torch` is imported often
+        self._dirs: dict = {}  # directory -> its entries, for this analysis (`_listing`)
+        self._roots: dict = {}  # import level -> the directories searched
         if self.base is not None:
             self.loaded[os.path.abspath(root_path)] = ModuleNS(root_path, root_globals)
 
@@ -79,32 +124,37 @@ class Importer:
         return self.load(path)
 
     def find(self, name: str, level: int) -> Optional[str]:
-        base = self.base
-        for _ in range(max(level - 1, 0)):
-            base = os.path.dirname(base)
         parts = [p for p in name.split(".") if p]
-        roots = [base] if level else [base, os.path.dirname(base), os.path.dirname(os.path.dirname(base))]
         if not parts:
             return None
+        roots = self._roots.get(level)
+        if roots is None:
+            base = self.base
+            for _ in range(max(level - 1, 0)):
+                base = os.path.dirname(base)
+            roots = self._roots[level] = [base] if level else [base, os.path.dirname(base),
+                                                               os.path.dirname(os.path.dirname(base))]
+        *packages, last = parts
         for root in roots:
-            if len(parts) > 1 and not self._stat(os.path.join(root, parts[0]))[1]:
+            if packages and not self._entries(root).get(packages[0], _ABSENT)[1]:
                 continue  # no package directory: none of its submodules can be there
-            cand = os.path.join(root, *parts)
+            where = os.path.join(root, *packages) if packages else root
+            here = self._entries(where)
             # a `.pyi` stub beside the code serves as the summary of a module without source
-            for path in (cand + ".py", os.path.join(cand, "__init__.py"), cand + ".pyi"):
-                if self._stat(path)[0]:
-                    return os.path.abspath(path)
+            if here.get(last + ".py", _ABSENT)[0]:
+                return os.path.abspath(os.path.join(where, last + ".py"))
+            if here.get(last, _ABSENT)[1] and self._entries(os.path.join(where, last)).get("__init__.py", _ABSENT)[0]:
+                return os.path.abspath(os.path.join(where, last, "__init__.py"))
+            if here.get(last + ".pyi", _ABSENT)[0]:
+                return os.path.abspath(os.path.join(where, last + ".pyi"))
         return None
 
-    def _stat(self, path: str) -> tuple:
-        got = self._stats.get(path)
+    def _entries(self, directory: str) -> dict:
+        """{name: (is a file, is a directory)} of a directory, looked up once per analysis (every
+        `import torch` looks for a workspace `torch` in three places)."""
+        got = self._dirs.get(directory)
         if got is None:
-            try:
-                mode = os.stat(path).st_mode
-                got = (stat.S_ISREG(mode), stat.S_ISDIR(mode))
-            except (OSError, ValueError):
-                got = (False, False)
-            self._stats[path] = got
+            got = self._dirs[directory] = _listing(directory)
         return got
 
     def load(self, path: str) -> Optional[ModuleNS]:
