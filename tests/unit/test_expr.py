@@ -54,3 +54,13 @@ def test_shape_printing_with_unknown_rank():
     assert str(s) == "[N, *batch, C]"
     assert s.to_json() == ["N", "*batch", "C"]
     assert Shape.of([2, H]).to_json() == [2, "H"]
+
+
+def test_an_atom_keeps_its_hash_and_key_through_a_copy_or_a_pickle():
+    import copy
+    import pickle
+    from shapehint.shapes.expr import Atom
+    a = Atom("floordiv", "", (Expr.sym("H"), Expr.const(2)))
+    for b in (copy.deepcopy(a), pickle.loads(pickle.dumps(a))):
+        assert b == a and hash(b) == hash(a) and b.sort_key() == a.sort_key()
+        assert {a: 1}[b] == 1

@@ -12,6 +12,7 @@ Tests: tests/unit/test_expr.py.
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Union
 
@@ -20,17 +21,31 @@ IntLike = Union[int, "Expr"]
 
 @dataclass(frozen=True, order=True)
 class Atom:
-    """A non-polynomial building block: a symbol, or an opaque operation on canonical Exprs."""
+    """A non-polynomial building block: a symbol, or an opaque operation on canonical Exprs.
+
+    Its hash and sort key are computed once: atoms are dict keys (inside monomials) and sorted
+    in every product, ~40 hashes for one `permute`'s strides."""
 
     kind: str  # "sym" | "floordiv" | "mod" | "max" | "min"
     name: str = ""
     args: tuple = ()
 
+    def __post_init__(self):
+        object.__setattr__(self, "_hash", hash((self.kind, self.name, self.args)))
+        object.__setattr__(self, "_key", (0 if self.kind == "sym" else 1, self.name, str(self.args)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):  # a copy (or another process: str hashes differ) computes its own
+        return (Atom, (self.kind, self.name, self.args))
+
     def sort_key(self) -> tuple:
-        return (0 if self.kind == "sym" else 1, self.name, str(self.args))
+        return self._key
 
 
 Monomial = tuple  # sorted tuple of Atom, repeated for powers
+_atom_key = operator.attrgetter("_key")
 
 
 class Expr:
@@ -177,7 +192,7 @@ class Expr:
         terms: dict = {}
         for m1, c1 in self.terms.items():
             for m2, c2 in o.terms.items():
-                m = tuple(sorted(m1 + m2, key=Atom.sort_key)) if m1 and m2 else m1 or m2
+                m = tuple(sorted(m1 + m2, key=_atom_key)) if m1 and m2 else m1 or m2
                 terms[m] = terms.get(m, 0) + c1 * c2
         return Expr(terms)
 
