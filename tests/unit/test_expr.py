@@ -56,11 +56,10 @@ def test_shape_printing_with_unknown_rank():
     assert Shape.of([2, H]).to_json() == [2, "H"]
 
 
-def test_an_atom_keeps_its_hash_and_key_through_a_copy_or_a_pickle():
+def test_an_atom_keeps_its_hash_and_key_through_a_copy():
     import copy
-    import pickle
     from shapehint.shapes.expr import Atom
     a = Atom("floordiv", "", (Expr.sym("H"), Expr.const(2)))
-    for b in (copy.deepcopy(a), pickle.loads(pickle.dumps(a))):
+    for b in (copy.copy(a), copy.deepcopy(a), Atom("floordiv", "", (Expr.sym("H"), Expr.const(2)))):
         assert b == a and hash(b) == hash(a) and b.sort_key() == a.sort_key()
         assert {a: 1}[b] == 1

@@ -37,7 +37,7 @@ class Atom:
     def __hash__(self) -> int:
         return self._hash
 
-    def __reduce__(self):  # a copy (or another process: str hashes differ) computes its own
+    def __reduce__(self):  # a copy computes its own (and would in another process, where str hashes differ)
         return (Atom, (self.kind, self.name, self.args))
 
     def sort_key(self) -> tuple:
@@ -189,6 +189,9 @@ class Expr:
         if o.terms.keys() == {()}:  # by a constant: the monomials stay, so they stay sorted
             k = o.terms[()]
             return self if k == 1 else Expr._of({m: c * k for m, c in self.terms.items()})
+        if self.terms.keys() == {()}:  # a constant times (strides start at 1): the same
+            k = self.terms[()]
+            return o if k == 1 else Expr._of({m: c * k for m, c in o.terms.items()})
         terms: dict = {}
         for m1, c1 in self.terms.items():
             for m2, c2 in o.terms.items():
