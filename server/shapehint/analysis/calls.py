@@ -237,7 +237,7 @@ class CallMixin:
         """What of the caller's frame changes what a callee does (callmemo.py)."""
         return (fr.depth, fr.root, fr.foreign, fr.record, fr.assumes_default, fr.after_return or bool(fr.returns),
                 fr.entry_depth if fr.context else fr.facts.depth, fr.qualname == "<module>", fr.facts.depth,
-                self._open_kwargs)
+                self._open_kwargs, fr.caught)  # (inside a `try` that catches, errors are not reported)
 
     def _run_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created,
                       key, running: int, made: int, guessed) -> Value:
