@@ -57,25 +57,14 @@ class ControlFlowMixin:
         if decided is False:
             return self.exec_block(st.orelse, fr)
         origin = (span_of(st.test), f"condition on line {st.lineno}")
-        env0 = dict(fr.env)
-        dead0 = fr.dead
-        marks0 = fr.return_marks
-        fr.facts.push()
-        if implied is not None:
-            add_fact(fr.facts, implied, origin)
-        f1 = self.exec_block(st.body, fr)
+        env0, dead0 = dict(fr.env), fr.dead
+        f1, died1 = self.in_arm(fr, (implied,), origin, lambda: self.exec_block(st.body, fr))
         env1 = dict(fr.env)
-        self._close_arm(fr, marks0)
-        dead1, fr.dead = fr.dead, dead0
         fr.env.clear()
         fr.env.update(env0)
-        fr.facts.push()
-        if p is not None:
-            add_fact(fr.facts, neg(p), origin)
-        f2 = self.exec_block(st.orelse, fr)
+        f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.exec_block(st.orelse, fr))
         env2 = dict(fr.env)
-        self._close_arm(fr, marks0)
-        fr.dead = dead0 or (dead1 and fr.dead)
+        fr.dead = dead0 or (died1 and died2)
         dead1, dead2 = f1 in ("return", "raise"), f2 in ("return", "raise")
         if dead1 and dead2:
             return "return"
@@ -91,6 +80,19 @@ class ControlFlowMixin:
         else:
             fr.env.update(self.join_envs(env1, env2, fr.facts))
         return None
+
+    def in_arm(self, fr, conds, origin, run):
+        """`run()` as one arm of an undecided branch: under `conds` (None ones skipped), with its
+        facts gone after it and `fr.dead` as it was. (what run returned, whether the arm died)."""
+        dead0, marks0 = fr.dead, fr.return_marks
+        fr.facts.push()
+        for c in conds:
+            if c is not None:
+                add_fact(fr.facts, c, origin)
+        out = run()
+        self._close_arm(fr, marks0)
+        died, fr.dead = fr.dead, dead0
+        return out, died
 
     @staticmethod
     def _close_arm(fr, marks0: int) -> None:
@@ -136,12 +138,8 @@ class ControlFlowMixin:
             self.branches.append(BranchRecord(st, fr.qualname, None, None, fr.context, list(fr.facts.facts),
                                               fr.root, fr.facts, fr.assumes_default))
         env0, dead0, opt = dict(fr.env), fr.dead, fr.env[name]
-        marks0 = fr.return_marks
-        fr.facts.push()
-        f_given = self.exec_block(given_body, fr)
+        f_given, _ = self.in_arm(fr, (), None, lambda: self.exec_block(given_body, fr))
         env_given = dict(fr.env)
-        self._close_arm(fr, marks0)
-        fr.dead = dead0
         fr.env.clear()
         fr.env.update(env0)
         none = NoneV()

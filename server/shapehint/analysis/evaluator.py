@@ -15,7 +15,7 @@ from ..shapes.shape import FALSE, TRUE, eq, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StrV, TensorV, TupleV, UnknownV, Value)
 from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SuperV
-from .frames import add_fact, span_of
+from .frames import span_of
 from .imports import ModuleNS
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
@@ -297,18 +297,10 @@ class EvalMixin:
         # undecided: each arm under its condition, as the arms of an `if` (controlflow._if): what
         # one arm requires (`x[5] if x.shape[0] > 5 else x[0]`) must not hold after it
         origin = (span_of(node.test), f"condition on line {node.lineno}")
-        dead0, out, dead = fr.dead, [], []
-        for cond, arm in ((p, node.body), (None if p is None else neg(p), node.orelse)):
-            marks0 = fr.return_marks
-            fr.facts.push()
-            if cond is not None:
-                add_fact(fr.facts, cond, origin)
-            out.append(self.eval(arm, fr))
-            self._close_arm(fr, marks0)
-            dead.append(fr.dead)
-            fr.dead = dead0
-        fr.dead = dead0 or all(dead)
-        return self.join_values(out)
+        v1, died1 = self.in_arm(fr, (p,), origin, lambda: self.eval(node.body, fr))
+        v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.eval(node.orelse, fr))
+        fr.dead = fr.dead or (died1 and died2)
+        return self.join_values([v1, v2])
 
     # ---- displays ---------------------------------------------------------------
     def _items(self, elts, fr) -> Optional[list]:
@@ -409,14 +401,9 @@ class EvalMixin:
                     continue
                 maybe = True  # a filter the analysis cannot decide: maybe kept, and the element
                 # made only where it holds (`[x[5] for x in xs if x.shape[0] > 5]`), an arm
-                dead0 = fr.dead
-                fr.facts.push()
-                for p, d in zip(preds, decided):
-                    if p is not None and d is None:
-                        add_fact(fr.facts, p, (span_of(node), f"filter on line {node.lineno}"))
-                out.append(self.eval(node.elt, fr))
-                fr.facts.pop()
-                fr.dead = dead0
+                conds = [p for p, d in zip(preds, decided) if d is None]
+                out.append(self.in_arm(fr, conds, (span_of(node), f"filter on line {node.lineno}"),
+                                       lambda: self.eval(node.elt, fr))[0])
             if maybe:  # its length is unknown (`len(...) <= 1` must not be read off the items seen)
                 return ListV(None, self.join_values(out) if out else UnknownV("element"))
             return ListV(out)
