@@ -291,3 +291,17 @@ def test_an_optional_flag_is_not_an_optional_tensor():
             "    return ids\n")
     got = _by_condition(answer_branches(analyze_source(text, "m.py")))
     assert got["ids.dim() == 2"]["status"] == "always-true"
+
+
+def test_a_condition_is_shown_as_written_and_a_multiline_one_as_python_prints_it():
+    src = '''import torch
+def f(x: torch.Tensor):
+    if x.size(0)==2:  # no spaces, as the user wrote it
+        return x
+    if (x.shape[0] > 3 and
+            x.shape[1] == 4):
+        return x
+    return x
+'''
+    got = {b["line"]: b["condition"] for b in answer_branches(analyze_source(src, "c.py", records=False))}
+    assert got == {3: "x.size(0)==2", 5: "x.shape[0] > 3 and x.shape[1] == 4"}

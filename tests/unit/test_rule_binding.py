@@ -64,3 +64,29 @@ def test_layer_arguments_match_inspect():
                         want = None
                     got = bind_arguments(sig, args, kwargs)
                     assert got == want and (got is None or list(got) == list(want)), (sig, npos, kws)
+
+
+def test_a_remembered_answer_is_per_keyword_set():
+    # (binds remembers its answer per signature, count and keywords: a key without the keywords
+    # would give the first call's answer to the second)
+    def rule(cx, x, dim=0, *, keepdim=False):
+        pass
+    sig = inspect.signature(rule)
+    assert binds(sig, 2, {"keepdim": True})
+    assert not binds(sig, 2, {"bogus": True})
+    assert binds(sig, 2, {"keepdim": True}) and not binds(sig, 3, {"dim": 1})
+
+
+def test_a_rule_registered_after_a_miss_is_found():
+    # (lookup remembers misses too: an unknown callee is asked for at every call)
+    name = "torch.shapehint_test_only_op"
+    assert registry.lookup(name) is None
+    try:
+        @registry.op(name)
+        def _rule(cx, x):
+            return x
+        assert registry.lookup(name) is registry.RULES[name]
+    finally:
+        registry.RULES.pop(name, None)
+        registry._ALIAS.pop(name, None)
+        registry._FOUND.clear()

@@ -89,7 +89,7 @@ class CallMixin:
                 labels = dict(labels or {})
                 labels.setdefault(id(fn.target), node.func.value)
             return self.call_rule(f"Tensor.{fn.name}", [fn.target] + args, kwargs, fr, node or span,
-                                  self._opname(node, f".{fn.name}"), labels)
+                                  self._opname_lazy(node, f".{fn.name}"), labels)
         if isinstance(fn, ExtRef):
             return self.call_external(fn.path, args, kwargs, fr, span, node, labels)
         if isinstance(fn, ModuleV):
@@ -122,9 +122,12 @@ class CallMixin:
         return UnknownV("call")
 
     def _opname(self, node, default: str) -> str:
-        if isinstance(node, ast.Call):
-            return self.source(node, 48)
-        return default
+        return self.source(node, 48) if isinstance(node, ast.Call) else default
+
+    @staticmethod
+    def _opname_lazy(node, default: str):
+        """What AnalysisContext names the operation by: the call's node (its text, when asked)."""
+        return node if isinstance(node, ast.Call) else default
 
     # ---- registry rules --------------------------------------------------------
     def call_rule(self, name: str, args: list, kwargs: dict, fr, node, opname: str,
@@ -189,7 +192,7 @@ class CallMixin:
             return UnknownV(path)
         if isinstance(rule, registry.ModuleRule):
             return self.build_layer(rule, args, kwargs, fr, span, node, labels)
-        return self.call_rule(path, args, kwargs, fr, span, self._opname(node, path.split(".")[-1]), labels, rule)
+        return self.call_rule(path, args, kwargs, fr, span, self._opname_lazy(node, path.split(".")[-1]), labels, rule)
 
     def unknown_callee(self, name: str, span, fr) -> None:
         if name in self.sink.unknown_callees or span is None:

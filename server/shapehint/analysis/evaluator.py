@@ -58,7 +58,9 @@ class EvalMixin:
     _EVAL: dict = {}
 
     def eval(self, node: ast.AST, fr) -> Value:
-        self.tick()
+        self.steps += 1  # one step (Interp.check_budget)
+        if self.steps > self.step_limit or self.cancel is not None and not self.steps & 63:
+            self.check_budget()
         t = type(node)
         fn = self._EVAL.get(t)
         if fn is None:

@@ -33,7 +33,9 @@ class ExecMixin:
     _EXEC: dict = {}  # statement class -> its method, or None (EvalMixin._EVAL)
 
     def exec_stmt(self, st: ast.stmt, fr) -> Optional[str]:
-        self.tick()
+        self.steps += 1  # one step (Interp.check_budget)
+        if self.steps > self.step_limit or self.cancel is not None and not self.steps & 63:
+            self.check_budget()
         t = type(st)
         fn = self._EXEC.get(t, _MISSING)
         if fn is _MISSING:

@@ -220,11 +220,12 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
             all(a is b or isinstance(a, UnknownV) for a, b in zip(args, before)) and \
             all(kwargs[k] is before_kw[k] or isinstance(kwargs[k], UnknownV) for k in kwargs)
 
-    def tick(self) -> None:
-        self.steps += 1
+    def check_budget(self) -> None:
+        """Called by eval and exec_stmt, which count the steps themselves (they are the hottest
+        calls), past the step budget or on every 64th step of an analysis that can be cancelled."""
         if self.steps > self.step_limit:
             raise Budget()
-        if self.cancel is not None and self.steps % 64 == 0 and self.cancel.is_set():
+        if self.cancel is not None and self.cancel.is_set():
             raise Cancelled()
 
     def function_named(self, qualname: str):

@@ -22,7 +22,7 @@ class LayerMixin:
     def build_layer(self, rule, args, kwargs, fr, span, node, labels) -> Value:
         if rule.name in CONTAINERS:
             return self.build_container(rule.name, args, span)
-        cx = AnalysisContext(self, fr, span, self._opname(node, rule.name.split(".")[-1]), labels)
+        cx = AnalysisContext(self, fr, span, self._opname_lazy(node, rule.name.split(".")[-1]), labels)
         arguments = bind_arguments(rule.signature, [cx] + list(args), kwargs)
         if arguments is None:
             return UnknownV(f"{rule.name}: arguments do not match")

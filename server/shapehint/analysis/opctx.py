@@ -17,12 +17,21 @@ from .objects import OpaqueV
 
 
 class AnalysisContext(OpContext):
-    def __init__(self, interp, frame, span: Optional[Span], opname: str, labels: Optional[dict] = None):
+    def __init__(self, interp, frame, span: Optional[Span], opname, labels: Optional[dict] = None):
         self.interp = interp
         self.frame = frame
         self.span = span
-        self.opname = opname
+        # a text, or the call's node: most operations succeed without naming themselves, so the
+        # call's text is read only when a message or a fact's origin needs it
+        self._opname = opname
         self.labels = labels or {}
+
+    @property
+    def opname(self) -> str:
+        got = self._opname
+        if not isinstance(got, str):
+            got = self._opname = self.interp.source(got, 48)
+        return got
 
     def require(self, pred: Pred, message: str, code: str = "SH101", related: Sequence = ()) -> None:
         if pred.is_true:

@@ -28,9 +28,24 @@ def _signature(fn):
 _SHAPES: dict = {}
 
 
+_BINDS: dict = {}  # (id(sig), npos, keywords) -> (sig, binds): a rule is called alike at every use
+
+
 def binds(sig, npos: int, kwargs: dict) -> bool:
     """True when `sig.bind` would accept `npos` positional arguments and `kwargs` (the rule is
     then called directly: `inspect`'s binder is slow); False when unsure — the caller binds."""
+    key = (id(sig), npos, *kwargs)
+    got = _BINDS.get(key)
+    if got is not None and got[0] is sig:
+        return got[1]
+    if len(_BINDS) >= 20_000:
+        _BINDS.clear()
+    ok = _binds(sig, npos, kwargs)
+    _BINDS[key] = (sig, ok)
+    return ok
+
+
+def _binds(sig, npos: int, kwargs: dict) -> bool:
     got = _SHAPES.get(id(sig))  # by id: hashing a Signature is slow (rule signatures live forever)
     shape = got[1] if got is not None and got[0] is sig else None
     if shape is None:

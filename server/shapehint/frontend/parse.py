@@ -123,7 +123,8 @@ def _parse_normalised(text: str, path: Optional[str], diff_cache: bool, compile_
     # faster than parso's parse; parso's error recovery is needed only for broken text.
     tree, _ = _compile(text, compile_errors)
     if tree is not None:
-        _code_point_columns(tree, lines)
+        if not text.isascii():  # (one scan of the text; the per-line test is for repaired text)
+            _code_point_columns(tree, lines)
         return ParsedModule(tree, [], _comments(text), lines)
     fixed, errors, placeholders = list(lines), [], set()
     _cut_parso_regions(text, path, diff_cache, fixed, errors, placeholders)

@@ -67,6 +67,8 @@ class ModuleRule:
 RULES: dict[str, OpRule] = {}
 MODULES: dict[str, ModuleRule] = {}
 _ALIAS: dict[str, str] = {}
+_FOUND: dict = {}  # name as called -> its rule or None: every operation the interpreter runs asks
+_MAX_FOUND = 20_000  # names of unknown callees, too, so the table is bounded
 
 
 def _norm(name: str) -> str:
@@ -81,6 +83,7 @@ def op(name: str, *aliases: str) -> Callable[[Callable], Callable]:
         RULES[name] = rule
         for a in (name, *aliases):
             _ALIAS[_norm(a)] = name
+        _FOUND.clear()
         fn.rule = rule  # type: ignore[attr-defined]
         return fn
     return deco
@@ -92,16 +95,22 @@ def module(name: str, *aliases: str) -> Callable[[Callable], ModuleRule]:
         MODULES[name] = rule
         for a in (name, *aliases):
             _ALIAS[_norm(a)] = name
+        _FOUND.clear()
         return rule
     return deco
 
 
 def lookup(name: str) -> OpRule | ModuleRule | None:
+    got = _FOUND.get(name, _FOUND)
+    if got is not _FOUND:
+        return got
     _ensure_loaded()
     canon = _ALIAS.get(_norm(name))
-    if canon is None:
-        return None
-    return RULES.get(canon) or MODULES.get(canon)
+    rule = None if canon is None else RULES.get(canon) or MODULES.get(canon)
+    if len(_FOUND) >= _MAX_FOUND:
+        _FOUND.clear()
+    _FOUND[name] = rule
+    return rule
 
 
 def has_method(method: str) -> bool:

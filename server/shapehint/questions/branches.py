@@ -77,7 +77,7 @@ def answer_branches(result, assume: list = (), entry: Optional[str] = None) -> l
             continue
         item = {"line": line, "col": col, "function": fn, "status": "unknown",
                 "witnesses": {"true": None, "false": None}, "witness_function": None,
-                "condition": ast.unparse(node.test)}
+                "condition": _condition_text(it.lines, node.test)}
         chosen = _contexts(recs, fn, called, scoped) if entry is None else [r for r in recs if r.root == entry]
         answer = ctx.judge(chosen)
         if not answer and any(r.root != fn for r in chosen):
@@ -88,6 +88,13 @@ def answer_branches(result, assume: list = (), entry: Optional[str] = None) -> l
         out.append(item)
     out.sort(key=lambda b: (b["line"], b["col"]))
     return out
+
+
+def _condition_text(lines: list, test: ast.expr) -> str:
+    """The condition as written when it is on one line (as ast prints it otherwise)."""
+    if test.lineno == test.end_lineno and test.lineno <= len(lines):
+        return lines[test.lineno - 1][test.col_offset:test.end_col_offset]
+    return ast.unparse(test)
 
 
 def _own(result, node: ast.If, fn: str) -> list:
