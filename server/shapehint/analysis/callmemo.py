@@ -47,6 +47,7 @@ MAX_PARTS = 4000  # parts compared at most per call: a receiver bigger than that
 MAX_ENTRIES = 8  # per function or class: the distinct calls remembered
 
 _PRIMITIVE = (int, float, str, bool, type(None))
+_PRIMITIVE_TYPES = frozenset(_PRIMITIVE)  # (membership in a set: `in` a tuple compares one by one)
 WRITABLE = (InstanceObj, ModuleV, ListV, DictV)  # what analysed code writes to (Interp.mutated)
 
 
@@ -74,6 +75,7 @@ _PARTS = {TupleV: ("is_size", "items"), SliceV: ("start", "stop", "step"), ListV
           InstanceObj: ("cls", "attrs", "seq", "base_layer"), BoundMethod: ("func", "self_obj"),
           PartialV: ("func", "args", "kwargs")}
 _SHARED = (FuncObj, ClassObj, BuiltinFn)  # long-lived: the same object or not
+_SHARED_TYPES = frozenset(_SHARED)
 
 
 def _alike(a, b, budget: list, pairs: Optional[dict]) -> bool:
@@ -85,14 +87,14 @@ def _alike(a, b, budget: list, pairs: Optional[dict]) -> bool:
     t = type(a)
     if t is not type(b):
         return False
-    if t in _PRIMITIVE:
+    if t in _PRIMITIVE_TYPES:
         return a == b
     if pairs is not None and isinstance(a, Value):
         pairs[id(a)] = b
     fields = _FIELDS.get(t)
     if fields is not None:
         return all(getattr(a, f) == getattr(b, f) for f in fields)
-    if t in _SHARED:
+    if t in _SHARED_TYPES:
         return False
     parts = _PARTS.get(t)
     if parts is not None:
@@ -121,7 +123,7 @@ def _reach(roots, limit: int = MAX_PARTS) -> Optional[set]:
                 stack.extend(v.attrs.values())
                 stack.extend(v.bases)
             continue
-        if t in _PRIMITIVE or t in _FIELDS or t in _SHARED:
+        if t in _PRIMITIVE_TYPES or t in _FIELDS or t in _SHARED_TYPES:
             continue
         if t is tuple or t is list:
             stack.extend(v)
@@ -261,6 +263,16 @@ def _add(table: dict, key_obj, e: _Entry) -> None:
 
 _LEAVES = (TensorV, IntV, FloatV, BoolV, StrV, NoneV, EllipsisV, DtypeV, ExtRef, OpaqueV, UnknownV, SliceV,
            FuncObj, ClassObj, BuiltinFn, Expr, Shape)
+_PRIM, _LEAF, _WRITABLE, _OTHER = "primitive", "leaf", "writable", "other"
+_KINDS: dict = {}  # type -> one of the four, as `_kind` finds it (a copy asks for every part)
+
+
+def _kind(t: type) -> str:
+    got = _KINDS.get(t)
+    if got is None:
+        got = _KINDS[t] = (_PRIM if t in _PRIMITIVE_TYPES else _LEAF if issubclass(t, _LEAVES)
+                           else _WRITABLE if issubclass(t, WRITABLE) else _OTHER)
+    return got
 
 
 class _Copier:
@@ -281,13 +293,14 @@ class _Copier:
         if budget[0] < 0:
             return False
         t = type(v)
-        if t in _PRIMITIVE or isinstance(v, _LEAVES):
+        kind = _KINDS.get(t) or _kind(t)
+        if kind is _PRIM or kind is _LEAF:
             return True
         if t is tuple or t is list:
             return all(self.survey(x, budget) for x in v)
         if t is dict:
             return all(isinstance(k, _PRIMITIVE) for k in v) and all(self.survey(x, budget) for x in v.values())
-        if isinstance(v, WRITABLE):
+        if kind is _WRITABLE:
             if t not in _PARTS:
                 return False
             if not self._made(v):
@@ -301,20 +314,22 @@ class _Copier:
 
     def copy(self, v):
         t = type(v)
-        if t in _PRIMITIVE:
+        kind = _KINDS.get(t) or _kind(t)
+        if kind is _PRIM:
             return v
         key = id(v)
-        if key in self.done:
-            return self.done[key]
-        if key in self.pairs:
-            return self.pairs[key]
+        got = self.done.get(key)
+        if got is None:
+            got = self.pairs.get(key)
+        if got is not None:  # (both hold objects only)
+            return got
         if t is list:
             return [self.copy(x) for x in v]
         if t is tuple:
             return tuple(self.copy(x) for x in v)
         if t is dict:
             return {k: self.copy(x) for k, x in v.items()}
-        if isinstance(v, _LEAVES) or isinstance(v, WRITABLE) and not self._made(v):
+        if kind is _LEAF or kind is _WRITABLE and not self._made(v):
             return v
         if t is TupleV:
             return TupleV(tuple(self.copy(x) for x in v.items), v.is_size)

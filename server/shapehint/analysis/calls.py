@@ -138,9 +138,10 @@ class CallMixin:
             if name.startswith("Tensor.") and not name.startswith("Tensor.__"):
                 self.unknown_callee(name, span, fr)
             return self.gave_up(fr, args, kwargs, UnknownV(name))
-        for a in list(args) + list(kwargs.values()):
-            if isinstance(a, TensorV):
-                self.resolve(a)
+        for vals in (args, kwargs.values()):  # shapes of unknown rank that were learned since
+            for a in vals:
+                if isinstance(a, TensorV) and a.shape.star is not None:
+                    self.resolve(a)
         cx = AnalysisContext(self, fr, span, opname, labels)
         if not binds(rule.signature, len(args) + 1, kwargs):
             try:

@@ -80,7 +80,8 @@ class ExecMixin:
 
     def s_Assign(self, st: ast.Assign, fr):
         for t in st.targets:
-            self._learn_unpack_rank(t, st.value, fr)
+            if type(t) is not ast.Name:  # (`h, w = x.shape` teaches x's rank; most targets are names)
+                self._learn_unpack_rank(t, st.value, fr)
         v = self.eval(st.value, fr)
         for t in st.targets:
             self.assign(t, v, fr, st)
