@@ -91,18 +91,35 @@ def _alike(a, b, budget: list, pairs: Optional[dict]) -> bool:
         return a == b
     if pairs is not None and isinstance(a, Value):
         pairs[id(a)] = b
+    # (loops, not all() over generators: a layer stack's receivers have hundreds of parts)
     fields = _FIELDS.get(t)
     if fields is not None:
-        return all(getattr(a, f) == getattr(b, f) for f in fields)
+        for f in fields:
+            if getattr(a, f) != getattr(b, f):
+                return False
+        return True
     if t in _SHARED_TYPES:
         return False
     parts = _PARTS.get(t)
     if parts is not None:
-        return all(_alike(getattr(a, f), getattr(b, f), budget, pairs) for f in parts)
+        for f in parts:
+            if not _alike(getattr(a, f), getattr(b, f), budget, pairs):
+                return False
+        return True
     if t is tuple or t is list:
-        return len(a) == len(b) and all(_alike(x, y, budget, pairs) for x, y in zip(a, b))
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if not _alike(x, y, budget, pairs):
+                return False
+        return True
     if t is dict:
-        return a.keys() == b.keys() and all(_alike(x, b[k], budget, pairs) for k, x in a.items())
+        if a.keys() != b.keys():
+            return False
+        for k, x in a.items():
+            if not _alike(x, b[k], budget, pairs):
+                return False
+        return True
     raise _Unlike  # a kind of value not described here: never taken for alike
 
 
@@ -296,10 +313,15 @@ class _Copier:
         kind = _KINDS.get(t) or _kind(t)
         if kind is _PRIM or kind is _LEAF:
             return True
-        if t is tuple or t is list:
-            return all(self.survey(x, budget) for x in v)
-        if t is dict:
-            return all(isinstance(k, _PRIMITIVE) for k in v) and all(self.survey(x, budget) for x in v.values())
+        if t is tuple or t is list or t is dict:
+            if t is dict:
+                if not all(isinstance(k, _PRIMITIVE) for k in v):
+                    return False
+                v = v.values()
+            for x in v:
+                if not self.survey(x, budget):
+                    return False
+            return True
         if kind is _WRITABLE:
             if t not in _PARTS:
                 return False
@@ -310,7 +332,10 @@ class _Copier:
             self.e.spans[id(v)] = self.before.get(id(v), getattr(v, "span", None))
         elif t not in (TupleV, BoundMethod, PartialV):
             return False
-        return all(self.survey(getattr(v, f), budget) for f in _PARTS[t])
+        for f in _PARTS[t]:
+            if not self.survey(getattr(v, f), budget):
+                return False
+        return True
 
     def copy(self, v):
         t = type(v)
@@ -326,17 +351,17 @@ class _Copier:
         if t is list:
             return [self.copy(x) for x in v]
         if t is tuple:
-            return tuple(self.copy(x) for x in v)
+            return tuple([self.copy(x) for x in v])
         if t is dict:
             return {k: self.copy(x) for k, x in v.items()}
         if kind is _LEAF or kind is _WRITABLE and not self._made(v):
             return v
         if t is TupleV:
-            return TupleV(tuple(self.copy(x) for x in v.items), v.is_size)
+            return TupleV(tuple([self.copy(x) for x in v.items]), v.is_size)
         if t is BoundMethod:
             return BoundMethod(v.func, self.copy(v.self_obj))
         if t is PartialV:
-            return PartialV(self.copy(v.func), tuple(self.copy(x) for x in v.args), self.copy(v.kwargs))
+            return PartialV(self.copy(v.func), tuple([self.copy(x) for x in v.args]), self.copy(v.kwargs))
         span = self.e.spans.get(key, getattr(v, "span", None))
         if t is InstanceObj:
             out = InstanceObj(v.cls, {}, span)

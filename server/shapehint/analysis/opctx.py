@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ..ops.context import NotApplicable, OpContext, OpFailed
+from ..ops.context import Message, NotApplicable, OpContext, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import Pred, eq
 from ..shapes.values import Span, TensorV, Value
@@ -33,7 +33,7 @@ class AnalysisContext(OpContext):
             got = self._opname = self.interp.source(got, 48)
         return got
 
-    def require(self, pred: Pred, message: str, code: str = "SH101", related: Sequence = ()) -> None:
+    def require(self, pred: Pred, message: Message, code: str = "SH101", related: Sequence = ()) -> None:
         if pred.is_true:
             return
         facts = self.frame.facts

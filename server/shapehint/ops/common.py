@@ -15,7 +15,7 @@ def broadcast_dims(cx: OpContext, a: Expr, b: Expr, where: str) -> Expr:
     if b.value == 1:
         return a
     cx.require(disj(eq(a, b), eq(a, 1), eq(b, 1)),
-               f"{cx.opname}: shapes do not broadcast: {where} has sizes {a} and {b}", "SH106")
+               lambda: f"{cx.opname}: shapes do not broadcast: {where} has sizes {a} and {b}", "SH106")
     if cx.entails(eq(a, b)):
         return a
     if cx.entails(eq(a, 1)):
@@ -264,7 +264,7 @@ def view_strides(cx: OpContext, x: TensorV, new, what: str) -> Optional[list]:
                         compute_stride(cx, o2, [s.subs(mp) for s in ostr], [d.subs(mp) for d in new]) is not None:
                     rescues.append(conj(*(eq(d, 1) for d, _ in combo)))
     cx.require(disj(*rescues) if rescues else FALSE,
-               f"{cx.opname}: {what} is not compatible with the strides of {cx.label(x)} {x.shape}, which is not "
+               lambda: f"{cx.opname}: {what} is not compatible with the strides of {cx.label(x)} {x.shape}, which is not "
                f"contiguous ({x.layout_note or 'a strided view'}); use .reshape(...) or call .contiguous() first",
                "SH104")
     return None

@@ -12,7 +12,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import Pred, Shape
 from ..shapes.values import (BoolV, DtypeV, EllipsisV, FloatV, IntV, ListV, ModuleV, NoneV, SliceV,
                              StrV, TensorV, TupleV, Value)
-from .context import NotApplicable, OpContext, OpFailed
+from .context import Message, NotApplicable, OpContext, OpFailed
 from .registry import ModuleRule, lookup
 
 
@@ -22,7 +22,7 @@ class ConcreteContext(OpContext):
         self.warnings: list[tuple[str, str]] = []
         self._n = 0
 
-    def require(self, pred: Pred, message: str, code: str = "SH101", related=()) -> None:
+    def require(self, pred: Pred, message: Message, code: str = "SH101", related=()) -> None:
         if pred.is_false:
             raise OpFailed(code, message, related)
         if not pred.is_true:

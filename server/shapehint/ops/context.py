@@ -10,7 +10,7 @@ children). Two implementations: `analysis.opctx.AnalysisContext` (symbolic, with
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence, Union
 
 from ..shapes.expr import Expr, IntLike
 from ..shapes.shape import Pred, Shape, eq
@@ -18,10 +18,16 @@ from ..shapes.values import (BoolV, FloatV, IntV, ListV, NoneV, Span, StrV, Tens
                              UnknownV, Value)
 
 
+# A message, or what makes it: most preconditions hold, and printing the shapes a message names
+# cost more than checking them (`cx.require(eq(a, b), lambda: f"... {x.shape} ...")`)
+Message = Union[str, Callable[[], str]]
+
+
 class OpFailed(Exception):
     """A precondition that no admissible input satisfies. Carries the user-facing message."""
 
-    def __init__(self, code: str, message: str, related: Sequence = ()):
+    def __init__(self, code: str, message: Message, related: Sequence = ()):
+        message = message() if callable(message) else message
         super().__init__(message)
         self.code = code
         self.message = message
@@ -37,7 +43,7 @@ class OpContext:
     span: Optional[Span] = None
 
     # ---- to implement ---------------------------------------------------
-    def require(self, pred: Pred, message: str, code: str = "SH101", related: Sequence = ()) -> None:
+    def require(self, pred: Pred, message: Message, code: str = "SH101", related: Sequence = ()) -> None:
         raise NotImplementedError
 
     def entails(self, pred: Pred) -> bool:
@@ -205,7 +211,7 @@ class OpContext:
         return TensorV(shape, dtype if dtype is not None else (like.dtype if like is not None else None),
                        origin=self.span)
 
-    def require_eq(self, a: IntLike, b: IntLike, message: str, code: str = "SH101", related: Sequence = ()) -> None:
+    def require_eq(self, a: IntLike, b: IntLike, message: Message, code: str = "SH101", related: Sequence = ()) -> None:
         self.require(eq(a, b), message, code, related)
 
     def unknown(self, reason: str = "") -> Value:

@@ -31,14 +31,14 @@ def scaled_dot_product_attention(cx: OpContext, query, key, value, attn_mask=Non
     if min(len(q), len(k), len(v)) < 2:
         cx.fail(f"{cx.opname} expects query, key and value of at least 2 dimensions, got {query.shape}, "
                 f"{key.shape} and {value.shape}", "SH102")
-    cx.require(eq(q[-1], k[-1]), f"{cx.opname}: query and key must have the same embedding size, but "
+    cx.require(eq(q[-1], k[-1]), lambda: f"{cx.opname}: query and key must have the same embedding size, but "
                f"{cx.label(query, 'query')} has {q[-1]} and {cx.label(key, 'key')} has {k[-1]}")
-    cx.require(eq(k[-2], v[-2]), f"{cx.opname}: key and value must have the same sequence length, but "
+    cx.require(eq(k[-2], v[-2]), lambda: f"{cx.opname}: key and value must have the same sequence length, but "
                f"{cx.label(key, 'key')} has {k[-2]} and {cx.label(value, 'value')} has {v[-2]}")
     kb, vb = k[:-2], v[:-2]
     if cx.bool_of(enable_gqa) and len(q) >= 3 and len(k) >= 3 and len(v) >= 3:
         for t, what in ((k, "key"), (v, "value")):
-            cx.require(divides(t[-3], q[-3]), f"{cx.opname}: the {t[-3]} heads of {what} must divide the "
+            cx.require(divides(t[-3], q[-3]), lambda: f"{cx.opname}: the {t[-3]} heads of {what} must divide the "
                        f"{q[-3]} heads of query (enable_gqa)", "SH101")
         kb, vb = kb[:-1] + (q[-3],), vb[:-1] + (q[-3],)
     scores = broadcast_shapes(cx, Shape(q[:-2]), Shape(kb))
@@ -53,7 +53,7 @@ def scaled_dot_product_attention(cx: OpContext, query, key, value, attn_mask=Non
             cx.fail(f"{cx.opname}: attn_mask {m} has more dimensions than the attention scores {score_shape}",
                     "SH106")
         for a, b in zip(joined.dims, score_shape.dims):
-            cx.require(eq(a, b), f"{cx.opname}: attn_mask {m} does not broadcast to the attention scores "
+            cx.require(eq(a, b), lambda: f"{cx.opname}: attn_mask {m} does not broadcast to the attention scores "
                        f"{score_shape}", "SH106")
     out = broadcast_shapes(cx, scores, Shape(vb))
     return cx.tensor(out.dims + (q[-2], v[-1]), like=query)
@@ -68,7 +68,7 @@ def MultiheadAttention(cx: OpContext, embed_dim, num_heads, dropout=0.0, bias=Tr
     if e is not None and h is not None:
         if e.value is not None and e.value <= 0 or h.value is not None and h.value <= 0:
             cx.fail(f"{cx.opname}: embed_dim and num_heads must be greater than 0, got {e} and {h}", "SH107")
-        cx.require(divides(h, e), f"{cx.opname}: embed_dim={e} must be divisible by num_heads={h}", "SH107")
+        cx.require(divides(h, e), lambda: f"{cx.opname}: embed_dim={e} must be divisible by num_heads={h}", "SH107")
 
 
 def mha(cx: OpContext, m: ModuleV, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
@@ -98,12 +98,12 @@ def mha(cx: OpContext, m: ModuleV, query, key, value, key_padding_mask=None, nee
         qd, kd, vd = (qd[1], qd[0], qd[2]), (kd[1], kd[0], kd[2]), (vd[1], vd[0], vd[2])
     L, S = qd[0], kd[0]
     for t, want, what in ((qd, E, "query"), (kd, kdim, "key"), (vd, vdim, "value")):
-        cx.require(eq(t[-1], want), f"{cx.opname} expects {what} with embedding size {want}, but "
+        cx.require(eq(t[-1], want), lambda: f"{cx.opname} expects {what} with embedding size {want}, but "
                    f"{cx.label({'query': query, 'key': key, 'value': value}[what], what)} has {t[-1]} here")
-    cx.require(eq(vd[0], S), f"{cx.opname}: key and value must have the same sequence length, got {S} and {vd[0]}")
+    cx.require(eq(vd[0], S), lambda: f"{cx.opname}: key and value must have the same sequence length, got {S} and {vd[0]}")
     if batched:
-        cx.require(eq(kd[1], qd[1]), f"{cx.opname}: key batch size {kd[1]} does not match the query's {qd[1]}")
-        cx.require(eq(vd[1], qd[1]), f"{cx.opname}: value batch size {vd[1]} does not match the query's {qd[1]}")
+        cx.require(eq(kd[1], qd[1]), lambda: f"{cx.opname}: key batch size {kd[1]} does not match the query's {qd[1]}")
+        cx.require(eq(vd[1], qd[1]), lambda: f"{cx.opname}: value batch size {vd[1]} does not match the query's {qd[1]}")
     nb = (qd[1],) if batched else ()
     if isinstance(key_padding_mask, TensorV) and key_padding_mask.shape.rank is not None:
         kp = key_padding_mask.shape
@@ -111,7 +111,7 @@ def mha(cx: OpContext, m: ModuleV, query, key, value, key_padding_mask=None, nee
         if kp.rank != len(want):
             cx.fail(f"{cx.opname}: key_padding_mask must be {len(want)}-D {list(want)}, got {kp}", "SH102")
         for a, b in zip(kp.dims, want):
-            cx.require(eq(a, b), f"{cx.opname}: key_padding_mask must have shape {list(want)}, got {kp}")
+            cx.require(eq(a, b), lambda: f"{cx.opname}: key_padding_mask must have shape {list(want)}, got {kp}")
     if isinstance(attn_mask, TensorV) and attn_mask.shape.rank is not None:
         am = attn_mask.shape
         if am.rank == 2:
@@ -121,7 +121,7 @@ def mha(cx: OpContext, m: ModuleV, query, key, value, key_padding_mask=None, nee
         else:
             cx.fail(f"{cx.opname}: attn_mask must be 2-D or 3-D, got {am}", "SH102")
         for a, b in zip(am.dims, want):
-            cx.require(eq(a, b), f"{cx.opname}: attn_mask must have shape {list(want)}, got {am}")
+            cx.require(eq(a, b), lambda: f"{cx.opname}: attn_mask must have shape {list(want)}, got {am}")
     elif cx.bool_of(is_causal):
         cx.fail(f"{cx.opname}: is_causal=True needs an attn_mask", "SH107")
     out_dims = ((qd[1], L, E) if bf else (L, qd[1], E)) if batched else (L, E)
@@ -147,7 +147,7 @@ def _mha_open_rank(cx: OpContext, m: ModuleV, query, key, value, need_weights):
     kdim, vdim = opt_int(cx, c["kdim"], "kdim") or E, opt_int(cx, c["vdim"], "vdim") or E
     for t, want, what in ((query, E, "query"), (key, kdim, "key"), (value, vdim, "value")):
         last = cx.last_dim(t)
-        cx.require(eq(last, want), f"{cx.opname} expects {what} with embedding size {want}, but "
+        cx.require(eq(last, want), lambda: f"{cx.opname} expects {what} with embedding size {want}, but "
                    f"{cx.label(t, what)} has {last} here")
     nw = cx.bool_of(need_weights)
     if nw is None:
@@ -175,7 +175,7 @@ def _mha_params(cx: OpContext, m):
 def _layer_ctor_checks(cx: OpContext, d_model, nhead, activation) -> None:
     d, h = cx.int_of(d_model), cx.int_of(nhead)
     if d is not None and h is not None:
-        cx.require(divides(h, d), f"{cx.opname}: d_model={d} must be divisible by nhead={h}", "SH107")
+        cx.require(divides(h, d), lambda: f"{cx.opname}: d_model={d} must be divisible by nhead={h}", "SH107")
     act = cx.str_of(activation)
     if act is not None and act not in ("relu", "gelu"):
         cx.fail(f"{cx.opname}: activation should be 'relu' or 'gelu', not {act!r}", "SH107")
@@ -185,7 +185,7 @@ def _seq(cx: OpContext, x, d_model, what: str):
     """(rank, batch index or None) of an (L, N, E) / (N, L, E) / (L, E) sequence, checking E."""
     _known(cx, x)
     d = cx.dims(x, (3, 2), what)
-    cx.require(eq(d[-1], d_model), f"{cx.opname} expects {what} with d_model={d_model} features, but "
+    cx.require(eq(d[-1], d_model), lambda: f"{cx.opname} expects {what} with d_model={d_model} features, but "
                f"{cx.label(x, what)} has {d[-1]} here")
     return d
 
@@ -196,7 +196,7 @@ def _self_mask(cx: OpContext, mask, L, n, H, what: str) -> None:
         if mask.shape.rank not in (2, 3):
             cx.fail(f"{cx.opname}: {what} must be 2-D or 3-D, got {mask.shape}", "SH102")
         for a, b in zip(mask.shape.dims, want):
-            cx.require(eq(a, b), f"{cx.opname}: {what} must have shape {list(want)}, got {mask.shape}")
+            cx.require(eq(a, b), lambda: f"{cx.opname}: {what} must have shape {list(want)}, got {mask.shape}")
 
 
 def _split(d, bf):
@@ -240,7 +240,7 @@ def decoder_layer(cx: OpContext, m, tgt, memory, tgt_mask=None, memory_mask=None
     L, n = _split(t, bf)
     S, nm = _split(mem, bf)
     if n is not None:
-        cx.require(eq(n, nm), f"{cx.opname}: the batch size of memory ({nm}) does not match tgt's ({n})")
+        cx.require(eq(n, nm), lambda: f"{cx.opname}: the batch size of memory ({nm}) does not match tgt's ({n})")
     _self_mask(cx, tgt_mask, L, n, H, "tgt_mask")
     return cx.tensor(t, like=tgt)
 
@@ -295,10 +295,10 @@ def _tr_fwd(cx: OpContext, m, src, tgt, src_mask=None, tgt_mask=None, memory_mas
     if len(s) == 3 and len(t) >= 2:
         bi = 0 if bf else 1
         if len(t) > bi:
-            cx.require(eq(s[bi], t[bi]), f"{cx.opname}: the batch number of src ({s[bi]}) and tgt ({t[bi]}) "
+            cx.require(eq(s[bi], t[bi]), lambda: f"{cx.opname}: the batch number of src ({s[bi]}) and tgt ({t[bi]}) "
                        f"must be equal")
     for x, what in ((src, "src"), (tgt, "tgt")):
-        cx.require(eq(cx.last_dim(x), D), f"{cx.opname}: the feature number of {what} must be equal to "
+        cx.require(eq(cx.last_dim(x), D), lambda: f"{cx.opname}: the feature number of {what} must be equal to "
                    f"d_model={D}, but {cx.label(x, what)} has {cx.last_dim(x)}")
     enc = encoder_layer(cx, ModuleV("torch.nn.TransformerEncoderLayer", m.cfg), src, src_mask)
     return decoder_layer(cx, ModuleV("torch.nn.TransformerDecoderLayer", m.cfg), tgt, enc, tgt_mask)

@@ -67,7 +67,7 @@ def split_batch(cx: OpContext, x, core: int, what: str = "input"):
 
 def positive(cx: OpContext, vals, what: str, lo: int = 1) -> None:
     for v in vals:
-        cx.require(ge(v, lo), f"{cx.opname}: {what} must be {'positive' if lo == 1 else f'at least {lo}'}, "
+        cx.require(ge(v, lo), lambda: f"{cx.opname}: {what} must be {'positive' if lo == 1 else f'at least {lo}'}, "
                    f"got {v}", "SH107")
 
 
@@ -77,7 +77,7 @@ def window_out(h, k, s, p, d) -> Expr:
 
 
 def require_window(cx: OpContext, x, i: int, h, k, p, d, out) -> None:
-    cx.require(ge(out, 1), f"{cx.opname}: {cx.label(x)} is too small at spatial dimension {i}: size {h} "
+    cx.require(ge(out, 1), lambda: f"{cx.opname}: {cx.label(x)} is too small at spatial dimension {i}: size {h} "
                f"with padding {p} is less than the kernel extent {d * (k - 1) + 1}", "SH107")
 
 
@@ -135,30 +135,30 @@ def conv_core(cx: OpContext, nsp: int, x, cin, cout, ks, stride, padding, dilati
 def _mode_pad_check(cx, x, mode, h, left, right, i) -> None:
     """padding_mode other than zeros pads with F.pad first, with its size limits."""
     if mode == "reflect":
-        cx.require(conj(lt(left, h), lt(right, h)), f"{cx.opname}: padding_mode='reflect' needs padding smaller "
+        cx.require(conj(lt(left, h), lt(right, h)), lambda: f"{cx.opname}: padding_mode='reflect' needs padding smaller "
                    f"than the input, but {cx.label(x)} has size {h} at spatial dimension {i}", "SH107")
     elif mode == "circular":
-        cx.require(conj(le(left, h), le(right, h)), f"{cx.opname}: padding_mode='circular' needs padding at most "
+        cx.require(conj(le(left, h), le(right, h)), lambda: f"{cx.opname}: padding_mode='circular' needs padding at most "
                    f"the input size, but {cx.label(x)} has size {h} at spatial dimension {i}", "SH107")
 
 
 def _groups(cx: OpContext, groups) -> Expr:
     g = need_int(cx, groups, "groups")
-    cx.require(ge(g, 1), f"{cx.opname}: groups must be a positive integer, got {g}", "SH107")
+    cx.require(ge(g, 1), lambda: f"{cx.opname}: groups must be a positive integer, got {g}", "SH107")
     return g
 
 
 def _check_bias(cx: OpContext, bias, n) -> None:
     if isinstance(bias, TensorV):
         b = cx.dims(bias, 1, "bias")
-        cx.require(eq(b[0], n), f"{cx.opname} expects a bias of {n} elements, but it has {b[0]}")
+        cx.require(eq(b[0], n), lambda: f"{cx.opname} expects a bias of {n} elements, but it has {b[0]}")
 
 
 def _conv_fn(nsp: int):
     def rule(cx: OpContext, input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         w = cx.dims(weight, nsp + 2, "weight")
         g = _groups(cx, groups)
-        cx.require(divides(g, w[0]), f"{cx.opname}: weight.shape[0]={w[0]} must be divisible by groups={g}", "SH107")
+        cx.require(divides(g, w[0]), lambda: f"{cx.opname}: weight.shape[0]={w[0]} must be divisible by groups={g}", "SH107")
         _check_bias(cx, bias, w[0])
         return conv_core(cx, nsp, input, w[1] * g, w[0], list(w[2:]), int_args(cx, stride, nsp, "stride"),
                          _pad_arg(cx, padding, nsp), int_args(cx, dilation, nsp, "dilation"), g)
@@ -181,7 +181,7 @@ def convT_core(cx: OpContext, nsp: int, x, cin, cout, ks, stride, padding, out_p
     positive(cx, dilation, "dilation")
     positive(cx, padding, "padding", lo=0)
     positive(cx, out_pad, "output_padding", lo=0)
-    cx.require(eq(c, cin), f"{cx.opname} expects {cin} input channels, but {cx.label(x)} has {c} here")
+    cx.require(eq(c, cin), lambda: f"{cx.opname} expects {cin} input channels, but {cx.label(x)} has {c} here")
     out = []
     for i in range(nsp):
         h, k, s, p, d = sp[i], ks[i], stride[i], padding[i], dilation[i]
@@ -189,16 +189,16 @@ def convT_core(cx: OpContext, nsp: int, x, cin, cout, ks, stride, padding, out_p
         if output_size is not None:
             o = output_size[i]
             cx.require(conj(ge(o, base), le(o, base + s - 1)),
-                       f"{cx.opname}: requested output size {o} at spatial dimension {i} is not reachable: "
+                       lambda: f"{cx.opname}: requested output size {o} at spatial dimension {i} is not reachable: "
                        f"it must lie between {base} and {base + s - 1}", "SH107")
             # the requested size fixes output_padding, which PyTorch then checks against stride/dilation
             opd = o - base
         else:
             opd = out_pad[i]
             o = base + opd
-        cx.require(disj(lt(opd, s), lt(opd, d)), f"{cx.opname}: output_padding ({opd}) must be smaller than "
+        cx.require(disj(lt(opd, s), lt(opd, d)), lambda: f"{cx.opname}: output_padding ({opd}) must be smaller than "
                    f"either stride ({s}) or dilation ({d})", "SH107")
-        cx.require(ge(o, 1), f"{cx.opname}: the output is too small at spatial dimension {i}: {cx.label(x)} has "
+        cx.require(ge(o, 1), lambda: f"{cx.opname}: the output is too small at spatial dimension {i}: {cx.label(x)} has "
                    f"size {h}, which gives {o}", "SH107")
         out.append(o)
     return cx.tensor(batch + (cout,) + tuple(out), like=x)
@@ -235,7 +235,7 @@ def _ctor_checks(cx: OpContext, nsp, in_channels, out_channels, kernel_size, str
     for what, v in (("in_channels", in_channels), ("out_channels", out_channels)):
         e = cx.int_of(v)
         if e is not None and g is not None:
-            cx.require(divides(g, e), f"{cx.opname}: {what}={e} must be divisible by groups={g}", "SH107")
+            cx.require(divides(g, e), lambda: f"{cx.opname}: {what}={e} must be divisible by groups={g}", "SH107")
     mode = cx.str_of(padding_mode)
     if mode is not None and mode not in MODES:
         cx.fail(f"{cx.opname}: padding_mode must be one of {', '.join(MODES)}, got {mode!r}", "SH107")

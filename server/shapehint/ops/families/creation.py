@@ -108,7 +108,7 @@ def randperm(cx: OpContext, n, *, generator=None, out=None, dtype=None, layout=N
     k = cx.int_of(n)
     if k is None:
         raise NotApplicable("n unknown")
-    cx.require(ge(k, 0), f"{cx.opname}: n must be non-negative, got {k}", "SH107")
+    cx.require(ge(k, 0), lambda: f"{cx.opname}: n must be non-negative, got {k}", "SH107")
     return _new(cx, [k], dtype_name(dtype, "int64"))
 
 
@@ -133,7 +133,7 @@ def arange(cx: OpContext, start, end=None, step=1, *, out=None, dtype=None, layo
                 cx.fail(f"{cx.opname}: upper bound and lower bound are inconsistent with the step sign "
                         f"(start={a}, end={b}, step={s})", "SH107")
             return _new(cx, [-(-span.value // st)], out_dtype)
-        cx.require(ge(span, 0), f"{cx.opname}: upper bound and lower bound are inconsistent with the step sign",
+        cx.require(ge(span, 0), lambda: f"{cx.opname}: upper bound and lower bound are inconsistent with the step sign",
                    "SH107")
         return _new(cx, [(span + st - 1) // st], out_dtype)
     vals = [float(p.value) if k == "int" and p.value is not None else p for k, p in parts]

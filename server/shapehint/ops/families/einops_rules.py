@@ -179,10 +179,10 @@ def transform(cx: OpContext, x: TensorV, pattern: str, operation: str, lengths: 
         unknown = [a for a in c if known[a] is None]
         kp = product(known[a] for a in c if known[a] is not None)
         if not unknown:
-            cx.require(eq(length, kp), f"{cx.opname}: dimension {i} of {cx.label(x)} {x.shape} is {length}, but "
+            cx.require(eq(length, kp), lambda: f"{cx.opname}: dimension {i} of {cx.label(x)} {x.shape} is {length}, but "
                        f"the pattern needs {_group(c)} = {kp}", "SH101")
         else:
-            cx.require(eq(length % kp, 0), f"{cx.opname}: dimension {i} of {cx.label(x)} {x.shape} ({length}) "
+            cx.require(eq(length % kp, 0), lambda: f"{cx.opname}: dimension {i} of {cx.label(x)} {x.shape} ({length}) "
                        f"cannot be split as {_group(c)}: it is not a multiple of {kp}", "SH101")
             known[unknown[0]] = length // kp
     out = []
@@ -316,7 +316,7 @@ def pack(cx: OpContext, tensors, pattern):
             outer = edge
         else:
             for k, (a, b) in enumerate(zip(outer, edge)):
-                cx.require(eq(a, b), f"{cx.opname}: tensor {i} {t.shape} does not match tensor 0 on axis "
+                cx.require(eq(a, b), lambda: f"{cx.opname}: tensor {i} {t.shape} does not match tensor 0 on axis "
                            f"{k if k < before else k - before - after} outside the '*'", "SH101")
         lengths.append(TupleV(tuple(IntV(d) for d in mid), True))
         packed = packed + product(mid)
@@ -356,17 +356,17 @@ def unpack(cx: OpContext, tensor, packed_shapes, pattern):
         if [d.value for d in s].count(-1) > 1:
             cx.fail(f"{cx.opname}: could not split axis of size {axis} into {_shapes_text(shapes)}", "SH103")
         left = axis - known
-        cx.require(ge(left, 0), f"{cx.opname}: could not split axis of size {axis} into {_shapes_text(shapes)}",
+        cx.require(ge(left, 0), lambda: f"{cx.opname}: could not split axis of size {axis} into {_shapes_text(shapes)}",
                    "SH103")
         kp = product(rest)
         if kp.value == 0:  # reshape's -1 next to a 0: any size would do
             cx.fail(f"{cx.opname}: could not split axis of size {axis} into {_shapes_text(shapes)}", "SH103")
-        cx.require(eq(left % kp, 0), f"{cx.opname}: could not split axis of size {axis} into "
+        cx.require(eq(left % kp, 0), lambda: f"{cx.opname}: could not split axis of size {axis} into "
                    f"{_shapes_text(shapes)}", "SH103")
         fill = left // kp
         shapes[unknown[0]] = [fill if d.value == -1 else d for d in s]
     else:
-        cx.require(eq(known, axis), f"{cx.opname}: could not split axis of size {axis} into "
+        cx.require(eq(known, axis), lambda: f"{cx.opname}: could not split axis of size {axis} into "
                    f"{_shapes_text(shapes)}", "SH103")
     for s in shapes:
         out_shapes.append(cx.tensor(dims[:before] + list(s) + dims[before + 1:], like=tensor))

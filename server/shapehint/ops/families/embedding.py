@@ -34,7 +34,7 @@ def _append(cx: OpContext, x: TensorV, d, dtype=None) -> TensorV:
 def _padding_idx(cx: OpContext, padding_idx, n) -> None:
     p = opt_int(cx, padding_idx, "padding_idx")
     if p is not None:
-        cx.require(conj(ge(p, -n), lt(p, n)), f"{cx.opname}: padding_idx={p} must be within num_embeddings={n}",
+        cx.require(conj(ge(p, -n), lt(p, n)), lambda: f"{cx.opname}: padding_idx={p} must be within num_embeddings={n}",
                    "SH105")
 
 
@@ -96,7 +96,7 @@ def _bag(cx: OpContext, x, dim, offsets, per_sample_weights, mode, include_last_
             raise NotApplicable("include_last_offset unknown")
         bags = o[0] - 1 if last else o[0]
         if last:
-            cx.require(ge(bags, 0), f"{cx.opname}: include_last_offset=True needs at least one offset", "SH107")
+            cx.require(ge(bags, 0), lambda: f"{cx.opname}: include_last_offset=True needs at least one offset", "SH107")
     if not cx.is_none(per_sample_weights):
         if md is not None and md != "sum":
             cx.fail(f"{cx.opname}: per_sample_weights is only supported for mode='sum' (got mode={md!r})", "SH107")
@@ -105,7 +105,7 @@ def _bag(cx: OpContext, x, dim, offsets, per_sample_weights, mode, include_last_
             if ps.rank != len(d):
                 cx.fail(f"{cx.opname}: per_sample_weights {ps} must have the shape of the input {x.shape}", "SH101")
             for a, b in zip(ps.dims, d):
-                cx.require(eq(a, b), f"{cx.opname}: per_sample_weights {ps} must have the shape of the input "
+                cx.require(eq(a, b), lambda: f"{cx.opname}: per_sample_weights {ps} must have the shape of the input "
                            f"{x.shape}")
     return cx.tensor((bags, dim), dtype="float32")
 
@@ -154,7 +154,7 @@ def _bag_params(cx: OpContext, m):
 def one_hot(cx: OpContext, tensor, num_classes=-1):
     _indices(cx, tensor, "class indices", ("int64",))
     n = need_int(cx, num_classes, "num_classes")
-    cx.require(ge(n, -1), f"{cx.opname}: num_classes must be -1 or non-negative, got {n}", "SH107")
+    cx.require(ge(n, -1), lambda: f"{cx.opname}: num_classes must be -1 or non-negative, got {n}", "SH107")
     if n.value == -1:
         n = cx.fresh("num_classes")  # max(tensor) + 1: data-dependent
     return _append(cx, tensor, n, "int64")

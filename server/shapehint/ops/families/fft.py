@@ -52,7 +52,7 @@ def _transform(cx: OpContext, x: TensorV, s, dim, kind: str, default_dims) -> Te
         last = i == len(dims) - 1
         if n is None:
             n = Expr.const(2) * (out[d] - 1) if kind == "c2r" and last else out[d]
-        cx.require(ge(n, 1), f"{cx.opname}: invalid number of data points ({n}) specified for dimension {d}",
+        cx.require(ge(n, 1), lambda: f"{cx.opname}: invalid number of data points ({n}) specified for dimension {d}",
                    "SH107")
         out[d] = n // 2 + 1 if kind == "r2c" and last else n
     dtype = "float32" if kind == "c2r" else ("complex128" if x.dtype == "float64" else "complex64")

@@ -33,7 +33,7 @@ def _same_rank(cx: OpContext, x: TensorV, index: TensorV, what="index") -> None:
 def _no_larger(cx: OpContext, index: TensorV, other: TensorV, skip, what: str) -> None:
     for i, (a, b) in enumerate(zip(index.shape.dims, other.shape.dims)):
         if i != skip:
-            cx.require(le(a, b), f"{cx.opname}: index {index.shape} must be no larger than {what} {other.shape} "
+            cx.require(le(a, b), lambda: f"{cx.opname}: index {index.shape} must be no larger than {what} {other.shape} "
                        f"at dimension {i}" + (f" (apart from dimension {skip})" if skip is not None else ""), "SH101")
 
 
@@ -85,10 +85,10 @@ def _index_op(name: str, needs_source: bool, index_dtypes=("int64", "int32")):
             sd = source.shape.dims
             for i, (a, b) in enumerate(zip(input.shape.dims, sd)):
                 if i != d:
-                    cx.require(eq(a, b), f"{cx.opname}: source {source.shape} must match {input.shape} except in "
+                    cx.require(eq(a, b), lambda: f"{cx.opname}: source {source.shape} must match {input.shape} except in "
                                f"dimension {d}", "SH101")
             got = sd[d] if sd else Expr.const(1)
-            cx.require(eq(got, n), f"{cx.opname}: {n} indices but source has {got} entries along dimension {d}",
+            cx.require(eq(got, n), lambda: f"{cx.opname}: {n} indices but source has {got} entries along dimension {d}",
                        "SH101")
         return TensorV(input.shape, input.dtype, origin=cx.span)
     rule.__name__ = name

@@ -157,7 +157,7 @@ def index_shape(cx: OpContext, x: TensorV, index) -> tuple:
         elif k == "mask":
             m = it.shape.dims
             for j, md in enumerate(m):
-                cx.require(eq(md, dims[d + j]), f"{cx.opname}: the mask {it.shape} does not match "
+                cx.require(eq(md, dims[d + j]), lambda: f"{cx.opname}: the mask {it.shape} does not match "
                            f"{cx.label(x)} {x.shape} at dimension {d + j} ({md} vs {dims[d + j]})", "SH101")
             n = cx.fresh("n")
             cx.require(conj(ge(n, 0), le(n, product(m))), "mask count", "SH107")
@@ -260,7 +260,7 @@ def setitem(cx: OpContext, self, index, value):
                     f"{target}", "SH106")
         out = broadcast_shapes(cx, target, Shape(vd))
         for a, b in zip(out.dims, dims):
-            cx.require(eq(a, b), f"{cx.opname}: cannot assign a value of shape {value.shape} to a region of "
+            cx.require(eq(a, b), lambda: f"{cx.opname}: cannot assign a value of shape {value.shape} to a region of "
                        f"shape {target}", "SH106")
     return NoneV()
 

@@ -41,7 +41,7 @@ def _repeated(cx: OpContext, seq):
     """(element, count) for a list built in a loop (`outs.append(h)`): items unknown, length known."""
     if isinstance(seq, ListV) and seq.items is None and isinstance(seq.elem, TensorV) \
             and seq.elem.shape.rank is not None and getattr(seq, "length", None) is not None:
-        cx.require(ge(seq.length, 1), f"{cx.opname} expects a non-empty list of tensors", "SH107")
+        cx.require(ge(seq.length, 1), lambda: f"{cx.opname} expects a non-empty list of tensors", "SH107")
         return seq.elem, seq.length
     return None
 
@@ -92,7 +92,7 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
         for k in range(r):
             if k != d:
                 cx.require(eq(t.shape.dims[k], first.shape.dims[k]),
-                           f"{cx.opname}: sizes must match except in dimension {d}, but tensor {i0} "
+                           lambda: f"{cx.opname}: sizes must match except in dimension {d}, but tensor {i0} "
                            f"{first.shape} and tensor {i} {t.shape} differ in dimension {k} "
                            f"({first.shape.dims[k]} vs {t.shape.dims[k]})", "SH101")
         total = total + t.shape.dims[d]
@@ -119,7 +119,7 @@ def stack(cx: OpContext, tensors, dim=0, *, out=None):
             cx.fail(f"{cx.opname} expects each tensor to be equal size, but tensor 0 is {first.shape} and "
                     f"tensor {i} is {t.shape}", "SH102")
         for k, (a, b) in enumerate(zip(first.shape.dims, t.shape.dims)):
-            cx.require(eq(a, b), f"{cx.opname} expects each tensor to be equal size, but tensor 0 is "
+            cx.require(eq(a, b), lambda: f"{cx.opname} expects each tensor to be equal size, but tensor 0 is "
                        f"{first.shape} and tensor {i} is {t.shape}", "SH101")
     dims = [_best([t.shape.dims[k] for t in ts]) for k in range(first.shape.rank)]
     dims.insert(d, Expr.const(len(ts)))
@@ -181,7 +181,7 @@ def _split_even(cx: OpContext, x: TensorV, d: int, s: Expr) -> Value:
     if s.value is not None and s.value < 0:
         cx.fail(f"{cx.opname}: split_size must be non-negative, got {s}", "SH107")
     if s.value == 0:
-        cx.require(eq(size, 0), f"{cx.opname}: split_size 0 needs an empty dimension {d}, but its size is {size}",
+        cx.require(eq(size, 0), lambda: f"{cx.opname}: split_size 0 needs an empty dimension {d}, but its size is {size}",
                    "SH107")
         return _pieces(cx, x, d, [size])
     if size.value is not None and s.value is not None:
@@ -218,7 +218,7 @@ def split(cx: OpContext, tensor, split_size_or_sections, dim=0):
         if s.value is not None and s.value < 0:
             cx.fail(f"{cx.opname}: split sizes must be non-negative, got {shape_str(secs)}", "SH107")
     total = sum(secs, Expr.const(0))
-    cx.require(eq(total, size), f"{cx.opname}: split sizes {shape_str(secs)} add up to {total}, but dimension {d} "
+    cx.require(eq(total, size), lambda: f"{cx.opname}: split sizes {shape_str(secs)} add up to {total}, but dimension {d} "
                f"of {cx.label(x)} {x.shape} has size {size}", "SH101")
     return _pieces(cx, x, d, secs)
 
@@ -384,7 +384,7 @@ def _direction_split(name: str, min_rank: int, dim_of):
             size = x.shape.dims[d]
             if n.value is not None and n.value <= 0:
                 cx.fail(f"{cx.opname}: the number of sections must be larger than 0, got {n}", "SH107")
-            cx.require(divides(n, size), f"{cx.opname} attempted to split along dimension {d}, but the size of the "
+            cx.require(divides(n, size), lambda: f"{cx.opname} attempted to split along dimension {d}, but the size of the "
                        f"dimension {size} is not divisible by the split_size {n}", "SH107")
             if n.value is not None:  # equal pieces, also for a symbolic size known to be divisible
                 return _pieces(cx, x, d, [size // n] * n.value)

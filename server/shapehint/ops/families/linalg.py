@@ -37,7 +37,7 @@ def _matrices(cx: OpContext, a: TensorV, what: str = "A") -> tuple:
 
 def _square(cx: OpContext, a: TensorV, what: str = "A") -> tuple:
     batch, m, n = _matrices(cx, a, what)
-    cx.require(eq(m, n), f"{cx.opname}: {what} must be batches of square matrices, but they are {m} by {n} "
+    cx.require(eq(m, n), lambda: f"{cx.opname}: {what} must be batches of square matrices, but they are {m} by {n} "
                "matrices", "SH101")
     return batch, m
 
@@ -218,7 +218,7 @@ def solve(cx: OpContext, A, B, *, left=True, out=None):
         cx.fail(f"{cx.opname}: B must have at least 1 dimension, but {cx.label(b)} is a scalar", "SH102")
     rows = b.shape.dims[-1] if vector else b.shape.dims[-2]
     cols = () if vector else (b.shape.dims[-1],)
-    cx.require(eq(rows, n), f"{cx.opname}: incompatible shapes of A and B for the equation AX = B ({n}x{n} and "
+    cx.require(eq(rows, n), lambda: f"{cx.opname}: incompatible shapes of A and B for the equation AX = B ({n}x{n} and "
                f"{rows}x{cols[0] if cols else 1})", "SH101")
     bbatch = b.shape.dims[:-1] if vector else b.shape.dims[:-2]
     out = broadcast_shapes(cx, Shape(batch), Shape(bbatch))
@@ -320,7 +320,7 @@ def _cross(cx: OpContext, a: TensorV, b: TensorV, dim) -> TensorV:
     ka, kb = k - (s.rank - a.shape.rank), k - (s.rank - b.shape.rank)
     for t, kk in ((a, ka), (b, kb)):
         size = t.shape.dims[kk] if kk >= 0 else Expr.const(1)
-        cx.require(eq(size, 3), f"{cx.opname}: inputs dimension {dim} must have length 3, but {cx.label(t)} "
+        cx.require(eq(size, 3), lambda: f"{cx.opname}: inputs dimension {dim} must have length 3, but {cx.label(t)} "
                    f"{t.shape} has {size}", "SH101")
     return cx.tensor(s, like=a)
 
@@ -363,7 +363,7 @@ def inner(cx: OpContext, input, other, *, out=None):
     if a.shape.rank == 0 or b.shape.rank == 0:
         return cx.tensor(broadcast_shapes(cx, a.shape, b.shape), like=a)
     cx.require(eq(a.shape.dims[-1], b.shape.dims[-1]),
-               f"{cx.opname}: the last dimension must match on both inputs, but got shapes {a.shape} and {b.shape}",
+               lambda: f"{cx.opname}: the last dimension must match on both inputs, but got shapes {a.shape} and {b.shape}",
                "SH101")
     return cx.tensor(a.shape.dims[:-1] + b.shape.dims[:-1], like=a)
 

@@ -19,7 +19,7 @@ def _linear(cx: OpContext, x, in_features, out_features) -> TensorV:
     last = cx.last_dim(x)
     s = x.shape  # read after last_dim: it may have learned a trailing dimension
     cx.require(eq(last, in_features),
-               f"{cx.opname} expects the last dimension to be {in_features}, but {cx.label(x)} has {last} here")
+               lambda: f"{cx.opname} expects the last dimension to be {in_features}, but {cx.label(x)} has {last} here")
     if s.rank is not None:
         return cx.tensor(s.dims[:-1] + (out_features,), like=x)
     return cx.tensor(Shape(s.dims, s.star, s.suffix[:-1] + (out_features,)), like=x)
@@ -71,14 +71,14 @@ def bilinear(cx: OpContext, input1, input2, weight, bias=None):
 def _bilinear(cx, x1, x2, in1, in2, out):
     if not isinstance(x1, TensorV) or not isinstance(x2, TensorV) or x1.shape.rank is None or x2.shape.rank is None:
         raise NotApplicable("inputs unknown")
-    cx.require(eq(x1.shape.dims[-1], in1), f"{cx.opname} expects input1's last dimension to be {in1}, "
+    cx.require(eq(x1.shape.dims[-1], in1), lambda: f"{cx.opname} expects input1's last dimension to be {in1}, "
                f"but {cx.label(x1)} has {x1.shape.dims[-1]}")
-    cx.require(eq(x2.shape.dims[-1], in2), f"{cx.opname} expects input2's last dimension to be {in2}, "
+    cx.require(eq(x2.shape.dims[-1], in2), lambda: f"{cx.opname} expects input2's last dimension to be {in2}, "
                f"but {cx.label(x2)} has {x2.shape.dims[-1]}")
     if x1.shape.rank != x2.shape.rank:
         cx.fail(f"{cx.opname}: input1 and input2 must have the same rank", "SH102")
     for a, b in zip(x1.shape.dims[:-1], x2.shape.dims[:-1]):
-        cx.require(eq(a, b), f"{cx.opname}: input1 and input2 batch dimensions differ ({a} vs {b})")
+        cx.require(eq(a, b), lambda: f"{cx.opname}: input1 and input2 batch dimensions differ ({a} vs {b})")
     return cx.tensor(x1.shape.dims[:-1] + (out,), like=x1)
 
 

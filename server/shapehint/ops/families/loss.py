@@ -95,13 +95,13 @@ def _class_targets(cx: OpContext, x: TensorV, t: TensorV, weight) -> tuple:
         wd = weight.shape.dims
         if len(wd) != 1:
             cx.fail(f"{cx.opname}: weight must be 1-D with one entry per class, got {weight.shape}", "SH102")
-        cx.require(eq(wd[0], c), f"{cx.opname}: weight has {wd[0]} entries, but the input has {c} classes")
+        cx.require(eq(wd[0], c), lambda: f"{cx.opname}: weight has {wd[0]} entries, but the input has {c} classes")
     want = (d[0],) + tuple(d[2:]) if len(d) >= 2 else ()
     if len(td) != len(want):
         cx.fail(f"{cx.opname} expects class-index targets of shape {list(want)} for input {x.shape}, but "
                 f"{cx.label(t, 'the target')} is {t.shape}", "SH102")
     for a, b in zip(td, want):
-        cx.require(eq(a, b), f"{cx.opname} expects class-index targets of shape {list(want)} for input "
+        cx.require(eq(a, b), lambda: f"{cx.opname} expects class-index targets of shape {list(want)} for input "
                    f"{x.shape}, but {cx.label(t, 'the target')} is {t.shape}")
     return want
 
@@ -130,7 +130,7 @@ def cross_entropy(cx: OpContext, input, target, weight=None, size_average=None, 
     if isinstance(weight, TensorV) and weight.shape.rank is not None:
         c = d[1] if len(d) >= 2 else d[0]
         cx.require(eq(weight.shape.dims[0], c) if weight.shape.rank == 1 else eq(0, 1),
-                   f"{cx.opname}: weight must be 1-D with {c} entries, got {weight.shape}")
+                   lambda: f"{cx.opname}: weight must be 1-D with {c} entries, got {weight.shape}")
     return _out(cx, red, (d[0],) + tuple(d[2:]) if len(d) >= 2 else (), input)
 
 
@@ -202,7 +202,7 @@ def _expand_into(cx: OpContext, w: TensorV, target: Shape, what: str) -> None:
     if w.shape.rank > target.rank:
         cx.fail(f"{cx.opname}: {what} {w.shape} has more dimensions than the target {target}", "SH106")
     for a, b in zip(joined.dims, target.dims):
-        cx.require(eq(a, b), f"{cx.opname}: {what} {w.shape} does not broadcast to the target {target}", "SH106")
+        cx.require(eq(a, b), lambda: f"{cx.opname}: {what} {w.shape} does not broadcast to the target {target}", "SH106")
 
 
 @op("torch.nn.functional.binary_cross_entropy")
@@ -298,7 +298,7 @@ def _lengths(cx: OpContext, v, n, what: str) -> None:
         count = Expr.const(len(v.items))
     else:
         return
-    cx.require(eq(count, n), f"{cx.opname}: {what} must be of size batch_size ({n}), got {count}", "SH101")
+    cx.require(eq(count, n), lambda: f"{cx.opname}: {what} must be of size batch_size ({n}), got {count}", "SH101")
 
 
 @op("torch.nn.functional.ctc_loss", "torch.ctc_loss")
@@ -314,7 +314,7 @@ def ctc_loss(cx: OpContext, log_probs, targets, input_lengths, target_lengths, b
     if lp.rank == 3:
         n = lp.dims[1]
         if t.rank == 2:
-            cx.require(eq(t.dims[0], n), f"{cx.opname}: padded targets {t} must have one row per batch element "
+            cx.require(eq(t.dims[0], n), lambda: f"{cx.opname}: padded targets {t} must have one row per batch element "
                        f"({n}, dimension 1 of log_probs {lp})", "SH101")
         elif t.rank != 1:
             cx.fail(f"{cx.opname}: targets must be 2-D padded [N, S] or 1-D concatenated, but got {t.rank}D {t}",

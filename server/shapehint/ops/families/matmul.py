@@ -25,7 +25,7 @@ def _same_dtype(cx: OpContext, a: TensorV, b: TensorV) -> None:
 
 
 def _inner(cx: OpContext, a: TensorV, b: TensorV, ka: Expr, kb: Expr, where_b: str) -> None:
-    cx.require(eq(ka, kb), f"{cx.opname}: {cx.label(a, 'the left operand')} {a.shape} has {ka} columns but "
+    cx.require(eq(ka, kb), lambda: f"{cx.opname}: {cx.label(a, 'the left operand')} {a.shape} has {ka} columns but "
                f"{cx.label(b, 'the right operand')} {b.shape} has {kb} in its {where_b} dimension", "SH101")
 
 
@@ -95,7 +95,7 @@ def mm(cx: OpContext, input, mat2, *, out=None):
 @op("torch.bmm", "Tensor.bmm")
 def bmm(cx: OpContext, input, mat2, *, out=None):
     A, Bd = _two_d(cx, input, mat2, (3, 3))
-    cx.require(eq(A[0], Bd[0]), f"{cx.opname}: batch sizes differ: {cx.label(input, 'the first operand')} "
+    cx.require(eq(A[0], Bd[0]), lambda: f"{cx.opname}: batch sizes differ: {cx.label(input, 'the first operand')} "
                f"{input.shape} vs {cx.label(mat2, 'the second operand')} {mat2.shape}", "SH101")
     _inner(cx, input, mat2, A[2], Bd[1], "second")
     return cx.tensor((A[0], A[1], Bd[2]), like=input)
@@ -111,7 +111,7 @@ def mv(cx: OpContext, input, vec, *, out=None):
 @op("torch.dot", "Tensor.dot", "torch.inner_1d", "torch.vdot", "Tensor.vdot")
 def dot(cx: OpContext, input, tensor, *, out=None):
     a, b = _two_d(cx, input, tensor, (1, 1))
-    cx.require(eq(a[0], b[0]), f"{cx.opname}: vectors of different lengths ({a[0]} and {b[0]})", "SH101")
+    cx.require(eq(a[0], b[0]), lambda: f"{cx.opname}: vectors of different lengths ({a[0]} and {b[0]})", "SH101")
     return cx.tensor((), like=input)
 
 
@@ -130,7 +130,7 @@ def _add_to(cx: OpContext, inp, out: Shape, like) -> TensorV:
     for i in range(1, inp.shape.rank + 1):
         d = inp.shape.dims[-i]
         if d.value != 1:
-            cx.require(eq(d, out.dims[-i]), f"{cx.opname}: input {inp.shape} does not broadcast to the product's "
+            cx.require(eq(d, out.dims[-i]), lambda: f"{cx.opname}: input {inp.shape} does not broadcast to the product's "
                        f"shape {out}", "SH106")
     return TensorV(out, like.dtype, origin=cx.span)
 
@@ -212,7 +212,7 @@ def einsum(cx: OpContext, equation, *operands):
                 if prev.value == 1 or d.value == 1:
                     sizes[c] = d if prev.value == 1 else prev
                 else:
-                    cx.require(eq(prev, d), f"{cx.opname}: subscript '{c}' has size {d} in operand {k} "
+                    cx.require(eq(prev, d), lambda: f"{cx.opname}: subscript '{c}' has size {d} in operand {k} "
                                f"{t.shape} but {prev} elsewhere", "SH101")
             else:
                 sizes[c] = d
@@ -258,7 +258,7 @@ def tensordot(cx: OpContext, a, b, dims=2, out=None):
         da = [cx.norm_dim(x.value, len(A)) for x in da_]
         db = [cx.norm_dim(x.value, len(Bd)) for x in db_]
     for i, j in zip(da, db):
-        cx.require(eq(A[i], Bd[j]), f"{cx.opname}: contracted dimensions differ: {A[i]} (dim {i} of {a.shape}) vs "
+        cx.require(eq(A[i], Bd[j]), lambda: f"{cx.opname}: contracted dimensions differ: {A[i]} (dim {i} of {a.shape}) vs "
                    f"{Bd[j]} (dim {j} of {b.shape})", "SH101")
     return TensorV(Shape(tuple(d for i, d in enumerate(A) if i not in da) +
                          tuple(d for j, d in enumerate(Bd) if j not in db)), result_dtype(a, b), origin=cx.span)

@@ -62,7 +62,7 @@ def _one_element(cx: OpContext, x: TensorV, what: str) -> None:
     if x.shape.rank is None:
         return
     n = product(x.shape.dims)
-    cx.require(eq(n, 1), f"{cx.opname}: {what} needs a tensor with exactly one element, but {cx.label(x)} "
+    cx.require(eq(n, 1), lambda: f"{cx.opname}: {what} needs a tensor with exactly one element, but {cx.label(x)} "
                f"{x.shape} has {n}", "SH109")
 
 
@@ -85,7 +85,7 @@ def backward(cx: OpContext, self, gradient=None, retain_graph=None, create_graph
             cx.fail(f"{cx.opname}: the gradient {gradient.shape} must have the shape of {cx.label(x)} {x.shape}",
                     "SH102")
         for a, b in zip(gradient.shape.dims, x.shape.dims):
-            cx.require(eq(a, b), f"{cx.opname}: the gradient {gradient.shape} must have the shape of "
+            cx.require(eq(a, b), lambda: f"{cx.opname}: the gradient {gradient.shape} must have the shape of "
                        f"{cx.label(x)} {x.shape}", "SH101")
     return NoneV()
 

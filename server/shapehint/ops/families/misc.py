@@ -25,7 +25,7 @@ def repeat_interleave(cx: OpContext, input, repeats=None, dim=None, *, output_si
         if isinstance(repeats, TensorV):
             return cx.tensor([cx.fresh("repeated")], like=x)
         raise NotApplicable("repeats unknown")
-    cx.require(ge(r, 0), f"{cx.opname}: repeats must be non-negative, got {r}", "SH107")
+    cx.require(ge(r, 0), lambda: f"{cx.opname}: repeats must be non-negative, got {r}", "SH107")
     if cx.is_none(dim):
         n = Expr.const(1)
         for d in x.shape.dims:
@@ -44,7 +44,7 @@ def cdist(cx: OpContext, x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_
         cx.fail(f"{cx.opname}: cdist only supports at least 2D tensors, got {a.shape.rank}D and {b.shape.rank}D",
                 "SH102")
     cx.require(eq(a.shape.dims[-1], b.shape.dims[-1]),
-               f"{cx.opname}: X1 and X2 must have the same number of columns: {a.shape.dims[-1]} vs "
+               lambda: f"{cx.opname}: X1 and X2 must have the same number of columns: {a.shape.dims[-1]} vs "
                f"{b.shape.dims[-1]}", "SH101")
     batch = broadcast_shapes(cx, Shape(a.shape.dims[:-2]), Shape(b.shape.dims[:-2]))
     return cx.tensor(batch.dims + (a.shape.dims[-2], b.shape.dims[-2]), like=a)
@@ -103,10 +103,10 @@ def prelu(cx: OpContext, input, weight):
                 f"{w.shape.rank}D {w.shape}", "SH102")
     n = w.shape.dims[0] if w.shape.rank == 1 else Expr.const(1)
     if x.shape.rank == 0:
-        cx.require(eq(n, 1), f"{cx.opname}: a zero-dim input takes a single slope, but got {n} parameters", "SH101")
+        cx.require(eq(n, 1), lambda: f"{cx.opname}: a zero-dim input takes a single slope, but got {n} parameters", "SH101")
         return cx.tensor(x.shape, like=x)
     c = x.shape.dims[1] if x.shape.rank >= 2 else Expr.const(1)
-    cx.require(disj(eq(n, 1), eq(n, c)), f"{cx.opname}: mismatch of parameter numbers and input channel size: "
+    cx.require(disj(eq(n, 1), eq(n, c)), lambda: f"{cx.opname}: mismatch of parameter numbers and input channel size: "
                f"found {n} parameters and channel size {c} (dimension 1 of {cx.label(x)} {x.shape})", "SH101")
     return cx.tensor(x.shape, like=x)
 
@@ -115,7 +115,7 @@ def prelu(cx: OpContext, input, weight):
 def PReLU(cx: OpContext, num_parameters=1, init=0.25, device=None, dtype=None):
     n = cx.int_of(num_parameters)
     if n is not None:
-        cx.require(ge(n, 1), f"{cx.opname}: num_parameters must be positive, got {n}", "SH107")
+        cx.require(ge(n, 1), lambda: f"{cx.opname}: num_parameters must be positive, got {n}", "SH107")
     return None
 
 
@@ -145,10 +145,10 @@ def channel_shuffle(cx: OpContext, input, groups):
     g = cx.int_of(groups)
     if g is None:
         raise NotApplicable("groups unknown")
-    cx.require(ge(g, 1), f"{cx.opname}: the number of groups to divide channels in must be positive, got {g}",
+    cx.require(ge(g, 1), lambda: f"{cx.opname}: the number of groups to divide channels in must be positive, got {g}",
                "SH107")
     c = x.shape.dims[1]
-    cx.require(divides(g, c), f"{cx.opname}: the number of channels ({c}, dimension 1 of {cx.label(x)} {x.shape}) "
+    cx.require(divides(g, c), lambda: f"{cx.opname}: the number of channels ({c}, dimension 1 of {cx.label(x)} {x.shape}) "
                f"must be divisible by groups ({g})", "SH107")
     return cx.tensor(x.shape, like=x)
 
@@ -173,7 +173,7 @@ def glu(cx: OpContext, input, dim=-1):
         cx.fail(f"{cx.opname}: glu does not support scalars", "SH102")
     k = cx.norm_dim(dim, x.shape.rank)
     n = x.shape.dims[k]
-    cx.require(divides(2, n), f"{cx.opname}: halving dimension must be even, but dimension {k} is {n}", "SH107")
+    cx.require(divides(2, n), lambda: f"{cx.opname}: halving dimension must be even, but dimension {k} is {n}", "SH107")
     dims = list(x.shape.dims)
     dims[k] = n // 2
     return cx.tensor(dims, like=x)
@@ -227,9 +227,9 @@ def multinomial(cx: OpContext, input, num_samples, replacement=False, *, generat
         raise NotApplicable("num_samples")
     if x.shape.rank not in (1, 2):
         cx.fail(f"{cx.opname}: prob_dist must be 1 or 2 dim, got {x.shape.rank}D", "SH102")
-    cx.require(ge(n, 1), f"{cx.opname}: cannot sample n_sample <= 0 samples", "SH107")
+    cx.require(ge(n, 1), lambda: f"{cx.opname}: cannot sample n_sample <= 0 samples", "SH107")
     if cx.bool_of(replacement) is False:
-        cx.require(ge(x.shape.dims[-1], n), f"{cx.opname}: cannot sample {n} > {x.shape.dims[-1]} samples without "
+        cx.require(ge(x.shape.dims[-1], n), lambda: f"{cx.opname}: cannot sample {n} > {x.shape.dims[-1]} samples without "
                    "replacement", "SH107")
     return cx.tensor(x.shape.dims[:-1] + (n,), dtype="int64")
 

@@ -17,12 +17,12 @@ from .conv import need_int
 
 
 def _per_channel(cx: OpContext, x, count, what: str) -> None:
-    cx.require(gt(count, 1), f"{cx.opname}: expected more than 1 {what} when training, but {cx.label(x)} "
+    cx.require(gt(count, 1), lambda: f"{cx.opname}: expected more than 1 {what} when training, but {cx.label(x)} "
                f"{x.shape} has {count}", "SH107")
 
 
 def _channels(cx: OpContext, x, c, n, what: str = "num_features") -> None:
-    cx.require(eq(c, n), f"{cx.opname} expects {n} channels at dimension 1, but {cx.label(x)} has {c} here")
+    cx.require(eq(c, n), lambda: f"{cx.opname} expects {n} channels at dimension 1, but {cx.label(x)} has {c} here")
 
 
 def _vec(cx: OpContext, v, n, what: str) -> None:
@@ -31,7 +31,7 @@ def _vec(cx: OpContext, v, n, what: str) -> None:
         d = v.shape.dims
         if len(d) != 1:
             cx.fail(f"{cx.opname}: {what} must be 1-D with {n} elements, got {v.shape}", "SH102")
-        cx.require(eq(d[0], n), f"{cx.opname}: {what} has {d[0]} elements, but the input has {n} channels")
+        cx.require(eq(d[0], n), lambda: f"{cx.opname}: {what} has {d[0]} elements, but the input has {n} channels")
 
 
 # ---- batch norm ----------------------------------------------------------------------------------
@@ -149,14 +149,14 @@ def _trailing(cx: OpContext, x, ns: list, weight=None, bias=None) -> TensorV:
     tail = [cx.dim(x, i) for i in range(-k, 0)] if k else []
     shown = "[" + ", ".join(str(e) for e in ns) + "]"
     for a, b in zip(tail, ns):
-        cx.require(eq(a, b), f"{cx.opname} normalizes over the trailing shape {shown}, but {cx.label(x)} "
+        cx.require(eq(a, b), lambda: f"{cx.opname} normalizes over the trailing shape {shown}, but {cx.label(x)} "
                    f"{x.shape} ends with {a} where {b} is expected")
     for v, what in ((weight, "weight"), (bias, "bias")):
         if isinstance(v, TensorV) and v.shape.rank is not None:
             if v.shape.rank != k:
                 cx.fail(f"{cx.opname}: {what} must have shape {shown}, got {v.shape}", "SH101")
             for a, b in zip(v.shape.dims, ns):
-                cx.require(eq(a, b), f"{cx.opname}: {what} must have shape {shown}, got {v.shape}")
+                cx.require(eq(a, b), lambda: f"{cx.opname}: {what} must have shape {shown}, got {v.shape}")
     return same_shape(cx, x)
 
 
@@ -224,7 +224,7 @@ def _group(cx: OpContext, x, g, weight=None, bias=None, num_channels=None) -> Te
         d = x.shape.dims
         # F.group_norm checks batch statistics on the (N*C/G, G, *spatial) view
         _per_channel(cx, x, d[0] * (c // g) * product(d[2:]), "value per group")
-    cx.require(divides(g, c), f"{cx.opname}: the {c} channels of {cx.label(x)} are not divisible by "
+    cx.require(divides(g, c), lambda: f"{cx.opname}: the {c} channels of {cx.label(x)} are not divisible by "
                f"num_groups={g}", "SH101")
     _vec(cx, weight, c, "weight")
     _vec(cx, bias, c, "bias")
@@ -234,7 +234,7 @@ def _group(cx: OpContext, x, g, weight=None, bias=None, num_channels=None) -> Te
 @op("torch.nn.functional.group_norm", "torch.group_norm")
 def group_norm(cx: OpContext, input, num_groups, weight=None, bias=None, eps=1e-05):
     g = need_int(cx, num_groups, "num_groups")
-    cx.require(ge(g, 1), f"{cx.opname}: num_groups must be positive, got {g}", "SH107")
+    cx.require(ge(g, 1), lambda: f"{cx.opname}: num_groups must be positive, got {g}", "SH107")
     return _group(cx, input, g, weight, bias)
 
 
@@ -242,8 +242,8 @@ def group_norm(cx: OpContext, input, num_groups, weight=None, bias=None, eps=1e-
 def GroupNorm(cx: OpContext, num_groups, num_channels, eps=1e-05, affine=True, device=None, dtype=None):
     g, c = cx.int_of(num_groups), cx.int_of(num_channels)
     if g is not None and c is not None:
-        cx.require(ge(g, 1), f"{cx.opname}: num_groups must be positive, got {g}", "SH107")
-        cx.require(divides(g, c), f"{cx.opname}: num_channels={c} must be divisible by num_groups={g}", "SH107")
+        cx.require(ge(g, 1), lambda: f"{cx.opname}: num_groups must be positive, got {g}", "SH107")
+        cx.require(divides(g, c), lambda: f"{cx.opname}: num_channels={c} must be divisible by num_groups={g}", "SH107")
 
 
 @GroupNorm.forward

@@ -18,24 +18,24 @@ from ..registry import op
 def _max_len(cx: OpContext, lengths, padded_len: Expr, n: Expr) -> Expr:
     if isinstance(lengths, TensorV):
         d = cx.dims(lengths, 1, "lengths")
-        cx.require(eq(d[0], n), f"{cx.opname}: expected len(lengths) to be equal to the batch size {n}, but "
+        cx.require(eq(d[0], n), lambda: f"{cx.opname}: expected len(lengths) to be equal to the batch size {n}, but "
                    f"{cx.label(lengths, 'lengths')} has {d[0]} entries")
     else:
         vals = cx.ints_of(lengths)
         if vals is None:
             raise NotApplicable("lengths unknown")
-        cx.require(eq(Expr.const(len(vals)), n), f"{cx.opname}: expected len(lengths) to be equal to the batch "
+        cx.require(eq(Expr.const(len(vals)), n), lambda: f"{cx.opname}: expected len(lengths) to be equal to the batch "
                    f"size {n}, but got {len(vals)} lengths")
         if vals and all(v.value is not None for v in vals):
             top = max(v.value for v in vals)
             if min(v.value for v in vals) <= 0:
                 cx.fail(f"{cx.opname}: the length of every sequence has to be greater than 0", "SH107")
-            cx.require(le(top, padded_len), f"{cx.opname}: a length of {top} does not fit the padded length "
+            cx.require(le(top, padded_len), lambda: f"{cx.opname}: a length of {top} does not fit the padded length "
                        f"{padded_len}", "SH107")
             return Expr.const(top)
     longest = cx.fresh("max_len")
-    cx.require(ge(longest, 1), f"{cx.opname}: empty sequences cannot be packed", "SH107")
-    cx.require(le(longest, padded_len), f"{cx.opname}: the lengths exceed the padded length {padded_len}", "SH107")
+    cx.require(ge(longest, 1), lambda: f"{cx.opname}: empty sequences cannot be packed", "SH107")
+    cx.require(le(longest, padded_len), lambda: f"{cx.opname}: the lengths exceed the padded length {padded_len}", "SH107")
     return longest
 
 
@@ -66,7 +66,7 @@ def pad_packed_sequence(cx: OpContext, sequence, batch_first=False, padding_valu
         t = cx.int_of(total_length)
         if t is None:
             raise NotApplicable("total_length unknown")
-        cx.require(ge(t, sequence.max_len), f"{cx.opname}: total_length {t} is less than the longest sequence "
+        cx.require(ge(t, sequence.max_len), lambda: f"{cx.opname}: total_length {t} is less than the longest sequence "
                    f"({sequence.max_len})", "SH107")
         length = t
     lead = (sequence.batch, length) if bf else (length, sequence.batch)
@@ -90,7 +90,7 @@ def _stack_rows(cx: OpContext, sequences) -> tuple:
             cx.fail(f"{cx.opname}: every sequence needs the same number of dimensions, but {first.shape} and "
                     f"{t.shape} differ", "SH102")
         for i, (a, b) in enumerate(zip(feats, t.shape.dims[1:])):
-            cx.require(eq(a, b), f"{cx.opname}: sequences must agree after the first dimension, but dimension "
+            cx.require(eq(a, b), lambda: f"{cx.opname}: sequences must agree after the first dimension, but dimension "
                        f"{i + 1} is {a} in {first.shape} and {b} in {t.shape}")
     longest = first.shape.dims[0]
     for t in items[1:]:

@@ -43,13 +43,13 @@ def pool_core(cx: OpContext, nsp: int, x, ks, stride, padding, dilation, ceil: b
     out = []
     for i in range(nsp):
         h, k, s, p, d = sp[i], ks[i], stride[i], padding[i], dilation[i]
-        cx.require(le(2 * p, k), f"{cx.opname}: padding ({p}) should be at most half of the kernel size ({k})",
+        cx.require(le(2 * p, k), lambda: f"{cx.opname}: padding ({p}) should be at most half of the kernel size ({k})",
                    "SH107")
         if kind == "avg" and nsp == 3:  # ATen's avg_pool3d also wants the unpadded input to cover the kernel
-            cx.require(ge(h, k), f"{cx.opname}: {cx.label(x)} has size {h} at spatial dimension {i}, smaller "
+            cx.require(ge(h, k), lambda: f"{cx.opname}: {cx.label(x)} has size {h} at spatial dimension {i}, smaller "
                        f"than the kernel size {k}", "SH107")
         o = pool_out(h, k, s, p, d, ceil)
-        cx.require(ge(o, 1), f"{cx.opname}: {cx.label(x)} is too small at spatial dimension {i}: size {h} "
+        cx.require(ge(o, 1), lambda: f"{cx.opname}: {cx.label(x)} is too small at spatial dimension {i}: size {h} "
                    f"with padding {p} gives an output size of {o} for kernel {k}", "SH107")
         out.append(o)
     return cx.tensor(batch + (c,) + tuple(out), like=x)
@@ -81,7 +81,7 @@ def _avg_fn(nsp: int):
         if not cx.is_none(divisor_override):
             dv = cx.int_of(divisor_override)
             if dv is not None:
-                cx.require(gt(dv, 0), f"{cx.opname}: divisor_override must be positive, "
+                cx.require(gt(dv, 0), lambda: f"{cx.opname}: divisor_override must be positive, "
                            f"got {dv}", "SH107")
         return pool_core(cx, nsp, input, ks, _stride(cx, stride, ks, nsp), int_args(cx, padding, nsp, "padding"),
                          [Expr.const(1)] * nsp, bool(cx.bool_of(ceil_mode)), "avg")
@@ -125,7 +125,7 @@ def adaptive_core(cx: OpContext, nsp: int, x, output_size) -> TensorV:
         e = cx.int_of(v)
         if e is None:
             raise NotApplicable("output_size unknown")
-        cx.require(ge(e, 0), f"{cx.opname}: output_size must be non-negative, got {e}", "SH107")
+        cx.require(ge(e, 0), lambda: f"{cx.opname}: output_size must be non-negative, got {e}", "SH107")
         out.append(e)
     return cx.tensor(batch + (c,) + tuple(out), like=x)
 
@@ -159,7 +159,7 @@ def unpool_core(cx: OpContext, nsp: int, x, indices, ks, stride, padding, output
         if indices.shape.rank != x.shape.rank:
             cx.fail(f"{cx.opname}: indices must have the shape of the input {x.shape}, got {indices.shape}", "SH101")
         for a, b in zip(indices.shape.dims, x.shape.dims):
-            cx.require(conj(ge(a, b), le(a, b)), f"{cx.opname}: indices must have the shape of the input "
+            cx.require(conj(ge(a, b), le(a, b)), lambda: f"{cx.opname}: indices must have the shape of the input "
                        f"{x.shape}, got {indices.shape}")
     default = [(sp[i] - 1) * stride[i] + ks[i] - 2 * padding[i] for i in range(nsp)]
     if cx.is_none(output_size):
@@ -175,10 +175,10 @@ def unpool_core(cx: OpContext, nsp: int, x, indices, ks, stride, padding, output
             raise NotApplicable("output_size unknown")
         for i in range(nsp):
             cx.require(conj(lt(default[i] - stride[i], out[i]), lt(out[i], default[i] + stride[i])),
-                       f"{cx.opname}: output_size {out[i]} at spatial dimension {i} must be between "
+                       lambda: f"{cx.opname}: output_size {out[i]} at spatial dimension {i} must be between "
                        f"{default[i] - stride[i]} and {default[i] + stride[i]} (exclusive)", "SH107")
     for i, o in enumerate(out):
-        cx.require(ge(o, 0), f"{cx.opname}: the output size at spatial dimension {i} would be {o}", "SH107")
+        cx.require(ge(o, 0), lambda: f"{cx.opname}: the output size at spatial dimension {i} would be {o}", "SH107")
     return cx.tensor(batch + (c,) + tuple(out), like=x)
 
 
@@ -283,10 +283,10 @@ def _fractional_fn(nsp: int):
                 raise NotApplicable("a float ratio of a symbolic size")
             outs = [Expr.const(int(h.value * r)) for h, r in zip(sp, ratios)]
         for i, (h, k, o) in enumerate(zip(sp, ks, outs)):
-            cx.require(ge(h, 1), f"{cx.opname}: {cx.label(input)} has an empty spatial dimension {i}", "SH107")
+            cx.require(ge(h, 1), lambda: f"{cx.opname}: {cx.label(input)} has an empty spatial dimension {i}", "SH107")
             # ATen's 3-D kernel checks output + kernel - 1 < input (strict); the 2-D one allows equality
             fits = lt(o + k - 1, h) if nsp == 3 else le(o + k - 1, h)
-            cx.require(fits, f"{cx.opname}: kernel size {k} is too large relative to input size {h} and output size "
+            cx.require(fits, lambda: f"{cx.opname}: kernel size {k} is too large relative to input size {h} and output size "
                        f"{o} at spatial dimension {i} (output + kernel - 1 must be {'<' if nsp == 3 else '<='} input)",
                        "SH107")
         return _maybe_indices(cx, cx.tensor(batch + (c,) + tuple(outs), like=input), return_indices)

@@ -46,7 +46,7 @@ def reduce_shape(cx: OpContext, x: TensorV, dim, keepdim, empty_ok: bool = True,
     red = list(range(r)) if which is None else which
     if not empty_ok:
         for i in (red if r else []):
-            cx.require(ne(dims[i], 0), f"{cx.opname}: cannot reduce ({name}) over dimension {i} of size 0: the "
+            cx.require(ne(dims[i], 0), lambda: f"{cx.opname}: cannot reduce ({name}) over dimension {i} of size 0: the "
                        "operation has no identity", "SH107")
     if which is None and not keep:
         return Shape(())
@@ -297,8 +297,8 @@ def topk(cx: OpContext, input, k, dim=-1, largest=True, sorted=True):
     if kk is None:
         raise NotApplicable("k unknown")
     size = x.shape.dims[d] if x.shape.rank else Expr.const(1)
-    cx.require(ge(kk, 0), f"{cx.opname}: k must be non-negative, got {kk}", "SH107")
-    cx.require(le(kk, size), f"{cx.opname}: k={kk} is larger than dimension {d} of {cx.label(x)} {x.shape} "
+    cx.require(ge(kk, 0), lambda: f"{cx.opname}: k must be non-negative, got {kk}", "SH107")
+    cx.require(le(kk, size), lambda: f"{cx.opname}: k={kk} is larger than dimension {d} of {cx.label(x)} {x.shape} "
                f"(size {size})", "SH105")
     if not x.shape.rank:
         return _pair(cx, x.shape, x)
@@ -333,8 +333,8 @@ def kthvalue(cx: OpContext, input, k, dim=-1, keepdim=False):
     if kk is None:
         raise NotApplicable("k unknown")
     size = x.shape.dims[d] if x.shape.rank else Expr.const(1)
-    cx.require(ge(kk, 1), f"{cx.opname}: k must be at least 1, got {kk}", "SH105")
-    cx.require(le(kk, size), f"{cx.opname}: k={kk} is out of range for dimension {d} of {cx.label(x)} {x.shape} "
+    cx.require(ge(kk, 1), lambda: f"{cx.opname}: k must be at least 1, got {kk}", "SH105")
+    cx.require(le(kk, size), lambda: f"{cx.opname}: k={kk} is out of range for dimension {d} of {cx.label(x)} {x.shape} "
                f"(size {size})", "SH105")
     return _pair(cx, reduce_shape(cx, x, dim, keepdim), x)
 

@@ -79,16 +79,16 @@ def pad(cx: OpContext, input, pad, mode="constant", value=None):
         left, right, h = p[2 * j], p[2 * j + 1], d[i]
         out = h + left + right
         if md == "reflect":
-            cx.require(conj(lt(left, h), lt(right, h)), f"{cx.opname}: reflect padding ({left}, {right}) must be "
+            cx.require(conj(lt(left, h), lt(right, h)), lambda: f"{cx.opname}: reflect padding ({left}, {right}) must be "
                        f"smaller than the size {h} of dimension {i} of {cx.label(input)}", "SH107")
         elif md == "circular":
-            cx.require(conj(le(left, h), le(right, h)), f"{cx.opname}: circular padding ({left}, {right}) must not "
+            cx.require(conj(le(left, h), le(right, h)), lambda: f"{cx.opname}: circular padding ({left}, {right}) must not "
                        f"exceed the size {h} of dimension {i} of {cx.label(input)}", "SH107")
         if md == "constant":  # negative pads crop first (narrow), before positive pads grow
-            cx.require(ge(h + emin(left, 0) + emin(right, 0), 0), f"{cx.opname}: negative padding ({left}, {right}) "
+            cx.require(ge(h + emin(left, 0) + emin(right, 0), 0), lambda: f"{cx.opname}: negative padding ({left}, {right}) "
                        f"crops more than the size {h} of dimension {i} of {cx.label(input)}", "SH107")
         lo = 1 if md in ("reflect", "replicate") else 0
-        cx.require(ge(out, lo), f"{cx.opname}: padding ({left}, {right}) leaves {out} elements of the size-{h} "
+        cx.require(ge(out, lo), lambda: f"{cx.opname}: padding ({left}, {right}) leaves {out} elements of the size-{h} "
                    f"dimension {i} of {cx.label(input)}", "SH107")
         d[i] = out
     return cx.tensor(d, like=input)
@@ -184,7 +184,7 @@ def interpolate(cx: OpContext, input, size=None, scale_factor=None, mode="neares
         cx.fail(f"{cx.opname}: mode {md!r} needs a {MODE_RANK[md]}D input, but {cx.label(input)} is {len(d)}D",
                 "SH102")
     for o in out:  # 'area' is adaptive average pooling, which allows empty outputs
-        cx.require(ge(o, 0) if md == "area" else gt(o, 0), f"{cx.opname}: the output size must be greater "
+        cx.require(ge(o, 0) if md == "area" else gt(o, 0), lambda: f"{cx.opname}: the output size must be greater "
                    f"than 0, got {o} for {cx.label(input)} {input.shape}", "SH107")
     return cx.tensor(tuple(d[:2]) + tuple(out), like=input)
 
@@ -223,7 +223,7 @@ _fixed_upsample("UpsamplingBilinear2d", "bilinear", True)
 
 def _factor(cx: OpContext, v, what: str) -> Expr:
     r = need_int(cx, v, what)
-    cx.require(gt(r, 0), f"{cx.opname}: {what} must be positive, got {r}", "SH107")
+    cx.require(gt(r, 0), lambda: f"{cx.opname}: {what} must be positive, got {r}", "SH107")
     return r
 
 
@@ -233,7 +233,7 @@ def pixel_shuffle(cx: OpContext, input, upscale_factor):
     r = _factor(cx, upscale_factor, "upscale_factor")
     cx.at_least(input, 3)
     *b, c, h, w = input.shape.dims
-    cx.require(divides(r * r, c), f"{cx.opname}: the {c} channels of {cx.label(input)} must be divisible by "
+    cx.require(divides(r * r, c), lambda: f"{cx.opname}: the {c} channels of {cx.label(input)} must be divisible by "
                f"upscale_factor**2 = {r * r}", "SH101")
     return cx.tensor(tuple(b) + (c // (r * r), h * r, w * r), like=input)
 
@@ -245,7 +245,7 @@ def pixel_unshuffle(cx: OpContext, input, downscale_factor):
     cx.at_least(input, 3)
     *b, c, h, w = input.shape.dims
     for v, what in ((h, "height"), (w, "width")):
-        cx.require(divides(r, v), f"{cx.opname}: the {what} {v} of {cx.label(input)} must be divisible by "
+        cx.require(divides(r, v), lambda: f"{cx.opname}: the {what} {v} of {cx.label(input)} must be divisible by "
                    f"downscale_factor={r}", "SH101")
     return cx.tensor(tuple(b) + (c * r * r, h // r, w // r), like=input)
 
@@ -283,7 +283,7 @@ def _blocks(cx: OpContext, sizes, ks, dil, pad_, st, what: str) -> list:
     out = []
     for i in range(2):
         o = window_out(sizes[i], ks[i], st[i], pad_[i], dil[i])
-        cx.require(ge(o, 1), f"{cx.opname}: {what} size {sizes[i]} at spatial dimension {i} is too small for "
+        cx.require(ge(o, 1), lambda: f"{cx.opname}: {what} size {sizes[i]} at spatial dimension {i} is too small for "
                    f"kernel {ks[i]} (dilation {dil[i]}, padding {pad_[i]}, stride {st[i]})", "SH107")
         out.append(o)
     return out
@@ -307,11 +307,11 @@ def fold(cx: OpContext, input, output_size, kernel_size, dilation=1, padding=0, 
     d = cx.dims(input, (3, 2))
     batch, ck, L = tuple(d[:-2]), d[-2], d[-1]
     kk = ks[0] * ks[1]
-    cx.require(divides(kk, ck), f"{cx.opname}: dimension {len(d) - 2} of {cx.label(input)} ({ck}) must be divisible "
+    cx.require(divides(kk, ck), lambda: f"{cx.opname}: dimension {len(d) - 2} of {cx.label(input)} ({ck}) must be divisible "
                f"by the product of kernel_size ({kk})", "SH101")
     bl = _blocks(cx, osz, ks, int_args(cx, dilation, 2, "dilation"), int_args(cx, padding, 2, "padding"),
                  int_args(cx, stride, 2, "stride"), "output")
-    cx.require(eq(L, bl[0] * bl[1]), f"{cx.opname}: output_size {osz[0]}x{osz[1]} gives {bl[0] * bl[1]} blocks, "
+    cx.require(eq(L, bl[0] * bl[1]), lambda: f"{cx.opname}: output_size {osz[0]}x{osz[1]} gives {bl[0] * bl[1]} blocks, "
                f"but {cx.label(input)} has {L} in its last dimension")
     return cx.tensor(batch + (ck // kk,) + tuple(osz), like=input)
 
@@ -389,11 +389,11 @@ def _unflatten_fwd(cx: OpContext, m, input):
     known = product(s for s in sizes if s.value != -1)
     shown = "[" + ", ".join(str(s) for s in sizes) + "]"
     if holes:
-        cx.require(conj(gt(known, 0), divides(known, d[i])), f"{cx.opname}: sizes {shown} cannot unflatten "
+        cx.require(conj(gt(known, 0), divides(known, d[i])), lambda: f"{cx.opname}: sizes {shown} cannot unflatten "
                    f"dimension {i} of size {d[i]} of {cx.label(input)}", "SH103")
         sizes[holes[0]] = d[i] // known
     else:
-        cx.require(eq(known, d[i]), f"{cx.opname}: sizes {shown} multiply to {known}, but dimension {i} of "
+        cx.require(eq(known, d[i]), lambda: f"{cx.opname}: sizes {shown} multiply to {known}, but dimension {i} of "
                    f"{cx.label(input)} has size {d[i]}", "SH103")
     return cx.tensor(d[:i] + tuple(sizes) + d[i + 1:], like=input)
 
@@ -413,7 +413,7 @@ def affine_grid(cx: OpContext, theta, size, align_corners=None):
         cx.fail(f"{cx.opname}: affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, but got "
                 f"{len(sz)} sizes", "SH107")
     for d in sz:
-        cx.require(ge(d, 1), f"{cx.opname}: expected a non-zero, positive output size, got {shape_str(sz)}", "SH107")
+        cx.require(ge(d, 1), lambda: f"{cx.opname}: expected a non-zero, positive output size, got {shape_str(sz)}", "SH107")
     k = len(sz) - 2  # spatial dims
     want = f"Nx{k}x{k + 1}"
     t = theta.shape
@@ -421,9 +421,9 @@ def affine_grid(cx: OpContext, theta, size, align_corners=None):
         cx.fail(f"{cx.opname}: expected a batch of {k}D affine matrices of shape {want} for size {shape_str(sz)}, "
                 f"but {cx.label(theta)} is {t.rank}D {t}", "SH102")
     for got, exp in zip(t.dims[1:], (k, k + 1)):
-        cx.require(eq(got, exp), f"{cx.opname}: expected a batch of {k}D affine matrices of shape {want} for size "
+        cx.require(eq(got, exp), lambda: f"{cx.opname}: expected a batch of {k}D affine matrices of shape {want} for size "
                    f"{shape_str(sz)}, but {cx.label(theta)} is {t}", "SH101")
-    cx.require(eq(t.dims[0], sz[0]), f"{cx.opname}: theta has a batch of {t.dims[0]} matrices but the size asks for "
+    cx.require(eq(t.dims[0], sz[0]), lambda: f"{cx.opname}: theta has a batch of {t.dims[0]} matrices but the size asks for "
                f"N = {sz[0]}", "SH101")
     return cx.tensor((sz[0],) + tuple(sz[2:]) + (Expr.const(k),), like=theta)
 
@@ -440,11 +440,11 @@ def grid_sample(cx: OpContext, input, grid, mode="bilinear", padding_mode="zeros
     k = xs.rank - 2
     if cx.str_of(mode) == "bicubic" and k == 3:
         cx.fail(f"{cx.opname}: bicubic interpolation only supports 4D input, but {cx.label(x)} is 5D {xs}", "SH102")
-    cx.require(eq(xs.dims[0], gs.dims[0]), f"{cx.opname}: expected grid and input to have the same batch size, but "
+    cx.require(eq(xs.dims[0], gs.dims[0]), lambda: f"{cx.opname}: expected grid and input to have the same batch size, but "
                f"got input {xs} and grid {gs}", "SH101")
-    cx.require(eq(gs.dims[-1], k), f"{cx.opname}: expected grid to have size {k} in the last dimension, but got "
+    cx.require(eq(gs.dims[-1], k), lambda: f"{cx.opname}: expected grid to have size {k} in the last dimension, but got "
                f"grid {gs}", "SH101")
     for i, d in enumerate(xs.dims[2:]):
-        cx.require(ge(d, 1), f"{cx.opname}: expected input to have non-empty spatial dimensions, but input {xs} "
+        cx.require(ge(d, 1), lambda: f"{cx.opname}: expected input to have non-empty spatial dimensions, but input {xs} "
                    f"has dimension {i + 2} empty", "SH107")
     return cx.tensor(xs.dims[:2] + gs.dims[1:-1], like=x)

@@ -58,7 +58,7 @@ def _check_state(cx: OpContext, t, want: tuple, what: str, batched: bool) -> Non
     d = cx.dims(t, rank, what)
     shown = "(" + ", ".join(str(x) for x in want) + ")"
     for a, b in zip(d, want):
-        cx.require(eq(a, b), f"{cx.opname} expects {what} of size {shown}, but {cx.label(t, what)} is {t.shape}")
+        cx.require(eq(a, b), lambda: f"{cx.opname} expects {what} of size {shown}, but {cx.label(t, what)} is {t.shape}")
 
 
 def _packed_forward(cx: OpContext, kind: str, m, seq: PackedV, hx):
@@ -68,7 +68,7 @@ def _packed_forward(cx: OpContext, kind: str, m, seq: PackedV, hx):
     if len(seq.features) != 1:
         cx.fail(f"{cx.opname}: a packed input must hold 2-D data (steps × features), but its steps have shape "
                 f"[{', '.join(map(str, seq.features))}]", "SH102")
-    cx.require(eq(seq.features[0], fin), f"{cx.opname} expects input_size {fin}, but the packed sequence has "
+    cx.require(eq(seq.features[0], fin), lambda: f"{cx.opname} expects input_size {fin}, but the packed sequence has "
                f"{seq.features[0]} features per step")
     h_shape, c_shape = (layers * D, seq.batch, hout), (layers * D, seq.batch, h)
     _check_states(cx, kind, hx, h_shape, c_shape, True)
@@ -100,7 +100,7 @@ def _seq_forward(kind: str):
         fin, h, layers, D, bf, hout = _cfg(cx, m)
         d = cx.dims(input, (3, 2))
         batched = len(d) == 3
-        cx.require(eq(d[-1], fin), f"{cx.opname} expects input_size {fin} in the last dimension, but "
+        cx.require(eq(d[-1], fin), lambda: f"{cx.opname} expects input_size {fin} in the last dimension, but "
                    f"{cx.label(input)} has {d[-1]} here")
         if batched:
             n, seq = (d[0], d[1]) if bf else (d[1], d[0])
@@ -172,7 +172,7 @@ def _cell_forward(kind: str):
         fin = need_int(cx, m.cfg["input_size"], "input_size")
         h = need_int(cx, m.cfg["hidden_size"], "hidden_size")
         d = cx.dims(input, (2, 1))
-        cx.require(eq(d[-1], fin), f"{cx.opname} expects input_size {fin} in the last dimension, but "
+        cx.require(eq(d[-1], fin), lambda: f"{cx.opname} expects input_size {fin} in the last dimension, but "
                    f"{cx.label(input)} has {d[-1]} here")
         shape = (d[0], h) if len(d) == 2 else (h,)
         states = []
@@ -188,7 +188,7 @@ def _cell_forward(kind: str):
                 raise NotApplicable("state unknown")
             sd = cx.dims(t, len(shape), what)
             for a, b in zip(sd, shape):
-                cx.require(eq(a, b), f"{cx.opname} expects {what} of size {list(shape)}, but {cx.label(t, what)} "
+                cx.require(eq(a, b), lambda: f"{cx.opname} expects {what} of size {list(shape)}, but {cx.label(t, what)} "
                            f"is {t.shape}")
         out = cx.tensor(shape, like=input)
         if kind == "LSTMCell":

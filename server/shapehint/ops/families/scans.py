@@ -46,7 +46,7 @@ def diff(cx: OpContext, input, n=1, dim=-1, prepend=None, append=None):
     order = cx.int_of(n)
     if order is None:
         raise NotApplicable("order unknown")
-    cx.require(ge(order, 0), f"{cx.opname}: order must be non-negative but got {order}", "SH107")
+    cx.require(ge(order, 0), lambda: f"{cx.opname}: order must be non-negative but got {order}", "SH107")
     size = x.shape.dims[k]
     for what, extra in (("prepend", prepend), ("append", append)):
         if cx.is_none(extra):
@@ -57,7 +57,7 @@ def diff(cx: OpContext, input, n=1, dim=-1, prepend=None, append=None):
                     f"{cx.label(x)} {x.shape}", "SH102")
         for i, (a, b) in enumerate(zip(x.shape.dims, e.shape.dims)):
             if i != k:
-                cx.require(eq(a, b), f"{cx.opname}: diff expects {what} {e.shape} to match {cx.label(x)} {x.shape} "
+                cx.require(eq(a, b), lambda: f"{cx.opname}: diff expects {what} {e.shape} to match {cx.label(x)} {x.shape} "
                            f"except along dimension {k}, but dimension {i} is {b} vs {a}", "SH101")
         size = size + e.shape.dims[k]
     dims = list(x.shape.dims)

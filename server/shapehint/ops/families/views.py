@@ -43,13 +43,13 @@ def infer_size(cx: OpContext, x: TensorV, sizes: list, what: str) -> tuple:
     known = [s for s in sizes if s.value != -1]
     kprod = product(known)
     if not neg:
-        cx.require(eq(kprod, numel), f"{cx.opname}: {what} {shape_str(sizes)} needs {kprod} elements, but "
+        cx.require(eq(kprod, numel), lambda: f"{cx.opname}: {what} {shape_str(sizes)} needs {kprod} elements, but "
                    f"{cx.label(x)} {x.shape} has {numel}", "SH103")
         return tuple(sizes)
     if kprod.value == 0:
         cx.fail(f"{cx.opname}: cannot infer -1 in {shape_str(sizes)}: the other sizes multiply to 0", "SH103")
     num, den = _cancel(numel, known)
-    cx.require(eq(num % den, 0), f"{cx.opname}: {what} {shape_str(sizes)} cannot hold the {numel} elements of "
+    cx.require(eq(num % den, 0), lambda: f"{cx.opname}: {what} {shape_str(sizes)} cannot hold the {numel} elements of "
                f"{cx.label(x)} {x.shape}: {numel} is not a multiple of {kprod}", "SH103")
     out = list(sizes)
     out[neg[0]] = num // den
@@ -350,7 +350,7 @@ def expanded(cx: OpContext, x: TensorV, sizes: list, what: str = "expand") -> Te
             out.append(s)
             ost.append(Expr.const(0))
             continue
-        cx.require(disj(eq(d, s), eq(d, 1)), f"{cx.opname}: the expanded size {s} must match the existing size "
+        cx.require(disj(eq(d, s), eq(d, 1)), lambda: f"{cx.opname}: the expanded size {s} must match the existing size "
                    f"{d} of {cx.label(x)} {x.shape} at dimension {k - lead} (only size-1 dimensions expand)",
                    "SH101")
         out.append(s)
@@ -418,12 +418,12 @@ def narrow(cx: OpContext, input, dim, start, length):
     if st is None or ln is None:
         raise NotApplicable("start/length unknown")
     if st.value is not None and st.value < 0:
-        cx.require(ge(size, -st.value), f"{cx.opname}: start {st} is out of range for dimension {d} of size "
+        cx.require(ge(size, -st.value), lambda: f"{cx.opname}: start {st} is out of range for dimension {d} of size "
                    f"{size}", "SH105")
         st = st + size
-    cx.require(ge(ln, 0), f"{cx.opname}: length must be non-negative, got {ln}", "SH107")
-    cx.require(ge(size, st), f"{cx.opname}: start {st} is out of range for dimension {d} of size {size}", "SH105")
-    cx.require(ge(size, st + ln), f"{cx.opname}: start ({st}) + length ({ln}) exceeds dimension {d} of size "
+    cx.require(ge(ln, 0), lambda: f"{cx.opname}: length must be non-negative, got {ln}", "SH107")
+    cx.require(ge(size, st), lambda: f"{cx.opname}: start {st} is out of range for dimension {d} of size {size}", "SH105")
+    cx.require(ge(size, st + ln), lambda: f"{cx.opname}: start ({st}) + length ({ln}) exceeds dimension {d} of size "
                f"{size} of {cx.label(x)} {x.shape}", "SH105")
     strides = strides_of(x)
     return view_result(cx, dims[:d] + (ln,) + dims[d + 1:], x, strides, _where(cx, "narrowed"))
@@ -466,10 +466,10 @@ def unfold_windows(cx: OpContext, self, dimension, size, step):
     if sz is None or st is None:
         raise NotApplicable("size/step unknown")
     n = dims[d] if r else Expr.const(1)
-    cx.require(ge(sz, 0), f"{cx.opname}: size is {sz} but must be >= 0", "SH107")
-    cx.require(ge(n, sz), f"{cx.opname}: maximum size for {cx.label(x)} {x.shape} at dimension {d} is {n} but "
+    cx.require(ge(sz, 0), lambda: f"{cx.opname}: size is {sz} but must be >= 0", "SH107")
+    cx.require(ge(n, sz), lambda: f"{cx.opname}: maximum size for {cx.label(x)} {x.shape} at dimension {d} is {n} but "
                f"size is {sz}", "SH107")
-    cx.require(ge(st, 1), f"{cx.opname}: step is {st} but must be > 0", "SH107")
+    cx.require(ge(st, 1), lambda: f"{cx.opname}: step is {st} but must be > 0", "SH107")
     windows = (n - sz) // st + 1
     old = strides_of(x)
     if r == 0:
@@ -538,7 +538,7 @@ def view_as_complex(cx: OpContext, input):
                 "SH107")
     if not dims:
         cx.fail(f"{cx.opname}: the input must have a last dimension of size 2, but {cx.label(x)} is a scalar", "SH102")
-    cx.require(eq(dims[-1], 2), f"{cx.opname}: the input must have a last dimension of size 2, but "
+    cx.require(eq(dims[-1], 2), lambda: f"{cx.opname}: the input must have a last dimension of size 2, but "
                f"{cx.label(x)} {x.shape} has {dims[-1]}", "SH101")
     return cx.tensor(dims[:-1], dtype=COMPLEX_OF.get(x.dtype))
 
@@ -566,7 +566,7 @@ def resize_(cx: OpContext, self, *sizes, memory_format=None):
     x = _tensor(self)
     new = size_list(cx, sizes)
     for s in new:
-        cx.require(ge(s, 0), f"{cx.opname}: trying to resize to a negative dimension {s}: {shape_str(new)}",
+        cx.require(ge(s, 0), lambda: f"{cx.opname}: trying to resize to a negative dimension {s}: {shape_str(new)}",
                    "SH107")
     return cx.tensor(new, like=x)
 
