@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 from ..ops.context import Message, NotApplicable, OpContext, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import Pred, eq
-from ..shapes.values import Span, TensorV, Value
+from ..shapes.values import IntV, Span, TensorV, Value
 from ..solver.facts import Unknown
 from .objects import OpaqueV
 
@@ -88,6 +88,8 @@ class AnalysisContext(OpContext):
         return got if isinstance(got, str) else self.interp.source(got, 40)
 
     def int_of(self, v) -> Optional[Expr]:
+        if v.__class__ is IntV:  # what the interpreter passes most (a rule asks for every size)
+            return v.expr
         if isinstance(v, OpaqueV):
             return self.interp.opaque_symbol(v)
         return super().int_of(v)

@@ -183,7 +183,7 @@ class Expr:
         return Expr.lift(other) - self
 
     def __mul__(self, other: IntLike) -> "Expr":
-        o = Expr.lift(other)
+        o = other if other.__class__ is Expr else Expr.lift(other)
         if not o.terms or not self.terms:
             return ZERO
         if o.terms.keys() == {()}:  # by a constant: the monomials stay, so they stay sorted
