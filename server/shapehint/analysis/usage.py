@@ -55,12 +55,7 @@ def tensor_uses(fn: ast.AST) -> set:
     """Names `fn` reads through a tensor attribute or method (`mask.dim()`, `labels.view(-1)`):
     positive evidence of a tensor. Arithmetic and comparisons are not (`n * 2`, `n > 0` are
     just as likely ints), so an optional flag (`return_dict=None`) is never taken for one."""
-    out = set()
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
-                (node.attr in TENSOR_ATTRS or registry.has_method(node.attr)):
-            out.add(node.value.id)
-    return out
+    return {name for name, (tensor, _) in _name_uses(fn).items() if tensor}  # (the same walk, kept)
 
 
 def tensor_names(functions) -> set:
