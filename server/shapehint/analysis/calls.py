@@ -130,8 +130,9 @@ class CallMixin:
         return node if isinstance(node, ast.Call) else default
 
     # ---- registry rules --------------------------------------------------------
-    def call_rule(self, name: str, args: list, kwargs: dict, fr, node, opname: str,
+    def call_rule(self, name: str, args: list, kwargs: dict, fr, node, opname,
                   labels: Optional[dict] = None, rule=None) -> Value:
+        """`opname`: the operation's name in messages, or its call's node (AnalysisContext)."""
         rule = rule or registry.lookup(name)
         span = span_of(node) if isinstance(node, ast.AST) else node
         if rule is None:
