@@ -118,7 +118,8 @@ class Pred:
         a, b = self.args
         return _cmp(self.op, a.subs(mapping), b.subs(mapping))
 
-    def symbols(self) -> set[str]:
+    def symbols(self) -> frozenset[str]:
+        """Cached and shared (as Expr.symbols): callers combine it (`|`), never change it."""
         syms = self.__dict__.get("_syms")
         if syms is None:  # memoised (the solver asks for every fact's symbols on every query)
             out: set[str] = set()
@@ -126,7 +127,18 @@ class Pred:
                 out |= a.symbols()
             syms = frozenset(out)
             object.__setattr__(self, "_syms", syms)
-        return set(syms)
+        return syms
+
+    def __reduce__(self):  # a copy computes its own hash (another process hashes strings differently)
+        return (Pred, (self.op, self.args))
+
+    def __hash__(self) -> int:
+        # memoised: a solver query's cache key holds every fact of its path (FactStore._check)
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.op, self.args))
+            object.__setattr__(self, "_hash", h)
+        return h
 
     def evaluate(self, env: Mapping[str, int]) -> bool:
         p = self.subs(env)

@@ -67,6 +67,12 @@ class FactStore:
         self._solver = None
         self._nlits = 0
         self._cache: dict = {}
+        # the query cache's name for the facts as they are: one id per fact sequence, interned by
+        # (the id of the sequence without its last fact, that fact), kept parallel to `facts`, so
+        # a query's key costs O(1), not a hash of every fact of its path (`_state`)
+        self._states: dict = {}
+        self._chain: list = []
+        self._chain_of: Optional[list] = None  # the list `_chain` describes (questions swap `facts`)
         self._memo: dict = {}  # bounds.py's per-predicate work, reused across this store's queries
         self._hint: dict = {}  # the last model found (symbol -> int): the next query's first guess
         self._on_create = on_create
@@ -87,7 +93,23 @@ class FactStore:
     def pop(self) -> None:
         n = self._marks.pop()
         del self.facts[n:]
+        del self._chain[n:]
         self.epoch += 1
+
+    def _state(self) -> int:
+        """The id of the current fact sequence (see `_states`): equal ids, equal sequences."""
+        facts, chain = self.facts, self._chain
+        if self._chain_of is not facts or len(chain) > len(facts):
+            chain = self._chain = []
+            self._chain_of = facts
+        states = self._states
+        for f in facts[len(chain):]:
+            key = (chain[-1] if chain else 0, f.pred)
+            sid = states.get(key)
+            if sid is None:
+                sid = states[key] = len(states) + 1
+            chain.append(sid)
+        return chain[-1] if chain else 0
 
     @property
     def depth(self) -> int:
@@ -273,7 +295,7 @@ class FactStore:
     def _check(self, extra: list[Pred], want_core: bool):
         if self.interrupted:
             return None
-        key = (tuple(f.pred for f in self.facts), tuple(extra), want_core)
+        key = (self._state(), tuple(extra), want_core)
         if key in self._cache:
             return self._cache[key]
         # Facts about symbols unrelated to the query cannot make it unsatisfiable unless they are
