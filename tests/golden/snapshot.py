@@ -21,6 +21,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 ANSWERS = os.path.join(HERE, "answers.json")
+# interpreter steps of each command's analysis: a refactoring of the core runs the same steps
+# (`check` runs with the call memo on, `infer` with it off: both must stay put)
+STEPS = os.path.join(HERE, "steps.json")
 # (lines, seed) of the generated modules: big enough to hold every kind of block twice, small
 # enough to keep the test to a few seconds
 GENERATED = ((300, 0), (1000, 1))
@@ -51,42 +54,62 @@ def generated(tmp: str) -> list:
     return out
 
 
-def _command(argv: list) -> dict:
+def _command(argv: list, steps: list) -> dict:
+    """The command's JSON; the steps of the analysis it ran are appended to `steps`."""
     from shapehint import cli
+    analyze_path = cli.analyze_path
+
+    def counted(*args, **kwargs):
+        result = analyze_path(*args, **kwargs)
+        steps.append(result.stats.get("steps"))
+        return result
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        cli.main(argv)
+    cli.analyze_path = counted
+    try:
+        with contextlib.redirect_stdout(out):
+            cli.main(argv)
+    finally:
+        cli.analyze_path = analyze_path
     return json.loads(out.getvalue())
 
 
-def answers_of(label: str, path: str) -> dict:
-    infer = _command(["infer", path, "--format", "json"])
-    check = _command(["check", path, "--format", "json"])
+def answers_of(label: str, path: str) -> tuple:
+    """({"infer": JSON, "check": JSON}, {"infer": steps, "check": steps})."""
+    infer_steps: list = []
+    check_steps: list = []
+    infer = _command(["infer", path, "--format", "json"], infer_steps)
+    check = _command(["check", path, "--format", "json"], check_steps)
     infer["file"] = label  # where the program lay is no answer
     for f in check["files"]:
         f["file"] = label
-    return {"infer": infer, "check": check}
+    return {"infer": infer, "check": check}, {"infer": infer_steps, "check": check_steps}
 
 
-def current() -> dict:
+def current() -> tuple:
+    answers, steps = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
-        return {label: answers_of(label, path) for label, path in programs() + generated(tmp)}
+        for label, path in programs() + generated(tmp):
+            answers[label], steps[label] = answers_of(label, path)
+    return answers, steps
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    now = current()
+    answers, steps = current()
     if "--diff" in argv:
-        with open(ANSWERS) as f:
-            old = json.load(f)
-        changed = sorted(k for k in set(old) | set(now) if old.get(k) != now.get(k))
+        changed = []
+        for name, now in ((ANSWERS, answers), (STEPS, steps)):
+            with open(name) as f:
+                old = json.load(f)
+            changed += [f"{os.path.basename(name)}: {k}" for k in sorted(set(old) | set(now)) if old.get(k) != now.get(k)]
         for k in changed:
             print(k)
         return 1 if changed else 0
-    with open(ANSWERS, "w") as f:
-        json.dump(now, f, indent=1, sort_keys=True)
-        f.write("\n")
-    print(f"{len(now)} programs written to {os.path.relpath(ANSWERS, ROOT)}")
+    for name, now in ((ANSWERS, answers), (STEPS, steps)):
+        with open(name, "w") as f:
+            json.dump(now, f, indent=1, sort_keys=True)
+            f.write("\n")
+    print(f"{len(answers)} programs written to {os.path.relpath(ANSWERS, ROOT)} and {os.path.relpath(STEPS, ROOT)}")
     return 0
 
 

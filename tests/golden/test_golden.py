@@ -1,5 +1,5 @@
 """Every program's `infer` and `check` answers equal the committed snapshot (tests/golden/
-answers.json, regenerated with `python tests/golden/snapshot.py` after a reviewed change of
+answers.json, and the interpreter steps each took, steps.json; regenerated with `python tests/golden/snapshot.py` after a reviewed change of
 answers)."""
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ _spec.loader.exec_module(snapshot)
 
 with open(snapshot.ANSWERS) as _f:
     GOLDEN = json.load(_f)
+with open(snapshot.STEPS) as _f:
+    STEPS = json.load(_f)
 
 _TMP = tempfile.mkdtemp(prefix="shapehint-golden-")
 PROGRAMS = snapshot.programs() + snapshot.generated(_TMP)
@@ -27,5 +29,7 @@ def test_the_snapshot_covers_every_program():
 
 
 @pytest.mark.parametrize("label,path", PROGRAMS, ids=[label for label, _ in PROGRAMS])
-def test_answers_equal_the_snapshot(label, path):
-    assert snapshot.answers_of(label, path) == GOLDEN[label]
+def test_answers_and_steps_equal_the_snapshot(label, path):
+    answers, steps = snapshot.answers_of(label, path)
+    assert answers == GOLDEN[label]
+    assert steps == STEPS[label]
