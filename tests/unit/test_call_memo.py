@@ -132,6 +132,8 @@ class _World:
     """What CallMemo reads of an interpreter."""
 
     def __init__(self):
+        from shapehint.analysis.journal import Journal
+        self.journal = Journal()
         self.stars, self.mutation_log, self.global_mutations, self.module_runs = {}, [], 0, 0
 
 

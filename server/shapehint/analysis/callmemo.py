@@ -16,8 +16,10 @@ interpreter's work. A repeat is answered from the earlier one when nothing it co
   (`layers.append(Block(d))`) is no obstacle;
 - the same calling situation (the `Frame` flags that change what a callee does: depth, root, ...).
 
-The earlier one qualifies only if it was quiet: it made no new symbol, resolved no rank,
-reported no error, failure or hole, and was not cut short as recursion; and
+The earlier one qualifies only if it was quiet: the analysis's journal (journal.py) gained
+while it ran only entries of the kinds below (`CALL_SKIPS`), so it made no new symbol, resolved
+no rank, reported no error, failure or hole, was not cut short as recursion, nor made any
+effect of a kind added later without saying here that a repeat may skip it; and
 
 - a call wrote nothing at all, and returned a value nothing can write to (tensors, numbers,
   tuples of them): running the callee again would compute the same value and add facts already
@@ -45,6 +47,16 @@ from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, Opa
 
 MAX_PARTS = 4000  # parts compared at most per call: a receiver bigger than that is rarely called twice
 MAX_ENTRIES = 8  # per function or class: the distinct calls remembered
+
+# The journal's kinds of effects a repeat may skip (every other kind makes a call not quiet):
+# - "branch": its branch records were made under no more facts than the repeat's (above);
+# - "called-from": a hit notes the caller as the call would (calls.call_function);
+# - "gave-up": the earlier call, under the same root (the situation), already noted it;
+# - "store": fact stores made are resources, their facts counted by `FactStore.epoch`;
+# - "span": moves of what a construction made, which its copy restores (`_survey`).
+CALL_SKIPS = ("branch", "called-from", "gave-up", "store", "span")
+# a construction may also write, to what it made only (`remember_built` checks the writes)
+BUILD_SKIPS = CALL_SKIPS + ("write", "global-write")
 
 _PRIMITIVE = (int, float, str, bool, type(None))
 _PRIMITIVE_TYPES = frozenset(_PRIMITIVE)  # (membership in a set: `in` a tuple compares one by one)
@@ -403,11 +415,3 @@ def _unslot(slot, args: list) -> Value:
     if slot[0] == "tuple":
         return TupleV(tuple(_unslot(s, args) for s in slot[2]), slot[1].is_size)
     return slot[1]
-
-
-def quiet_state(it, writes: bool = True) -> tuple:
-    """What a quiet call leaves as it found it (see the module docstring); a construction's
-    writes are judged apart (`remember_built`)."""
-    return (it.mutations if writes else 0, it._fresh, len(it.stars), len(it.sink._diags), len(it.failures),
-            len(it.failed_asserts), len(it.holes), len(it.opaque_names), len(it.internal_errors),
-            len(it.cut_short), it.cutoffs, len(it.functions), len(it.classes))

@@ -18,7 +18,7 @@ from ..shapes.shape import eq
 from ..shapes.values import (DictV, ExtRef, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
 from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV, SuperV
 from .evaluator import BoundOp, TensorMethod
-from .callmemo import quiet_state
+from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .layers import CONTAINERS
 from .ruleargs import binds
 from .opctx import AnalysisContext
@@ -207,34 +207,35 @@ class CallMixin:
     def call_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span],
                       created: Optional[Span] = None) -> Value:
         if fr.depth >= self.max_depth:
-            self.cutoffs += 1
+            self.journal.note("cutoff")
             return UnknownV("call depth")
         key = (f.qualname, id(args[0]) if f.cls is not None and args else None)
         running, made = self.active.get(key, (0, 0))
         if running and made >= MAX_RECURSIVE_CALLS:
-            self.cutoffs += 1
+            self.journal.note("cutoff")
             return UnknownV("recursion")
         if self.repeats_running_call(f.qualname, args, kwargs):
-            self.cutoffs += 1
+            self.journal.note("cutoff")
             return UnknownV("recursion")
         guessed = self.recursion_guessed(f.qualname, fr.facts)
         if guessed is not None and guessed > MAX_GUESSED_RECURSION:
-            self.cutoffs += 1
+            self.journal.note("cutoff")
             return UnknownV("recursion")
-        if self.observe or self.module_code:  # (callmemo.py)
+        if self.memo is None or self.observe or self.module_code:  # (callmemo.py)
             return self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
         situation = self._situation(fr)
         hit = self.memo.lookup(self, f, args, kwargs, situation, fr.facts)
         if hit is not None:
             self._open_kwargs = False  # bind_params would have taken it
             if fr.root and fr.root != f.qualname and not (f.module_path and f.module_path != self.path):
-                self.called_from.setdefault(f.qualname, set()).add(fr.root)
+                self.note_called_from(f.qualname, fr.root)
             fr.dead = fr.dead or hit.dead
             fr.assumes_default = fr.assumes_default or hit.assumes_default
             return self.memo.result_for(hit, args)
-        before = quiet_state(self)
+        journal = self.journal
+        before = journal.mark(CALL_SKIPS)
         out = self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
-        if quiet_state(self) == before:
+        if journal.only_since(before, CALL_SKIPS):
             self.memo.remember(self, f, args, kwargs, situation, fr.facts, out, self._last_dead, self._last_assumes)
         return out
 
@@ -264,7 +265,7 @@ class CallMixin:
                     open_defaults=open_defaults, caught=fr.caught,
                     entry_depth=fr.entry_depth if fr.context else fr.facts.depth)
         if fr.root and fr.root != f.qualname and not foreign:
-            self.called_from.setdefault(f.qualname, set()).add(fr.root)
+            self.note_called_from(f.qualname, fr.root)
         saved_lines = self.lines
         if foreign:
             self.lines = self.module_lines.get(foreign, self.lines)
@@ -382,7 +383,7 @@ class CallMixin:
             return inst
         init = cls.lookup("__init__")
         if isinstance(init, FuncObj):
-            if self.observe or self.module_code:  # (callmemo.py)
+            if self.memo is None or self.observe or self.module_code:  # (callmemo.py)
                 self.call_function(init, [inst] + list(args), kwargs, fr, span)
                 return inst
             return self._construct(cls, init, inst, args, kwargs, fr, span)
@@ -398,9 +399,10 @@ class CallMixin:
         if built is not None:
             self._open_kwargs = False  # bind_params would have taken it
             return built
-        first, log_start, before = inst.born, len(self.mutation_log), quiet_state(self, writes=False)
+        journal = self.journal
+        first, log_start, before = inst.born, len(self.mutation_log), journal.mark(BUILD_SKIPS)
         self._last_dead = self._last_assumes = False
         self.call_function(init, [inst] + list(args), kwargs, fr, span)
-        if quiet_state(self, writes=False) == before and not self._last_dead and not self._last_assumes:
+        if journal.only_since(before, BUILD_SKIPS) and not self._last_dead and not self._last_assumes:
             self.memo.remember_built(self, cls, args, kwargs, situation, fr.facts, inst, first, log_start)
         return inst

@@ -35,7 +35,7 @@ def parse(text: str, path: str, compile_errors: bool = True):
 
 def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
             on_store=None, cache=None, defer_values: bool = False, records: bool = True,
-            functions=None, ranks=None, compile_errors: bool = True) -> AnalysisResult:
+            functions=None, ranks=None, compile_errors: bool = True, memo: bool = True) -> AnalysisResult:
     """`defer_values`: leave the records to the first read of `result.values` (the language
     server publishes the diagnostics first). `records=False`: no records and no hover table at
     all (the CLI's questions print neither). `functions`: analyse only these functions
@@ -45,24 +45,23 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
     parameters, unannotated tensors whose rank the generic analysis would leave unknown, have that
     rank instead (the migration's search for a rank that works, questions/migrate.py).
     `compile_errors=False`: SH001 leaves out the errors only CPython's compiler finds
-    (frontend/parse.parse_module; for answers that print no diagnostics).
+    (frontend/parse.parse_module; for answers that print no diagnostics). `memo=False`: every
+    call runs even without records (callmemo.py; the memo must change no answer).
     The cyclic collector is paused meanwhile (heap.py)."""
     with heap.paused():
         parsed = parsed or parse(text, path, compile_errors)
         return _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
-                        None if functions is None else with_enclosing(functions), ranks)
+                        None if functions is None else with_enclosing(functions), ranks, memo)
 
 
 def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
-             functions, ranks=None) -> AnalysisResult:
+             functions, ranks=None, memo: bool = True) -> AnalysisResult:
     limits = Limits()
     if config is not None:
         limits = Limits(getattr(config, "timeout_ms", limits.timeout_ms), getattr(config, "rlimit", limits.rlimit))
     sink = Sink(path)
-    it = Interp(path, parsed.lines, sink, limits, cancel, on_store=on_store)
-    it.comments = parsed.comments
-    it.observe = records
-    it.param_ranks = ranks or {}
+    it = Interp(path, parsed.lines, sink, limits, cancel, on_store=on_store, observe=records,
+                comments=parsed.comments, param_ranks=ranks, memo=memo)
     from .imports import Importer
     result = AnalysisResult(path, text)
     for e in parsed.errors:

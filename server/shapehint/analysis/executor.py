@@ -271,7 +271,7 @@ class ExecMixin:
             return
         old = next(iter(syms))
         if ".shape[" in old or old.startswith("?") or _INDEXED.match(old):
-            table = self.sink.renames.setdefault(fr.qualname, {})
+            table = self.sink.renames_of(fr.qualname)
             if old not in table and name not in table.values():
                 table[old] = name
                 info = self.dims.get(old)

@@ -173,7 +173,8 @@ class Importer:
         fr.foreign = path
         saved = (self.it.path, self.it.lines, self.it.functions, self.it.classes)
         self.it.path, self.it.lines = path, parsed.lines
-        self.it.functions, self.it.classes = [], []
+        # (the imported module's own functions and classes, apart from this module's)
+        self.it.functions, self.it.classes = self.it.journal.log("function"), self.it.journal.log("class")
         try:
             self.it.exec_module_body(parsed.tree.body, fr)
         finally:

@@ -30,6 +30,7 @@ from .layers import LayerMixin
 from .compare import CompareMixin
 from .evaluator import EvalMixin
 from .callmemo import WRITABLE, CallMemo
+from .journal import Journal, Table
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
 from .controlflow import ControlFlowMixin
 from .executor import ExecMixin
@@ -48,12 +49,16 @@ FUNCTION_STEPS = 150_000
 MAX_STEPS = 1_000_000
 
 
-class DimTable(dict):
+class DimTable(Table):
     """Symbol -> DimInfo, logging while `log` is a list: the writes one function's analysis
     makes, so a function restored from the summary cache brings its hover information back
     (engine.compose_dims replays the logs in program order, as a fresh analysis writes them)."""
 
-    log: Optional[list] = None
+    __slots__ = ("log",)
+
+    def __init__(self, journal: Journal):
+        super().__init__(journal, "dim")
+        self.log: Optional[list] = None
 
     def setdefault(self, key, value):
         if self.log is not None:
@@ -67,62 +72,99 @@ class DimTable(dict):
 
 
 class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentMixin, CallMixin, LayerMixin, BuiltinMixin, RankMixin):
+    # What is not an effect (journal.py; tests/unit/test_journal.py checks every other
+    # attribute is a journaled container): set when made; put back by every step; the driver's
+    # position (the step budget: steps are counted on every node, the hottest path there is;
+    # the importer, wired by the engine once the module's globals exist)
+    FIXED = ("path", "lines", "sink", "observe", "limits", "cancel", "modules", "on_store", "max_depth", "memo",
+             "comments", "param_ranks")
+    WORKING = ("active", "running_calls", "module_code", "_open_kwargs", "_last_dead", "_last_assumes",
+               "_last_binding", "_last_open_defaults")
+    CURSOR = ("steps", "step_limit", "session", "_tensor_names", "imports")
+
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
-                 cancel=None, modules=None, on_store=None):
+                 cancel=None, modules=None, on_store=None, observe: bool = True, comments=None,
+                 param_ranks=None, memo: bool = True):
         self.path = path
         self.lines = lines
         self.sink = sink
+        j = self.journal = sink.journal  # one journal for the analysis's parts
         # record what each expression evaluates to (the sink's observations, for the records);
         # off when the caller wants no records (engine.analyze(records=False))
-        self.observe = True
+        self.observe = observe
         self.limits = limits or Limits()
         self.cancel = cancel
         self.modules = modules  # resolver for workspace imports (module name -> globals) or None
         self.on_store = on_store
-        self.stars: dict[str, Shape] = {}
-        self.star_owner: dict[str, tuple] = {}  # star -> (param, start index, count after star)
-        self.dims = DimTable()
-        self._fresh = 0
+        self.stars: dict[str, Shape] = j.table("star")
+        self.star_owner: dict[str, tuple] = j.table("star-owner")  # star -> (param, start index, count after star)
+        self.dims = DimTable(j)
         self.steps = 0
         self.step_limit = MAX_STEPS  # the running function's share (engine.analyze_function)
-        self.generic_instances: dict = {}
-        self.holes: dict = {}  # hole symbol -> span
-        self.stores: list[FactStore] = []
-        self.symbol_lower: dict = {}  # fresh symbol -> its lower bound, shared by every store (new_store)
+        self.generic_instances: dict = j.table("generic-instance")
+        self.holes: dict = j.table("hole")  # hole symbol -> span
+        self.stores: list[FactStore] = j.log("store")
+        # fresh symbol -> its lower bound, shared by every store (new_store)
+        self.symbol_lower: dict = j.table("symbol-bound")
         self.session: Optional[Session] = None
         self.max_depth = MAX_DEPTH
         self.active: dict = {}  # (function, receiver) -> (its calls running, calls since the outermost began)
         self.running_calls: dict = {}  # function -> [(store, undecided-arm depth, guessed, (args, kwargs) or None)]
-        self.cut_short: list = []  # functions whose own analysis spent its step share (SH004)
-        self.internal_errors: list[str] = []
-        self.branches: list[BranchRecord] = []
-        self.called_from: dict[str, set] = {}  # function -> roots (Frame.root) of the analyses that call it
+        self.cut_short: list = j.log("cut-short")  # functions whose own analysis spent its step share (SH004)
+        self.internal_errors: list[str] = j.log("internal-error")
+        self.branches: list[BranchRecord] = j.log("branch")
+        self.called_from: dict[str, set] = j.table("called-from")  # function -> roots (Frame.root) of the analyses that call it
         # the objects written to (attributes, items, a list's growth, ...), in order: a call that
         # wrote nothing, or a construction that wrote only what it created, may be answered from
         # an earlier alike one while nothing it can read was written since (callmemo.py)
-        self.mutation_log: list = []
-        self.global_mutations = 0  # writes, after module code, to objects module code made
-        self.span_log: list = []  # (layer or instance, the span it had) as `self.x = v` moves v's span
-        self.module_spans: list = []  # (first, last) creation serials of module code's objects
-        self.cutoffs = 0  # calls cut short as recursion or too deep
-        self.memo = CallMemo()
+        self.mutation_log: list = j.log("write")
+        self.span_log: list = j.log("span")  # (layer or instance, the span it had) as `self.x = v` moves v's span
+        self.module_spans: list = j.log("module-span")  # (first, last) creation serials of module code's objects
+        self.memo = CallMemo() if memo else None
         self.module_code = 0  # module bodies running (exec_module_body)
-        self.module_runs = 0  # module bodies run so far
         self._last_dead = self._last_assumes = False  # the last user call's frame flags (calls.py)
-        self.omitted: set[int] = set()  # ids of the None values standing for omitted optional arguments
-        self.failed_asserts: set[int] = set()
-        self.opaque_names: set[str] = set()  # symbols standing for values the analysis cannot see
-        self.failures: list = []  # (function, span, pred, code, message, context) of provable errors
-        self.param_values: dict = {}  # function -> {param: Value} of its generic analysis
-        self.param_ranks: dict = {}  # function -> {param: rank} given instead of an unknown rank (engine.analyze)
-        self.gave_up_in: dict = {}  # Frame.root -> operations on tensors it could not follow (calls.gave_up)
-        self.generic_stores: dict = {}
-        self.generic_returns: dict = {}  # function -> FactStore of its generic analysis
-        self.functions: list = []
-        self.classes: list = []
-        self.comments: dict[int, str] = {}
-        self.module_lines: dict[str, list] = {}  # other workspace modules' source, for messages
+        self.omitted: set[int] = j.tally("omitted")  # ids of the None values standing for omitted optional arguments
+        self.failed_asserts: set[int] = j.tally("failed-assert")
+        self.opaque_names: set[str] = j.tally("opaque")  # symbols standing for values the analysis cannot see
+        self.failures: list = j.log("failure")  # (function, span, pred, code, message, context) of provable errors
+        self.param_values: dict = j.table("param-values")  # function -> {param: Value} of its generic analysis
+        # function -> {param: rank} given instead of an unknown rank (engine.analyze)
+        self.param_ranks: dict = param_ranks or {}
+        self.gave_up_in: dict = j.table("gave-up")  # Frame.root -> operations on tensors it could not follow (calls.gave_up)
+        self.generic_stores: dict = j.table("generic-store")
+        self.generic_returns: dict = j.table("generic-return")  # function -> FactStore of its generic analysis
+        self.functions: list = j.log("function")
+        self.classes: list = j.log("class")
+        self.comments: dict[int, str] = comments or {}
+        self.module_lines: dict[str, list] = j.table("module-lines")  # other workspace modules' source, for messages
         self.imports = None  # callable(module, level) -> namespace or None (workspace imports)
+
+    # counters kept by the journal: how many there have been is the count of their entries
+    @property
+    def _fresh(self) -> int:
+        """Fresh names made so far (symbols, unknown dimensions, stars)."""
+        return self.journal.count("fresh")
+
+    @property
+    def cutoffs(self) -> int:
+        """Calls cut short as recursion or too deep."""
+        return self.journal.count("cutoff")
+
+    @property
+    def module_runs(self) -> int:
+        """Module bodies run so far."""
+        return self.journal.count("module-run")
+
+    @property
+    def global_mutations(self) -> int:
+        """Writes, after module code, to objects module code made."""
+        return self.journal.count("global-write")
+
+    def note_called_from(self, qualname: str, root: str) -> None:
+        roots = self.called_from.get(qualname)
+        if roots is None:
+            roots = self.called_from[qualname] = self.journal.tally("called-from")
+        roots.add(root)
 
     def exec_module_body(self, body: list, fr: Frame):
         """A module's top-level code. It rebinds globals, which functions read without any
@@ -130,7 +172,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         call memo stays off meanwhile, and what it creates may be reached through globals
         (callmemo.py)."""
         self.module_code += 1
-        self.module_runs += 1
+        self.journal.note("module-run")
         first = born_now()
         try:
             return self.exec_block(body, fr)
@@ -148,7 +190,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
             return
         self.mutation_log.append(obj)
         if not self.module_code and any(a <= obj.born <= b for a, b in self.module_spans):
-            self.global_mutations += 1
+            self.journal.note("global-write")
 
     # ---- facts and symbols ------------------------------------------------
     def new_store(self) -> FactStore:
@@ -166,19 +208,17 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
             fr.assumes_default = True
 
     def fresh_symbol(self, hint: str, span: Optional[Span], lo: int = 1) -> Expr:
-        self._fresh += 1
-        name = f"{hint}{self._fresh}" if hint.startswith("?") else f"{hint}_{self._fresh}"
+        n = self.journal.note("fresh")
+        name = f"{hint}{n}" if hint.startswith("?") else f"{hint}_{n}"
         self.symbol_lower[name] = lo  # every store's (new_store): names are never reused
         self.dims.setdefault(name, DimInfo(name, f"computed on line {span.line}" if span else "unknown"))
         return Expr.sym(name)
 
     def fresh_dyn(self) -> Expr:
-        self._fresh += 1
-        return Expr.sym(f"?{self._fresh}")
+        return Expr.sym(f"?{self.journal.note('fresh')}")
 
     def fresh_star(self) -> str:
-        self._fresh += 1
-        return f"?s{self._fresh}"
+        return f"?s{self.journal.note('fresh')}"
 
     def opaque_symbol(self, v: OpaqueV) -> Expr:
         self.dims.setdefault(v.path, DimInfo(v.path, f"the value of `{v.path}`"))

@@ -16,6 +16,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import Shape, dim_str
 from ..shapes.values import IntV, ModuleV, Span, TensorV, Value
 from . import codes
+from .journal import Journal
 from .result import Diagnostic, Related, ValueRecord
 
 
@@ -34,27 +35,52 @@ class _Acc:
     layer_io: Optional[str] = None
     layer_io_owner: str = ""  # the root analysis that set layer_io
 
+    def observed(self, journal: Journal, o: tuple, owner: str) -> None:
+        if len(self.obs) < 64:
+            journal.note("record")
+            self.obs.append(o)
+            self.owners.append(owner)
+
 
 class Sink:
-    def __init__(self, path: str):
+    """The reporter: records and diagnostics of one analysis, each an entry of its journal."""
+
+    # not effects (journal.py): where the driver stands, the root analysis running and the
+    # order of root analyses of an incremental run
+    FIXED = ("path",)
+    CURSOR = ("owner", "owner_rank")
+
+    def __init__(self, path: str, journal: Optional[Journal] = None):
         self.path = path
-        self._acc: dict = {}
-        self._diags: dict = {}
-        self.unknown_callees: set = set()
-        self.renames: dict[str, dict] = {}  # function -> {default symbol name: program name}
-        self.annotated_lines: set[int] = set()
+        j = self.journal = journal if journal is not None else Journal()
+        self._acc: dict = j.table("record")  # key -> _Acc, whose observations note "record" too
+        self._diags: dict = j.table("diagnostic")
+        self.unknown_callees: set = j.tally("unknown-callee")
+        # function -> {default symbol name: program name} (`renames_of`)
+        self.renames: dict[str, dict] = j.table("rename")
+        self.annotated_lines: set[int] = j.tally("annotation")
         self.owner = "<module>"  # the root analysis currently running (for per-function capture)
-        self.owned_annotations: dict = {}  # owner -> annotated lines it met
-        self._later: list = []  # [(capture, owner)] restored, observations not merged yet
+        self.owned_annotations: dict = j.table("annotation")  # owner -> annotated lines it met
+        self._later: list = j.log("restored")  # [(capture, owner)] restored, observations not merged yet
         # root analysis -> its place in a from-scratch run ("<module>", then the functions in
         # order); set by an incremental run, whose owners come in another order (re-analysed
         # first, restored after): finishing puts observations back in from-scratch order
         self.owner_rank: Optional[dict] = None
-        self.fixed_restored: dict = {}  # function -> its pinned symbols, for restored functions
+        self.fixed_restored: dict = j.table("restored")  # function -> its pinned symbols, for restored functions
+
+    def renames_of(self, function: str) -> dict:
+        """`function`'s table of renames, made on first use."""
+        table = self.renames.get(function)
+        if table is None:
+            table = self.renames[function] = self.journal.table("rename")
+        return table
 
     def annotate(self, line: int) -> None:
         self.annotated_lines.add(line)
-        self.owned_annotations.setdefault(self.owner, set()).add(line)
+        owned = self.owned_annotations.get(self.owner)
+        if owned is None:
+            owned = self.owned_annotations[self.owner] = self.journal.tally("annotation")
+        owned.add(line)
 
     def record(self, span: Span, name: str, function: str, value: Value, context: str,
                is_entry: bool, is_target: bool, sub: str = "") -> None:
@@ -70,9 +96,7 @@ class Sink:
         acc = self._acc.get(key)
         if acc is None:
             acc = self._acc[key] = _Acc(span, name, function, is_target, kind)
-        if len(acc.obs) < 64:
-            acc.obs.append((context, is_entry, value, sub))
-            acc.owners.append(self.owner)
+        acc.observed(self.journal, (context, is_entry, value, sub), self.owner)
 
     def reverse_name(self, function: str, name: str) -> str:
         """The internal symbol a program name stands for (`B` -> `x.shape[0]`), else the name."""
@@ -91,6 +115,7 @@ class Sink:
         """The last call's text wins, as in a from-scratch run (the latest owner in its order)."""
         rank = self.owner_rank
         if rank is None or acc.layer_io is None or rank.get(owner, 0) >= rank.get(acc.layer_io_owner, 0):
+            self.journal.note("record")
             acc.layer_io, acc.layer_io_owner = text, owner
 
     def diag(self, span: Span, code: str, message: str, related=(), data=None,
@@ -113,7 +138,8 @@ class Sink:
         self._later.append((captured, owner))
 
     def _merge_later(self) -> None:
-        later, self._later = self._later, []
+        later = list(self._later)
+        self._later.clear()
         for captured, owner in later:
             _merge_observations(self, captured, owner)
 
@@ -122,6 +148,7 @@ class Sink:
         for acc in self._acc.values():
             if len(set(acc.owners)) > 1:
                 pairs = sorted(zip(acc.owners, acc.obs), key=lambda p: rank.get(p[0], 0))
+                self.journal.note("record")
                 acc.owners, acc.obs = [p[0] for p in pairs], [p[1] for p in pairs]
 
     def has_error_at(self, line: int) -> bool:
@@ -272,8 +299,9 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         acc = sink._acc.get(nkey)
         if acc is None:
             acc = sink._acc[nkey] = _Acc(nkey[0], key[2], key[1], key[3], kind)
-        acc.obs.append((c, e, v, sub))
+        acc.obs.append((c, e, v, sub))  # (restored as captured, past the cap of 64 too)
         acc.owners.append(owner)
+        sink.journal.note("record")
     for (line, code, msg), d in captured["diags"]:
         nl, nel = line_map(d.line), line_map(d.end_line)
         if nl is None or nel is None:
@@ -317,6 +345,7 @@ def _merge_observations(sink: Sink, captured: dict, owner: str) -> None:
             acc = acc_of[key] = _Acc(key[0], key[2], key[1], key[3], kind)
         acc.obs.append(o)
         acc.owners.append(owner)
+        sink.journal.note("record")
     for key, text in captured.get("layer_io", ()):
         acc = acc_of.get(key)
         if acc is not None:

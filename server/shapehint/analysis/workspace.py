@@ -126,11 +126,11 @@ class SummaryCache:
             old = self.entries[q]
             if unmoved and not self._touches_changed(old.captured):
                 it.sink.restore_later(old.captured, q)
-                it.sink.renames[q] = dict(old.renames)
+                it.sink.renames[q] = it.journal.table("rename", old.renames)
                 new_entries[q] = _Entry(keys[q], old.signature, old.captured, old.renames, fixed=old.fixed,
                                         dims=old.dims)
             elif restore(it.sink, old.captured, q, self.line_map):
-                it.sink.renames[q] = dict(old.renames)
+                it.sink.renames[q] = it.journal.table("rename", old.renames)
                 moved = old.captured if self._identity() else _moved(old.captured, self.line_map)
                 dims = old.dims if self._identity() else _moved_dims(old.dims, self.line_map)
                 new_entries[q] = _Entry(keys[q], old.signature, moved, old.renames, fixed=old.fixed, dims=dims)
