@@ -13,10 +13,9 @@ from ..shapes.expr import Expr, emax, emin, product
 from ..shapes.shape import FALSE, TRUE, ge, le
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
-from .calls import RangeV
 from .layers import CONTAINERS
 from .typetests import isinstance_of
-from .objects import ClassObj, InstanceObj, OpaqueV, PartialV, SuperV
+from .objects import ClassObj, InstanceObj, OpaqueV, PartialV, RangeV, SuperV
 
 # activation checkpointing: torch's and timm's (`from ._manipulate import checkpoint_seq` inside timm)
 CHECKPOINT = {"torch.utils.checkpoint.checkpoint", "timm.models._manipulate.checkpoint", "timm.models.checkpoint",

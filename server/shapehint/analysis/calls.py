@@ -16,8 +16,8 @@ from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import (DictV, ExtRef, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
-from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV, SuperV
-from .evaluator import BoundOp, TensorMethod
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV, RangeV, SuperV,
+                      TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .layers import CONTAINERS
 from .ruleargs import binds
@@ -30,11 +30,6 @@ RESHAPING_IN_PLACE = {"unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_",
                       "resize_as_", "as_strided_"}
 SILENT_EXT = ("torch.no_grad", "torch.manual_seed", "torch.set_grad_enabled", "torch.inference_mode",
               "torch.cuda.", "torch.device", "torch.compile", "torch.jit", "logging.", "warnings.", "print")
-
-
-class RangeV(Value):
-    def __init__(self, start: Expr, stop: Expr, step: Expr):
-        self.start, self.stop, self.step = start, stop, step
 
 
 class CallMixin:

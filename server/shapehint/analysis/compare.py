@@ -15,9 +15,8 @@ from typing import Optional
 from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
-from .calls import RangeV
 from .frames import add_fact, span_of
-from .objects import ClassObj, FuncObj, InstanceObj
+from .objects import ClassObj, FuncObj, InstanceObj, RangeV
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 

@@ -18,6 +18,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .frames import BranchRecord, add_fact, span_of
+from .objects import RangeV
 from .guards import reads_rank
 from .liveness import exposed_names
 
@@ -248,7 +249,6 @@ class ControlFlowMixin:
         return None
 
     def trip_count(self, it) -> Optional[Expr]:
-        from .calls import RangeV
         if isinstance(it, RangeV) and it.step.value == 1:
             return it.stop - it.start
         if isinstance(it, (ListV, ModuleV)) and it.length is not None:  # `[Block(d) for _ in range(depth)]`

@@ -68,7 +68,7 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
         result.diagnostics.append(Diagnostic(e.line, e.col, e.end_line, e.end_col, "error", "SH001", e.message))
     globals_: dict = {}
     mod = Frame(globals_, "<module>", it.new_store(), globals_, root="<module>")
-    it.imports = imports if imports is not None else Importer(it, path, globals_)
+    it.imports = imports if imports is not None else Importer(it, path, globals_, parse)
     truncated = False
     sink.annotated_lines |= annotated_lines(parsed)
     reanalysed: list = []

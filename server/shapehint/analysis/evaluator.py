@@ -14,9 +14,9 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, eq, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StrV, TensorV, TupleV, UnknownV, Value)
-from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SuperV
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ClassObj, FuncObj, InstanceObj, ModuleNS, OpaqueV, SuperV,
+                      TensorMethod)
 from .frames import span_of
-from .imports import ModuleNS
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
             "enumerate", "list", "tuple", "dict", "print", "super", "getattr", "hasattr", "setattr", "round",
@@ -32,20 +32,6 @@ BINOP_METHODS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "true
                  ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and", ast.BitOr: "or",
                  ast.BitXor: "xor"}
 TENSOR_ATTR_RULES = {"T": "Tensor.T", "mT": "Tensor.mT", "H": "Tensor.H", "mH": "Tensor.mH"}
-
-
-class TensorMethod(Value):
-    """`x.view` before it is called."""
-
-    def __init__(self, target: TensorV, name: str):
-        self.target, self.name = target, name
-
-
-class BoundOp(Value):
-    """A method of a list, dict, module or instance handled by the interpreter (`append`, ...)."""
-
-    def __init__(self, target: Value, name: str):
-        self.target, self.name = target, name
 
 
 def _unknown_node(self, node, fr) -> Value:

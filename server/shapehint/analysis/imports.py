@@ -15,8 +15,8 @@ import time
 from collections import OrderedDict
 from typing import Optional
 
-from ..shapes.values import Value
 from .frames import Frame
+from .objects import ModuleNS
 
 MAX_MODULES = 32
 MAX_BYTES = 512 * 1024
@@ -32,8 +32,9 @@ _PARSED_LOCK = threading.Lock()
 MAX_PARSED_SOURCE = 1024 * 1024
 
 
-def parsed_module(path: str, text: str):
-    from .engine import parse
+def parsed_module(path: str, text: str, parse):
+    """`parse(text, path)`'s tree, shared while the file's text is unchanged (the parser is the
+    caller's: this module is below the engine that knows it)."""
     with _PARSED_LOCK:
         got = _PARSED.get(path)
         if got is not None and got[0] == text:
@@ -93,17 +94,10 @@ def _listing(directory: str) -> dict:
     return entries
 
 
-class ModuleNS(Value):
-    def __init__(self, path: str, attrs: dict):
-        self.path, self.attrs = path, attrs
-
-    def describe(self) -> str:
-        return f"module {os.path.basename(self.path)}"
-
-
 class Importer:
-    def __init__(self, it, root_path: str, root_globals: dict):
+    def __init__(self, it, root_path: str, root_globals: dict, parse=None):
         self.it = it
+        self.parse = parse  # (text, path) -> the parsed module (engine.parse)
         self.base = os.path.dirname(os.path.abspath(root_path)) if root_path and not root_path.startswith("<") else None
         self.loaded: dict[str, ModuleNS] = {}
         self._dirs: dict = {}  # directory -> its entries, for this analysis (`_listing`)
@@ -165,7 +159,7 @@ class Importer:
                 text = fh.read()
         except (OSError, UnicodeDecodeError):
             return None
-        parsed = parsed_module(path, text)
+        parsed = parsed_module(path, text, self.parse)
         self.it.module_lines[path] = parsed.lines
         ns = ModuleNS(path, {})
         self.loaded[path] = ns

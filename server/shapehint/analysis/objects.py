@@ -1,11 +1,15 @@
-"""Values only the interpreter creates: user functions, classes, instances, opaque objects."""
+"""Values only the interpreter creates: user functions, classes, instances, opaque objects,
+ranges, methods before their call, workspace modules. The parts of the interpreter share them;
+none of them lives in the file of a part that uses it."""
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..shapes.values import _BORN, ExtRef, Value
+from ..shapes.expr import Expr
+from ..shapes.values import _BORN, ExtRef, TensorV, Value
 
 
 @dataclass(eq=False)
@@ -149,3 +153,34 @@ class PartialV(Value):
 
     def describe(self) -> str:
         return f"partial({self.func.describe()})"
+
+
+class RangeV(Value):
+    """`range(start, stop, step)`."""
+
+    def __init__(self, start: Expr, stop: Expr, step: Expr):
+        self.start, self.stop, self.step = start, stop, step
+
+
+class TensorMethod(Value):
+    """`x.view` before it is called."""
+
+    def __init__(self, target: TensorV, name: str):
+        self.target, self.name = target, name
+
+
+class BoundOp(Value):
+    """A method of a list, dict, module or instance handled by the interpreter (`append`, ...)."""
+
+    def __init__(self, target: Value, name: str):
+        self.target, self.name = target, name
+
+
+class ModuleNS(Value):
+    """A module of the workspace, imported (imports.py): its globals."""
+
+    def __init__(self, path: str, attrs: dict):
+        self.path, self.attrs = path, attrs
+
+    def describe(self) -> str:
+        return f"module {os.path.basename(self.path)}"

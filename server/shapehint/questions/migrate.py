@@ -123,7 +123,7 @@ def _spread(t: int, n: int):
 def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[list]) -> Optional[dict]:
     """The migration with ranks given to the parameters of unknown rank (the fewest axes first),
     or None when no ranks tried give a static one."""
-    from ..analysis.engine import analyze
+    from ..analysis.engine import analyze, parse
     from ..analysis.imports import parsed_module
     lows = {}
     for name, t in params.items():
@@ -136,7 +136,7 @@ def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[
     spent = 0
     # once for all the tries of all the functions (trees are never changed; the cache of parses
     # shared by analyses is bounded by source size)
-    parsed = parsed_module(result.path, result.text)
+    parsed = parsed_module(result.path, result.text, parse)
     for extra in itertools.islice(_fewest_first(len(names)), MAX_RANK_TRIALS):
         if spent >= left:
             return None
