@@ -15,7 +15,7 @@ from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV,
                              UnknownV, Value)
 from .layers import CONTAINERS
 from .typetests import isinstance_of
-from .objects import ClassObj, InstanceObj, OpaqueV, PartialV, RangeV, SuperV
+from .objects import ClassObj, InstanceObj, OpaqueV, OpenKwargs, PartialV, RangeV, SuperV
 
 # activation checkpointing: torch's and timm's (`from ._manipulate import checkpoint_seq` inside timm)
 CHECKPOINT = {"torch.utils.checkpoint.checkpoint", "timm.models._manipulate.checkpoint", "timm.models.checkpoint",
@@ -203,9 +203,9 @@ class BuiltinMixin:
 
     def b_dict(self, args, kwargs, fr, span):
         if not args:
-            return DictV(dict(kwargs), open=self._open_kwargs)
+            return DictV(dict(kwargs), open=type(kwargs) is OpenKwargs)
         if isinstance(args[0], DictV):
-            return DictV({**args[0].items, **kwargs}, open=args[0].open or self._open_kwargs)
+            return DictV({**args[0].items, **kwargs}, open=args[0].open or type(kwargs) is OpenKwargs)
         return DictV(dict(kwargs), open=True)  # dict(zip(names, values)), dict(pairs): keys unknown
 
     def b_super(self, args, kwargs, fr, span):

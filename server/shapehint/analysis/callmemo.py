@@ -214,6 +214,7 @@ class CallMemo:
         held = self._calls.get(id(f))
         if held is None:
             return None
+        kwargs = _plain(kwargs)
         for e in held[1]:
             if e.matches(situation, store, len(args)) and alike(e.args, args) and alike(e.kwargs, kwargs) \
                     and _unchanged_since(it, e, (e.args, e.kwargs, args, kwargs)):
@@ -225,7 +226,7 @@ class CallMemo:
                  dead: bool, assumes_default: bool) -> None:
         if not _immutable(result):
             return
-        e = _Entry(it, args, kwargs, situation, store)
+        e = _Entry(it, args, _plain(kwargs), situation, store)
         # a result that is one of the arguments stands for the repeat's own argument
         e.result = _slots(result, args)
         e.dead, e.assumes_default = dead, assumes_default
@@ -242,6 +243,7 @@ class CallMemo:
         held = self._built.get(id(cls))
         if held is None:
             return None
+        kwargs = _plain(kwargs)
         for e in held[1]:
             if not e.matches(situation, store, len(args)):
                 continue
@@ -263,7 +265,7 @@ class CallMemo:
         last = born_now()
         if not all(first <= getattr(o, "born", -1) <= last for o in it.mutation_log[log_start:]):
             return  # it wrote to something it found
-        e = _Entry(it, args, kwargs, situation, store)
+        e = _Entry(it, args, _plain(kwargs), situation, store)
         # what can be copied is surveyed at the first repeat (most constructions have none)
         e.result, e.first, e.last, e.spans, e.span_log_end = inst, first, last, None, len(it.span_log)
         _add(self._built, cls, e)
@@ -281,6 +283,11 @@ class CallMemo:
             return True
         e.spans = None
         return False
+
+
+def _plain(kwargs: dict) -> dict:
+    """Keyword arguments as a plain dict (an `OpenKwargs` is one: the situation says it is open)."""
+    return kwargs if type(kwargs) is dict else dict(kwargs)
 
 
 def _add(table: dict, key_obj, e: _Entry) -> None:

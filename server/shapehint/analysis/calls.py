@@ -16,7 +16,7 @@ from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import (DictV, ExtRef, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV, RangeV, SuperV,
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpenKwargs, PartialV, SuperV,
                       TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .layers import CONTAINERS
@@ -33,9 +33,6 @@ SILENT_EXT = ("torch.no_grad", "torch.manual_seed", "torch.set_grad_enabled", "t
 
 
 class CallMixin:
-    _open_kwargs = False  # the call being made splats an open `**kwargs` (DictV.open)
-    _last_open_defaults: frozenset = frozenset()  # bind_params' parameters left at defaults by one
-
     def e_Call(self, node: ast.Call, fr) -> Value:
         func = self.eval(node.func, fr)
         labels: dict = {}
@@ -67,11 +64,9 @@ class CallMixin:
             else:
                 labels[id(v)] = kw.value
                 kwargs[kw.arg] = v
-        self._open_kwargs = open_kwargs  # read by bind_params, if the callee is a user function
-        try:
-            out = self.call_value(func, args, kwargs, fr, span_of(node), node, labels)
-        finally:
-            self._open_kwargs = False
+        if open_kwargs:  # (bind_params reads it, if the callee is a user function)
+            kwargs = OpenKwargs(kwargs)
+        out = self.call_value(func, args, kwargs, fr, span_of(node), node, labels)
         if isinstance(func, TensorMethod) and func.name in RESHAPING_IN_PLACE and isinstance(out, TensorV) \
                 and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
             fr.env[node.func.value.id] = out  # `x.unsqueeze_(0)` changes x itself
@@ -113,7 +108,9 @@ class CallMixin:
         if isinstance(fn, BoundOp):
             return self.bound_op(fn, args, kwargs, fr, span)
         if isinstance(fn, PartialV):
-            return self.call_value(fn.func, list(fn.args) + list(args), {**fn.kwargs, **kwargs}, fr, span, node, labels)
+            merged = {**fn.kwargs, **kwargs}
+            return self.call_value(fn.func, list(fn.args) + list(args),
+                                   OpenKwargs(merged) if type(kwargs) is OpenKwargs else merged, fr, span, node, labels)
         return UnknownV("call")
 
     def _opname(self, node, default: str) -> str:
@@ -201,52 +198,57 @@ class CallMixin:
     # ---- user functions and classes ------------------------------------------------------
     def call_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span],
                       created: Optional[Span] = None) -> Value:
+        return self._call(f, args, kwargs, fr, span, created)[0]
+
+    def _call(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created=None) -> tuple:
+        """(the call's value, whether its frame ended dead, whether it assumed an optional
+        argument omitted) — the flags False when the body did not run."""
         if fr.depth >= self.max_depth:
             self.journal.note("cutoff")
-            return UnknownV("call depth")
+            return UnknownV("call depth"), False, False
         key = (f.qualname, id(args[0]) if f.cls is not None and args else None)
         running, made = self.active.get(key, (0, 0))
         if running and made >= MAX_RECURSIVE_CALLS:
             self.journal.note("cutoff")
-            return UnknownV("recursion")
+            return UnknownV("recursion"), False, False
         if self.repeats_running_call(f.qualname, args, kwargs):
             self.journal.note("cutoff")
-            return UnknownV("recursion")
+            return UnknownV("recursion"), False, False
         guessed = self.recursion_guessed(f.qualname, fr.facts)
         if guessed is not None and guessed > MAX_GUESSED_RECURSION:
             self.journal.note("cutoff")
-            return UnknownV("recursion")
+            return UnknownV("recursion"), False, False
         if self.memo is None or self.observe or self.module_code:  # (callmemo.py)
             return self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
-        situation = self._situation(fr)
+        situation = self._situation(fr, kwargs)
         hit = self.memo.lookup(self, f, args, kwargs, situation, fr.facts)
         if hit is not None:
-            self._open_kwargs = False  # bind_params would have taken it
             if fr.root and fr.root != f.qualname and not (f.module_path and f.module_path != self.path):
                 self.note_called_from(f.qualname, fr.root)
             fr.dead = fr.dead or hit.dead
             fr.assumes_default = fr.assumes_default or hit.assumes_default
-            return self.memo.result_for(hit, args)
+            return self.memo.result_for(hit, args), False, False
         journal = self.journal
         before = journal.mark(CALL_SKIPS)
-        out = self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
+        ran = self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
         if journal.only_since(before, CALL_SKIPS):
-            self.memo.remember(self, f, args, kwargs, situation, fr.facts, out, self._last_dead, self._last_assumes)
-        return out
+            self.memo.remember(self, f, args, kwargs, situation, fr.facts, *ran)
+        return ran
 
-    def _situation(self, fr) -> tuple:
-        """What of the caller's frame changes what a callee does (callmemo.py)."""
+    @staticmethod
+    def _situation(fr, kwargs: dict) -> tuple:
+        """What of the caller's frame (and of the call) changes what a callee does (callmemo.py)."""
         return (fr.depth, fr.root, fr.foreign, fr.record, fr.assumes_default, fr.after_return or bool(fr.returns),
                 fr.entry_depth if fr.context else fr.facts.depth, fr.qualname == "<module>", fr.facts.depth,
-                self._open_kwargs, fr.caught)  # (inside a `try` that catches, errors are not reported)
+                type(kwargs) is OpenKwargs, fr.caught)  # (inside a `try` that catches, errors are not reported)
 
     def _run_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created,
-                      key, running: int, made: int, guessed) -> Value:
-        self._last_dead = self._last_assumes = False
-        env = self.bind_params(f, args, kwargs, fr, span)
-        if env is None:
-            return UnknownV("arguments")
-        binding, open_defaults = self._last_binding, self._last_open_defaults
+                      key, running: int, made: int, guessed) -> tuple:
+        """(value, whether the callee's frame ended dead, whether it assumed an optional argument omitted)."""
+        bound = self.bind_params(f, args, kwargs, fr, span)
+        if bound is None:
+            return UnknownV("arguments"), False, False
+        env, binding, open_defaults = bound
         where = f"line {span.line}" if span else "?"
         caller = fr.qualname
         foreign = f.module_path if f.module_path and f.module_path != self.path else ""
@@ -281,7 +283,7 @@ class CallMixin:
             fr.dead = True
         if sub.assumes_default:
             fr.assumes_default = True
-        self._last_dead, self._last_assumes = sub.dead, sub.assumes_default
+        flags = sub.dead, sub.assumes_default
         if f.node.returns is not None and not any(isinstance(r, TensorV) for r in sub.returns):
             # a stub (`...` body, a .pyi beside the code, an external signature): its annotated
             # result, with the names the arguments bound
@@ -289,13 +291,15 @@ class CallMixin:
             if ann is not None:
                 names = {n for n in ann[0].symbols() if not n.startswith("?") and n not in binding}
                 extra = {n: self.fresh_symbol(n, span) for n in names}
-                return TensorV(ann[0].subs({**binding, **extra}), ann[1], span)
+                return (TensorV(ann[0].subs({**binding, **extra}), ann[1], span),) + flags
         if not sub.returns:
-            return NoneV()
-        return sub.returns[0] if len(sub.returns) == 1 else self.join_values(sub.returns)
+            return (NoneV(),) + flags
+        return (sub.returns[0] if len(sub.returns) == 1 else self.join_values(sub.returns),) + flags
 
-    def bind_params(self, f: FuncObj, args: list, kwargs: dict, fr, span) -> Optional[dict]:
-        open_kwargs, self._open_kwargs = self._open_kwargs, False
+    def bind_params(self, f: FuncObj, args: list, kwargs: dict, fr, span) -> Optional[tuple]:
+        """(the callee's environment, the annotation's symbols bound, the parameters left at a
+        default that the caller's open `**kwargs` may hold)."""
+        open_kwargs = type(kwargs) is OpenKwargs
         a = f.node.args
         params = [p.arg for p in a.posonlyargs + a.args]
         env: dict = {}
@@ -319,13 +323,11 @@ class CallMixin:
                     open_defaults.add(p)  # the caller's `**kwargs` may hold it
         if a.kwarg is not None and open_kwargs:
             env[a.kwarg.arg].open = True
-        self._last_open_defaults = frozenset(open_defaults)
         binding: dict = {}
         for p in a.posonlyargs + a.args + a.kwonlyargs:
             if p.annotation is not None and isinstance(env.get(p.arg), TensorV):
                 self.unify_annotation(env[p.arg], p, f, env, fr, span, binding)
-        self._last_binding = binding
-        return env
+        return env, binding, frozenset(open_defaults)
 
     def unify_annotation(self, t: TensorV, p: ast.arg, f: FuncObj, env: dict, fr, span, binding=None) -> None:
         """An annotated parameter receiving an actual tensor: its names bind to the actual dims
@@ -389,15 +391,13 @@ class CallMixin:
 
     def _construct(self, cls: ClassObj, init: FuncObj, inst: InstanceObj, args, kwargs, fr, span) -> Value:
         """`cls(*args, **kwargs)`, or a copy of an earlier alike construction (callmemo.py)."""
-        situation = self._situation(fr)
+        situation = self._situation(fr, kwargs)
         built = self.memo.lookup_built(self, cls, args, kwargs, situation, fr.facts, span)
         if built is not None:
-            self._open_kwargs = False  # bind_params would have taken it
             return built
         journal = self.journal
         first, log_start, before = inst.born, len(self.mutation_log), journal.mark(BUILD_SKIPS)
-        self._last_dead = self._last_assumes = False
-        self.call_function(init, [inst] + list(args), kwargs, fr, span)
-        if journal.only_since(before, BUILD_SKIPS) and not self._last_dead and not self._last_assumes:
+        _, dead, assumes = self._call(init, [inst] + list(args), kwargs, fr, span)
+        if journal.only_since(before, BUILD_SKIPS) and not dead and not assumes:
             self.memo.remember_built(self, cls, args, kwargs, situation, fr.facts, inst, first, log_start)
         return inst

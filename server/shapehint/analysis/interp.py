@@ -78,8 +78,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
     # the importer, wired by the engine once the module's globals exist)
     FIXED = ("path", "lines", "sink", "observe", "limits", "cancel", "modules", "on_store", "max_depth", "memo",
              "comments", "param_ranks")
-    WORKING = ("active", "running_calls", "module_code", "_open_kwargs", "_last_dead", "_last_assumes",
-               "_last_binding", "_last_open_defaults")
+    WORKING = ("active", "running_calls", "module_code")
     CURSOR = ("steps", "step_limit", "session", "_tensor_names", "imports")
 
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
@@ -122,7 +121,6 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         self.module_spans: list = j.log("module-span")  # (first, last) creation serials of module code's objects
         self.memo = CallMemo() if memo else None
         self.module_code = 0  # module bodies running (exec_module_body)
-        self._last_dead = self._last_assumes = False  # the last user call's frame flags (calls.py)
         self.omitted: set[int] = j.tally("omitted")  # ids of the None values standing for omitted optional arguments
         self.failed_asserts: set[int] = j.tally("failed-assert")
         self.opaque_names: set[str] = j.tally("opaque")  # symbols standing for values the analysis cannot see

@@ -155,6 +155,12 @@ class PartialV(Value):
         return f"partial({self.func.describe()})"
 
 
+class OpenKwargs(dict):
+    """Keyword arguments that a caller's open `**kwargs` (DictV.open) may add to: a parameter
+    the call leaves at its default may not take it (Frame.open_defaults). The call carries it
+    to the callee that binds it, in place of a plain dict."""
+
+
 class RangeV(Value):
     """`range(start, stop, step)`."""
 
