@@ -173,7 +173,8 @@ def _answers(path: str, memo: bool) -> dict:
     it = r.interp
     return {
         "diagnostics": [d.to_json() for d in r.diagnostics],
-        "failures": sorted((f[0], f[1].line, f[1].col, str(f[2]), f[3], f[4], f[5]) for f in it.failures),
+        "failures": sorted((f.function, f.span.line, f.span.col, str(f.pred), f.code, f.message, f.context)
+                           for f in it.failures),
         "questions": (repr(answer_migration(r)), repr(answer_branches(r)), repr(answer_holes(r))),
     }
 

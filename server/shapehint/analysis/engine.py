@@ -131,11 +131,12 @@ def with_enclosing(qualnames) -> set:
     return out
 
 
-def analyze_function(it: Interp, f: FuncObj) -> None:
-    """The generic analysis of `f`: shapes in terms of its own parameters."""
-    if getattr(f, "_generic_done", False):
+def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
+    """The generic analysis of `f`: shapes in terms of its own parameters; once per analysis,
+    unless `again` (a question needs the solver state of a function restored from the cache)."""
+    if f in it.generic_done and not again:
         return
-    f._generic_done = True
+    it.generic_done.add(f)
     node = f.node
     args = node.args
     store = it.new_store()
@@ -200,7 +201,7 @@ def _cut_short(it: Interp, f: FuncObj) -> None:
 def _not_analysed(it: Interp, wanted) -> None:
     """The module's whole budget is spent (or Python's recursion limit hit): say so once, on
     line 1, naming the functions left without their own analysis."""
-    left = [f.qualname for f in it.functions if not getattr(f, "_generic_done", False)
+    left = [f.qualname for f in it.functions if f not in it.generic_done
             and (wanted is None or f.qualname in wanted)]
     names = ", ".join(f"`{q}`" for q in left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
     it.sink.owner = "<module>"

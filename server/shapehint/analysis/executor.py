@@ -12,7 +12,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
-from .result import Related
+from .result import Failure, Related
 from .frames import Frame, add_fact, span_of
 from .builtins import CHECKS, falsy_literal
 
@@ -143,7 +143,7 @@ class ExecMixin:
             self.report(fr, span, "SH108", self._assert_message(what, test, p, fr) + self._core_note(core), rel)
             if not fr.caught:
                 self.failed_asserts.add(span.line)
-                self.failures.append((fr.qualname, span, p, "SH108", "assertion always fails", fr.context))
+                self.failures.append(Failure(fr.qualname, span, p, "SH108", "assertion always fails", fr.context))
             return
         add_fact(fr.facts, p, (span, f"{what} on line {span.line}"))
 

@@ -37,7 +37,7 @@ from .executor import ExecMixin
 from .ranks import RankMixin
 from .shape_comments import ShapeCommentMixin
 from .objects import OpaqueV
-from .result import DimInfo, Related
+from .result import DimInfo, Failure, Related
 from .sink import Sink
 
 MAX_DEPTH = 10
@@ -101,6 +101,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         self.steps = 0
         self.step_limit = MAX_STEPS  # the running function's share (engine.analyze_function)
         self.generic_instances: dict = j.table("generic-instance")
+        self.generic_done: set = j.tally("generic-done")  # the functions whose own analysis ran (engine)
         self.holes: dict = j.table("hole")  # hole symbol -> span
         self.stores: list[FactStore] = j.log("store")
         # fresh symbol -> its lower bound, shared by every store (new_store)
@@ -124,7 +125,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         self.omitted: set[int] = j.tally("omitted")  # ids of the None values standing for omitted optional arguments
         self.failed_asserts: set[int] = j.tally("failed-assert")
         self.opaque_names: set[str] = j.tally("opaque")  # symbols standing for values the analysis cannot see
-        self.failures: list = j.log("failure")  # (function, span, pred, code, message, context) of provable errors
+        self.failures: list[Failure] = j.log("failure")  # the provable errors
         self.param_values: dict = j.table("param-values")  # function -> {param: Value} of its generic analysis
         # function -> {param: rank} given instead of an unknown rank (engine.analyze)
         self.param_ranks: dict = param_ranks or {}
@@ -384,8 +385,8 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
     def failed(self, frame: Frame, span: Span, err: OpFailed, extra_related: list) -> None:
         from ..shapes.shape import FALSE
         if not frame.caught:  # (a handler gets on from it: controlflow.s_Try)
-            self.failures.append((frame.qualname, span, getattr(err, "pred", FALSE), err.code, err.message,
-                                  frame.context))
+            self.failures.append(Failure(frame.qualname, span, getattr(err, "pred", FALSE), err.code, err.message,
+                                         frame.context))
         rel = []
         for item in list(err.related) + extra_related:
             if isinstance(item, Related):

@@ -6,7 +6,7 @@ DESIGN §4 (`shapehint infer` / `check`). Positions: line 1-based, col 0-based c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, NamedTuple, Optional
 
 from ..shapes.shape import Shape
 from ..shapes.values import Span
@@ -47,6 +47,18 @@ class Diagnostic:
         return {"line": self.line, "col": self.col, "end_line": self.end_line, "end_col": self.end_col,
                 "severity": self.severity, "code": self.code, "message": self.message,
                 "related": [r.to_json() for r in self.related]}
+
+
+class Failure(NamedTuple):
+    """A provable error: the line no admissible input gets past, and why (the questions read
+    these: a migration's clash, a hole no value fills)."""
+
+    function: str  # the qualname whose analysis found it
+    span: Span
+    pred: Any  # shapes.shape.Pred the facts make impossible (FALSE for an error without one)
+    code: str
+    message: str
+    context: str  # "" in the function's own analysis, else the calling context ("called from ...")
 
 
 @dataclass

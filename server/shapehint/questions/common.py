@@ -21,10 +21,9 @@ def ensure_generic(result, only=None) -> None:
         if only is not None and f.qualname not in only:
             continue
         if f.qualname not in it.generic_stores:
-            f._generic_done = False
             it.sink.owner = f.qualname
             try:
-                analyze_function(it, f)
+                analyze_function(it, f, again=True)
             except Exception:  # the answer for this function is then "unknown"
                 continue
 

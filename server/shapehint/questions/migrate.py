@@ -64,7 +64,7 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True, budg
     if store is None:  # its analysis ran out of budget (or raised): nothing is known
         return {"function": qualname, "status": "unknown", "params": [], "clash": []}
     params = tensor_params(result, qualname)
-    fails = [f for f in it.failures if f[0] == qualname and f[5] == ""]
+    fails = [f for f in it.failures if f.function == qualname and f.context == ""]
     extra = []
     fr = generic_frame(result, qualname)
     for text in assume:
@@ -74,10 +74,11 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True, budg
         extra.append((to_pred(it, fr, node, text), text))
     out = {"function": qualname, "status": "static", "params": [], "clash": []}
     for f in fails:
-        out["clash"].append({"line": f[1].line, "col": f[1].col, "end_line": f[1].end_line, "end_col": f[1].end_col,
-                             "severity": "error", "code": f[3], "message": f[4], "related": []})
+        s = f.span
+        out["clash"].append({"line": s.line, "col": s.col, "end_line": s.end_line, "end_col": s.end_col,
+                             "severity": "error", "code": f.code, "message": f.message, "related": []})
     syms = param_symbols(params)
-    fail_syms = set().union(*[f[2].symbols() for f in fails]) if fails else set()
+    fail_syms = set().union(*[f.pred.symbols() for f in fails]) if fails else set()
     # the smallest model first: when there is one, the constraints are consistent with the facts
     model = store.model([p for p, _ in extra], names=syms, minimize=syms)
     if extra and model is None:
