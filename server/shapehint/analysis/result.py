@@ -37,6 +37,12 @@ class Diagnostic:
     message: str
     related: list = field(default_factory=list)
     data: Optional[dict] = None  # extra payload for code actions (e.g. a hole's value)
+    # where the analysis found it (not part of the answer: no JSON, no equality): the function
+    # whose names its message uses, the callee's (line, code) when it is reported at a call
+    # site, the root analysis that made it (for per-function capture, sink.py)
+    function: str = field(default="", compare=False, repr=False)
+    inner: Optional[tuple] = field(default=None, compare=False, repr=False)
+    owner: str = field(default="", compare=False, repr=False)
 
     @staticmethod
     def at(span: Span, severity: str, code: str, message: str, related=(), data=None) -> "Diagnostic":

@@ -123,12 +123,9 @@ class Sink:
         key = (span.line, code, message)
         if key in self._diags or any(k[0] == span.line and k[1] == code for k in self._diags):
             return
-        d = Diagnostic.at(span, severity or codes.severity(code), code, message,
-                          [r for r in related if r is not None], data)
-        d.function = function
-        d.inner = inner
-        d.owner = self.owner
-        self._diags[key] = d
+        self._diags[key] = Diagnostic(span.line, span.col, span.end_line, span.end_col, severity or codes.severity(code),
+                                      code, message, [r for r in related if r is not None], data, function=function,
+                                      inner=inner, owner=self.owner)
 
     def restore_later(self, captured: dict, owner: str) -> None:
         """`restore_unmoved`, with the observations merged only when the records are built:
@@ -177,12 +174,12 @@ class Sink:
 
     def finish_diagnostics(self) -> list:
         """The diagnostics, in source order, with the program's names for symbols."""
-        own = {(d.line, d.code) for d in self._diags.values() if getattr(d, "inner", None) is None}
+        own = {(d.line, d.code) for d in self._diags.values() if d.inner is None}
         # a call-site report of a failure the callee reports by itself is redundant
-        diags = sorted((d for d in self._diags.values() if getattr(d, "inner", None) not in own),
+        diags = sorted((d for d in self._diags.values() if d.inner not in own),
                        key=lambda d: (d.line, d.col, d.code))
         for d in diags:
-            d.message = _DYN.sub("?", self._rename_text(d.message, self.renames.get(getattr(d, "function", ""), {})))
+            d.message = _DYN.sub("?", self._rename_text(d.message, self.renames.get(d.function, {})))
             for r in d.related:
                 r.message = _DYN.sub("?", r.message)
         return diags
@@ -277,7 +274,7 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
                 if isinstance(v, TensorV):
                     v = TensorV(resolve(v), v.dtype, v.origin, v.contiguous, v.layout_note)
                 obs.append((key, acc.kind, o[:2] + (v, sub)))
-    diags = [d for d in sink._diags.items() if getattr(d[1], "owner", None) == owner]
+    diags = [d for d in sink._diags.items() if d[1].owner == owner]
     layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
     return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ())),
             "layer_io": layer_io}
@@ -306,8 +303,8 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         nl, nel = line_map(d.line), line_map(d.end_line)
         if nl is None or nel is None:
             return False
-        nd = replace(d, line=nl, end_line=nel, related=[replace(r, line=line_map(r.line) or r.line) for r in d.related])
-        nd.function, nd.owner, nd.inner = getattr(d, "function", ""), owner, getattr(d, "inner", None)
+        nd = replace(d, line=nl, end_line=nel, related=[replace(r, line=line_map(r.line) or r.line) for r in d.related],
+                     owner=owner)
         if (nl, code, msg) not in sink._diags:
             sink._diags[(nl, code, msg)] = nd
     for key, text in captured.get("layer_io", ()):
@@ -361,8 +358,7 @@ def restore_unmoved(sink: Sink, captured: dict, owner: str, observations: bool =
         _merge_observations(sink, captured, owner)
     for k, d in captured["diags"]:
         if k not in sink._diags:
-            nd = replace(d, related=[replace(r) for r in d.related])
-            nd.function, nd.owner, nd.inner = getattr(d, "function", ""), owner, getattr(d, "inner", None)
+            nd = replace(d, related=[replace(r) for r in d.related], owner=owner)
             sink._diags[k] = nd
     for line in captured.get("annotated", ()):
         sink.annotate(line)

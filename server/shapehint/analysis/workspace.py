@@ -187,7 +187,6 @@ def _moved(captured: dict, line_map) -> dict:
     for (line, code, msg), d in captured["diags"]:
         nd = replace(d, line=line_map(d.line), end_line=line_map(d.end_line),
                      related=[replace(r, line=line_map(r.line) or r.line) for r in d.related])
-        nd.function, nd.owner, nd.inner = getattr(d, "function", ""), getattr(d, "owner", ""), getattr(d, "inner", None)
         diags.append(((nd.line, code, msg), nd))
     layer_io = [((Span(line_map(k[0].line), k[0].col, line_map(k[0].end_line), k[0].end_col),) + k[1:], text)
                 for k, text in captured.get("layer_io", ())]
