@@ -134,7 +134,8 @@ class _World:
     def __init__(self):
         from shapehint.analysis.journal import Journal
         self.journal = Journal()
-        self.stars, self.mutation_log, self.global_mutations, self.module_runs = {}, [], 0, 0
+        self.env = type("Env", (), {"stars": {}})()
+        self.mutation_log, self.global_mutations, self.module_runs = [], 0, 0
 
 
 def test_a_repeat_is_answered_only_while_nothing_it_can_read_changed():

@@ -93,4 +93,4 @@ def f(x: Float[Tensor, "B N"], flag: bool):
 '''
     result = analyze_source(src, "m.py")
     assert [(d.line, d.code) for d in result.diagnostics] == []
-    assert all(st.depth == 0 for st in result.interp.stores)  # every mark pushed was popped
+    assert all(st.depth == 0 for st in result.interp.env.stores)  # every mark pushed was popped

@@ -5,8 +5,9 @@ and the call memo judges a call quiet by the journal, not by a hand-kept list of
   call that made the effect runs again, so memo on and off give the same effects. (Run against
   25957ec, where the memo compared a hand-kept list, this test fails: the new state is a plain
   list there, the memo answers the repeat and the second effect is lost.)
-- A guard: after analysing real programs, every attribute of the interpreter and the sink is a
-  journaled container, or declared as not an effect (FIXED: unchanged; WORKING: put back).
+- A guard: after analysing real programs, every attribute of the interpreter, the sink and the
+  environment is a journaled container, or declared as not an effect (FIXED: unchanged;
+  WORKING: put back; CURSOR: where the driver stands).
 - With the memo on and off, every case program gives the same diagnostics, failures and
   question answers (branch records differ by design: a repeat makes none, callmemo.py).
 """
@@ -98,23 +99,29 @@ def analyses(monkeypatch):
 
     def patched_init(self, *args, **kwargs):
         init(self, *args, **kwargs)
-        made.append((self, _fixed_state(self), _fixed_state(self.sink)))
+        made.append((self, [_fixed_state(part) for part in _parts(self)]))
 
     monkeypatch.setattr(Interp, "__init__", patched_init)
     return made
 
 
-def _violations(it, fixed_it, fixed_sink) -> list:
+def _parts(it) -> list:
+    """The parts of an analysis that keep state (the interpreter, the sink, the environment)."""
+    return [it, it.sink, it.env]
+
+
+def _violations(it, fixed: list) -> list:
     from shapehint.analysis.journal import unjournaled_state
-    out = [f"Interp.{n}: not journaled" for n in unjournaled_state(it)]
-    out += [f"Sink.{n}: not journaled" for n in unjournaled_state(it.sink)]
-    for part, fixed in ((it, fixed_it), (it.sink, fixed_sink)):
-        for name, (value, fingerprint) in fixed.items():
-            if vars(part)[name] is not value or _fingerprint(value) != fingerprint:
-                out.append(f"{type(part).__name__}.{name}: declared FIXED, changed")
-    for name in Interp.WORKING:
-        if name in vars(it) and not _at_rest(vars(it)[name]):
-            out.append(f"Interp.{name}: declared WORKING, not put back")
+    out = []
+    for part, fixed_state in zip(_parts(it), fixed):
+        name = type(part).__name__
+        out += [f"{name}.{n}: not journaled" for n in unjournaled_state(part)]
+        for attr, (value, fingerprint) in fixed_state.items():
+            if vars(part)[attr] is not value or _fingerprint(value) != fingerprint:
+                out.append(f"{name}.{attr}: declared FIXED, changed")
+        for attr in getattr(type(part), "WORKING", ()):
+            if attr in vars(part) and not _at_rest(vars(part)[attr]):
+                out.append(f"{name}.{attr}: declared WORKING, not put back")
     return out
 
 
@@ -129,8 +136,8 @@ def test_every_state_of_the_analysis_goes_through_its_journal(analyses, records)
         r = analyze_source(open(path).read(), path, records=records)
         assert not r.stats.get("internal_errors"), path
     assert len(analyses) >= len(GUARDED)
-    for it, fixed_it, fixed_sink in analyses:
-        assert _violations(it, fixed_it, fixed_sink) == [], it.path
+    for it, fixed in analyses:
+        assert _violations(it, fixed) == [], it.path
 
 
 def test_the_guard_catches_state_that_bypasses_the_journal(analyses, monkeypatch):
@@ -143,8 +150,8 @@ def test_the_guard_catches_state_that_bypasses_the_journal(analyses, monkeypatch
 
     monkeypatch.setattr(Interp, "exec_stmt", patched_exec_stmt)
     analyze_source(STACK, "m.py", records=False)
-    it, fixed_it, fixed_sink = analyses[-1]
-    assert _violations(it, fixed_it, fixed_sink) == ["Interp.returns_seen: not journaled"]
+    it, fixed = analyses[-1]
+    assert _violations(it, fixed) == ["Interp.returns_seen: not journaled"]
 
 
 def test_the_guard_catches_fixed_state_that_changes(analyses, monkeypatch):
@@ -157,8 +164,8 @@ def test_the_guard_catches_fixed_state_that_changes(analyses, monkeypatch):
 
     monkeypatch.setattr(Interp, "exec_stmt", patched_exec_stmt)
     analyze_source(STACK, "m.py", records=False)
-    it, fixed_it, fixed_sink = analyses[-1]
-    assert _violations(it, fixed_it, fixed_sink) == ["Interp.comments: declared FIXED, changed"]
+    it, fixed = analyses[-1]
+    assert _violations(it, fixed) == ["Interp.comments: declared FIXED, changed"]
 
 
 # ---- memo on and off ------------------------------------------------------------------------------

@@ -107,13 +107,13 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
         order = ["<module>"] + [f.qualname for f in it.functions]
         result.dims = compose_dims(it, [parts[q] for q in order if parts.get(q) is not None])
     result.functions = {f.qualname: span_of(f.node) for f in it.functions}
-    result.stats = {"solver_queries": sum(s.queries for s in it.stores), "truncated": truncated,
+    result.stats = {"solver_queries": sum(s.queries for s in it.env.stores), "truncated": truncated,
                     "internal_errors": it.internal_errors[:20], "steps": it.steps, "reanalysed": reanalysed,
                     "cut_short": list(it.cut_short)}
-    for st in it.stores:
+    for st in it.env.stores:
         st.release()
-    if it.session is not None:
-        it.session.release()
+    if it.env.session is not None:
+        it.env.session.release()
     result.interp = it  # questions (migration, branches, holes) reuse the run
     result.module_globals = globals_
     return result
@@ -262,7 +262,7 @@ def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = 
     for i, d in enumerate(shape.dims):
         for s in d.symbols():
             if not s.startswith("?"):
-                it.dims.setdefault(s, DimInfo(s, f"annotation of `{p.arg}` (axis {i}) on line {p.lineno}"))
+                it.env.dims.setdefault(s, DimInfo(s, f"annotation of `{p.arg}` (axis {i}) on line {p.lineno}"))
     return TensorV(shape, dtype, span_of(p), optional=optional)
 
 
@@ -330,7 +330,7 @@ def _given_rank(it: Interp, f: FuncObj, name: str, shape: Shape) -> Shape:
     dims = []
     for i in range(len(shape.dims), len(shape.dims) + k):
         sym = f"{name}.shape[{i}]"
-        it.dims.setdefault(sym, DimInfo(sym, f"parameter `{name}`, axis {i} (rank {rank} tried for the migration)"))
+        it.env.dims.setdefault(sym, DimInfo(sym, f"parameter `{name}`, axis {i} (rank {rank} tried for the migration)"))
         dims.append(Expr.sym(sym))
     return Shape(shape.dims + tuple(dims) + shape.suffix)
 
@@ -459,14 +459,14 @@ def _run(it: Interp, run) -> None:
 
 
 def logged_dims(it: Interp, run) -> tuple:
-    """(the writes to `it.dims`, the facts hover shows) of what `run()` analyses: one function's
+    """(the writes to `it.env.dims`, the facts hover shows) of what `run()` analyses: one function's
     share of the hover information, kept with its summary (workspace.SummaryCache)."""
-    it.dims.log, n = [], len(it.stores)
+    it.env.dims.log, n = [], len(it.env.stores)
     try:
         run()
     finally:
-        ops, it.dims.log = it.dims.log, None
-    return ops, [f.pred for st in it.stores[n:] for f in st.facts if _hover_fact(f.pred)]
+        ops, it.env.dims.log = it.env.dims.log, None
+    return ops, [f.pred for st in it.env.stores[n:] for f in st.facts if _hover_fact(f.pred)]
 
 
 def _hover_fact(p) -> bool:

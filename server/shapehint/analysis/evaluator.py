@@ -77,7 +77,7 @@ class EvalMixin:
     def e_Name(self, node: ast.Name, fr) -> Value:
         name = node.id
         if name == "__":
-            return IntV(self.hole_symbol(node, fr))
+            return IntV(self.hole_symbol(node))
         if name in fr.env:
             return fr.env[name]
         if name in fr.globals:

@@ -151,7 +151,7 @@ class ExecMixin:
         """`assert self.num_chunks_before == 0` on `config.lsh_num_chunks_before`: a value the
         analysis cannot see is a symbol >= 1 (it is a size nearly everywhere), but when that bound
         is what makes an assertion fail, the value may be any int: no error."""
-        opaque = p.symbols() & self.opaque_names
+        opaque = p.symbols() & self.env.opaque_names
         if not opaque:
             return False
         relaxed = self.new_store()  # (the analysis's limits and Z3 session: a cancel stops it too)
@@ -274,9 +274,9 @@ class ExecMixin:
             table = self.sink.renames_of(fr.qualname)
             if old not in table and name not in table.values():
                 table[old] = name
-                info = self.dims.get(old)
+                info = self.env.dims.get(old)
                 if info is not None:
-                    self.dims[name] = type(info)(name, info.origin + f", named `{name}`", info.facts)
+                    self.env.dims[name] = type(info)(name, info.origin + f", named `{name}`", info.facts)
 
     # ---- definitions and imports ---------------------------------------------------------
     def s_FunctionDef(self, st: ast.FunctionDef, fr):

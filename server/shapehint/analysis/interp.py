@@ -19,10 +19,8 @@ from contextlib import contextmanager
 from typing import Optional
 
 from ..ops.context import OpFailed
-from ..shapes.expr import Expr
-from ..shapes.shape import Shape
-from ..shapes.values import born_now, Span, TensorV, UnknownV
-from ..solver.facts import FactStore, Limits, Session
+from ..shapes.values import born_now, Span, UnknownV
+from ..solver.facts import Limits
 from .annotations import AnnotationReader
 from .builtins import BuiltinMixin
 from .calls import CallMixin
@@ -30,14 +28,13 @@ from .layers import LayerMixin
 from .compare import CompareMixin
 from .evaluator import EvalMixin
 from .callmemo import WRITABLE, CallMemo
-from .journal import Journal, Table
+from .environment import Environment
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
 from .controlflow import ControlFlowMixin
 from .executor import ExecMixin
 from .ranks import RankMixin
 from .shape_comments import ShapeCommentMixin
-from .objects import OpaqueV
-from .result import DimInfo, Failure, Related
+from .result import Failure, Related
 from .sink import Sink
 
 MAX_DEPTH = 10
@@ -49,37 +46,19 @@ FUNCTION_STEPS = 150_000
 MAX_STEPS = 1_000_000
 
 
-class DimTable(Table):
-    """Symbol -> DimInfo, logging while `log` is a list: the writes one function's analysis
-    makes, so a function restored from the summary cache brings its hover information back
-    (engine.compose_dims replays the logs in program order, as a fresh analysis writes them)."""
-
-    __slots__ = ("log",)
-
-    def __init__(self, journal: Journal):
-        super().__init__(journal, "dim")
-        self.log: Optional[list] = None
-
-    def setdefault(self, key, value):
-        if self.log is not None:
-            self.log.append((False, key, value))
-        return super().setdefault(key, value)
-
-    def __setitem__(self, key, value):
-        if self.log is not None:
-            self.log.append((True, key, value))
-        super().__setitem__(key, value)
-
-
 class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentMixin, CallMixin, LayerMixin, BuiltinMixin, RankMixin):
     # What is not an effect (journal.py; tests/unit/test_journal.py checks every other
     # attribute is a journaled container): set when made; put back by every step; the driver's
     # position (the step budget: steps are counted on every node, the hottest path there is;
     # the importer, wired by the engine once the module's globals exist)
-    FIXED = ("path", "lines", "sink", "observe", "limits", "cancel", "modules", "on_store", "max_depth", "memo",
+    FIXED = ("path", "lines", "sink", "env", "observe", "cancel", "modules", "max_depth", "memo",
              "comments", "param_ranks")
+    # the environment's methods, bound once (they run on every fresh symbol and rank lookup: one
+    # attribute lookup instead of two)
+    FIXED += ("fresh_symbol", "fresh_dyn", "fresh_star", "opaque_symbol", "new_store", "resolve", "resolve_shape",
+              "param_star", "learn_rank", "learn_edge", "hole_symbol")
     WORKING = ("active", "running_calls", "module_code")
-    CURSOR = ("steps", "step_limit", "session", "_tensor_names", "imports")
+    CURSOR = ("steps", "step_limit", "_tensor_names", "imports")
 
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
                  cancel=None, modules=None, on_store=None, observe: bool = True, comments=None,
@@ -91,22 +70,17 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         # record what each expression evaluates to (the sink's observations, for the records);
         # off when the caller wants no records (engine.analyze(records=False))
         self.observe = observe
-        self.limits = limits or Limits()
         self.cancel = cancel
         self.modules = modules  # resolver for workspace imports (module name -> globals) or None
-        self.on_store = on_store
-        self.stars: dict[str, Shape] = j.table("star")
-        self.star_owner: dict[str, tuple] = j.table("star-owner")  # star -> (param, start index, count after star)
-        self.dims = DimTable(j)
+        env = self.env = Environment(j, limits, on_store)  # symbols, ranks, holes, fact stores
+        self.fresh_symbol, self.fresh_dyn, self.fresh_star = env.fresh_symbol, env.fresh_dyn, env.fresh_star
+        self.opaque_symbol, self.new_store, self.hole_symbol = env.opaque_symbol, env.new_store, env.hole_symbol
+        self.resolve, self.resolve_shape, self.param_star = env.resolve, env.resolve_shape, env.param_star
+        self.learn_rank, self.learn_edge = env.learn_rank, env.learn_edge
         self.steps = 0
         self.step_limit = MAX_STEPS  # the running function's share (engine.analyze_function)
         self.generic_instances: dict = j.table("generic-instance")
         self.generic_done: set = j.tally("generic-done")  # the functions whose own analysis ran (engine)
-        self.holes: dict = j.table("hole")  # hole symbol -> span
-        self.stores: list[FactStore] = j.log("store")
-        # fresh symbol -> its lower bound, shared by every store (new_store)
-        self.symbol_lower: dict = j.table("symbol-bound")
-        self.session: Optional[Session] = None
         self.max_depth = MAX_DEPTH
         self.active: dict = {}  # (function, receiver) -> (its calls running, calls since the outermost began)
         self.running_calls: dict = {}  # function -> [(store, undecided-arm depth, guessed, (args, kwargs) or None)]
@@ -124,7 +98,6 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         self.module_code = 0  # module bodies running (exec_module_body)
         self.omitted: set[int] = j.tally("omitted")  # ids of the None values standing for omitted optional arguments
         self.failed_asserts: set[int] = j.tally("failed-assert")
-        self.opaque_names: set[str] = j.tally("opaque")  # symbols standing for values the analysis cannot see
         self.failures: list[Failure] = j.log("failure")  # the provable errors
         self.param_values: dict = j.table("param-values")  # function -> {param: Value} of its generic analysis
         # function -> {param: rank} given instead of an unknown rank (engine.analyze)
@@ -139,11 +112,6 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         self.imports = None  # callable(module, level) -> namespace or None (workspace imports)
 
     # counters kept by the journal: how many there have been is the count of their entries
-    @property
-    def _fresh(self) -> int:
-        """Fresh names made so far (symbols, unknown dimensions, stars)."""
-        return self.journal.count("fresh")
-
     @property
     def cutoffs(self) -> int:
         """Calls cut short as recursion or too deep."""
@@ -192,37 +160,10 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
             self.journal.note("global-write")
 
     # ---- facts and symbols ------------------------------------------------
-    def new_store(self) -> FactStore:
-        if self.session is None:
-            self.session = Session()
-        st = FactStore(self.limits, session=self.session, lower=self.symbol_lower)
-        if self.on_store is not None:
-            self.on_store(st)
-        self.stores.append(st)
-        return st
-
     def note_omitted(self, fr: Frame, *vals) -> None:
         """A decision looked at an omitted optional argument's None (see Frame.assumes_default)."""
         if any(id(v) in self.omitted for v in vals):
             fr.assumes_default = True
-
-    def fresh_symbol(self, hint: str, span: Optional[Span], lo: int = 1) -> Expr:
-        n = self.journal.note("fresh")
-        name = f"{hint}{n}" if hint.startswith("?") else f"{hint}_{n}"
-        self.symbol_lower[name] = lo  # every store's (new_store): names are never reused
-        self.dims.setdefault(name, DimInfo(name, f"computed on line {span.line}" if span else "unknown"))
-        return Expr.sym(name)
-
-    def fresh_dyn(self) -> Expr:
-        return Expr.sym(f"?{self.journal.note('fresh')}")
-
-    def fresh_star(self) -> str:
-        return f"?s{self.journal.note('fresh')}"
-
-    def opaque_symbol(self, v: OpaqueV) -> Expr:
-        self.dims.setdefault(v.path, DimInfo(v.path, f"the value of `{v.path}`"))
-        self.opaque_names.add(v.path)
-        return Expr.sym(v.path)
 
     @contextmanager
     def running(self, qualname: str, store):
@@ -270,74 +211,6 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
     def function_named(self, qualname: str):
         """The function object of this module named `qualname`, if any."""
         return next((f for f in self.functions if f.qualname == qualname), None)
-
-    # ---- unknown ranks ------------------------------------------------------
-    def resolve_shape(self, t: TensorV) -> Shape:
-        return self.resolve(t)
-
-    def resolve(self, t: TensorV) -> Shape:
-        s = t.shape
-        guard = 0
-        while s.star is not None and s.star in self.stars and guard < 1000:
-            sub = self.stars[s.star]
-            if sub.star is None:
-                s = Shape(s.dims + sub.dims + s.suffix)
-            else:
-                s = Shape(s.dims + sub.dims, sub.star, sub.suffix + s.suffix)
-            guard += 1
-        t.shape = s
-        return s
-
-    def param_star(self, param: str, function: str = "") -> str:
-        # qualified by the function: restored summaries of other functions may mention theirs
-        star = f"{function}:{param}*"
-        n = 1
-        while star in self.star_owner:
-            n += 1
-            star = f"{function}:{param}*{n}"
-        self.star_owner[star] = (param, 0, 0)
-        return star
-
-    def _star_dim(self, star: str, pos: int, from_end: bool, span: Optional[Span]) -> Expr:
-        owner = self.star_owner.get(star)
-        if owner is None:
-            return self.fresh_dyn()
-        param, start, after = owner
-        name = f"{param}.shape[{-(after + pos + 1)}]" if from_end else f"{param}.shape[{start + pos}]"
-        where = f" (rank learned from line {span.line})" if span else ""
-        self.dims.setdefault(name, DimInfo(name, f"parameter `{param}`, axis {name.split('[')[1][:-1]}{where}"))
-        return Expr.sym(name)
-
-    def learn_rank(self, t: TensorV, rank: int, span: Optional[Span]) -> tuple:
-        s = self.resolve(t)
-        if s.star is None:
-            return s.dims
-        k = rank - len(s.dims) - len(s.suffix)
-        new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
-        self.stars[s.star] = Shape(new)
-        return self.resolve(t).dims
-
-    def learn_edge(self, t: TensorV, n: int, span: Optional[Span], front: bool) -> None:
-        s = self.resolve(t)
-        if s.star is None:
-            return
-        have = len(s.dims) if front else len(s.suffix)
-        k = n - have
-        if k <= 0:
-            return
-        owner = self.star_owner.get(s.star)
-        rest = s.star + "'"
-        if front:
-            new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
-            self.stars[s.star] = Shape(new, rest, ())
-            if owner:
-                self.star_owner[rest] = (owner[0], owner[1] + k, owner[2])
-        else:
-            new = tuple(reversed([self._star_dim(s.star, j, True, span) for j in range(k)]))
-            self.stars[s.star] = Shape((), rest, new)
-            if owner:
-                self.star_owner[rest] = (owner[0], owner[1], owner[2] + k)
-        self.resolve(t)
 
     # ---- diagnostics --------------------------------------------------------
     def report(self, frame: Frame, span: Optional[Span], code: str, message: str, related: list) -> None:
@@ -422,19 +295,11 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
             finally:
                 fr.record = rec
                 fr.globals = saved
-        reader = AnnotationReader(resolve, self.fresh_dyn, self.fresh_star, lambda n: self.hole_symbol(n, fr))
+        reader = AnnotationReader(resolve, self.fresh_dyn, self.fresh_star, self.hole_symbol)
         try:
             return reader.read(node)
         except (RecursionError, ValueError):
             return None
-
-    def hole_symbol(self, node, fr) -> Expr:
-        s = span_of(node)
-        name = f"__{s.line}_{s.col}"
-        if name not in self.holes:
-            self.holes[name] = s
-            self.dims[name] = DimInfo(name, f"shape hole on line {s.line}")
-        return Expr.sym(name)
 
     def import_module(self, name: str, level: int):
         if self.imports is None:

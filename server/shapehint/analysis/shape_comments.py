@@ -50,9 +50,9 @@ class ShapeCommentMixin:
                 if fr.facts.possible(eq(d, int(text)))[0] is False:
                     return False
                 continue
-            if text in self.dims and text.isidentifier() and text not in ren and local is None:
+            if text in self.env.dims and text.isidentifier() and text not in ren and local is None:
                 local = _frame_symbols(self, fr)
-            if text in ren or (text in self.dims and text.isidentifier() and text in local):
+            if text in ren or (text in self.env.dims and text.isidentifier() and text in local):
                 # a name this function already uses means that dimension, not any renaming (one
                 # that only another function uses — its `seq_length` — is free here)
                 text_sym = Expr.sym(ren.get(text, text))

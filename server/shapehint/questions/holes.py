@@ -16,7 +16,7 @@ def answer_holes(result) -> list:
     ensure_generic(result)
     it = result.interp
     out = []
-    for name, span in sorted(it.holes.items(), key=lambda kv: (kv[1].line, kv[1].col)):
+    for name, span in sorted(it.env.holes.items(), key=lambda kv: (kv[1].line, kv[1].col)):
         item = {"line": span.line, "col": span.col, "status": "unknown", "value": None, "lo": None, "hi": None,
                 "examples": [], "note": None}
         fails = [f for f in it.failures if name in f.pred.symbols()]
@@ -27,9 +27,9 @@ def answer_holes(result) -> list:
         lo, hi, stores = 1, None, []
         # Concrete calls from module-level code (the first store) are the program as it runs;
         # when they constrain the hole they decide it, as in Tensors Fitting Perfectly.
-        mentioning = [st for st in it.stores if any(name in f.pred.symbols() for f in st.facts)]
-        if it.stores and it.stores[0] in mentioning:
-            mentioning = [it.stores[0]]
+        mentioning = [st for st in it.env.stores if any(name in f.pred.symbols() for f in st.facts)]
+        if it.env.stores and it.env.stores[0] in mentioning:
+            mentioning = [it.env.stores[0]]
         try:
             for st in mentioning:
                 if True:

@@ -1,0 +1,173 @@
+"""The environment of one analysis: its symbols and fact stores.
+
+It owns the fresh symbols and where each comes from (`dims`, hover's table), the variadic
+segments of unknown-rank tensors and what was learned of them (`stars`, `star_owner`: rank
+learning), the shape holes, the names standing for values the analysis cannot see, and the fact
+stores with the lower bounds of symbols they share. The other parts ask it for symbols and
+stores; every change goes through the analysis's journal (journal.py).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..shapes.expr import Expr
+from ..shapes.shape import Shape
+from ..shapes.values import Span, TensorV
+from ..solver.facts import FactStore, Limits, Session
+from .frames import span_of
+from .journal import Journal, Table
+from .objects import OpaqueV
+from .result import DimInfo
+
+
+class DimTable(Table):
+    """Symbol -> DimInfo, logging while `log` is a list: the writes one function's analysis
+    makes, so a function restored from the summary cache brings its hover information back
+    (engine.compose_dims replays the logs in program order, as a fresh analysis writes them)."""
+
+    __slots__ = ("log",)
+
+    def __init__(self, journal: Journal):
+        super().__init__(journal, "dim")
+        self.log: Optional[list] = None
+
+    def setdefault(self, key, value):
+        if self.log is not None:
+            self.log.append((False, key, value))
+        return super().setdefault(key, value)
+
+    def __setitem__(self, key, value):
+        if self.log is not None:
+            self.log.append((True, key, value))
+        super().__setitem__(key, value)
+
+
+class Environment:
+    # not effects (journal.py): set when made; the solver session, made with the first store
+    FIXED = ("limits", "on_store")
+    CURSOR = ("session",)
+
+    def __init__(self, journal: Journal, limits: Optional[Limits] = None, on_store=None):
+        self.journal = j = journal
+        self.limits = limits or Limits()
+        self.on_store = on_store
+        self.stars: dict[str, Shape] = j.table("star")
+        self.star_owner: dict[str, tuple] = j.table("star-owner")  # star -> (param, start index, count after star)
+        self.dims = DimTable(j)
+        self.holes: dict = j.table("hole")  # hole symbol -> span
+        self.stores: list[FactStore] = j.log("store")
+        # fresh symbol -> its lower bound, shared by every store (new_store): a value made under
+        # one store (a layer's `__init__`) reaches others (its `forward`)
+        self.symbol_lower: dict = j.table("symbol-bound")
+        self.session: Optional[Session] = None
+        self.opaque_names: set[str] = j.tally("opaque")  # symbols standing for values the analysis cannot see
+
+    @property
+    def fresh_count(self) -> int:
+        """Fresh names made so far (symbols, unknown dimensions, stars)."""
+        return self.journal.count("fresh")
+
+    # ---- stores and symbols ---------------------------------------------------------
+    def new_store(self) -> FactStore:
+        if self.session is None:
+            self.session = Session()
+        st = FactStore(self.limits, session=self.session, lower=self.symbol_lower)
+        if self.on_store is not None:
+            self.on_store(st)
+        self.stores.append(st)
+        return st
+
+    def fresh_symbol(self, hint: str, span: Optional[Span], lo: int = 1) -> Expr:
+        n = self.journal.note("fresh")
+        name = f"{hint}{n}" if hint.startswith("?") else f"{hint}_{n}"
+        self.symbol_lower[name] = lo  # every store's (new_store): names are never reused
+        self.dims.setdefault(name, DimInfo(name, f"computed on line {span.line}" if span else "unknown"))
+        return Expr.sym(name)
+
+    def fresh_dyn(self) -> Expr:
+        return Expr.sym(f"?{self.journal.note('fresh')}")
+
+    def fresh_star(self) -> str:
+        return f"?s{self.journal.note('fresh')}"
+
+    def opaque_symbol(self, v: OpaqueV) -> Expr:
+        self.dims.setdefault(v.path, DimInfo(v.path, f"the value of `{v.path}`"))
+        self.opaque_names.add(v.path)
+        return Expr.sym(v.path)
+
+    # ---- unknown ranks ------------------------------------------------------
+    def resolve_shape(self, t: TensorV) -> Shape:
+        return self.resolve(t)
+
+    def resolve(self, t: TensorV) -> Shape:
+        s = t.shape
+        guard = 0
+        while s.star is not None and s.star in self.stars and guard < 1000:
+            sub = self.stars[s.star]
+            if sub.star is None:
+                s = Shape(s.dims + sub.dims + s.suffix)
+            else:
+                s = Shape(s.dims + sub.dims, sub.star, sub.suffix + s.suffix)
+            guard += 1
+        t.shape = s
+        return s
+
+    def param_star(self, param: str, function: str = "") -> str:
+        # qualified by the function: restored summaries of other functions may mention theirs
+        star = f"{function}:{param}*"
+        n = 1
+        while star in self.star_owner:
+            n += 1
+            star = f"{function}:{param}*{n}"
+        self.star_owner[star] = (param, 0, 0)
+        return star
+
+    def _star_dim(self, star: str, pos: int, from_end: bool, span: Optional[Span]) -> Expr:
+        owner = self.star_owner.get(star)
+        if owner is None:
+            return self.fresh_dyn()
+        param, start, after = owner
+        name = f"{param}.shape[{-(after + pos + 1)}]" if from_end else f"{param}.shape[{start + pos}]"
+        where = f" (rank learned from line {span.line})" if span else ""
+        self.dims.setdefault(name, DimInfo(name, f"parameter `{param}`, axis {name.split('[')[1][:-1]}{where}"))
+        return Expr.sym(name)
+
+    def learn_rank(self, t: TensorV, rank: int, span: Optional[Span]) -> tuple:
+        s = self.resolve(t)
+        if s.star is None:
+            return s.dims
+        k = rank - len(s.dims) - len(s.suffix)
+        new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
+        self.stars[s.star] = Shape(new)
+        return self.resolve(t).dims
+
+    def learn_edge(self, t: TensorV, n: int, span: Optional[Span], front: bool) -> None:
+        s = self.resolve(t)
+        if s.star is None:
+            return
+        have = len(s.dims) if front else len(s.suffix)
+        k = n - have
+        if k <= 0:
+            return
+        owner = self.star_owner.get(s.star)
+        rest = s.star + "'"
+        if front:
+            new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
+            self.stars[s.star] = Shape(new, rest, ())
+            if owner:
+                self.star_owner[rest] = (owner[0], owner[1] + k, owner[2])
+        else:
+            new = tuple(reversed([self._star_dim(s.star, j, True, span) for j in range(k)]))
+            self.stars[s.star] = Shape((), rest, new)
+            if owner:
+                self.star_owner[rest] = (owner[0], owner[1], owner[2] + k)
+        self.resolve(t)
+
+    # ---- shape holes ---------------------------------------------------------------
+    def hole_symbol(self, node) -> Expr:
+        s = span_of(node)
+        name = f"__{s.line}_{s.col}"
+        if name not in self.holes:
+            self.holes[name] = s
+            self.dims[name] = DimInfo(name, f"shape hole on line {s.line}")
+        return Expr.sym(name)
