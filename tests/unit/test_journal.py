@@ -106,8 +106,8 @@ def analyses(monkeypatch):
 
 
 def _parts(it) -> list:
-    """The parts of an analysis that keep state (the interpreter, the sink, the environment)."""
-    return [it, it.sink, it.env]
+    """The parts of an analysis that keep state (interpreter, sink, environment, reporter)."""
+    return [it, it.sink, it.env, it.reporter]
 
 
 def _violations(it, fixed: list) -> list:
@@ -181,7 +181,7 @@ def _answers(path: str, memo: bool) -> dict:
     return {
         "diagnostics": [d.to_json() for d in r.diagnostics],
         "failures": sorted((f.function, f.span.line, f.span.col, str(f.pred), f.code, f.message, f.context)
-                           for f in it.failures),
+                           for f in it.reporter.failures),
         "questions": (repr(answer_migration(r)), repr(answer_branches(r)), repr(answer_holes(r))),
     }
 

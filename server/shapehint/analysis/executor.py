@@ -12,7 +12,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
-from .result import Failure, Related
+from .result import Related
 from .frames import Frame, add_fact, span_of
 from .builtins import CHECKS, falsy_literal
 
@@ -142,8 +142,7 @@ class ExecMixin:
             rel = [Related(o[0].line, o[0].col, o[1]) for o in core if o and o[0].line != span.line]
             self.report(fr, span, "SH108", self._assert_message(what, test, p, fr) + self._core_note(core), rel)
             if not fr.caught:
-                self.failed_asserts.add(span.line)
-                self.failures.append(Failure(fr.qualname, span, p, "SH108", "assertion always fails", fr.context))
+                self.reporter.assertion_failed(fr, span, p)
             return
         add_fact(fr.facts, p, (span, f"{what} on line {span.line}"))
 

@@ -14,12 +14,10 @@ line that needs it; one that some input satisfies becomes a fact for the rest of
 from __future__ import annotations
 
 import ast
-import os
 from contextlib import contextmanager
 from typing import Optional
 
-from ..ops.context import OpFailed
-from ..shapes.values import born_now, Span, UnknownV
+from ..shapes.values import born_now, UnknownV
 from ..solver.facts import Limits
 from .annotations import AnnotationReader
 from .builtins import BuiltinMixin
@@ -29,12 +27,12 @@ from .compare import CompareMixin
 from .evaluator import EvalMixin
 from .callmemo import WRITABLE, CallMemo
 from .environment import Environment
+from .reporter import Reporter
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
 from .controlflow import ControlFlowMixin
 from .executor import ExecMixin
 from .ranks import RankMixin
 from .shape_comments import ShapeCommentMixin
-from .result import Failure, Related
 from .sink import Sink
 
 MAX_DEPTH = 10
@@ -56,7 +54,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
     # the environment's methods, bound once (they run on every fresh symbol and rank lookup: one
     # attribute lookup instead of two)
     FIXED += ("fresh_symbol", "fresh_dyn", "fresh_star", "opaque_symbol", "new_store", "resolve", "resolve_shape",
-              "param_star", "learn_rank", "learn_edge", "hole_symbol")
+              "param_star", "learn_rank", "learn_edge", "hole_symbol", "reporter", "report", "failed")
     WORKING = ("active", "running_calls", "module_code")
     CURSOR = ("steps", "step_limit", "_tensor_names", "imports")
 
@@ -77,6 +75,8 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         self.opaque_symbol, self.new_store, self.hole_symbol = env.opaque_symbol, env.new_store, env.hole_symbol
         self.resolve, self.resolve_shape, self.param_star = env.resolve, env.resolve_shape, env.param_star
         self.learn_rank, self.learn_edge = env.learn_rank, env.learn_edge
+        reporter = self.reporter = Reporter(sink)  # diagnostics and failure records
+        self.report, self.failed = reporter.report, reporter.failed
         self.steps = 0
         self.step_limit = MAX_STEPS  # the running function's share (engine.analyze_function)
         self.generic_instances: dict = j.table("generic-instance")
@@ -97,8 +97,6 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         self.memo = CallMemo() if memo else None
         self.module_code = 0  # module bodies running (exec_module_body)
         self.omitted: set[int] = j.tally("omitted")  # ids of the None values standing for omitted optional arguments
-        self.failed_asserts: set[int] = j.tally("failed-assert")
-        self.failures: list[Failure] = j.log("failure")  # the provable errors
         self.param_values: dict = j.table("param-values")  # function -> {param: Value} of its generic analysis
         # function -> {param: rank} given instead of an unknown rank (engine.analyze)
         self.param_ranks: dict = param_ranks or {}
@@ -211,68 +209,6 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
     def function_named(self, qualname: str):
         """The function object of this module named `qualname`, if any."""
         return next((f for f in self.functions if f.qualname == qualname), None)
-
-    # ---- diagnostics --------------------------------------------------------
-    def report(self, frame: Frame, span: Optional[Span], code: str, message: str, related: list) -> None:
-        if span is None:
-            return
-        from . import codes
-        if codes.severity(code) == "error":
-            if frame.dead:
-                return  # vacuous: no admissible input reaches this line
-            frame.dead = True
-            if frame.caught:
-                return  # a handler catches it and gets on (controlflow.s_Try)
-            if frame.context and frame.facts.depth > frame.entry_depth:
-                # a call's failure only on a path the callee could not decide for the call's
-                # arguments (`if len(reduced_axes) > 0:` in einops): inputs that take the other
-                # path avoid it; the callee's own analysis reports a line that always fails
-                return
-        rel = [r for r in related if r is not None]
-        if frame.foreign:
-            # the failing line is in another file: report it against this file's call
-            if not frame.call_sites:
-                return
-            rel = [Related(span.line, span.col, message, frame.foreign)]
-            span = frame.call_sites[0]
-            message = f"this call fails in {os.path.basename(frame.foreign)}, line {rel[0].line}: {message}"
-            rel += [Related(c.line, c.col, "the layer is created here") for c in frame.created[-1:]]
-            self.sink.diag(span, code, message, rel, function=frame.qualname)
-            return
-        if frame.call_sites and code != "SH108":
-            # An operation that fails only for the shapes a caller passes is reported at that
-            # caller's line (the callee's line is fine for other calls); assertions are claims
-            # and stay where they are written.
-            site = frame.call_sites[0]
-            rel.insert(0, Related(span.line, span.col, f"fails here, in {frame.qualname}"))
-            for c in frame.created[-1:]:
-                rel.append(Related(c.line, c.col, "the layer is created here"))
-            self.sink.diag(site, code, message, rel, function=frame.qualname, inner=(span.line, code))
-            return
-        for site in frame.call_sites[-2:]:
-            rel.append(Related(site.line, site.col, "called from here with the shapes above"))
-        for c in frame.created[-1:]:
-            rel.append(Related(c.line, c.col, "the layer is created here"))
-        self.sink.diag(span, code, message, rel, function=frame.qualname)
-
-    def failed(self, frame: Frame, span: Span, err: OpFailed, extra_related: list) -> None:
-        from ..shapes.shape import FALSE
-        if not frame.caught:  # (a handler gets on from it: controlflow.s_Try)
-            self.failures.append(Failure(frame.qualname, span, getattr(err, "pred", FALSE), err.code, err.message,
-                                         frame.context))
-        rel = []
-        for item in list(err.related) + extra_related:
-            if isinstance(item, Related):
-                rel.append(item)
-            elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], Span):
-                if item[0].line != span.line:
-                    rel.append(Related(item[0].line, item[0].col, item[1]))
-        seen, uniq = set(), []
-        for r in rel:
-            if (r.line, r.message) not in seen:
-                seen.add((r.line, r.message))
-                uniq.append(r)
-        self.report(frame, span, err.code, err.message, uniq)
 
     def source(self, node: ast.AST, limit: int = 60) -> str:
         s = span_of(node)

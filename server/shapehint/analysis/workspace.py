@@ -328,7 +328,7 @@ def signature(it, q: str) -> str:
         parts += [f"self.{k}={_show(it, v)}" for k, v in sorted(self_obj.attrs.items())]
     if store is not None:
         parts += sorted(str(fct.pred) for fct in store.facts)
-    parts += sorted(f"{f.code}:{f.message}" for f in it.failures if f.function == q)
+    parts += sorted(f"{f.code}:{f.message}" for f in it.reporter.failures if f.function == q)
     return "\n".join(parts)
 
 

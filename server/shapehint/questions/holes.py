@@ -19,7 +19,7 @@ def answer_holes(result) -> list:
     for name, span in sorted(it.env.holes.items(), key=lambda kv: (kv[1].line, kv[1].col)):
         item = {"line": span.line, "col": span.col, "status": "unknown", "value": None, "lo": None, "hi": None,
                 "examples": [], "note": None}
-        fails = [f for f in it.failures if name in f.pred.symbols()]
+        fails = [f for f in it.reporter.failures if name in f.pred.symbols()]
         if fails:
             item.update(status="none", note=f"line {fails[0].span.line}: {fails[0].message}")
             out.append(item)

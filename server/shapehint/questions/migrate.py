@@ -64,7 +64,7 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True, budg
     if store is None:  # its analysis ran out of budget (or raised): nothing is known
         return {"function": qualname, "status": "unknown", "params": [], "clash": []}
     params = tensor_params(result, qualname)
-    fails = [f for f in it.failures if f.function == qualname and f.context == ""]
+    fails = [f for f in it.reporter.failures if f.function == qualname and f.context == ""]
     extra = []
     fr = generic_frame(result, qualname)
     for text in assume:
