@@ -106,8 +106,8 @@ def analyses(monkeypatch):
 
 
 def _parts(it) -> list:
-    """The parts of an analysis that keep state (interpreter, sink, environment, reporter)."""
-    return [it, it.sink, it.env, it.reporter]
+    """The parts of an analysis that keep state (interpreter, sink, environment, reporter, calls)."""
+    return [it, it.sink, it.env, it.reporter, it.calls]
 
 
 def _violations(it, fixed: list) -> list:

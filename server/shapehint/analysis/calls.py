@@ -207,7 +207,7 @@ class CallMixin:
             self.journal.note("cutoff")
             return UnknownV("call depth"), False, False
         key = (f.qualname, id(args[0]) if f.cls is not None and args else None)
-        running, made = self.active.get(key, (0, 0))
+        running, made = self.calls.counts(key)
         if running and made >= MAX_RECURSIVE_CALLS:
             self.journal.note("cutoff")
             return UnknownV("recursion"), False, False
@@ -266,9 +266,8 @@ class CallMixin:
         saved_lines = self.lines
         if foreign:
             self.lines = self.module_lines.get(foreign, self.lines)
-        self.active[key] = (running + 1, made + 1 if running else 1)
-        calls = self.running_calls.setdefault(f.qualname, [])
-        calls.append((fr.facts, fr.facts.depth, guessed is not None, (args, kwargs)))
+        stack = self.calls
+        calls = stack.enter(key, running, made, f.qualname, fr.facts, guessed is not None, args, kwargs)
         try:
             self.exec_block(f.node.body, sub)
         finally:
@@ -276,9 +275,7 @@ class CallMixin:
                 sub.facts.pop()
                 sub.return_marks -= 1
             self.lines = saved_lines
-            calls.pop()
-            running, made = self.active[key]
-            self.active[key] = (running - 1, made if running > 1 else 0)
+            stack.leave(key, calls)
         if sub.dead:
             fr.dead = True
         if sub.assumes_default:

@@ -14,10 +14,9 @@ line that needs it; one that some input satisfies becomes a fact for the rest of
 from __future__ import annotations
 
 import ast
-from contextlib import contextmanager
 from typing import Optional
 
-from ..shapes.values import born_now, UnknownV
+from ..shapes.values import born_now
 from ..solver.facts import Limits
 from .annotations import AnnotationReader
 from .builtins import BuiltinMixin
@@ -28,6 +27,7 @@ from .evaluator import EvalMixin
 from .callmemo import WRITABLE, CallMemo
 from .environment import Environment
 from .reporter import Reporter
+from .callstack import CallStack
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
 from .controlflow import ControlFlowMixin
 from .executor import ExecMixin
@@ -54,8 +54,9 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
     # the environment's methods, bound once (they run on every fresh symbol and rank lookup: one
     # attribute lookup instead of two)
     FIXED += ("fresh_symbol", "fresh_dyn", "fresh_star", "opaque_symbol", "new_store", "resolve", "resolve_shape",
-              "param_star", "learn_rank", "learn_edge", "hole_symbol", "reporter", "report", "failed")
-    WORKING = ("active", "running_calls", "module_code")
+              "param_star", "learn_rank", "learn_edge", "hole_symbol", "reporter", "report", "failed", "calls",
+              "running", "recursion_guessed", "repeats_running_call")
+    WORKING = ("module_code",)
     CURSOR = ("steps", "step_limit", "_tensor_names", "imports")
 
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
@@ -82,8 +83,9 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         self.generic_instances: dict = j.table("generic-instance")
         self.generic_done: set = j.tally("generic-done")  # the functions whose own analysis ran (engine)
         self.max_depth = MAX_DEPTH
-        self.active: dict = {}  # (function, receiver) -> (its calls running, calls since the outermost began)
-        self.running_calls: dict = {}  # function -> [(store, undecided-arm depth, guessed, (args, kwargs) or None)]
+        stack = self.calls = CallStack()  # the calls running (recursion bounds)
+        self.running, self.recursion_guessed = stack.running, stack.recursion_guessed
+        self.repeats_running_call = stack.repeats_running_call
         self.cut_short: list = j.log("cut-short")  # functions whose own analysis spent its step share (SH004)
         self.internal_errors: list[str] = j.log("internal-error")
         self.branches: list[BranchRecord] = j.log("branch")
@@ -162,41 +164,6 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         """A decision looked at an omitted optional argument's None (see Frame.assumes_default)."""
         if any(id(v) in self.omitted for v in vals):
             fr.assumes_default = True
-
-    @contextmanager
-    def running(self, qualname: str, store):
-        """Marks `qualname`'s own analysis as running on `store` (see `recursion_guessed`)."""
-        stack = self.running_calls.setdefault(qualname, [])
-        stack.append((store, store.depth, False, None))
-        try:
-            yield
-        finally:
-            stack.pop()
-
-    def recursion_guessed(self, qualname: str, store) -> Optional[int]:
-        """None when a call of `qualname` here does not re-enter it under an `if` it could not
-        decide; else how many such re-entries would be running with it. A recursion the values
-        decide (`DlaTree(levels - 1)` with levels known) is followed to its end; one the analysis
-        only guesses at (levels unknown: both arms of `if levels == 1` run, each one deeper) would
-        double at each level, so it is followed only frames.MAX_GUESSED_RECURSION deep."""
-        stack = self.running_calls.get(qualname)
-        if not stack or stack[-1][0] is not store or store.depth <= stack[-1][1]:
-            return None
-        return 1 + sum(1 for s, _, g, _ in stack if g and s is store)
-
-    def repeats_running_call(self, qualname: str, args: list, kwargs: dict) -> bool:
-        """Whether a call of `qualname` re-enters its innermost running call with nothing that
-        call did not have: each argument the same value, or unknown. It could only redo that
-        call's work on less, and at once reaches what following it would widen to: an unknown
-        result (`stride_pool(x, axis) for x in tensor` with `tensor` unknown, which otherwise
-        fans out at every level)."""
-        stack = self.running_calls.get(qualname)
-        if not stack or stack[-1][3] is None:
-            return False
-        before, before_kw = stack[-1][3]
-        return len(args) == len(before) and kwargs.keys() == before_kw.keys() and \
-            all(a is b or isinstance(a, UnknownV) for a, b in zip(args, before)) and \
-            all(kwargs[k] is before_kw[k] or isinstance(kwargs[k], UnknownV) for k in kwargs)
 
     def check_budget(self) -> None:
         """Called by eval and exec_stmt, which count the steps themselves (they are the hottest
