@@ -82,7 +82,7 @@ def _at_rest(value) -> bool:
 
 
 def _fixed_state(part) -> dict:
-    return {name: (vars(part)[name], _fingerprint(vars(part)[name])) for name in type(part).FIXED}
+    return {name: (vars(part)[name], _fingerprint(vars(part)[name])) for name in getattr(type(part), "FIXED", ())}
 
 
 def _fingerprint(value):
