@@ -106,8 +106,8 @@ def analyses(monkeypatch):
 
 
 def _parts(it) -> list:
-    """The parts of an analysis that keep state (interpreter, sink, environment, reporter, calls)."""
-    return [it, it.sink, it.env, it.reporter, it.calls]
+    """The parts of an analysis (interpreter, sink, environment, reporter, calls, comments, ranks)."""
+    return [it, it.sink, it.env, it.reporter, it.calls, it.shape_comments, it.ranks]
 
 
 def _violations(it, fixed: list) -> list:

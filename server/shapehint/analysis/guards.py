@@ -3,7 +3,7 @@
 `assert x.dim() == 4`, `x.ndim`, `len(x.shape)`, `torch._assert(...)`, the guard idiom
 `if x.ndim != 4: raise ...`, and shape equalities: `x.shape == (B, 3, H, W)`, `x.size() == ...`,
 `tuple(x.shape)`, `list(x.size())`, `torch.Size([...])`, `x.shape[1:] == (3, H, W)` (rank 1 + 3).
-The interpreter (ranks.py, `_learn_guarded_ranks`) decides where a guard speaks for every path
+The interpreter (ranks.py, `Ranks.learn_guarded_ranks`) decides where a guard speaks for every path
 and teaches the tensor its rank; the comparison itself then pins the dimensions as on any
 known-rank tensor.
 """

@@ -31,8 +31,8 @@ from .callstack import CallStack
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
 from .controlflow import ControlFlowMixin
 from .executor import ExecMixin
-from .ranks import RankMixin
-from .shape_comments import ShapeCommentMixin
+from .ranks import Ranks
+from .shape_comments import ShapeComments
 from .sink import Sink
 
 MAX_DEPTH = 10
@@ -44,7 +44,7 @@ FUNCTION_STEPS = 150_000
 MAX_STEPS = 1_000_000
 
 
-class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentMixin, CallMixin, LayerMixin, BuiltinMixin, RankMixin):
+class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin, LayerMixin, BuiltinMixin):
     # What is not an effect (journal.py; tests/unit/test_journal.py checks every other
     # attribute is a journaled container): set when made; put back by every step; the driver's
     # position (the step budget: steps are counted on every node, the hottest path there is;
@@ -55,7 +55,8 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
     # attribute lookup instead of two)
     FIXED += ("fresh_symbol", "fresh_dyn", "fresh_star", "opaque_symbol", "new_store", "resolve", "resolve_shape",
               "param_star", "learn_rank", "learn_edge", "hole_symbol", "reporter", "report", "failed", "calls",
-              "running", "recursion_guessed", "repeats_running_call")
+              "running", "recursion_guessed", "repeats_running_call", "shape_comments", "check_shape_comment", "ranks",
+              "_learn_unpack_rank", "_learn_guarded_ranks", "_rank_outcomes")
     WORKING = ("module_code",)
     CURSOR = ("steps", "step_limit", "_tensor_names", "imports")
 
@@ -110,6 +111,13 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, ShapeCommentM
         self.comments: dict[int, str] = comments or {}
         self.module_lines: dict[str, list] = j.table("module-lines")  # other workspace modules' source, for messages
         self.imports = None  # callable(module, level) -> namespace or None (workspace imports)
+        # components carved out of the interpreter: they call back into it through the bound
+        # methods given here (the evaluator's, made with the class)
+        self.shape_comments = ShapeComments(self.comments, sink, env, self.report)
+        self.check_shape_comment = self.shape_comments.check
+        self.ranks = ranks = Ranks(self._safe_eval, self.truth, env, self.param_values)
+        self._learn_unpack_rank, self._learn_guarded_ranks = ranks.learn_unpack_rank, ranks.learn_guarded_ranks
+        self._rank_outcomes = ranks.rank_outcomes
 
     # counters kept by the journal: how many there have been is the count of their entries
     @property

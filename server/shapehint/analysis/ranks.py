@@ -1,9 +1,9 @@
-"""Ranks learned from the code: a mixin of the interpreter (`Interp`).
+"""Ranks learned from the code: a component of the interpreter (`Interp.ranks`).
 
 An unannotated parameter is a tensor of unknown rank; unpacking its shape (`B, T, C = x.shape`)
 and rank guards every path passes (`assert x.dim() == 4`, `if x.shape != (B, 4): raise ...`,
 patterns in guards.py) teach it one. A test over a rank still unknown (`if x.dim() not in (3, 4)`)
-is evaluated for each rank instead, for Q3 (`_rank_outcomes`).
+is evaluated for each rank instead, for Q3 (`rank_outcomes`).
 """
 from __future__ import annotations
 
@@ -15,8 +15,16 @@ from .frames import span_of
 from .guards import OPAQUE, SOME, rank_guards, rank_outcomes
 
 
-class RankMixin:
-    def _learn_unpack_rank(self, target, value, fr) -> None:
+class Ranks:
+    FIXED = ("_safe_eval", "truth", "resolve", "learn_rank", "param_values")
+
+    def __init__(self, safe_eval, truth, env, param_values: dict):
+        # safe_eval(node, fr): a value without recording it; truth(v): its predicate, if any
+        self._safe_eval, self.truth = safe_eval, truth
+        self.resolve, self.learn_rank = env.resolve, env.learn_rank
+        self.param_values = param_values  # function -> {param: Value} of its own analysis
+
+    def learn_unpack_rank(self, target, value, fr) -> None:
         if not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in target.elts):
             return
         base = None
@@ -31,10 +39,10 @@ class RankMixin:
         if isinstance(t, TensorV) and self.resolve(t).rank is None:
             self.learn_rank(t, len(target.elts), span_of(value))
 
-    def _learn_guarded_ranks(self, test, holds: bool, fr) -> bool:
+    def learn_guarded_ranks(self, test, holds: bool, fr) -> bool:
         """`assert x.dim() == 4`, or past `if x.shape != (B, 4): raise ...` (guards.py): every
         input that gets on has that rank, so a tensor of unknown rank learns it as unpacking
-        teaches it (`_learn_unpack_rank`) — only where every path gets here: not inside one arm
+        teaches it (`learn_unpack_rank`) — only where every path gets here: not inside one arm
         of an undecided `if`, and not after a path returned (`if x.dim() == 2: return ...` before
         `if x.dim() != 3: raise ...` handles rank 2 too: learned shapes apply to every value of
         the tensor, earlier ones included). Whether some rank was learned."""
@@ -50,7 +58,7 @@ class RankMixin:
                     learned = True
         return learned
 
-    def _rank_outcomes(self, test, fr) -> Optional[dict]:
+    def rank_outcomes(self, test, fr) -> Optional[dict]:
         """What a test over an unknown rank can come out as (guards.rank_outcomes), for Q3."""
         def rank_base(node):
             t = self._safe_eval(node, fr)

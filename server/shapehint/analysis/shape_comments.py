@@ -17,8 +17,16 @@ from .frames import span_of
 _SHAPE_COMMENT = re.compile(r"^(?:shape:\s*)?[\[(]\s*([A-Za-z0-9_+\-*/.() ]*(?:,\s*[A-Za-z0-9_+\-*/.() ]*)*)\s*[\])]\s*$")
 
 
-class ShapeCommentMixin:
-    def check_shape_comment(self, st, v: Value, fr) -> None:
+class ShapeComments:
+    """Checks the shape comments of one module (a component of the interpreter)."""
+
+    FIXED = ("comments", "sink", "env", "resolve", "report")
+
+    def __init__(self, comments: dict, sink, env, report):
+        self.comments = comments  # line -> comment text
+        self.sink, self.env, self.resolve, self.report = sink, env, env.resolve, report
+
+    def check(self, st, v: Value, fr) -> None:
         comment = self.comments.get(getattr(st, "end_lineno", st.lineno))
         if comment is None or not isinstance(v, TensorV) or not fr.record:
             return
@@ -31,13 +39,13 @@ class ShapeCommentMixin:
         s = self.resolve(v)
         if s.rank is None:
             return
-        if not self._comment_agrees(dims, s, fr):
+        if not self._agrees(dims, s, fr):
             ren = self.sink.renames.get(fr.qualname, {})
             shown = s.subs({k: Expr.sym(n) for k, n in ren.items()})
             self.report(fr, span_of(st), "SH204",
                         f"the shape comment says [{', '.join(dims)}] but the inferred shape is {shown}", [])
 
-    def _comment_agrees(self, dims: list, s, fr) -> bool:
+    def _agrees(self, dims: list, s, fr) -> bool:
         if len(dims) != s.rank:
             return False
         binding: dict = {}
@@ -51,7 +59,7 @@ class ShapeCommentMixin:
                     return False
                 continue
             if text in self.env.dims and text.isidentifier() and text not in ren and local is None:
-                local = _frame_symbols(self, fr)
+                local = _frame_symbols(self.resolve, fr)
             if text in ren or (text in self.env.dims and text.isidentifier() and text in local):
                 # a name this function already uses means that dimension, not any renaming (one
                 # that only another function uses — its `seq_length` — is free here)
@@ -67,11 +75,11 @@ class ShapeCommentMixin:
         return True
 
 
-def _frame_symbols(it, fr) -> set:
+def _frame_symbols(resolve, fr) -> set:
     out: set = set()
     for v in fr.env.values():
         if isinstance(v, TensorV):
-            out |= it.resolve(v).symbols()
+            out |= resolve(v).symbols()
         elif isinstance(v, IntV):
             out |= v.expr.symbols()
     return out
