@@ -209,7 +209,8 @@ JOURNALED = (Log, Table, Tally)
 
 def unjournaled_state(part) -> list:
     """The attributes of `part` that are neither declared (its class's FIXED, WORKING, CURSOR)
-    nor journaled containers of `journal` (the part's own)."""
+    nor journaled containers of its journal (of any, for a part without one that reads
+    another's: `Ranks.param_values`)."""
     cls = type(part)
     declared = set(getattr(cls, "FIXED", ())) | set(getattr(cls, "WORKING", ())) | set(getattr(cls, "CURSOR", ()))
     journal = getattr(part, "journal", None)
@@ -217,7 +218,7 @@ def unjournaled_state(part) -> list:
     for name, value in vars(part).items():
         if name in declared or name == "journal":
             continue
-        if isinstance(value, JOURNALED) and value.journal is journal:
+        if isinstance(value, JOURNALED) and (journal is None or value.journal is journal):
             continue
         out.append(name)
     return sorted(out)

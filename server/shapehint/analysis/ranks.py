@@ -16,7 +16,7 @@ from .guards import OPAQUE, SOME, rank_guards, rank_outcomes
 
 
 class Ranks:
-    FIXED = ("_safe_eval", "truth", "resolve", "learn_rank", "param_values")
+    FIXED = ("_safe_eval", "truth", "resolve", "learn_rank")
 
     def __init__(self, safe_eval, truth, env, param_values: dict):
         # safe_eval(node, fr): a value without recording it; truth(v): its predicate, if any
