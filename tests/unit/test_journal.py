@@ -106,8 +106,8 @@ def analyses(monkeypatch):
 
 
 def _parts(it) -> list:
-    """The parts of an analysis (interpreter, sink, environment, reporter, calls, comments, ranks)."""
-    return [it, it.sink, it.env, it.reporter, it.calls, it.shape_comments, it.ranks]
+    """The parts of an analysis (interpreter and its components)."""
+    return [it, it.sink, it.env, it.reporter, it.calls, it.shape_comments, it.ranks, it.layers]
 
 
 def _violations(it, fixed: list) -> list:

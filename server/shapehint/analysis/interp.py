@@ -21,7 +21,7 @@ from ..solver.facts import Limits
 from .annotations import AnnotationReader
 from .builtins import BuiltinMixin
 from .calls import CallMixin
-from .layers import LayerMixin
+from .layers import Layers
 from .compare import CompareMixin
 from .evaluator import EvalMixin
 from .callmemo import WRITABLE, CallMemo
@@ -44,7 +44,7 @@ FUNCTION_STEPS = 150_000
 MAX_STEPS = 1_000_000
 
 
-class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin, LayerMixin, BuiltinMixin):
+class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin, BuiltinMixin):
     # What is not an effect (journal.py; tests/unit/test_journal.py checks every other
     # attribute is a journaled container): set when made; put back by every step; the driver's
     # position (the step budget: steps are counted on every node, the hottest path there is;
@@ -56,7 +56,8 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin, La
     FIXED += ("fresh_symbol", "fresh_dyn", "fresh_star", "opaque_symbol", "new_store", "resolve", "resolve_shape",
               "param_star", "learn_rank", "learn_edge", "hole_symbol", "reporter", "report", "failed", "calls",
               "running", "recursion_guessed", "repeats_running_call", "shape_comments", "check_shape_comment", "ranks",
-              "_learn_unpack_rank", "_learn_guarded_ranks", "_rank_outcomes")
+              "_learn_unpack_rank", "_learn_guarded_ranks", "_rank_outcomes", "layers", "build_layer",
+              "build_container", "call_module", "_run_sequential", "_layer_io", "module_param")
     WORKING = ("module_code",)
     CURSOR = ("steps", "step_limit", "_tensor_names", "imports")
 
@@ -118,6 +119,11 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin, La
         self.ranks = ranks = Ranks(self._safe_eval, self.truth, env, self.param_values)
         self._learn_unpack_rank, self._learn_guarded_ranks = ranks.learn_unpack_rank, ranks.learn_guarded_ranks
         self._rank_outcomes = ranks.rank_outcomes
+        self.layers = layers = Layers(self)  # nn layers and containers
+        self.build_layer, self.build_container, self.call_module = layers.build_layer, layers.build_container, \
+            layers.call_module
+        self._run_sequential, self._layer_io, self.module_param = layers._run_sequential, layers._layer_io, \
+            layers.module_param
 
     # counters kept by the journal: how many there have been is the count of their entries
     @property

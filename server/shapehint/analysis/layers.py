@@ -1,6 +1,7 @@
 """nn layers and containers: building one from its constructor's arguments (the registry
 rule's `ctor`), calling one (its `forward` rule, or each child of a Sequential in turn), and its
-parameters (`layer.weight`)."""
+parameters (`layer.weight`). A component of the interpreter (`Interp.layers`): it calls back into
+the interpreter through the methods bound when it is made."""
 from __future__ import annotations
 
 import ast
@@ -18,11 +19,22 @@ from .ruleargs import ForwardRule, bind_arguments
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 
 
-class LayerMixin:
+class Layers:
+    FIXED = ("interp", "observe", "sink", "call_value", "call_rule", "join_values", "source", "failed", "resolve",
+             "_opname", "_opname_lazy")
+
+    def __init__(self, interp):
+        self.interp = interp  # what a rule's context reads (opctx.AnalysisContext)
+        self.observe, self.sink = interp.observe, interp.sink
+        self.call_value, self.call_rule, self.join_values = interp.call_value, interp.call_rule, interp.join_values
+        self.source, self.failed, self.resolve = interp.source, interp.failed, interp.resolve
+        self._opname, self._opname_lazy = interp._opname, interp._opname_lazy
+        self.internal_errors = interp.internal_errors
+
     def build_layer(self, rule, args, kwargs, fr, span, node, labels) -> Value:
         if rule.name in CONTAINERS:
             return self.build_container(rule.name, args, span)
-        cx = AnalysisContext(self, fr, span, self._opname_lazy(node, rule.name.split(".")[-1]), labels)
+        cx = AnalysisContext(self.interp, fr, span, self._opname_lazy(node, rule.name.split(".")[-1]), labels)
         arguments = bind_arguments(rule.signature, [cx] + list(args), kwargs)
         if arguments is None:
             return UnknownV(f"{rule.name}: arguments do not match")
@@ -127,7 +139,7 @@ class LayerMixin:
         rule = registry.lookup(m.kind)
         if not isinstance(rule, registry.ModuleRule) or rule.params_fn is None:
             return UnknownV(name)
-        cx = AnalysisContext(self, fr, span_of(node) if node is not None else None, m.kind)
+        cx = AnalysisContext(self.interp, fr, span_of(node) if node is not None else None, m.kind)
         try:
             dims = rule.params_fn(cx, m).get(name)
         except Exception:
