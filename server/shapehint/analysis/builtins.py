@@ -3,6 +3,8 @@
 `len`, `range`, `zip`, `enumerate`, `min`/`max` on ints, `int()`, `isinstance`, `super()`,
 `getattr`, list/dict/module-container methods, `torch._check`, `torch.Size`, `math.*`,
 `dataclasses.field`, `collections.OrderedDict`, `nn.Parameter`, `register_buffer`.
+A component of the interpreter (`Interp.builtins`): it calls back into the interpreter through
+the methods bound when it is made (`_USES`).
 """
 from __future__ import annotations
 
@@ -37,7 +39,18 @@ def falsy_literal(node) -> bool:
     return isinstance(node, ast.Constant) and not node.value and not isinstance(node.value, float)
 
 
-class BuiltinMixin:
+# what the builtins call on the other parts of the interpreter
+_USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "attribute", "binop", "build_layer", "call_rule", "call_value",
+         "fresh_dyn", "fresh_symbol", "int_value", "join_values", "mutated", "opaque_symbol", "resolve", "truth")
+
+
+class Builtins:
+    FIXED = _USES
+
+    def __init__(self, interp):
+        for name in _USES:  # bound once: builtins run on hot paths (`len`, `range`, list methods)
+            setattr(self, name, getattr(interp, name))
+
     def builtin(self, name: str, args: list, kwargs: dict, fr, span) -> Value:
         fn = getattr(self, f"b_{name}", None)
         if fn is not None:

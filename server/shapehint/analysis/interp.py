@@ -19,7 +19,7 @@ from typing import Optional
 from ..shapes.values import born_now
 from ..solver.facts import Limits
 from .annotations import AnnotationReader
-from .builtins import BuiltinMixin
+from .builtins import Builtins
 from .calls import CallMixin
 from .layers import Layers
 from .compare import CompareMixin
@@ -44,7 +44,7 @@ FUNCTION_STEPS = 150_000
 MAX_STEPS = 1_000_000
 
 
-class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin, BuiltinMixin):
+class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin):
     # What is not an effect (journal.py; tests/unit/test_journal.py checks every other
     # attribute is a journaled container): set when made; put back by every step; the driver's
     # position (the step budget: steps are counted on every node, the hottest path there is;
@@ -57,7 +57,8 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin, Bu
               "param_star", "learn_rank", "learn_edge", "hole_symbol", "reporter", "report", "failed", "calls",
               "running", "recursion_guessed", "repeats_running_call", "shape_comments", "check_shape_comment", "ranks",
               "_learn_unpack_rank", "_learn_guarded_ranks", "_rank_outcomes", "layers", "build_layer",
-              "build_container", "call_module", "_run_sequential", "_layer_io", "module_param")
+              "build_container", "call_module", "_run_sequential", "_layer_io", "module_param", "builtins", "builtin",
+              "bound_op", "external_special", "iterate", "loop_element")
     WORKING = ("module_code",)
     CURSOR = ("steps", "step_limit", "_tensor_names", "imports")
 
@@ -124,6 +125,9 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin, Bu
             layers.call_module
         self._run_sequential, self._layer_io, self.module_param = layers._run_sequential, layers._layer_io, \
             layers.module_param
+        self.builtins = builtins = Builtins(self)  # Python builtins, container methods, library helpers
+        self.builtin, self.bound_op, self.external_special = builtins.builtin, builtins.bound_op, builtins.external_special
+        self.iterate, self.loop_element = builtins.iterate, builtins.loop_element
 
     # counters kept by the journal: how many there have been is the count of their entries
     @property
