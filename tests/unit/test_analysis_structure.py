@@ -73,3 +73,21 @@ def test_value_classes_live_in_the_module_of_values():
                     and name != "objects":
                 misplaced.append(f"{name}.{attr}")
     assert misplaced == []
+
+
+def test_no_analysis_class_inherits_from_another():
+    """The interpreter's parts are components (attributes), not base classes; value classes
+    and the journal's containers (a table that also logs, `DimTable`) are the exceptions."""
+    import importlib
+    from shapehint.analysis.journal import JOURNALED
+    from shapehint.shapes.values import Value
+    inheriting = []
+    for name in _modules():
+        mod = importlib.import_module(f"shapehint.analysis.{name}")
+        for attr, cls in vars(mod).items():
+            if not isinstance(cls, type) or cls.__module__ != mod.__name__ or issubclass(cls, Value):
+                continue
+            for base in cls.__bases__:
+                if base.__module__.startswith("shapehint.analysis.") and base not in JOURNALED:
+                    inheriting.append(f"{name}.{attr}({base.__name__})")
+    assert inheriting == []

@@ -107,7 +107,7 @@ def analyses(monkeypatch):
 
 def _parts(it) -> list:
     """The parts of an analysis (interpreter and its components)."""
-    return [it, it.sink, it.env, it.reporter, it.calls, it.shape_comments, it.ranks, it.layers, it.builtins]
+    return [it, it.sink, it.env, it.reporter, it.call_stack, it.shape_comments, *it.parts]
 
 
 def _violations(it, fixed: list) -> list:

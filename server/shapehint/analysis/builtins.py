@@ -4,7 +4,7 @@
 `getattr`, list/dict/module-container methods, `torch._check`, `torch.Size`, `math.*`,
 `dataclasses.field`, `collections.OrderedDict`, `nn.Parameter`, `register_buffer`.
 A component of the interpreter (`Interp.builtins`): it calls back into the interpreter through
-the methods bound when it is made (`_USES`).
+the methods bound when the interpreter wires it (`_USES`).
 """
 from __future__ import annotations
 
@@ -45,11 +45,7 @@ _USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "attribute", "binop", "
 
 
 class Builtins:
-    FIXED = _USES
-
-    def __init__(self, interp):
-        for name in _USES:  # bound once: builtins run on hot paths (`len`, `range`, list methods)
-            setattr(self, name, getattr(interp, name))
+    _USES = _USES
 
     def builtin(self, name: str, args: list, kwargs: dict, fr, span) -> Value:
         fn = getattr(self, f"b_{name}", None)

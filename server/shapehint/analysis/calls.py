@@ -32,7 +32,17 @@ SILENT_EXT = ("torch.no_grad", "torch.manual_seed", "torch.set_grad_enabled", "t
               "torch.cuda.", "torch.device", "torch.compile", "torch.jit", "logging.", "warnings.", "print")
 
 
-class CallMixin:
+class Calls:
+    """Calls of everything callable, and instantiation of user classes (a component of the
+    interpreter). The module whose code runs (`lines`, `path`: a call into another file swaps
+    them) and whether module code runs are read from the interpreter."""
+
+    _USES = ("interp", "eval", "exec_block", "_layer_io", "_run_sequential", "annotation_shape", "bound_op",
+             "build_container", "build_layer", "builtin", "call_module", "call_stack", "external_special", "failed",
+             "fresh_symbol", "gave_up_in", "internal_errors", "iterate", "join_values", "journal", "loop_element",
+             "max_depth", "memo", "module_lines", "mutation_log", "note_called_from", "observe", "recursion_guessed",
+             "repeats_running_call", "report", "resolve", "sink", "source")
+
     def e_Call(self, node: ast.Call, fr) -> Value:
         func = self.eval(node.func, fr)
         labels: dict = {}
@@ -135,7 +145,7 @@ class CallMixin:
             for a in vals:
                 if isinstance(a, TensorV) and a.shape.star is not None:
                     self.resolve(a)
-        cx = AnalysisContext(self, fr, span, opname, labels)
+        cx = AnalysisContext(self.interp, fr, span, opname, labels)
         if not binds(rule.signature, len(args) + 1, kwargs):
             try:
                 rule.signature.bind(cx, *args, **kwargs)
@@ -207,7 +217,7 @@ class CallMixin:
             self.journal.note("cutoff")
             return UnknownV("call depth"), False, False
         key = (f.qualname, id(args[0]) if f.cls is not None and args else None)
-        running, made = self.calls.counts(key)
+        running, made = self.call_stack.counts(key)
         if running and made >= MAX_RECURSIVE_CALLS:
             self.journal.note("cutoff")
             return UnknownV("recursion"), False, False
@@ -218,12 +228,12 @@ class CallMixin:
         if guessed is not None and guessed > MAX_GUESSED_RECURSION:
             self.journal.note("cutoff")
             return UnknownV("recursion"), False, False
-        if self.memo is None or self.observe or self.module_code:  # (callmemo.py)
+        if self.memo is None or self.observe or self.interp.module_code:  # (callmemo.py)
             return self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
         situation = self._situation(fr, kwargs)
-        hit = self.memo.lookup(self, f, args, kwargs, situation, fr.facts)
+        hit = self.memo.lookup(self.interp, f, args, kwargs, situation, fr.facts)
         if hit is not None:
-            if fr.root and fr.root != f.qualname and not (f.module_path and f.module_path != self.path):
+            if fr.root and fr.root != f.qualname and not (f.module_path and f.module_path != self.interp.path):
                 self.note_called_from(f.qualname, fr.root)
             fr.dead = fr.dead or hit.dead
             fr.assumes_default = fr.assumes_default or hit.assumes_default
@@ -232,7 +242,7 @@ class CallMixin:
         before = journal.mark(CALL_SKIPS)
         ran = self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
         if journal.only_since(before, CALL_SKIPS):
-            self.memo.remember(self, f, args, kwargs, situation, fr.facts, *ran)
+            self.memo.remember(self.interp, f, args, kwargs, situation, fr.facts, *ran)
         return ran
 
     @staticmethod
@@ -251,7 +261,7 @@ class CallMixin:
         env, binding, open_defaults = bound
         where = f"line {span.line}" if span else "?"
         caller = fr.qualname
-        foreign = f.module_path if f.module_path and f.module_path != self.path else ""
+        foreign = f.module_path if f.module_path and f.module_path != self.interp.path else ""
         sub = Frame(env, f.qualname, fr.facts, f.globals, context=f"called from {caller} ({where})",
                     is_entry=(caller == "<module>"), depth=fr.depth + 1, cls=f.cls,
                     self_obj=args[0] if f.cls is not None and args else None,
@@ -263,10 +273,10 @@ class CallMixin:
                     entry_depth=fr.entry_depth if fr.context else fr.facts.depth)
         if fr.root and fr.root != f.qualname and not foreign:
             self.note_called_from(f.qualname, fr.root)
-        saved_lines = self.lines
+        saved_lines = self.interp.lines
         if foreign:
-            self.lines = self.module_lines.get(foreign, self.lines)
-        stack = self.calls
+            self.interp.lines = self.module_lines.get(foreign, self.interp.lines)
+        stack = self.call_stack
         calls = stack.enter(key, running, made, f.qualname, fr.facts, guessed is not None, args, kwargs)
         try:
             self.exec_block(f.node.body, sub)
@@ -274,7 +284,7 @@ class CallMixin:
             while sub.return_marks:  # what held only past an early return (controlflow._continue_past)
                 sub.facts.pop()
                 sub.return_marks -= 1
-            self.lines = saved_lines
+            self.interp.lines = saved_lines
             stack.leave(key, calls)
         if sub.dead:
             fr.dead = True
@@ -377,7 +387,7 @@ class CallMixin:
             return inst
         init = cls.lookup("__init__")
         if isinstance(init, FuncObj):
-            if self.memo is None or self.observe or self.module_code:  # (callmemo.py)
+            if self.memo is None or self.observe or self.interp.module_code:  # (callmemo.py)
                 self.call_function(init, [inst] + list(args), kwargs, fr, span)
                 return inst
             return self._construct(cls, init, inst, args, kwargs, fr, span)
@@ -389,12 +399,12 @@ class CallMixin:
     def _construct(self, cls: ClassObj, init: FuncObj, inst: InstanceObj, args, kwargs, fr, span) -> Value:
         """`cls(*args, **kwargs)`, or a copy of an earlier alike construction (callmemo.py)."""
         situation = self._situation(fr, kwargs)
-        built = self.memo.lookup_built(self, cls, args, kwargs, situation, fr.facts, span)
+        built = self.memo.lookup_built(self.interp, cls, args, kwargs, situation, fr.facts, span)
         if built is not None:
             return built
         journal = self.journal
         first, log_start, before = inst.born, len(self.mutation_log), journal.mark(BUILD_SKIPS)
         _, dead, assumes = self._call(init, [inst] + list(args), kwargs, fr, span)
         if journal.only_since(before, BUILD_SKIPS) and not dead and not assumes:
-            self.memo.remember_built(self, cls, args, kwargs, situation, fr.facts, inst, first, log_start)
+            self.memo.remember_built(self.interp, cls, args, kwargs, situation, fr.facts, inst, first, log_start)
         return inst

@@ -21,7 +21,11 @@ from .objects import ClassObj, FuncObj, InstanceObj, RangeV
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
 
-class CompareMixin:
+class Comparisons:
+    """Comparisons, membership, equality of values and truth (a component of the interpreter)."""
+
+    _USES = ("eval", "call_rule", "int_value", "join_values", "note_omitted")
+
     def e_Compare(self, node: ast.Compare, fr) -> Value:
         left = self.eval(node.left, fr)
         preds, implied = [], []

@@ -25,7 +25,12 @@ from .liveness import exposed_names
 MAX_UNROLL = 32
 
 
-class ControlFlowMixin:
+class ControlFlow:
+    """`if`, loops, `try`, `with` (a component of the interpreter)."""
+
+    _USES = ("eval", "exec_block", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
+             "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "note_omitted", "truth")
+
     def s_If(self, st: ast.If, fr):
         flow = self._if(st, fr)
         if flow is None and not st.orelse and st.body and self._raises(st.body[-1], fr):

@@ -34,28 +34,13 @@ BINOP_METHODS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "true
 TENSOR_ATTR_RULES = {"T": "Tensor.T", "mT": "Tensor.mT", "H": "Tensor.H", "mH": "Tensor.mH"}
 
 
-def _unknown_node(self, node, fr) -> Value:
-    return UnknownV(type(node).__name__)
+class Expressions:
+    """Evaluation of each kind of expression (`e_<node class>`; the interpreter dispatches and
+    counts the steps, `Interp.eval`). A component of the interpreter: what it calls on the other
+    parts is bound when the interpreter wires it (`_USES`)."""
 
-
-class EvalMixin:
-    # node class -> the method evaluating it: looking it up by name on every node (a string
-    # concatenation and a walk of the interpreter's mixins) was 5% of a small model's analysis
-    _EVAL: dict = {}
-
-    def eval(self, node: ast.AST, fr) -> Value:
-        self.steps += 1  # one step (Interp.check_budget)
-        if self.steps > self.step_limit or self.cancel is not None and not self.steps & 63:
-            self.check_budget()
-        t = type(node)
-        fn = self._EVAL.get(t)
-        if fn is None:
-            fn = self._EVAL[t] = getattr(type(self), "e_" + t.__name__, _unknown_node)
-        v = fn(self, node, fr)
-        if self.observe and fr.record and isinstance(v, (TensorV, IntV)) and \
-                not isinstance(node, (ast.Constant, ast.Starred)):
-            self.sink.record(span_of(node), self.source(node), fr.qualname, v, fr.context, fr.is_entry, False)
-        return v
+    _USES = ("eval", "assign", "call_function", "call_rule", "fresh_dyn", "fresh_star", "hole_symbol", "in_arm",
+             "iterate", "module_param", "note_omitted", "opaque_symbol", "resolve", "trip_count", "truth")
 
     # ---- atoms --------------------------------------------------------------
     def e_Constant(self, node: ast.Constant, fr) -> Value:

@@ -19,28 +19,18 @@ from .builtins import CHECKS, falsy_literal
 _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
 
 
-_MISSING = object()
 
 
-class ExecMixin:
-    def exec_block(self, stmts, fr) -> Optional[str]:
-        for st in stmts:
-            flow = self.exec_stmt(st, fr)
-            if flow is not None:
-                return flow
-        return None
+class Statements:
+    """Simple statements, assignments, definitions and imports (`s_<node class>`; the
+    interpreter dispatches and counts the steps, `Interp.exec_stmt`). A component of the
+    interpreter: what it calls on the other parts is bound when the interpreter wires it; the
+    module being run (`path`, `functions`, `classes`: an import swaps them) is read from it."""
 
-    _EXEC: dict = {}  # statement class -> its method, or None (EvalMixin._EVAL)
-
-    def exec_stmt(self, st: ast.stmt, fr) -> Optional[str]:
-        self.steps += 1  # one step (Interp.check_budget)
-        if self.steps > self.step_limit or self.cancel is not None and not self.steps & 63:
-            self.check_budget()
-        t = type(st)
-        fn = self._EXEC.get(t, _MISSING)
-        if fn is _MISSING:
-            fn = self._EXEC[t] = getattr(type(self), "s_" + t.__name__, None)
-        return fn(self, st, fr) if fn is not None else None
+    _USES = ("interp", "eval", "exec_stmt", "source", "_learn_guarded_ranks", "_learn_unpack_rank", "annotation_shape", "binop",
+             "call_rule", "check_shape_comment", "e_Name", "function_named", "implied", "import_module", "iterate",
+             "join_values", "mutated", "new_store", "report", "reporter", "resolve", "env", "observe", "sink",
+             "span_log")
 
     # ---- simple statements --------------------------------------------------------
     def s_Expr(self, st: ast.Expr, fr):
@@ -280,10 +270,10 @@ class ExecMixin:
     # ---- definitions and imports ---------------------------------------------------------
     def s_FunctionDef(self, st: ast.FunctionDef, fr):
         qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.<locals>.{st.name}"
-        f = FuncObj(st, qual, fr.globals, module_path=self.path)
+        f = FuncObj(st, qual, fr.globals, module_path=self.interp.path)
         f.defaults = self.eval_defaults(st, fr)
         fr.env[st.name] = f
-        self.functions.append(f)
+        self.interp.functions.append(f)
 
     s_AsyncFunctionDef = s_FunctionDef
 
@@ -291,14 +281,14 @@ class ExecMixin:
         bases = [self.eval(b, fr) for b in st.bases]
         qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.{st.name}"
         is_dc = any(_is_dataclass_deco(d) for d in st.decorator_list)
-        cls = ClassObj(st.name, qual, st, bases, {}, is_dataclass=is_dc, module_path=self.path)
+        cls = ClassObj(st.name, qual, st, bases, {}, is_dataclass=is_dc, module_path=self.interp.path)
         body_fr = Frame({}, qual, fr.facts, fr.globals, record=False)
         for item in st.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                f = FuncObj(item, f"{qual}.{item.name}", fr.globals, cls, module_path=self.path)
+                f = FuncObj(item, f"{qual}.{item.name}", fr.globals, cls, module_path=self.interp.path)
                 f.defaults = self.eval_defaults(item, fr)
                 cls.attrs[item.name] = f
-                self.functions.append(f)
+                self.interp.functions.append(f)
             elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                 dv = self.eval(item.value, fr) if item.value is not None else None
                 if dv is not None and _is_field_call(item.value):
@@ -314,7 +304,7 @@ class ExecMixin:
                 for k, v in body_fr.env.items():
                     cls.attrs.setdefault(k, v)
         fr.env[st.name] = cls
-        self.classes.append(cls)
+        self.interp.classes.append(cls)
 
     def _field_default(self, call: ast.Call, fr) -> Optional[Value]:
         for kw in call.keywords:

@@ -1,11 +1,16 @@
 """The abstract interpreter: runs a module's code over abstract values.
 
-It is split by concern: expressions (evaluator.py), statements (executor.py), control flow
-(controlflow.py), calls of user functions, classes and builtins (calls.py, callmemo.py),
-nn layers (layers.py, ruleargs.py). This file
-holds the state they share: fresh symbols and their origins, rank learning for unknown-rank
-tensors, and turning a failed precondition into a diagnostic; frames, branch records and spans
-live in the leaf module frames.py, which every part imports.
+`Interp` holds its parts as attributes, each a class of its own (none inherits from another):
+expressions (evaluator.py), comparisons (compare.py), statements (executor.py), control flow
+(controlflow.py), calls and instantiation (calls.py, callmemo.py), nn layers (layers.py),
+builtins (builtins.py), ranks (ranks.py), shape comments, the environment of symbols and facts
+(environment.py), the reporter (reporter.py), the calls running (callstack.py), all of whose
+effects go through one journal (journal.py). The interpreter dispatches each node to the part
+evaluating it and counts the steps; every part's methods are bound on it once, and each part
+gets what it calls on the others bound once too (`wire`, its `_USES`). It keeps the state of the
+module being run (`path`, `lines`, `functions`: an import or a call into another file swaps
+them) and what the parts share (writes, branch records, generic analyses). Frames, branch records
+and spans live in the leaf module frames.py, which every part imports.
 
 Semantics (DESIGN §3): a precondition that no admissible input satisfies is an error on the
 line that needs it; one that some input satisfies becomes a fact for the rest of the path
@@ -16,25 +21,26 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..shapes.values import born_now
+from ..shapes.values import IntV, TensorV, UnknownV, born_now
 from ..solver.facts import Limits
 from .annotations import AnnotationReader
 from .builtins import Builtins
-from .calls import CallMixin
+from .calls import Calls
 from .layers import Layers
-from .compare import CompareMixin
-from .evaluator import EvalMixin
+from .compare import Comparisons
+from .evaluator import Expressions
 from .callmemo import WRITABLE, CallMemo
 from .environment import Environment
 from .reporter import Reporter
 from .callstack import CallStack
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
-from .controlflow import ControlFlowMixin
-from .executor import ExecMixin
+from .controlflow import ControlFlow
+from .executor import Statements
 from .ranks import Ranks
 from .shape_comments import ShapeComments
 from .sink import Sink
 
+_MISSING = object()
 MAX_DEPTH = 10
 # Steps (evaluated nodes): one function's own analysis may take FUNCTION_STEPS, the whole module
 # MAX_STEPS. The largest real functions seen take ~90k (a funnel-transformer encoder, loops over
@@ -44,23 +50,27 @@ FUNCTION_STEPS = 150_000
 MAX_STEPS = 1_000_000
 
 
-class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin):
+def _unknown_node(node, fr) -> UnknownV:
+    return UnknownV(type(node).__name__)
+
+
+def wire(part, interp) -> None:
+    """Gives `part` what it calls on the other parts (its `_USES`), bound once: the interpreter's
+    attribute of that name (`interp` is the interpreter itself)."""
+    for name in type(part)._USES:
+        setattr(part, name, interp if name == "interp" else getattr(interp, name))
+
+
+class Interp:
     # What is not an effect (journal.py; tests/unit/test_journal.py checks every other
     # attribute is a journaled container): set when made; put back by every step; the driver's
     # position (the step budget: steps are counted on every node, the hottest path there is;
     # the importer, wired by the engine once the module's globals exist)
     FIXED = ("path", "lines", "sink", "env", "observe", "cancel", "modules", "max_depth", "memo",
-             "comments", "param_ranks")
-    # the environment's methods, bound once (they run on every fresh symbol and rank lookup: one
-    # attribute lookup instead of two)
-    FIXED += ("fresh_symbol", "fresh_dyn", "fresh_star", "opaque_symbol", "new_store", "resolve", "resolve_shape",
-              "param_star", "learn_rank", "learn_edge", "hole_symbol", "reporter", "report", "failed", "calls",
-              "running", "recursion_guessed", "repeats_running_call", "shape_comments", "check_shape_comment", "ranks",
-              "_learn_unpack_rank", "_learn_guarded_ranks", "_rank_outcomes", "layers", "build_layer",
-              "build_container", "call_module", "_run_sequential", "_layer_io", "module_param", "builtins", "builtin",
-              "bound_op", "external_special", "iterate", "loop_element")
+             "comments", "param_ranks", "reporter", "call_stack", "shape_comments", "ranks", "expressions",
+             "comparisons", "statements", "control", "calls", "layers", "builtins", "parts")
     WORKING = ("module_code",)
-    CURSOR = ("steps", "step_limit", "_tensor_names", "imports")
+    CURSOR = ("steps", "step_limit", "_tensor_names", "imports", "_eval_of", "_exec_of")  # (and the dispatch caches)
 
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
                  cancel=None, modules=None, on_store=None, observe: bool = True, comments=None,
@@ -86,7 +96,7 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin):
         self.generic_instances: dict = j.table("generic-instance")
         self.generic_done: set = j.tally("generic-done")  # the functions whose own analysis ran (engine)
         self.max_depth = MAX_DEPTH
-        stack = self.calls = CallStack()  # the calls running (recursion bounds)
+        stack = self.call_stack = CallStack()  # the calls running (recursion bounds)
         self.running, self.recursion_guessed = stack.running, stack.recursion_guessed
         self.repeats_running_call = stack.repeats_running_call
         self.cut_short: list = j.log("cut-short")  # functions whose own analysis spent its step share (SH004)
@@ -117,17 +127,69 @@ class Interp(EvalMixin, CompareMixin, ExecMixin, ControlFlowMixin, CallMixin):
         # methods given here (the evaluator's, made with the class)
         self.shape_comments = ShapeComments(self.comments, sink, env, self.report)
         self.check_shape_comment = self.shape_comments.check
-        self.ranks = ranks = Ranks(self._safe_eval, self.truth, env, self.param_values)
+        self.ranks = ranks = Ranks()  # ranks learned from unpacking and guards
         self._learn_unpack_rank, self._learn_guarded_ranks = ranks.learn_unpack_rank, ranks.learn_guarded_ranks
         self._rank_outcomes = ranks.rank_outcomes
-        self.layers = layers = Layers(self)  # nn layers and containers
-        self.build_layer, self.build_container, self.call_module = layers.build_layer, layers.build_container, \
-            layers.call_module
-        self._run_sequential, self._layer_io, self.module_param = layers._run_sequential, layers._layer_io, \
-            layers.module_param
-        self.builtins = builtins = Builtins(self)  # Python builtins, container methods, library helpers
-        self.builtin, self.bound_op, self.external_special = builtins.builtin, builtins.bound_op, builtins.external_special
-        self.iterate, self.loop_element = builtins.iterate, builtins.loop_element
+        self.expressions = Expressions()  # each kind of expression
+        self.comparisons = Comparisons()  # comparisons, membership, truth
+        self.statements = Statements()  # simple statements, assignments, definitions, imports
+        self.control = ControlFlow()  # if, loops, try, with
+        self.calls = Calls()  # calls of everything callable, instantiation of user classes
+        self.layers = Layers()  # nn layers and containers
+        self.builtins = Builtins()  # Python builtins, container methods, library helpers
+        # Every part's methods are the interpreter's (what engine, the questions and the rules'
+        # context call), bound once; then each part gets what it calls on the others.
+        self.parts = (self.expressions, self.comparisons, self.statements, self.control, self.calls, self.layers,
+                      self.builtins, ranks)
+        for part in self.parts:
+            for name, fn in vars(type(part)).items():
+                if callable(fn) and not name.startswith("__"):
+                    setattr(self, name, getattr(part, name))
+        for part in self.parts:
+            wire(part, self)
+        # node class -> the part's method evaluating (executing) it, found on first use
+        self._eval_of: dict = {}
+        self._exec_of: dict = {}
+
+    # ---- dispatch -------------------------------------------------------------------------
+    def eval(self, node, fr):
+        self.steps += 1  # one step (check_budget)
+        if self.steps > self.step_limit or self.cancel is not None and not self.steps & 63:
+            self.check_budget()
+        t = type(node)
+        fn = self._eval_of.get(t)
+        if fn is None:
+            fn = self._eval_of[t] = self._method("e_" + t.__name__) or _unknown_node
+        v = fn(node, fr)
+        if self.observe and fr.record and isinstance(v, (TensorV, IntV)) and \
+                not isinstance(node, (ast.Constant, ast.Starred)):
+            self.sink.record(span_of(node), self.source(node), fr.qualname, v, fr.context, fr.is_entry, False)
+        return v
+
+    def exec_block(self, stmts, fr) -> Optional[str]:
+        for st in stmts:
+            flow = self.exec_stmt(st, fr)
+            if flow is not None:
+                return flow
+        return None
+
+    def exec_stmt(self, st: ast.stmt, fr) -> Optional[str]:
+        self.steps += 1  # one step (check_budget)
+        if self.steps > self.step_limit or self.cancel is not None and not self.steps & 63:
+            self.check_budget()
+        t = type(st)
+        fn = self._exec_of.get(t, _MISSING)
+        if fn is _MISSING:
+            fn = self._exec_of[t] = self._method("s_" + t.__name__)
+        return fn(st, fr) if fn is not None else None
+
+    def _method(self, name: str):
+        """The part's method of that name (`e_Call`, `s_If`, ...), or None."""
+        for part in self.parts:
+            fn = getattr(part, name, None)
+            if fn is not None:
+                return fn
+        return None
 
     # counters kept by the journal: how many there have been is the count of their entries
     @property

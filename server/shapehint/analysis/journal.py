@@ -20,6 +20,8 @@ test fails when a part gains state that bypasses the journal.
 """
 from __future__ import annotations
 
+from types import FunctionType, MethodType
+
 
 class Journal:
     __slots__ = ("epoch", "counts")
@@ -213,11 +215,12 @@ def unjournaled_state(part) -> list:
     another's: `Ranks.param_values`)."""
     cls = type(part)
     declared = set(getattr(cls, "FIXED", ())) | set(getattr(cls, "WORKING", ())) | set(getattr(cls, "CURSOR", ()))
+    declared |= set(getattr(cls, "_USES", ()))  # what a part calls on the others, wired once
     journal = getattr(part, "journal", None)
     out = []
     for name, value in vars(part).items():
-        if name in declared or name == "journal":
-            continue
+        if name in declared or name == "journal" or isinstance(value, (MethodType, FunctionType)):
+            continue  # (a method bound from another part is wiring, not state)
         if isinstance(value, JOURNALED) and (journal is None or value.journal is journal):
             continue
         out.append(name)

@@ -1,7 +1,7 @@
 """nn layers and containers: building one from its constructor's arguments (the registry
 rule's `ctor`), calling one (its `forward` rule, or each child of a Sequential in turn), and its
 parameters (`layer.weight`). A component of the interpreter (`Interp.layers`): it calls back into
-the interpreter through the methods bound when it is made."""
+the interpreter through the methods bound when the interpreter wires it (`_USES`)."""
 from __future__ import annotations
 
 import ast
@@ -20,16 +20,9 @@ CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict
 
 
 class Layers:
-    FIXED = ("interp", "observe", "sink", "call_value", "call_rule", "join_values", "source", "failed", "resolve",
-             "_opname", "_opname_lazy")
-
-    def __init__(self, interp):
-        self.interp = interp  # what a rule's context reads (opctx.AnalysisContext)
-        self.observe, self.sink = interp.observe, interp.sink
-        self.call_value, self.call_rule, self.join_values = interp.call_value, interp.call_rule, interp.join_values
-        self.source, self.failed, self.resolve = interp.source, interp.failed, interp.resolve
-        self._opname, self._opname_lazy = interp._opname, interp._opname_lazy
-        self.internal_errors = interp.internal_errors
+    # (`interp`: what a rule's context reads, opctx.AnalysisContext)
+    _USES = ("interp", "observe", "sink", "call_value", "call_rule", "join_values", "source", "failed", "resolve",
+             "_opname", "_opname_lazy", "internal_errors")
 
     def build_layer(self, rule, args, kwargs, fr, span, node, labels) -> Value:
         if rule.name in CONTAINERS:

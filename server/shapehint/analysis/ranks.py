@@ -16,13 +16,9 @@ from .guards import OPAQUE, SOME, rank_guards, rank_outcomes
 
 
 class Ranks:
-    FIXED = ("_safe_eval", "truth", "resolve", "learn_rank")
-
-    def __init__(self, safe_eval, truth, env, param_values: dict):
-        # safe_eval(node, fr): a value without recording it; truth(v): its predicate, if any
-        self._safe_eval, self.truth = safe_eval, truth
-        self.resolve, self.learn_rank = env.resolve, env.learn_rank
-        self.param_values = param_values  # function -> {param: Value} of its own analysis
+    # `_safe_eval(node, fr)`: a value without recording it; `truth(v)`: its predicate, if any;
+    # `param_values`: function -> {param: Value} of its own analysis
+    _USES = ("_safe_eval", "truth", "resolve", "learn_rank", "param_values")
 
     def learn_unpack_rank(self, target, value, fr) -> None:
         if not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in target.elts):
