@@ -2,7 +2,7 @@
 of one execution of an `if`, the span of a syntax node, the two ways an analysis stops, and the
 bound on recursion.
 
-A leaf module, so the mixins (evaluator, executor, calls, ...) import these at module level: a
+A leaf module, so the parts (evaluator, executor, calls, ...) import these at module level: a
 function-level import costs ~1.4 µs per call, and `span_of` alone is called ~2,000 times in a
 small model's analysis.
 """
@@ -21,7 +21,7 @@ from ..shapes.values import Span
 # module tree that nests instances of one class (a recursive U-Net block) has a new receiver
 # each level and is bounded by MAX_DEPTH only.
 MAX_RECURSIVE_CALLS = 16
-MAX_GUESSED_RECURSION = 2  # re-entries under undecided `if`s (Interp.recursion_guessed)
+MAX_GUESSED_RECURSION = 2  # re-entries under undecided `if`s (CallStack.recursion_guessed)
 
 if TYPE_CHECKING:  # annotations only
     from ..shapes.shape import Pred
