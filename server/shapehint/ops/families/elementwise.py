@@ -7,8 +7,9 @@ in-place method, nn layer).
 from __future__ import annotations
 
 from ...shapes.shape import Shape, eq
-from ...shapes.values import BoolV, DtypeV, FloatV, IntV, TensorV, Value
+from ...shapes.values import BoolV, DtypeV, FloatV, IntV, NoneV, TensorV, Value
 from ..common import broadcast_shapes, inherit_layout, result_dtype, same_layout
+from ..dtypes import category, is_integral, of_operand, to_float
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 
@@ -47,6 +48,12 @@ UNARY = {
 ALIASED = {"clamp": ("clip",), "sigmoid": ("torch.special.expit",), "float": ()}
 DTYPE_OF = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
             "bool": "bool", "bfloat16": "bfloat16", "isnan": "bool", "isinf": "bool", "logical_not": "bool"}
+# ops that compute in floating point: integer and bool inputs give the default float dtype
+FLOAT_RESULT = {"sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "exp2", "log1p", "expm1", "log2",
+                "reciprocal", "erf", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "logit", "softsign",
+                "tanhshrink"}
+# integer-accumulating ops: bool and narrower integers give int64
+WIDEN_TO_INT64 = {"cumsum", "cumprod"}
 NEEDS_2D = {"triu", "tril"}
 # Dropout1d/2d/3d accept (un)batched inputs of these ranks.
 DROPOUT_RANKS = {"dropout1d": (2, 3), "dropout2d": (3, 4), "dropout3d": (4, 5)}
@@ -60,12 +67,28 @@ def _unary(name: str):
             cx.at_least(input, 2)
         if name in DROPOUT_RANKS:
             cx.dims(input, DROPOUT_RANKS[name])
+        if name == "neg" and input.dtype == "bool":
+            cx.fail(f"{cx.opname}: negation of a bool tensor is not supported (to invert a mask use `~` or "
+                    "logical_not())", "SH107")
         # clone() too keeps the layout (memory_format=torch.preserve_format)
-        dtype = _converted(args, kwargs) if name in ("to", "type") else None
-        out = TensorV(input.shape, dtype or DTYPE_OF.get(name, input.dtype), origin=cx.span)
+        out = TensorV(input.shape, _unary_dtype(name, input.dtype, args, kwargs), origin=cx.span)
         return inherit_layout(out, input)
     rule.__name__ = name
     return rule
+
+
+def _unary_dtype(name: str, dt, args, kwargs):
+    if name in ("to", "type"):
+        return _converted(args, kwargs) or dt
+    if name in DTYPE_OF:
+        return DTYPE_OF[name]
+    if name in FLOAT_RESULT:
+        return to_float(dt)
+    if name in WIDEN_TO_INT64 and is_integral(dt):
+        return "int64"
+    if name == "square" and dt == "bool":
+        return "int64"
+    return dt
 
 
 def _converted(args, kwargs):
@@ -127,16 +150,33 @@ def contiguous(cx: OpContext, self, memory_format=None):
 BINARY = {
     "add": ("__add__", "__radd__", "__iadd__"), "sub": ("__sub__", "__rsub__", "__isub__", "subtract"),
     "mul": ("__mul__", "__rmul__", "__imul__", "multiply"), "div": ("__truediv__", "__rtruediv__", "__itruediv__", "divide", "true_divide"),
-    "floor_divide": ("__floordiv__", "__rfloordiv__"), "remainder": ("__mod__", "fmod"), "pow": ("__pow__", "__rpow__", "float_power"),
-    "maximum": ("max_elementwise",), "minimum": (), "atan2": (), "hypot": (),
+    "floor_divide": ("__floordiv__", "__rfloordiv__"), "remainder": ("__mod__", "fmod"), "pow": ("__pow__",),
+    "float_power": (), "maximum": ("max_elementwise",), "minimum": (), "atan2": (), "hypot": (),
     "eq": ("__eq__",), "ne": ("__ne__",), "lt": ("__lt__", "less"), "le": ("__le__",), "gt": ("__gt__", "greater"), "ge": ("__ge__",),
-    "logical_and": ("__and__",), "logical_or": ("__or__",), "logical_xor": ("__xor__",),
-    "bitwise_and": (), "bitwise_or": (),
+    "logical_and": (), "logical_or": (), "logical_xor": (),
+    # `&`, `|`, `^` are bitwise: bool for bool tensors, the promoted integer type otherwise
+    "bitwise_and": ("__and__",), "bitwise_or": ("__or__",), "bitwise_xor": ("__xor__",),
 }
 COMPARISON = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
+IN_PLACE_ALIASES = ("__iadd__", "__isub__", "__imul__", "__itruediv__")
 
 
-def _binary(name: str):
+def _binary_dtype(name: str, input, other, kwargs, reflected=False):
+    if name in COMPARISON:
+        return "bool"
+    if name == "float_power":
+        dt = result_dtype(input, other)
+        return dt and ("complex128" if dt.startswith("complex") else "float64")
+    dt = result_dtype(input, other)
+    if name == "pow" and dt == "bool" and (reflected or all(isinstance(v, TensorV) for v in (input, other))):
+        return "int64"  # bool ** bool computes in int64; only a Python bool exponent keeps bool
+    mode = kwargs.get("rounding_mode")
+    if name == "atan2" or (name == "div" and (mode is None or isinstance(mode, NoneV))):
+        return to_float(dt)  # true division
+    return dt
+
+
+def _binary(name: str, inplace: bool = False, reflected: bool = False):
     def rule(cx: OpContext, input, other, *args, **kwargs):
         ts = [v for v in (input, other) if isinstance(v, TensorV)]
         if not ts:
@@ -145,14 +185,28 @@ def _binary(name: str):
             if not isinstance(v, (TensorV, IntV, FloatV)) and not _scalar(v):
                 raise NotApplicable("operand unknown")
         shape = broadcast_shapes(cx, *[t.shape for t in ts])
-        dtype = "bool" if name in COMPARISON else result_dtype(*ts)
+        if name == "sub" and any(of_operand(v) == "bool" for v in (input, other)):
+            cx.fail(f"{cx.opname}: subtraction with a bool tensor is not supported (to invert a mask use `~` or "
+                    "logical_not())", "SH107")
+        dtype = _binary_dtype(name, input, other, kwargs, reflected)
+        if inplace and isinstance(input, TensorV):
+            _cast_back(cx, dtype, input)
+            dtype = input.dtype
         out = TensorV(shape, dtype, origin=cx.span)
         dense = [t for t in ts if t.shape.rank]
         if dense and all(same_layout(t, dense[0]) for t in dense[1:]):
             return inherit_layout(out, dense[0])
         return out
-    rule.__name__ = name
+    rule.__name__ = name + ("_" if inplace else "")
     return rule
+
+
+def _cast_back(cx: OpContext, dtype, self: TensorV) -> None:
+    """An in-place op casts its result back to self's dtype, which must not lose its category
+    (`ints.add_(0.5)` fails: "result type Float can't be cast to the desired output type Long")."""
+    if dtype is not None and self.dtype is not None and category(dtype) > category(self.dtype):
+        cx.fail(f"{cx.opname}: the result type {dtype} can't be cast to {cx.label(self)}'s dtype {self.dtype} in place",
+                "SH107")
 
 
 def _scalar(v: Value) -> bool:
@@ -160,12 +214,15 @@ def _scalar(v: Value) -> bool:
 
 
 for _name, _extra in BINARY.items():
-    _names = [f"Tensor.{_name}", f"Tensor.{_name}_"]
+    _names = [f"Tensor.{_name}"]
     for e in _extra:
-        _names.append(f"Tensor.{e}")
-        if not e.startswith("__"):
-            _names.append(f"torch.{e}")
+        if e not in IN_PLACE_ALIASES:
+            _names.append(f"Tensor.{e}")
+            if not e.startswith("__"):
+                _names.append(f"torch.{e}")
     op(f"torch.{_name}", *_names)(_binary(_name))
+    op(f"Tensor.{_name}_", *[f"Tensor.{e}" for e in _extra if e in IN_PLACE_ALIASES])(_binary(_name, inplace=True))
+op("Tensor.__rpow__")(_binary("pow", reflected=True))
 
 
 @op("torch.where")
@@ -225,8 +282,8 @@ def _pointwise(cx: OpContext, *vals: Value) -> tuple:
 
 @op("torch.lerp", "Tensor.lerp")
 def lerp(cx: OpContext, input, end, weight):
-    shape, ts = _pointwise(cx, input, end, weight)
-    return TensorV(shape, result_dtype(*ts), origin=cx.span)
+    shape, _ = _pointwise(cx, input, end, weight)
+    return TensorV(shape, result_dtype(input, end, weight), origin=cx.span)
 
 
 @op("Tensor.lerp_")
@@ -243,7 +300,8 @@ def _addc(name: str, inplace: bool):
                     f"{tensor2.dtype}); convert to float first", "SH107")
         if inplace:
             return into_self(cx, input, shape)
-        return TensorV(shape, result_dtype(*ts), origin=cx.span)
+        dt = result_dtype(input, tensor1, tensor2)
+        return TensorV(shape, to_float(dt) if name == "addcdiv" else dt, origin=cx.span)
     rule.__name__ = name + ("_" if inplace else "")
     return rule
 
@@ -255,8 +313,8 @@ for _n in ("addcmul", "addcdiv"):
 
 @op("torch.rsub")
 def rsub(cx: OpContext, input, other, *, alpha=1):
-    shape, ts = _pointwise(cx, input, other)
-    return TensorV(shape, result_dtype(*ts), origin=cx.span)
+    shape, _ = _pointwise(cx, input, other)
+    return TensorV(shape, result_dtype(input, other), origin=cx.span)
 
 
 @op("Tensor.where")
