@@ -55,8 +55,12 @@ FLOAT_RESULT = {"sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "sin", "cos", 
 # integer-accumulating ops: bool and narrower integers give int64
 WIDEN_TO_INT64 = {"cumsum", "cumprod"}
 NEEDS_2D = {"triu", "tril"}
-# Dropout1d/2d/3d accept (un)batched inputs of these ranks.
+# Dropout1d/2d/3d: the ranks each is meant for (unbatched, batched). dropout1d rejects any other
+# rank; dropout2d/3d only warn (deprecated, "will result in an error in a future release") and
+# run on any input feature dropout takes (at least 2 dimensions once a 1-D input of dropout3d is
+# given its batch dimension). dropout2d also warns on 3-D input, which it takes as (N, C, L).
 DROPOUT_RANKS = {"dropout1d": (2, 3), "dropout2d": (3, 4), "dropout3d": (4, 5)}
+DROPOUT_MIN_RANK = {"dropout2d": 2, "dropout3d": 1}
 
 
 def _unary(name: str):
@@ -66,7 +70,7 @@ def _unary(name: str):
         if name in NEEDS_2D:
             cx.at_least(input, 2)
         if name in DROPOUT_RANKS:
-            cx.dims(input, DROPOUT_RANKS[name])
+            _dropout_ranks(cx, name, input)
         if name == "neg" and input.dtype == "bool":
             cx.fail(f"{cx.opname}: negation of a bool tensor is not supported (to invert a mask use `~` or "
                     "logical_not())", "SH107")
@@ -75,6 +79,25 @@ def _unary(name: str):
         return inherit_layout(out, input)
     rule.__name__ = name
     return rule
+
+
+def _dropout_ranks(cx: OpContext, name: str, x: TensorV) -> None:
+    if name not in DROPOUT_MIN_RANK:
+        cx.dims(x, DROPOUT_RANKS[name])
+        return
+    r, lo = x.shape.rank, DROPOUT_MIN_RANK[name]
+    if r is None:
+        return  # any rank from `lo` runs: nothing to learn or to warn about
+    if r < lo:
+        cx.fail(f"{cx.opname}: feature dropout needs at least 2 dimensions, but {cx.label(x)} is {r}D {x.shape}",
+                "SH102")
+    if r not in DROPOUT_RANKS[name]:
+        meant = " or ".join(f"{k}D" for k in DROPOUT_RANKS[name])
+        cx.warn("SH205", f"{cx.opname} on {cx.label(x)} {x.shape}: a {r}D input is deprecated (PyTorch warns and "
+                         f"will raise in a future release); it is meant for {meant} inputs, use dropout instead")
+    elif name == "dropout2d" and r == 3:
+        cx.warn("SH205", f"{cx.opname} on 3D {cx.label(x)} {x.shape}: PyTorch takes it as (N, C, L) and drops "
+                         "whole channels of 1D features, which a future release will change; use dropout1d")
 
 
 def _unary_dtype(name: str, dt, args, kwargs):
