@@ -86,7 +86,10 @@ def _one_d(kind: str):
     def rule(cx: OpContext, input, n=None, dim=-1, norm=None, *, out=None):
         x = _t(input)
         if x.shape.rank == 0:
-            cx.fail(f"{cx.opname}: dimension {dim} is out of range for a scalar input", "SH105")
+            d = cx.const_int(dim)
+            if d is None:
+                raise NotApplicable("dim unknown")
+            cx.fail(f"{cx.opname}: dimension {d} is out of range for a scalar input", "SH105")
         return _transform(cx, x, None if cx.is_none(n) else (n,), (dim,), kind, _last)
     return rule
 

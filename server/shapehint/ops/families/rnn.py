@@ -7,7 +7,7 @@ c_n (num_layers*D, N, hidden_size); unbatched drops N everywhere.
 """
 from __future__ import annotations
 
-from ...shapes.shape import eq
+from ...shapes.shape import Shape, eq
 from ...shapes.values import ListV, PackedV, TensorV, TupleV
 from ..context import NotApplicable, OpContext
 from ..registry import module
@@ -188,8 +188,8 @@ def _cell_forward(kind: str):
                 raise NotApplicable("state unknown")
             sd = cx.dims(t, len(shape), what)
             for a, b in zip(sd, shape):
-                cx.require(eq(a, b), lambda: f"{cx.opname} expects {what} of size {list(shape)}, but {cx.label(t, what)} "
-                           f"is {t.shape}")
+                cx.require(eq(a, b), lambda: f"{cx.opname} expects {what} of size {Shape.of(shape)}, but "
+                           f"{cx.label(t, what)} is {t.shape}")
         out = cx.tensor(shape, like=input)
         if kind == "LSTMCell":
             return TupleV((out, cx.tensor(shape, like=input)))
