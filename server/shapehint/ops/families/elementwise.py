@@ -288,7 +288,7 @@ def _operand(v: Value) -> TensorV | None:
 def into_self(cx: OpContext, self: TensorV, shape: Shape) -> TensorV:
     """An in-place op writes into `self`: the broadcast of its operands must be self's shape."""
     if shape.rank is not None and self.shape.rank is not None:
-        bad = f"{cx.opname}: output with shape {self.shape} doesn't match the broadcast shape {shape}"
+        bad = lambda: f"{cx.opname}: output with shape {self.shape} doesn't match the broadcast shape {shape}"
         if shape.rank != self.shape.rank:
             cx.fail(bad, "SH106")
         for a, b in zip(shape.dims, self.shape.dims):
