@@ -244,3 +244,14 @@ def test_a_pep695_model_is_analysed():
     ''')
     out = analyze_source(src, "m.py").infer_json()
     assert [(d["line"], d["code"]) for d in out["diagnostics"] if d["severity"] == "error"] == [(12, "SH101")]
+
+
+def test_pep758_handler_catches_the_tuple():
+    tree = parse_module(EXCEPTS).tree
+    handler = tree.body[1].handlers[0]
+    assert isinstance(handler.type, ast.Tuple)
+    assert [(e.id, e.lineno, e.col_offset) for e in handler.type.elts] == [("ValueError", 7, 7), ("TypeError", 7, 19)]
+    from shapehint.analysis.api import analyze_source
+    src = ("import torch\n\n\ndef f():\n    try:\n        y = torch.ones(2, 3) @ torch.ones(4, 5)\n"
+           "    except ValueError, RuntimeError:\n        y = None\n    return y\n")
+    assert analyze_source(src, "m.py").infer_json()["diagnostics"] == []

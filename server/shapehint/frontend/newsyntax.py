@@ -13,7 +13,8 @@ place — every line keeps its length, so every position outside a masked span i
   comment or a line break inside a replacement field) and PEP 750 t-strings: the literal
   becomes a plain string of spaces (line breaks kept) — its value matters to no shape.
 - `except*` on a host older than 3.11: the star is blanked.
-- PEP 758 `except A, B:` (3.14): the top-level commas become `|`, one expression.
+- PEP 758 `except A, B:` (3.14): the top-level commas become `|`, one expression, and
+  `restore` turns that expression back into the tuple `(A, B)` in the tree.
 
 Only what the host rejects is rewritten (an f-string with a real error stays an error); parso
 gets every PEP 695 construct masked (`for_parso=True`). The scan never raises and tolerates
@@ -22,6 +23,7 @@ Tests: tests/unit/test_newsyntax.py (each construct, positions, every interprete
 """
 from __future__ import annotations
 
+import ast
 import re
 import sys
 from typing import Optional
@@ -77,6 +79,33 @@ def mask(text: str, version: Optional[tuple] = None, for_parso: bool = False) ->
         pos = end
     out.append(text[pos:])
     return "".join(out)
+
+
+def restore(tree: ast.Module, text: str, masked: str) -> None:
+    """Undo, in the tree, what the rewriting changed in meaning: an `except A, B:` handler whose
+    commas became `|` catches the tuple (A, B) again."""
+    if masked is text:
+        return
+    lines, mlines = text.split("\n"), masked.split("\n")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ExceptHandler) and isinstance(node.type, ast.BinOp) and \
+                isinstance(node.type.op, ast.BitOr) and lines[node.type.lineno - 1] != mlines[node.type.lineno - 1]:
+            elts = _or_operands(node.type, lines)
+            if elts is not None:
+                t = node.type
+                node.type = ast.Tuple(elts=elts, ctx=ast.Load(), lineno=t.lineno, col_offset=t.col_offset,
+                                      end_lineno=t.end_lineno, end_col_offset=t.end_col_offset)
+
+
+def _or_operands(e: ast.expr, lines: list):
+    """The operands of `A | B | C` when every `|` between them was a comma in the source."""
+    if not (isinstance(e, ast.BinOp) and isinstance(e.op, ast.BitOr)):
+        return [e]
+    left = _or_operands(e.left, lines)
+    if left is None or e.left.end_lineno != e.right.lineno:
+        return None
+    between = lines[e.right.lineno - 1][e.left.end_col_offset:e.right.col_offset]
+    return left + [e.right] if "," in between else None
 
 
 def _is(toks: list, i: int, kind: str, text: Optional[str] = None) -> bool:

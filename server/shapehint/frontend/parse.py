@@ -131,6 +131,7 @@ def _parse_normalised(text: str, path: Optional[str], diff_cache: bool, compile_
         if source is not text:
             tree, _ = _compile(source, compile_errors)
     if tree is not None:
+        newsyntax.restore(tree, text, source)
         if not text.isascii():  # (one scan of the text; the per-line test is for repaired text)
             _code_point_columns(tree, source.split("\n") if source is not text else lines)
         return ParsedModule(tree, [], _comments(text), lines)
@@ -138,6 +139,7 @@ def _parse_normalised(text: str, path: Optional[str], diff_cache: bool, compile_
     # parso 0.8.7 rejects PEP 695 in every grammar: it gets those masked whatever the host
     _cut_parso_regions(newsyntax.mask(source, for_parso=True), path, diff_cache, fixed, errors, placeholders)
     tree = _repair_loop(lines, fixed, errors, placeholders)
+    newsyntax.restore(tree, text, source)
     repair.drop_placeholders(tree, placeholders)
     _code_point_columns(tree, fixed)
     errors.sort(key=lambda p: (p.line, p.col))
