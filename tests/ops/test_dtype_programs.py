@@ -53,3 +53,22 @@ def test_in_place_cast_that_loses_the_category_is_an_error():
             ids.div_(2)
             return ids
     """) == [(6, "SH107")]
+
+
+def test_a_conversion_to_a_dtype_not_known_is_not_a_bool():
+    # `.to(feats.dtype)` with feats' dtype unknown: the result is not known to be bool, so
+    # `1 - appearing` is no "subtraction with a bool tensor"
+    assert _diags("""
+        import torch
+
+        def f(x, feats):
+            appearing = (x > 0).to(feats.dtype)
+            return 1 - appearing
+    """) == []
+    assert _diags("""
+        import torch
+
+        def f(x):
+            appearing = (x > 0).to(x.device)
+            return 1 - appearing
+    """) == [(6, "SH107")]

@@ -7,7 +7,7 @@ in-place method, nn layer).
 from __future__ import annotations
 
 from ...shapes.shape import Shape, eq
-from ...shapes.values import BoolV, DtypeV, FloatV, IntV, NoneV, TensorV, Value
+from ...shapes.values import BoolV, DtypeV, FloatV, IntV, NoneV, TensorV, UnknownV, Value
 from ..common import broadcast_shapes, inherit_layout, result_dtype, same_layout
 from ..dtypes import category, is_integral, of_operand, to_float
 from ..context import NotApplicable, OpContext
@@ -102,7 +102,8 @@ def _dropout_ranks(cx: OpContext, name: str, x: TensorV) -> None:
 
 def _unary_dtype(name: str, dt, args, kwargs):
     if name in ("to", "type"):
-        return _converted(args, kwargs) or dt
+        got = _converted(args, kwargs)
+        return dt if got is KEEPS else got
     if name in DTYPE_OF:
         return DTYPE_OF[name]
     if name in FLOAT_RESULT:
@@ -114,15 +115,23 @@ def _unary_dtype(name: str, dt, args, kwargs):
     return dt
 
 
+KEEPS = object()  # `x.to(device)`: the dtype is x's
+DEVICE_LIKE = ("device", "is_cuda")  # what `x.device` evaluates to (evaluator: UnknownV(name))
+
+
 def _converted(args, kwargs):
     """The dtype `x.to(torch.long)`, `x.to(device, torch.float16)`, `x.to(other)`,
-    `x.to(dtype=...)` or `x.type(torch.int32)` converts to; None when it keeps x's."""
+    `x.to(dtype=...)` or `x.type(torch.int32)` converts to: KEEPS when it keeps x's, None when
+    it is unknown (`x.to(y.dtype)` with y's dtype unknown: x's would be a guess)."""
+    out = KEEPS
     for a in list(args) + [kwargs.get("dtype"), kwargs.get("other")]:
         if isinstance(a, DtypeV):
             return a.name
         if isinstance(a, TensorV):
             return a.dtype
-    return None
+        if isinstance(a, UnknownV) and a.reason not in DEVICE_LIKE:
+            out = None  # a dtype we cannot see, or a device: either way not knowably x's
+    return out
 
 
 def _register_unary() -> None:
