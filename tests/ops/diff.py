@@ -2,7 +2,7 @@
 
 `check(rule, torch_call, args, kwargs)` runs PyTorch with meta tensors of the given shapes
 and the rule with the same concrete shapes, and asserts both agree: the same output shapes,
-or both reject. Tensor arguments are written as `T(2, 3)` (meta float32) or `T(2, 3, dtype="long")`.
+or both reject. Tensor arguments are written as `T(2, 3)` (meta float32) or `T(2, 3, dtype="long")`. `dtype=True` also compares the output dtypes (type promotion).
 """
 from __future__ import annotations
 
@@ -12,9 +12,12 @@ import torch
 
 from shapehint.ops.concrete import (ConcreteContext, OpFailed, NotApplicable, apply, build_module,
                                     call_module, shape_of, tensor)
+from shapehint.shapes.values import DtypeV, ListV, TensorV, TupleV
 
 DTYPES = {"float": torch.float32, "long": torch.int64, "bool": torch.bool, "int": torch.int32,
-          "cfloat": torch.complex64}
+          "cfloat": torch.complex64, "half": torch.float16, "double": torch.float64, "bf16": torch.bfloat16,
+          "cdouble": torch.complex128}
+NAME_OF = {v: str(v).replace("torch.", "") for v in DTYPES.values()}
 
 
 @dataclass(frozen=True)
@@ -31,11 +34,11 @@ class T:
 
     def cpu(self):
         # small real values (indices 0) for ops whose meta kernel is missing or skips a check
-        return torch.zeros(self.dims, dtype=DTYPES[self.dtype]) + (0.5 if DTYPES[self.dtype].is_floating_point else 0)
+        t = torch.zeros(self.dims, dtype=DTYPES[self.dtype])
+        return t + 0.5 if t.dtype.is_floating_point else t  # (bool + 0 would be int64)
 
     def abstract(self):
-        return tensor(*self.dims, dtype={"float": "float32", "long": "int64", "bool": "bool", "int": "int32",
-                                     "cfloat": "complex64"}[self.dtype])
+        return tensor(*self.dims, dtype=NAME_OF[DTYPES[self.dtype]])
 
 
 def _to_torch(v, device="meta"):
@@ -51,6 +54,8 @@ def _to_torch(v, device="meta"):
 def _to_abstract(v):
     if isinstance(v, T):
         return v.abstract()
+    if isinstance(v, torch.dtype):
+        return DtypeV(str(v).replace("torch.", ""))
     if isinstance(v, tuple):
         return tuple(_to_abstract(i) for i in v)
     if isinstance(v, list):
@@ -68,46 +73,64 @@ def torch_shape(out):
     return None
 
 
-def run_torch(fn, args, kwargs, device="meta"):
+def torch_dtype(out):
+    if isinstance(out, torch.Tensor):
+        return str(out.dtype).replace("torch.", "")
+    if isinstance(out, (tuple, list)):
+        return tuple(torch_dtype(o) for o in out)
+    return None
+
+
+def rule_dtype(v):
+    if isinstance(v, TensorV):
+        return v.dtype
+    if isinstance(v, (TupleV, ListV)) and v.items is not None:
+        return tuple(rule_dtype(i) for i in v.items)
+    return None
+
+
+def run_torch(fn, args, kwargs, device="meta", dtype=False):
     try:
-        return ("ok", torch_shape(fn(*_to_torch(args, device), **{k: _to_torch(v, device) for k, v in kwargs.items()})))
+        out = fn(*_to_torch(args, device), **{k: _to_torch(v, device) for k, v in kwargs.items()})
+        return ("ok", (torch_shape(out), torch_dtype(out)) if dtype else torch_shape(out))
     except (RuntimeError, ValueError, IndexError, TypeError) as e:
         return ("error", str(e).splitlines()[0][:200])
 
 
-def run_rule(name, args, kwargs):
+def run_rule(name, args, kwargs, dtype=False):
     try:
-        return ("ok", shape_of(apply(name, *_to_abstract(args), **{k: _to_abstract(v) for k, v in kwargs.items()})))
+        out = apply(name, *_to_abstract(args), **{k: _to_abstract(v) for k, v in kwargs.items()})
+        return ("ok", (shape_of(out), rule_dtype(out)) if dtype else shape_of(out))
     except OpFailed as e:
         return ("error", e.message)
 
 
-def run_module_rule(name, ctor_args, ctor_kwargs, args, kwargs):
+def run_module_rule(name, ctor_args, ctor_kwargs, args, kwargs, dtype=False):
     try:
         m = build_module(name, *ctor_args, **ctor_kwargs)
-        return ("ok", shape_of(call_module(ConcreteContext(name), m, list(_to_abstract(args)),
-                                           {k: _to_abstract(v) for k, v in kwargs.items()})))
+        out = call_module(ConcreteContext(name), m, list(_to_abstract(args)), {k: _to_abstract(v) for k, v in kwargs.items()})
+        return ("ok", (shape_of(out), rule_dtype(out)) if dtype else shape_of(out))
     except OpFailed as e:
         return ("error", e.message)
 
 
-def check(name, torch_fn, args=(), kwargs=None, device="meta"):
+def check(name, torch_fn, args=(), kwargs=None, device="meta", dtype=False):
     """device="cpu": run PyTorch on small CPU tensors (no meta kernel, or one laxer than CPU's)."""
     kwargs = kwargs or {}
-    want = run_torch(torch_fn, args, kwargs, device)
-    got = run_rule(name, args, kwargs)
+    want = run_torch(torch_fn, args, kwargs, device, dtype)
+    got = run_rule(name, args, kwargs, dtype)
     assert want[0] == got[0] and (want[0] == "error" or want[1] == got[1]), \
         f"{name}{args}{kwargs}: torch={want} rule={got}"
 
 
-def check_module(name, torch_cls, ctor_args=(), ctor_kwargs=None, args=(), kwargs=None):
+def check_module(name, torch_cls, ctor_args=(), ctor_kwargs=None, args=(), kwargs=None, device="meta", dtype=False):
     ctor_kwargs, kwargs = ctor_kwargs or {}, kwargs or {}
     try:
-        with torch.device("meta"):
+        with torch.device(device):
             mod = torch_cls(*ctor_args, **ctor_kwargs)
-        want = run_torch(mod, args, kwargs)
+        want = run_torch(mod, args, kwargs, device, dtype)
     except (RuntimeError, ValueError, TypeError) as e:
         want = ("error", str(e))
-    got = run_module_rule(name, ctor_args, ctor_kwargs, args, kwargs)
+    got = run_module_rule(name, ctor_args, ctor_kwargs, args, kwargs, dtype)
     assert want[0] == got[0] and (want[0] == "error" or want[1] == got[1]), \
         f"{name}({ctor_args}, {ctor_kwargs}){args}: torch={want} rule={got}"

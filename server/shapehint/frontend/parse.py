@@ -11,6 +11,9 @@ remaining error, decide those. The repaired text is lowered with
 only the compiler sees (`f() = 1`, `return` outside a function, a duplicate parameter) are
 repaired the same way from CPython's own report, so `compile(tree, ...)` always accepts the tree.
 
+Source written for a newer Python than the host's (PEP 695 type parameters, PEP 701 f-strings,
+...) is rewritten in place before `ast` or parso sees it (`newsyntax`), so it parses too.
+
 Invariants: `parse_module` never raises; `tree` is always a module `compile` accepts; lines are
 never added or removed, so every position of untouched code is exact; columns are Unicode code
 points (converted from `ast`'s UTF-8 byte offsets); `errors` are in source order, at most one per
@@ -27,7 +30,7 @@ from typing import Optional
 
 import parso
 
-from . import repair
+from . import newsyntax, repair
 
 MAX_REPAIRS = 64
 KEEP_TREES = 4  # documents whose last tree IncrementalParser keeps for splicing
@@ -122,13 +125,21 @@ def _parse_normalised(text: str, path: Optional[str], diff_cache: bool, compile_
     # Fast path: most keystrokes leave the file valid, and then `ast` alone is exact and ~20x
     # faster than parso's parse; parso's error recovery is needed only for broken text.
     tree, _ = _compile(text, compile_errors)
+    source = text
+    if tree is None:  # syntax newer than the host's (PEP 695, 701, ...), rewritten in place
+        source = newsyntax.mask(text)
+        if source is not text:
+            tree, _ = _compile(source, compile_errors)
     if tree is not None:
+        newsyntax.restore(tree, text, source)
         if not text.isascii():  # (one scan of the text; the per-line test is for repaired text)
-            _code_point_columns(tree, lines)
+            _code_point_columns(tree, source.split("\n") if source is not text else lines)
         return ParsedModule(tree, [], _comments(text), lines)
-    fixed, errors, placeholders = list(lines), [], set()
-    _cut_parso_regions(text, path, diff_cache, fixed, errors, placeholders)
+    fixed, errors, placeholders = source.split("\n"), [], set()
+    # parso 0.8.7 rejects PEP 695 in every grammar: it gets those masked whatever the host
+    _cut_parso_regions(newsyntax.mask(source, for_parso=True), path, diff_cache, fixed, errors, placeholders)
     tree = _repair_loop(lines, fixed, errors, placeholders)
+    newsyntax.restore(tree, text, source)
     repair.drop_placeholders(tree, placeholders)
     _code_point_columns(tree, fixed)
     errors.sort(key=lambda p: (p.line, p.col))

@@ -5,6 +5,7 @@ from ..shapes.expr import Expr, emax
 from ..shapes.shape import Shape, conj, disj, dim_str, eq, ge
 from ..shapes.values import ListV, NoneV, TensorV, TupleV, Value
 from .context import NotApplicable, OpContext
+from .dtypes import result_type
 
 
 def broadcast_dims(cx: OpContext, a: Expr, b: Expr, where: str) -> Expr:
@@ -71,13 +72,8 @@ def tensor_args(*vals: Value) -> list[TensorV]:
 
 
 def result_dtype(*vals: Value) -> str | None:
-    dts = [v.dtype for v in vals if isinstance(v, TensorV) and v.dtype]
-    if not dts:
-        return None
-    for pref in ("float64", "float32", "bfloat16", "float16", "int64", "int32", "bool"):
-        if pref in dts:
-            return pref
-    return dts[0]
+    """PyTorch's type promotion over the operands, Python scalars included (ops/dtypes.py)."""
+    return result_type(*vals)
 
 
 def same_shape(cx: OpContext, x: Value) -> TensorV:

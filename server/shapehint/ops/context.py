@@ -79,7 +79,7 @@ class OpContext:
         return default
 
     # ---- helpers shared by every context ----------------------------------
-    def fail(self, message: str, code: str = "SH101", related: Sequence = ()) -> None:
+    def fail(self, message: Message, code: str = "SH101", related: Sequence = ()) -> None:
         raise OpFailed(code, message, related)
 
     def dims(self, t: Value, rank: int | Iterable[int] | None = None, what: str = "input") -> tuple:

@@ -17,7 +17,7 @@ import inspect
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-VERSION = "1"  # bump when any rule changes meaning: part of every summary cache key
+VERSION = "2"  # bump when any rule changes meaning: part of every summary cache key
 
 
 @dataclass

@@ -10,9 +10,18 @@ FAMILIES = [
     "linalg", "fft", "scans", "init",
 ]
 
-for _name in FAMILIES:
-    try:
-        import_module(f"{__name__}.{_name}")
-    except ModuleNotFoundError as exc:  # a family being written may not exist yet
-        if exc.name != f"{__name__}.{_name}":
+
+def load(families=FAMILIES) -> None:
+    """Import each family. A listed family whose module is missing stops the server at start-up:
+    running without its rules would answer "unknown" for all its operations, silently."""
+    for name in families:
+        try:
+            import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__name__}.{name}":
+                raise ImportError(f"shapehint: the operator family {name!r} listed in {__name__}.FAMILIES has no "
+                                  f"module {__name__}.{name}") from exc
             raise
+
+
+load()

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from ...shapes.shape import Shape, divides, eq
 from ...shapes.values import ModuleV, NoneV, TensorV, TupleV
+from ..arguments import need_int, opt_int
 from ..common import broadcast_shapes
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
-from .conv import need_int, opt_int
 
 
 def _known(cx: OpContext, *ts) -> None:
@@ -32,9 +32,9 @@ def scaled_dot_product_attention(cx: OpContext, query, key, value, attn_mask=Non
         cx.fail(f"{cx.opname} expects query, key and value of at least 2 dimensions, got {query.shape}, "
                 f"{key.shape} and {value.shape}", "SH102")
     cx.require(eq(q[-1], k[-1]), lambda: f"{cx.opname}: query and key must have the same embedding size, but "
-               f"{cx.label(query, 'query')} has {q[-1]} and {cx.label(key, 'key')} has {k[-1]}")
+               f"{cx.label(query, 'query')} has {q[-1]} and {cx.label(key, 'key')} has {k[-1]}", "SH101")
     cx.require(eq(k[-2], v[-2]), lambda: f"{cx.opname}: key and value must have the same sequence length, but "
-               f"{cx.label(key, 'key')} has {k[-2]} and {cx.label(value, 'value')} has {v[-2]}")
+               f"{cx.label(key, 'key')} has {k[-2]} and {cx.label(value, 'value')} has {v[-2]}", "SH101")
     kb, vb = k[:-2], v[:-2]
     if cx.bool_of(enable_gqa) and len(q) >= 3 and len(k) >= 3 and len(v) >= 3:
         for t, what in ((k, "key"), (v, "value")):
@@ -99,19 +99,23 @@ def mha(cx: OpContext, m: ModuleV, query, key, value, key_padding_mask=None, nee
     L, S = qd[0], kd[0]
     for t, want, what in ((qd, E, "query"), (kd, kdim, "key"), (vd, vdim, "value")):
         cx.require(eq(t[-1], want), lambda: f"{cx.opname} expects {what} with embedding size {want}, but "
-                   f"{cx.label({'query': query, 'key': key, 'value': value}[what], what)} has {t[-1]} here")
-    cx.require(eq(vd[0], S), lambda: f"{cx.opname}: key and value must have the same sequence length, got {S} and {vd[0]}")
+                   f"{cx.label({'query': query, 'key': key, 'value': value}[what], what)} has {t[-1]} here", "SH101")
+    cx.require(eq(vd[0], S), lambda: f"{cx.opname}: key and value must have the same sequence length, got {S} and {vd[0]}",
+               "SH101")
     if batched:
-        cx.require(eq(kd[1], qd[1]), lambda: f"{cx.opname}: key batch size {kd[1]} does not match the query's {qd[1]}")
-        cx.require(eq(vd[1], qd[1]), lambda: f"{cx.opname}: value batch size {vd[1]} does not match the query's {qd[1]}")
+        cx.require(eq(kd[1], qd[1]), lambda: f"{cx.opname}: key batch size {kd[1]} does not match the query's {qd[1]}",
+                   "SH101")
+        cx.require(eq(vd[1], qd[1]), lambda: f"{cx.opname}: value batch size {vd[1]} does not match the query's {qd[1]}",
+                   "SH101")
     nb = (qd[1],) if batched else ()
     if isinstance(key_padding_mask, TensorV) and key_padding_mask.shape.rank is not None:
         kp = key_padding_mask.shape
         want = nb + (S,)
         if kp.rank != len(want):
-            cx.fail(f"{cx.opname}: key_padding_mask must be {len(want)}-D {list(want)}, got {kp}", "SH102")
+            cx.fail(f"{cx.opname}: key_padding_mask must be {len(want)}-D {Shape.of(want)}, got {kp}", "SH102")
         for a, b in zip(kp.dims, want):
-            cx.require(eq(a, b), lambda: f"{cx.opname}: key_padding_mask must have shape {list(want)}, got {kp}")
+            cx.require(eq(a, b), lambda: f"{cx.opname}: key_padding_mask must have shape {Shape.of(want)}, got {kp}",
+                       "SH101")
     if isinstance(attn_mask, TensorV) and attn_mask.shape.rank is not None:
         am = attn_mask.shape
         if am.rank == 2:
@@ -121,7 +125,7 @@ def mha(cx: OpContext, m: ModuleV, query, key, value, key_padding_mask=None, nee
         else:
             cx.fail(f"{cx.opname}: attn_mask must be 2-D or 3-D, got {am}", "SH102")
         for a, b in zip(am.dims, want):
-            cx.require(eq(a, b), lambda: f"{cx.opname}: attn_mask must have shape {list(want)}, got {am}")
+            cx.require(eq(a, b), lambda: f"{cx.opname}: attn_mask must have shape {Shape.of(want)}, got {am}", "SH101")
     elif cx.bool_of(is_causal):
         cx.fail(f"{cx.opname}: is_causal=True needs an attn_mask", "SH107")
     out_dims = ((qd[1], L, E) if bf else (L, qd[1], E)) if batched else (L, E)
@@ -148,7 +152,7 @@ def _mha_open_rank(cx: OpContext, m: ModuleV, query, key, value, need_weights):
     for t, want, what in ((query, E, "query"), (key, kdim, "key"), (value, vdim, "value")):
         last = cx.last_dim(t)
         cx.require(eq(last, want), lambda: f"{cx.opname} expects {what} with embedding size {want}, but "
-                   f"{cx.label(t, what)} has {last} here")
+                   f"{cx.label(t, what)} has {last} here", "SH101")
     nw = cx.bool_of(need_weights)
     if nw is None:
         raise NotApplicable("need_weights unknown")
@@ -186,7 +190,7 @@ def _seq(cx: OpContext, x, d_model, what: str):
     _known(cx, x)
     d = cx.dims(x, (3, 2), what)
     cx.require(eq(d[-1], d_model), lambda: f"{cx.opname} expects {what} with d_model={d_model} features, but "
-               f"{cx.label(x, what)} has {d[-1]} here")
+               f"{cx.label(x, what)} has {d[-1]} here", "SH101")
     return d
 
 
@@ -196,7 +200,7 @@ def _self_mask(cx: OpContext, mask, L, n, H, what: str) -> None:
         if mask.shape.rank not in (2, 3):
             cx.fail(f"{cx.opname}: {what} must be 2-D or 3-D, got {mask.shape}", "SH102")
         for a, b in zip(mask.shape.dims, want):
-            cx.require(eq(a, b), lambda: f"{cx.opname}: {what} must have shape {list(want)}, got {mask.shape}")
+            cx.require(eq(a, b), lambda: f"{cx.opname}: {what} must have shape {Shape.of(want)}, got {mask.shape}", "SH101")
 
 
 def _split(d, bf):
@@ -240,7 +244,8 @@ def decoder_layer(cx: OpContext, m, tgt, memory, tgt_mask=None, memory_mask=None
     L, n = _split(t, bf)
     S, nm = _split(mem, bf)
     if n is not None:
-        cx.require(eq(n, nm), lambda: f"{cx.opname}: the batch size of memory ({nm}) does not match tgt's ({n})")
+        cx.require(eq(n, nm), lambda: f"{cx.opname}: the batch size of memory ({nm}) does not match tgt's ({n})",
+                   "SH101")
     _self_mask(cx, tgt_mask, L, n, H, "tgt_mask")
     return cx.tensor(t, like=tgt)
 
@@ -296,9 +301,9 @@ def _tr_fwd(cx: OpContext, m, src, tgt, src_mask=None, tgt_mask=None, memory_mas
         bi = 0 if bf else 1
         if len(t) > bi:
             cx.require(eq(s[bi], t[bi]), lambda: f"{cx.opname}: the batch number of src ({s[bi]}) and tgt ({t[bi]}) "
-                       f"must be equal")
+                       f"must be equal", "SH101")
     for x, what in ((src, "src"), (tgt, "tgt")):
         cx.require(eq(cx.last_dim(x), D), lambda: f"{cx.opname}: the feature number of {what} must be equal to "
-                   f"d_model={D}, but {cx.label(x, what)} has {cx.last_dim(x)}")
+                   f"d_model={D}, but {cx.label(x, what)} has {cx.last_dim(x)}", "SH101")
     enc = encoder_layer(cx, ModuleV("torch.nn.TransformerEncoderLayer", m.cfg), src, src_mask)
     return decoder_layer(cx, ModuleV("torch.nn.TransformerDecoderLayer", m.cfg), tgt, enc, tgt_mask)

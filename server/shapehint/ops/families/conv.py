@@ -3,82 +3,18 @@
 Spatial sizes are written with Expr arithmetic so one rule serves concrete and symbolic dims:
 conv out = (H + 2*p - d*(k-1) - 1)//s + 1, transposed out = (H-1)*s - 2*p + d*(k-1) + op + 1.
 Inputs may be batched (N, C, *sp) or unbatched (C, *sp); `split_batch` handles both, preferring
-batched when the rank is still unknown. The helpers at the top are shared with pool.py and
-resize.py (all windowed ops read `3` / `(3, 3)` arguments the same way).
+batched when the rank is still unknown. Argument readers (ops/arguments.py) and window
+geometry (ops/windows.py) are shared with the other windowed families.
 """
 from __future__ import annotations
 
 from ...shapes.expr import Expr
 from ...shapes.shape import conj, disj, divides, eq, ge, le, lt
 from ...shapes.values import ListV, StrV, TensorV, TupleV
+from ..arguments import int_args, need_int, positive
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
-
-
-# ---- helpers shared by the windowed families --------------------------------------------
-
-def int_args(cx: OpContext, v, n: int, what: str) -> list:
-    """`3` or `(3, 3)` (Python or abstract) as n Exprs; a wrong length is rejected as PyTorch does."""
-    if isinstance(v, (tuple, list)):
-        items = list(v)
-    elif isinstance(v, (TupleV, ListV)):
-        if v.items is None:
-            raise NotApplicable(f"{what} unknown")
-        items = list(v.items)
-    else:
-        e = cx.int_of(v)
-        if e is None:
-            raise NotApplicable(f"{what} unknown")
-        return [e] * n
-    out = [cx.int_of(i) for i in items]
-    if any(o is None for o in out):
-        raise NotApplicable(f"{what} unknown")
-    if len(out) == 1 and n > 1:
-        out = out * n  # PyTorch expands a one-element list
-    if len(out) != n:
-        cx.fail(f"{cx.opname}: {what} must be an int or a tuple of {n} ints, got {len(out)} values", "SH107")
-    return out
-
-
-def opt_int(cx: OpContext, v, what: str):
-    """An int argument that may be None (returns None)."""
-    if cx.is_none(v):
-        return None
-    e = cx.int_of(v)
-    if e is None:
-        raise NotApplicable(f"{what} unknown")
-    return e
-
-
-def need_int(cx: OpContext, v, what: str) -> Expr:
-    e = cx.int_of(v)
-    if e is None:
-        raise NotApplicable(f"{what} unknown")
-    return e
-
-
-def split_batch(cx: OpContext, x, core: int, what: str = "input"):
-    """(batch dims, channel dim, spatial dims) of a (N, C, *sp) or (C, *sp) input; core = 1 + len(sp)."""
-    d = cx.dims(x, (core + 1, core), what)
-    if len(d) == core + 1:
-        return (d[0],), d[1], list(d[2:])
-    return (), d[0], list(d[1:])
-
-
-def positive(cx: OpContext, vals, what: str, lo: int = 1) -> None:
-    for v in vals:
-        cx.require(ge(v, lo), lambda: f"{cx.opname}: {what} must be {'positive' if lo == 1 else f'at least {lo}'}, "
-                   f"got {v}", "SH107")
-
-
-def window_out(h, k, s, p, d) -> Expr:
-    """Number of windows: floor((H + 2p - d(k-1) - 1) / s) + 1."""
-    return (Expr.lift(h) + 2 * p - d * (k - 1) - 1) // s + 1
-
-
-def require_window(cx: OpContext, x, i: int, h, k, p, d, out) -> None:
-    cx.require(ge(out, 1), lambda: f"{cx.opname}: {cx.label(x)} is too small at spatial dimension {i}: size {h} "
-               f"with padding {p} is less than the kernel extent {d * (k - 1) + 1}", "SH107")
+from ..windows import require_window, split_batch, window_out
 
 
 def _pad_arg(cx: OpContext, padding, n: int):
@@ -102,12 +38,9 @@ def conv_core(cx: OpContext, nsp: int, x, cin, cout, ks, stride, padding, dilati
     batch, c, sp = split_batch(cx, x, nsp + 1)
     positive(cx, stride, "stride")
     positive(cx, dilation, "dilation")
-    if layer:
-        msg = f"{cx.opname} expects {cin} input channels, but {cx.label(x)} has {c} here"
-    else:
-        msg = (f"{cx.opname} expects {cin} input channels (weight.shape[1] * groups), "
-               f"but {cx.label(x)} has {c} here")
-    cx.require(eq(c, cin), msg)
+    where = "" if layer else " (weight.shape[1] * groups)"
+    cx.require(eq(c, cin), lambda: f"{cx.opname} expects {cin} input channels{where}, but {cx.label(x)} has {c} here",
+               "SH101")
     out = []
     if padding == "same":
         if not all(s.value == 1 for s in stride):
@@ -151,7 +84,7 @@ def _groups(cx: OpContext, groups) -> Expr:
 def _check_bias(cx: OpContext, bias, n) -> None:
     if isinstance(bias, TensorV):
         b = cx.dims(bias, 1, "bias")
-        cx.require(eq(b[0], n), lambda: f"{cx.opname} expects a bias of {n} elements, but it has {b[0]}")
+        cx.require(eq(b[0], n), lambda: f"{cx.opname} expects a bias of {n} elements, but it has {b[0]}", "SH101")
 
 
 def _conv_fn(nsp: int):
@@ -181,7 +114,7 @@ def convT_core(cx: OpContext, nsp: int, x, cin, cout, ks, stride, padding, out_p
     positive(cx, dilation, "dilation")
     positive(cx, padding, "padding", lo=0)
     positive(cx, out_pad, "output_padding", lo=0)
-    cx.require(eq(c, cin), lambda: f"{cx.opname} expects {cin} input channels, but {cx.label(x)} has {c} here")
+    cx.require(eq(c, cin), lambda: f"{cx.opname} expects {cin} input channels, but {cx.label(x)} has {c} here", "SH101")
     out = []
     for i in range(nsp):
         h, k, s, p, d = sp[i], ks[i], stride[i], padding[i], dilation[i]

@@ -7,8 +7,9 @@ in-place method, nn layer).
 from __future__ import annotations
 
 from ...shapes.shape import Shape, eq
-from ...shapes.values import BoolV, DtypeV, FloatV, IntV, TensorV, Value
+from ...shapes.values import BoolV, DtypeV, FloatV, IntV, NoneV, TensorV, UnknownV, Value
 from ..common import broadcast_shapes, inherit_layout, result_dtype, same_layout
+from ..dtypes import category, is_integral, of_operand, to_float
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 
@@ -47,9 +48,19 @@ UNARY = {
 ALIASED = {"clamp": ("clip",), "sigmoid": ("torch.special.expit",), "float": ()}
 DTYPE_OF = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
             "bool": "bool", "bfloat16": "bfloat16", "isnan": "bool", "isinf": "bool", "logical_not": "bool"}
+# ops that compute in floating point: integer and bool inputs give the default float dtype
+FLOAT_RESULT = {"sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "exp2", "log1p", "expm1", "log2",
+                "reciprocal", "erf", "log10", "tan", "atan", "asin", "acos", "sinh", "cosh", "logit", "softsign",
+                "tanhshrink"}
+# integer-accumulating ops: bool and narrower integers give int64
+WIDEN_TO_INT64 = {"cumsum", "cumprod"}
 NEEDS_2D = {"triu", "tril"}
-# Dropout1d/2d/3d accept (un)batched inputs of these ranks.
+# Dropout1d/2d/3d: the ranks each is meant for (unbatched, batched). dropout1d rejects any other
+# rank; dropout2d/3d only warn (deprecated, "will result in an error in a future release") and
+# run on any input feature dropout takes (at least 2 dimensions once a 1-D input of dropout3d is
+# given its batch dimension). dropout2d also warns on 3-D input, which it takes as (N, C, L).
 DROPOUT_RANKS = {"dropout1d": (2, 3), "dropout2d": (3, 4), "dropout3d": (4, 5)}
+DROPOUT_MIN_RANK = {"dropout2d": 2, "dropout3d": 1}
 
 
 def _unary(name: str):
@@ -59,24 +70,68 @@ def _unary(name: str):
         if name in NEEDS_2D:
             cx.at_least(input, 2)
         if name in DROPOUT_RANKS:
-            cx.dims(input, DROPOUT_RANKS[name])
+            _dropout_ranks(cx, name, input)
+        if name == "neg" and input.dtype == "bool":
+            cx.fail(f"{cx.opname}: negation of a bool tensor is not supported (to invert a mask use `~` or "
+                    "logical_not())", "SH107")
         # clone() too keeps the layout (memory_format=torch.preserve_format)
-        dtype = _converted(args, kwargs) if name in ("to", "type") else None
-        out = TensorV(input.shape, dtype or DTYPE_OF.get(name, input.dtype), origin=cx.span)
+        out = TensorV(input.shape, _unary_dtype(name, input.dtype, args, kwargs), origin=cx.span)
         return inherit_layout(out, input)
     rule.__name__ = name
     return rule
 
 
+def _dropout_ranks(cx: OpContext, name: str, x: TensorV) -> None:
+    if name not in DROPOUT_MIN_RANK:
+        cx.dims(x, DROPOUT_RANKS[name])
+        return
+    r, lo = x.shape.rank, DROPOUT_MIN_RANK[name]
+    if r is None:
+        return  # any rank from `lo` runs: nothing to learn or to warn about
+    if r < lo:
+        cx.fail(f"{cx.opname}: feature dropout needs at least 2 dimensions, but {cx.label(x)} is {r}D {x.shape}",
+                "SH102")
+    if r not in DROPOUT_RANKS[name]:
+        meant = " or ".join(f"{k}D" for k in DROPOUT_RANKS[name])
+        cx.warn("SH205", f"{cx.opname} on {cx.label(x)} {x.shape}: a {r}D input is deprecated (PyTorch warns and "
+                         f"will raise in a future release); it is meant for {meant} inputs, use dropout instead")
+    elif name == "dropout2d" and r == 3:
+        cx.warn("SH205", f"{cx.opname} on 3D {cx.label(x)} {x.shape}: PyTorch takes it as (N, C, L) and drops "
+                         "whole channels of 1D features, which a future release will change; use dropout1d")
+
+
+def _unary_dtype(name: str, dt, args, kwargs):
+    if name in ("to", "type"):
+        got = _converted(args, kwargs)
+        return dt if got is KEEPS else got
+    if name in DTYPE_OF:
+        return DTYPE_OF[name]
+    if name in FLOAT_RESULT:
+        return to_float(dt)
+    if name in WIDEN_TO_INT64 and is_integral(dt):
+        return "int64"
+    if name == "square" and dt == "bool":
+        return "int64"
+    return dt
+
+
+KEEPS = object()  # `x.to(device)`: the dtype is x's
+DEVICE_LIKE = ("device", "is_cuda")  # what `x.device` evaluates to (evaluator: UnknownV(name))
+
+
 def _converted(args, kwargs):
     """The dtype `x.to(torch.long)`, `x.to(device, torch.float16)`, `x.to(other)`,
-    `x.to(dtype=...)` or `x.type(torch.int32)` converts to; None when it keeps x's."""
+    `x.to(dtype=...)` or `x.type(torch.int32)` converts to: KEEPS when it keeps x's, None when
+    it is unknown (`x.to(y.dtype)` with y's dtype unknown: x's would be a guess)."""
+    out = KEEPS
     for a in list(args) + [kwargs.get("dtype"), kwargs.get("other")]:
         if isinstance(a, DtypeV):
             return a.name
         if isinstance(a, TensorV):
             return a.dtype
-    return None
+        if isinstance(a, UnknownV) and a.reason not in DEVICE_LIKE:
+            out = None  # a dtype we cannot see, or a device: either way not knowably x's
+    return out
 
 
 def _register_unary() -> None:
@@ -127,16 +182,33 @@ def contiguous(cx: OpContext, self, memory_format=None):
 BINARY = {
     "add": ("__add__", "__radd__", "__iadd__"), "sub": ("__sub__", "__rsub__", "__isub__", "subtract"),
     "mul": ("__mul__", "__rmul__", "__imul__", "multiply"), "div": ("__truediv__", "__rtruediv__", "__itruediv__", "divide", "true_divide"),
-    "floor_divide": ("__floordiv__", "__rfloordiv__"), "remainder": ("__mod__", "fmod"), "pow": ("__pow__", "__rpow__", "float_power"),
-    "maximum": ("max_elementwise",), "minimum": (), "atan2": (), "hypot": (),
+    "floor_divide": ("__floordiv__", "__rfloordiv__"), "remainder": ("__mod__", "fmod"), "pow": ("__pow__",),
+    "float_power": (), "maximum": ("max_elementwise",), "minimum": (), "atan2": (), "hypot": (),
     "eq": ("__eq__",), "ne": ("__ne__",), "lt": ("__lt__", "less"), "le": ("__le__",), "gt": ("__gt__", "greater"), "ge": ("__ge__",),
-    "logical_and": ("__and__",), "logical_or": ("__or__",), "logical_xor": ("__xor__",),
-    "bitwise_and": (), "bitwise_or": (),
+    "logical_and": (), "logical_or": (), "logical_xor": (),
+    # `&`, `|`, `^` are bitwise: bool for bool tensors, the promoted integer type otherwise
+    "bitwise_and": ("__and__",), "bitwise_or": ("__or__",), "bitwise_xor": ("__xor__",),
 }
 COMPARISON = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
+IN_PLACE_ALIASES = ("__iadd__", "__isub__", "__imul__", "__itruediv__")
 
 
-def _binary(name: str):
+def _binary_dtype(name: str, input, other, kwargs, reflected=False):
+    if name in COMPARISON:
+        return "bool"
+    if name == "float_power":
+        dt = result_dtype(input, other)
+        return dt and ("complex128" if dt.startswith("complex") else "float64")
+    dt = result_dtype(input, other)
+    if name == "pow" and dt == "bool" and (reflected or all(isinstance(v, TensorV) for v in (input, other))):
+        return "int64"  # bool ** bool computes in int64; only a Python bool exponent keeps bool
+    mode = kwargs.get("rounding_mode")
+    if name == "atan2" or (name == "div" and (mode is None or isinstance(mode, NoneV))):
+        return to_float(dt)  # true division
+    return dt
+
+
+def _binary(name: str, inplace: bool = False, reflected: bool = False):
     def rule(cx: OpContext, input, other, *args, **kwargs):
         ts = [v for v in (input, other) if isinstance(v, TensorV)]
         if not ts:
@@ -145,14 +217,28 @@ def _binary(name: str):
             if not isinstance(v, (TensorV, IntV, FloatV)) and not _scalar(v):
                 raise NotApplicable("operand unknown")
         shape = broadcast_shapes(cx, *[t.shape for t in ts])
-        dtype = "bool" if name in COMPARISON else result_dtype(*ts)
+        if name == "sub" and any(of_operand(v) == "bool" for v in (input, other)):
+            cx.fail(f"{cx.opname}: subtraction with a bool tensor is not supported (to invert a mask use `~` or "
+                    "logical_not())", "SH107")
+        dtype = _binary_dtype(name, input, other, kwargs, reflected)
+        if inplace and isinstance(input, TensorV):
+            _cast_back(cx, dtype, input)
+            dtype = input.dtype
         out = TensorV(shape, dtype, origin=cx.span)
         dense = [t for t in ts if t.shape.rank]
         if dense and all(same_layout(t, dense[0]) for t in dense[1:]):
             return inherit_layout(out, dense[0])
         return out
-    rule.__name__ = name
+    rule.__name__ = name + ("_" if inplace else "")
     return rule
+
+
+def _cast_back(cx: OpContext, dtype, self: TensorV) -> None:
+    """An in-place op casts its result back to self's dtype, which must not lose its category
+    (`ints.add_(0.5)` fails: "result type Float can't be cast to the desired output type Long")."""
+    if dtype is not None and self.dtype is not None and category(dtype) > category(self.dtype):
+        cx.fail(f"{cx.opname}: the result type {dtype} can't be cast to {cx.label(self)}'s dtype {self.dtype} in place",
+                "SH107")
 
 
 def _scalar(v: Value) -> bool:
@@ -160,12 +246,15 @@ def _scalar(v: Value) -> bool:
 
 
 for _name, _extra in BINARY.items():
-    _names = [f"Tensor.{_name}", f"Tensor.{_name}_"]
+    _names = [f"Tensor.{_name}"]
     for e in _extra:
-        _names.append(f"Tensor.{e}")
-        if not e.startswith("__"):
-            _names.append(f"torch.{e}")
+        if e not in IN_PLACE_ALIASES:
+            _names.append(f"Tensor.{e}")
+            if not e.startswith("__"):
+                _names.append(f"torch.{e}")
     op(f"torch.{_name}", *_names)(_binary(_name))
+    op(f"Tensor.{_name}_", *[f"Tensor.{e}" for e in _extra if e in IN_PLACE_ALIASES])(_binary(_name, inplace=True))
+op("Tensor.__rpow__")(_binary("pow", reflected=True))
 
 
 @op("torch.where")
@@ -208,7 +297,7 @@ def _operand(v: Value) -> TensorV | None:
 def into_self(cx: OpContext, self: TensorV, shape: Shape) -> TensorV:
     """An in-place op writes into `self`: the broadcast of its operands must be self's shape."""
     if shape.rank is not None and self.shape.rank is not None:
-        bad = f"{cx.opname}: output with shape {self.shape} doesn't match the broadcast shape {shape}"
+        bad = lambda: f"{cx.opname}: output with shape {self.shape} doesn't match the broadcast shape {shape}"
         if shape.rank != self.shape.rank:
             cx.fail(bad, "SH106")
         for a, b in zip(shape.dims, self.shape.dims):
@@ -225,8 +314,8 @@ def _pointwise(cx: OpContext, *vals: Value) -> tuple:
 
 @op("torch.lerp", "Tensor.lerp")
 def lerp(cx: OpContext, input, end, weight):
-    shape, ts = _pointwise(cx, input, end, weight)
-    return TensorV(shape, result_dtype(*ts), origin=cx.span)
+    shape, _ = _pointwise(cx, input, end, weight)
+    return TensorV(shape, result_dtype(input, end, weight), origin=cx.span)
 
 
 @op("Tensor.lerp_")
@@ -243,7 +332,8 @@ def _addc(name: str, inplace: bool):
                     f"{tensor2.dtype}); convert to float first", "SH107")
         if inplace:
             return into_self(cx, input, shape)
-        return TensorV(shape, result_dtype(*ts), origin=cx.span)
+        dt = result_dtype(input, tensor1, tensor2)
+        return TensorV(shape, to_float(dt) if name == "addcdiv" else dt, origin=cx.span)
     rule.__name__ = name + ("_" if inplace else "")
     return rule
 
@@ -255,8 +345,8 @@ for _n in ("addcmul", "addcdiv"):
 
 @op("torch.rsub")
 def rsub(cx: OpContext, input, other, *, alpha=1):
-    shape, ts = _pointwise(cx, input, other)
-    return TensorV(shape, result_dtype(*ts), origin=cx.span)
+    shape, _ = _pointwise(cx, input, other)
+    return TensorV(shape, result_dtype(input, other), origin=cx.span)
 
 
 @op("Tensor.where")

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from ...shapes.shape import Shape, conj, eq, ge, lt
 from ...shapes.values import TensorV
+from ..arguments import need_int, opt_int
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
-from .conv import need_int, opt_int
 
 INDEX_DTYPES = ("int64", "int32")
 
@@ -106,7 +106,7 @@ def _bag(cx: OpContext, x, dim, offsets, per_sample_weights, mode, include_last_
                 cx.fail(f"{cx.opname}: per_sample_weights {ps} must have the shape of the input {x.shape}", "SH101")
             for a, b in zip(ps.dims, d):
                 cx.require(eq(a, b), lambda: f"{cx.opname}: per_sample_weights {ps} must have the shape of the input "
-                           f"{x.shape}")
+                           f"{x.shape}", "SH101")
     return cx.tensor((bags, dim), dtype="float32")
 
 

@@ -13,7 +13,18 @@ from ..common import dim_list
 from ..context import NotApplicable, OpContext
 from ..registry import op
 
-COMPLEX = {"complex64", "complex128"}
+COMPLEX = {"complex32", "complex64", "complex128"}
+
+
+def _complex_of(dt):
+    """The complex dtype an FFT of `dt` gives (integers and bool compute in float32)."""
+    if dt is None or dt in COMPLEX:
+        return dt
+    return {"float16": "complex32", "float64": "complex128"}.get(dt, "complex64")
+
+
+def _real_of(dt):
+    return {"complex32": "float16", "complex128": "float64", "float16": "float16", "float64": "float64"}.get(dt, "float32")
 
 
 def _t(v) -> TensorV:
@@ -55,7 +66,7 @@ def _transform(cx: OpContext, x: TensorV, s, dim, kind: str, default_dims) -> Te
         cx.require(ge(n, 1), lambda: f"{cx.opname}: invalid number of data points ({n}) specified for dimension {d}",
                    "SH107")
         out[d] = n // 2 + 1 if kind == "r2c" and last else n
-    dtype = "float32" if kind == "c2r" else ("complex128" if x.dtype == "float64" else "complex64")
+    dtype = _real_of(x.dtype) if kind == "c2r" else _complex_of(x.dtype)
     return cx.tensor(out, dtype=dtype)
 
 
@@ -75,7 +86,10 @@ def _one_d(kind: str):
     def rule(cx: OpContext, input, n=None, dim=-1, norm=None, *, out=None):
         x = _t(input)
         if x.shape.rank == 0:
-            cx.fail(f"{cx.opname}: dimension {dim} is out of range for a scalar input", "SH105")
+            d = cx.const_int(dim)
+            if d is None:
+                raise NotApplicable("dim unknown")
+            cx.fail(f"{cx.opname}: dimension {d} is out of range for a scalar input", "SH105")
         return _transform(cx, x, None if cx.is_none(n) else (n,), (dim,), kind, _last)
     return rule
 

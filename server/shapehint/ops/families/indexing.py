@@ -105,7 +105,7 @@ def _clamp(cx, e: Expr, size: Expr) -> Expr:
 
 
 def _check_int(cx: OpContext, x: TensorV, i: Expr, d: int, size: Expr) -> None:
-    msg = (f"{cx.opname}: index {i} is out of range for dimension {d} of {cx.label(x)} {x.shape} "
+    msg = lambda: (f"{cx.opname}: index {i} is out of range for dimension {d} of {cx.label(x)} {x.shape} "
            f"(size {size})")
     if i.value is not None and i.value < 0:
         cx.require(ge(size, -i.value), msg, "SH105")

@@ -64,7 +64,7 @@ def diagonal(cx: OpContext, input, offset=0, dim1=0, dim2=1):
                 f"{x.shape}", "SH102")
     d1, d2 = cx.norm_dim(dim1, r, "dim1"), cx.norm_dim(dim2, r, "dim2")
     if d1 == d2:
-        cx.fail(f"{cx.opname}: diagonal dimensions cannot be identical {dim1}, {dim2}", "SH107")
+        cx.fail(f"{cx.opname}: diagonal dimensions cannot be identical {cx.const_int(dim1)}, {cx.const_int(dim2)}", "SH107")
     k = cx.const_int(offset)
     if k is None:
         raise NotApplicable("symbolic offset")
@@ -99,7 +99,7 @@ def diag_embed(cx: OpContext, input, offset=0, dim1=-2, dim2=-1):
     r = x.shape.rank + 1
     d1, d2 = cx.norm_dim(dim1, r, "dim1"), cx.norm_dim(dim2, r, "dim2")
     if d1 == d2:
-        cx.fail(f"{cx.opname}: diagonal dimensions cannot be identical {dim1}, {dim2}", "SH107")
+        cx.fail(f"{cx.opname}: diagonal dimensions cannot be identical {cx.const_int(dim1)}, {cx.const_int(dim2)}", "SH107")
     k = cx.const_int(offset)
     if k is None or x.shape.rank == 0:
         raise NotApplicable("symbolic offset or scalar input")

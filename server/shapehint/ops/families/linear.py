@@ -19,7 +19,8 @@ def _linear(cx: OpContext, x, in_features, out_features) -> TensorV:
     last = cx.last_dim(x)
     s = x.shape  # read after last_dim: it may have learned a trailing dimension
     cx.require(eq(last, in_features),
-               lambda: f"{cx.opname} expects the last dimension to be {in_features}, but {cx.label(x)} has {last} here")
+               lambda: f"{cx.opname} expects the last dimension to be {in_features}, but {cx.label(x)} has {last} here",
+               "SH101")
     if s.rank is not None:
         return cx.tensor(s.dims[:-1] + (out_features,), like=x)
     return cx.tensor(Shape(s.dims, s.star, s.suffix[:-1] + (out_features,)), like=x)
@@ -30,7 +31,7 @@ def Linear(cx: OpContext, in_features, out_features, bias=True, device=None, dty
     for name, v in (("in_features", in_features), ("out_features", out_features)):
         e = cx.int_of(v)
         if e is not None and e.value is not None and e.value < 0:
-            cx.fail(f"nn.Linear: {name} must be non-negative, got {e}", "SH107")
+            cx.fail(f"{cx.opname}: {name} must be non-negative, got {e}", "SH107")
 
 
 @Linear.forward
@@ -72,13 +73,13 @@ def _bilinear(cx, x1, x2, in1, in2, out):
     if not isinstance(x1, TensorV) or not isinstance(x2, TensorV) or x1.shape.rank is None or x2.shape.rank is None:
         raise NotApplicable("inputs unknown")
     cx.require(eq(x1.shape.dims[-1], in1), lambda: f"{cx.opname} expects input1's last dimension to be {in1}, "
-               f"but {cx.label(x1)} has {x1.shape.dims[-1]}")
+               f"but {cx.label(x1)} has {x1.shape.dims[-1]}", "SH101")
     cx.require(eq(x2.shape.dims[-1], in2), lambda: f"{cx.opname} expects input2's last dimension to be {in2}, "
-               f"but {cx.label(x2)} has {x2.shape.dims[-1]}")
+               f"but {cx.label(x2)} has {x2.shape.dims[-1]}", "SH101")
     if x1.shape.rank != x2.shape.rank:
         cx.fail(f"{cx.opname}: input1 and input2 must have the same rank", "SH102")
     for a, b in zip(x1.shape.dims[:-1], x2.shape.dims[:-1]):
-        cx.require(eq(a, b), lambda: f"{cx.opname}: input1 and input2 batch dimensions differ ({a} vs {b})")
+        cx.require(eq(a, b), lambda: f"{cx.opname}: input1 and input2 batch dimensions differ ({a} vs {b})", "SH101")
     return cx.tensor(x1.shape.dims[:-1] + (out,), like=x1)
 
 

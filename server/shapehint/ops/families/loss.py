@@ -13,7 +13,7 @@ from __future__ import annotations
 from ...shapes.expr import Expr
 from ...shapes.shape import Shape, conj, eq
 from ...shapes.values import ListV, TensorV, TupleV
-from ..common import broadcast_shapes
+from ..common import broadcast_shapes, result_dtype
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 from .misc import pairwise_distance
@@ -70,11 +70,11 @@ def _same(a: Shape, b: Shape) -> bool:
 
 
 def _same_size(cx: OpContext, x: TensorV, t: TensorV) -> None:
-    msg = (f"{cx.opname}: the target size {t.shape} must be the same as the input size {x.shape} "
+    msg = lambda: (f"{cx.opname}: the target size {t.shape} must be the same as the input size {x.shape} "
            f"({cx.label(t, 'target')} vs {cx.label(x)})")
     if x.shape.rank != t.shape.rank:
         cx.fail(msg, "SH101")
-    cx.require(conj(*(eq(a, b) for a, b in zip(x.shape.dims, t.shape.dims))), msg)
+    cx.require(conj(*(eq(a, b) for a, b in zip(x.shape.dims, t.shape.dims))), msg, "SH101")
 
 
 def _is_float(t: TensorV) -> bool | None:
@@ -84,6 +84,9 @@ def _is_float(t: TensorV) -> bool | None:
 
 
 # ---- cross entropy / nll --------------------------------------------------------------------------------
+
+CLASS_INDEX_DTYPES = ("int64", "uint8")
+
 
 def _class_targets(cx: OpContext, x: TensorV, t: TensorV, weight) -> tuple:
     """Checks an input (C) / (N, C) / (N, C, d...) against class-index targets; returns the 'none' shape."""
@@ -95,14 +98,18 @@ def _class_targets(cx: OpContext, x: TensorV, t: TensorV, weight) -> tuple:
         wd = weight.shape.dims
         if len(wd) != 1:
             cx.fail(f"{cx.opname}: weight must be 1-D with one entry per class, got {weight.shape}", "SH102")
-        cx.require(eq(wd[0], c), lambda: f"{cx.opname}: weight has {wd[0]} entries, but the input has {c} classes")
+        cx.require(eq(wd[0], c), lambda: f"{cx.opname}: weight has {wd[0]} entries, but the input has {c} classes",
+                   "SH101")
     want = (d[0],) + tuple(d[2:]) if len(d) >= 2 else ()
     if len(td) != len(want):
-        cx.fail(f"{cx.opname} expects class-index targets of shape {list(want)} for input {x.shape}, but "
+        cx.fail(f"{cx.opname} expects class-index targets of shape {Shape(want)} for input {x.shape}, but "
                 f"{cx.label(t, 'the target')} is {t.shape}", "SH102")
     for a, b in zip(td, want):
-        cx.require(eq(a, b), lambda: f"{cx.opname} expects class-index targets of shape {list(want)} for input "
-                   f"{x.shape}, but {cx.label(t, 'the target')} is {t.shape}")
+        cx.require(eq(a, b), lambda: f"{cx.opname} expects class-index targets of shape {Shape(want)} for input "
+                   f"{x.shape}, but {cx.label(t, 'the target')} is {t.shape}", "SH101")
+    if t.dtype is not None and t.dtype not in CLASS_INDEX_DTYPES:
+        cx.fail(f"{cx.opname} expects class-index targets of dtype int64 (or uint8), but "
+                f"{cx.label(t, 'the target')} is {t.dtype}", "SH107")
     return want
 
 
@@ -130,8 +137,9 @@ def cross_entropy(cx: OpContext, input, target, weight=None, size_average=None, 
     if isinstance(weight, TensorV) and weight.shape.rank is not None:
         c = d[1] if len(d) >= 2 else d[0]
         cx.require(eq(weight.shape.dims[0], c) if weight.shape.rank == 1 else eq(0, 1),
-                   lambda: f"{cx.opname}: weight must be 1-D with {c} entries, got {weight.shape}")
-    return _out(cx, red, (d[0],) + tuple(d[2:]) if len(d) >= 2 else (), input)
+                   lambda: f"{cx.opname}: weight must be 1-D with {c} entries, got {weight.shape}", "SH101")
+    # probabilities promote with the input (float16 logits with float32 targets give float32)
+    return _out(cx, red, (d[0],) + tuple(d[2:]) if len(d) >= 2 else (), TensorV(input.shape, result_dtype(input, target)))
 
 
 @op("torch.nn.functional.nll_loss")

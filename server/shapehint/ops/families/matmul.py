@@ -117,8 +117,10 @@ def dot(cx: OpContext, input, tensor, *, out=None):
 
 @op("torch.outer", "Tensor.outer", "torch.ger", "Tensor.ger")
 def outer(cx: OpContext, input, vec2, *, out=None):
-    a, b = _two_d(cx, input, vec2, (1, 1))
-    return cx.tensor((a[0], b[0]), like=input)
+    # a broadcast product (input[:, None] * vec2), so its operands promote: no dtype to match
+    _known(input, vec2)
+    a, b = cx.dims(input, 1, "first vector"), cx.dims(vec2, 1, "second vector")
+    return cx.tensor((a[0], b[0]), dtype=result_dtype(input, vec2))
 
 
 def _add_to(cx: OpContext, inp, out: Shape, like) -> TensorV:
@@ -127,6 +129,7 @@ def _add_to(cx: OpContext, inp, out: Shape, like) -> TensorV:
         raise NotApplicable("input unknown")
     if inp.shape.rank > out.rank:
         cx.fail(f"{cx.opname}: input {inp.shape} does not broadcast to the product's shape {out}", "SH106")
+    _same_dtype(cx, inp, like)
     for i in range(1, inp.shape.rank + 1):
         d = inp.shape.dims[-i]
         if d.value != 1:

@@ -103,7 +103,8 @@ def prelu(cx: OpContext, input, weight):
                 f"{w.shape.rank}D {w.shape}", "SH102")
     n = w.shape.dims[0] if w.shape.rank == 1 else Expr.const(1)
     if x.shape.rank == 0:
-        cx.require(eq(n, 1), lambda: f"{cx.opname}: a zero-dim input takes a single slope, but got {n} parameters", "SH101")
+        cx.require(eq(n, 1), lambda: f"{cx.opname}: a zero-dim input takes a single slope, but got {n} parameters",
+                   "SH101")
         return cx.tensor(x.shape, like=x)
     c = x.shape.dims[1] if x.shape.rank >= 2 else Expr.const(1)
     cx.require(disj(eq(n, 1), eq(n, c)), lambda: f"{cx.opname}: mismatch of parameter numbers and input channel size: "

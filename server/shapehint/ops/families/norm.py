@@ -10,10 +10,10 @@ from __future__ import annotations
 from ...shapes.expr import product
 from ...shapes.shape import divides, eq, ge, gt
 from ...shapes.values import ListV, TensorV, TupleV
+from ..arguments import need_int
 from ..common import same_shape
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
-from .conv import need_int
 
 
 def _per_channel(cx: OpContext, x, count, what: str) -> None:
@@ -22,7 +22,8 @@ def _per_channel(cx: OpContext, x, count, what: str) -> None:
 
 
 def _channels(cx: OpContext, x, c, n, what: str = "num_features") -> None:
-    cx.require(eq(c, n), lambda: f"{cx.opname} expects {n} channels at dimension 1, but {cx.label(x)} has {c} here")
+    cx.require(eq(c, n), lambda: f"{cx.opname} expects {n} channels at dimension 1, but {cx.label(x)} has {c} here",
+               "SH101")
 
 
 def _vec(cx: OpContext, v, n, what: str) -> None:
@@ -31,7 +32,8 @@ def _vec(cx: OpContext, v, n, what: str) -> None:
         d = v.shape.dims
         if len(d) != 1:
             cx.fail(f"{cx.opname}: {what} must be 1-D with {n} elements, got {v.shape}", "SH102")
-        cx.require(eq(d[0], n), lambda: f"{cx.opname}: {what} has {d[0]} elements, but the input has {n} channels")
+        cx.require(eq(d[0], n), lambda: f"{cx.opname}: {what} has {d[0]} elements, but the input has {n} channels",
+                   "SH101")
 
 
 # ---- batch norm ----------------------------------------------------------------------------------
@@ -150,13 +152,13 @@ def _trailing(cx: OpContext, x, ns: list, weight=None, bias=None) -> TensorV:
     shown = "[" + ", ".join(str(e) for e in ns) + "]"
     for a, b in zip(tail, ns):
         cx.require(eq(a, b), lambda: f"{cx.opname} normalizes over the trailing shape {shown}, but {cx.label(x)} "
-                   f"{x.shape} ends with {a} where {b} is expected")
+                   f"{x.shape} ends with {a} where {b} is expected", "SH101")
     for v, what in ((weight, "weight"), (bias, "bias")):
         if isinstance(v, TensorV) and v.shape.rank is not None:
             if v.shape.rank != k:
                 cx.fail(f"{cx.opname}: {what} must have shape {shown}, got {v.shape}", "SH101")
             for a, b in zip(v.shape.dims, ns):
-                cx.require(eq(a, b), lambda: f"{cx.opname}: {what} must have shape {shown}, got {v.shape}")
+                cx.require(eq(a, b), lambda: f"{cx.opname}: {what} must have shape {shown}, got {v.shape}", "SH101")
     return same_shape(cx, x)
 
 

@@ -19,13 +19,13 @@ def _max_len(cx: OpContext, lengths, padded_len: Expr, n: Expr) -> Expr:
     if isinstance(lengths, TensorV):
         d = cx.dims(lengths, 1, "lengths")
         cx.require(eq(d[0], n), lambda: f"{cx.opname}: expected len(lengths) to be equal to the batch size {n}, but "
-                   f"{cx.label(lengths, 'lengths')} has {d[0]} entries")
+                   f"{cx.label(lengths, 'lengths')} has {d[0]} entries", "SH101")
     else:
         vals = cx.ints_of(lengths)
         if vals is None:
             raise NotApplicable("lengths unknown")
         cx.require(eq(Expr.const(len(vals)), n), lambda: f"{cx.opname}: expected len(lengths) to be equal to the batch "
-                   f"size {n}, but got {len(vals)} lengths")
+                   f"size {n}, but got {len(vals)} lengths", "SH101")
         if vals and all(v.value is not None for v in vals):
             top = max(v.value for v in vals)
             if min(v.value for v in vals) <= 0:
@@ -91,7 +91,7 @@ def _stack_rows(cx: OpContext, sequences) -> tuple:
                     f"{t.shape} differ", "SH102")
         for i, (a, b) in enumerate(zip(feats, t.shape.dims[1:])):
             cx.require(eq(a, b), lambda: f"{cx.opname}: sequences must agree after the first dimension, but dimension "
-                       f"{i + 1} is {a} in {first.shape} and {b} in {t.shape}")
+                       f"{i + 1} is {a} in {first.shape} and {b} in {t.shape}", "SH101")
     longest = first.shape.dims[0]
     for t in items[1:]:
         longest = emax(longest, t.shape.dims[0])

@@ -12,9 +12,10 @@ from __future__ import annotations
 from ...shapes.expr import Expr, emin
 from ...shapes.shape import conj, ge, gt, le, lt
 from ...shapes.values import ListV, TensorV, TupleV
+from ..arguments import int_args, positive
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
-from .conv import int_args, positive, split_batch
+from ..windows import split_batch
 
 
 def pool_out(h, k, s, p, d, ceil: bool) -> Expr:
@@ -160,7 +161,7 @@ def unpool_core(cx: OpContext, nsp: int, x, indices, ks, stride, padding, output
             cx.fail(f"{cx.opname}: indices must have the shape of the input {x.shape}, got {indices.shape}", "SH101")
         for a, b in zip(indices.shape.dims, x.shape.dims):
             cx.require(conj(ge(a, b), le(a, b)), lambda: f"{cx.opname}: indices must have the shape of the input "
-                       f"{x.shape}, got {indices.shape}")
+                       f"{x.shape}, got {indices.shape}", "SH101")
     default = [(sp[i] - 1) * stride[i] + ks[i] - 2 * padding[i] for i in range(nsp)]
     if cx.is_none(output_size):
         out = default

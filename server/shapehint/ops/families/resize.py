@@ -14,10 +14,11 @@ from fractions import Fraction
 from ...shapes.expr import Expr, emin, product
 from ...shapes.shape import conj, divides, eq, ge, gt, le, lt
 from ...shapes.values import FloatV, IntV, ListV, TensorV, TupleV
+from ..arguments import int_args, need_int, positive
 from ..common import shape_str
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
-from .conv import int_args, need_int, positive, split_batch, window_out
+from ..windows import split_batch, window_out
 
 
 def _number(v):
@@ -312,7 +313,7 @@ def fold(cx: OpContext, input, output_size, kernel_size, dilation=1, padding=0, 
     bl = _blocks(cx, osz, ks, int_args(cx, dilation, 2, "dilation"), int_args(cx, padding, 2, "padding"),
                  int_args(cx, stride, 2, "stride"), "output")
     cx.require(eq(L, bl[0] * bl[1]), lambda: f"{cx.opname}: output_size {osz[0]}x{osz[1]} gives {bl[0] * bl[1]} blocks, "
-               f"but {cx.label(input)} has {L} in its last dimension")
+               f"but {cx.label(input)} has {L} in its last dimension", "SH101")
     return cx.tensor(batch + (ck // kk,) + tuple(osz), like=input)
 
 

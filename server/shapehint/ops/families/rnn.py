@@ -7,11 +7,11 @@ c_n (num_layers*D, N, hidden_size); unbatched drops N everywhere.
 """
 from __future__ import annotations
 
-from ...shapes.shape import eq
+from ...shapes.shape import Shape, eq
 from ...shapes.values import ListV, PackedV, TensorV, TupleV
+from ..arguments import need_int
 from ..context import NotApplicable, OpContext
 from ..registry import module
-from .conv import need_int
 
 GATES = {"RNN": 1, "GRU": 3, "LSTM": 4}
 
@@ -58,7 +58,8 @@ def _check_state(cx: OpContext, t, want: tuple, what: str, batched: bool) -> Non
     d = cx.dims(t, rank, what)
     shown = "(" + ", ".join(str(x) for x in want) + ")"
     for a, b in zip(d, want):
-        cx.require(eq(a, b), lambda: f"{cx.opname} expects {what} of size {shown}, but {cx.label(t, what)} is {t.shape}")
+        cx.require(eq(a, b), lambda: f"{cx.opname} expects {what} of size {shown}, but {cx.label(t, what)} is {t.shape}",
+                   "SH101")
 
 
 def _packed_forward(cx: OpContext, kind: str, m, seq: PackedV, hx):
@@ -69,7 +70,7 @@ def _packed_forward(cx: OpContext, kind: str, m, seq: PackedV, hx):
         cx.fail(f"{cx.opname}: a packed input must hold 2-D data (steps × features), but its steps have shape "
                 f"[{', '.join(map(str, seq.features))}]", "SH102")
     cx.require(eq(seq.features[0], fin), lambda: f"{cx.opname} expects input_size {fin}, but the packed sequence has "
-               f"{seq.features[0]} features per step")
+               f"{seq.features[0]} features per step", "SH101")
     h_shape, c_shape = (layers * D, seq.batch, hout), (layers * D, seq.batch, h)
     _check_states(cx, kind, hx, h_shape, c_shape, True)
     out = PackedV(seq.batch, seq.max_len, (D * hout,), seq.dtype, cx.span)
@@ -101,7 +102,7 @@ def _seq_forward(kind: str):
         d = cx.dims(input, (3, 2))
         batched = len(d) == 3
         cx.require(eq(d[-1], fin), lambda: f"{cx.opname} expects input_size {fin} in the last dimension, but "
-                   f"{cx.label(input)} has {d[-1]} here")
+                   f"{cx.label(input)} has {d[-1]} here", "SH101")
         if batched:
             n, seq = (d[0], d[1]) if bf else (d[1], d[0])
             nb = (n,)
@@ -173,7 +174,7 @@ def _cell_forward(kind: str):
         h = need_int(cx, m.cfg["hidden_size"], "hidden_size")
         d = cx.dims(input, (2, 1))
         cx.require(eq(d[-1], fin), lambda: f"{cx.opname} expects input_size {fin} in the last dimension, but "
-                   f"{cx.label(input)} has {d[-1]} here")
+                   f"{cx.label(input)} has {d[-1]} here", "SH101")
         shape = (d[0], h) if len(d) == 2 else (h,)
         states = []
         if not cx.is_none(hx):
@@ -188,8 +189,8 @@ def _cell_forward(kind: str):
                 raise NotApplicable("state unknown")
             sd = cx.dims(t, len(shape), what)
             for a, b in zip(sd, shape):
-                cx.require(eq(a, b), lambda: f"{cx.opname} expects {what} of size {list(shape)}, but {cx.label(t, what)} "
-                           f"is {t.shape}")
+                cx.require(eq(a, b), lambda: f"{cx.opname} expects {what} of size {Shape.of(shape)}, but "
+                           f"{cx.label(t, what)} is {t.shape}", "SH101")
         out = cx.tensor(shape, like=input)
         if kind == "LSTMCell":
             return TupleV((out, cx.tensor(shape, like=input)))

@@ -111,7 +111,8 @@ def searchsorted(cx: OpContext, sorted_sequence, input, *, out_int32=False, righ
         return cx.tensor([], dtype=dtype)
     x = _t(input)
     if b.shape.rank != 1:
-        bad = f"{cx.opname}: the first N-1 dimensions of the boundaries {b.shape} and of the values {x.shape} must match"
+        bad = lambda: (f"{cx.opname}: the first N-1 dimensions of the boundaries {b.shape} and of the values {x.shape} "
+                       "must match")
         if b.shape.rank != x.shape.rank:
             cx.fail(bad, "SH102")
         for p, q in zip(b.shape.dims[:-1], x.shape.dims[:-1]):

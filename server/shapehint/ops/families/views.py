@@ -553,7 +553,7 @@ def sum_to_size(cx: OpContext, self, *size):
     if not size:
         cx.fail(f"{cx.opname}: sum_to_size() needs a size", "SH107")
     sizes = size_list(cx, size)
-    bad = f"{cx.opname}: size {shape_str(sizes)} is not expandable to size {x.shape}"
+    bad = lambda: f"{cx.opname}: size {shape_str(sizes)} is not expandable to size {x.shape}"
     if len(sizes) > len(dims):
         cx.fail(bad, "SH102")
     for s, d in zip(reversed(sizes), reversed(dims)):

@@ -1,0 +1,58 @@
+"""Reading a rule's int arguments: `3` or `(3, 3)`, Python or abstract, possibly None.
+
+Shared by the rule families (conv, pool, resize, norm, rnn, attention, embedding, ...): an
+argument the analysis cannot read makes the rule not applicable (unknown result, no error); a
+malformed one is rejected as PyTorch rejects it.
+"""
+from __future__ import annotations
+
+from ..shapes.expr import Expr
+from ..shapes.shape import ge
+from ..shapes.values import ListV, TupleV
+from .context import NotApplicable, OpContext
+
+
+def int_args(cx: OpContext, v, n: int, what: str) -> list:
+    """`3` or `(3, 3)` (Python or abstract) as n Exprs; a wrong length is rejected as PyTorch does."""
+    if isinstance(v, (tuple, list)):
+        items = list(v)
+    elif isinstance(v, (TupleV, ListV)):
+        if v.items is None:
+            raise NotApplicable(f"{what} unknown")
+        items = list(v.items)
+    else:
+        e = cx.int_of(v)
+        if e is None:
+            raise NotApplicable(f"{what} unknown")
+        return [e] * n
+    out = [cx.int_of(i) for i in items]
+    if any(o is None for o in out):
+        raise NotApplicable(f"{what} unknown")
+    if len(out) == 1 and n > 1:
+        out = out * n  # PyTorch expands a one-element list
+    if len(out) != n:
+        cx.fail(f"{cx.opname}: {what} must be an int or a tuple of {n} ints, got {len(out)} values", "SH107")
+    return out
+
+
+def opt_int(cx: OpContext, v, what: str):
+    """An int argument that may be None (returns None)."""
+    if cx.is_none(v):
+        return None
+    e = cx.int_of(v)
+    if e is None:
+        raise NotApplicable(f"{what} unknown")
+    return e
+
+
+def need_int(cx: OpContext, v, what: str) -> Expr:
+    e = cx.int_of(v)
+    if e is None:
+        raise NotApplicable(f"{what} unknown")
+    return e
+
+
+def positive(cx: OpContext, vals, what: str, lo: int = 1) -> None:
+    for v in vals:
+        cx.require(ge(v, lo), lambda: f"{cx.opname}: {what} must be {'positive' if lo == 1 else f'at least {lo}'}, "
+                   f"got {v}", "SH107")
