@@ -94,11 +94,13 @@ def models_md(res: dict) -> str:
 
 def header(res: dict) -> str:
     v = res.get("versions", {})
-    return ("Taken at commit `%s`%s on %s: torchvision %s, timm %s, transformers %s; ShapeHint `infer`/`check` "
+    merged = " (re-run since: %s)" % ", ".join(res["merged"]) if res.get("merged") else ""
+    return ("Taken at commit `%s`%s%s on %s: torchvision %s, timm %s, transformers %s; ShapeHint `infer`/`check` "
             "per file (limit %ss), %s job(s). R/P/W/M = right/partial/wrong/missing per executed tensor "
-            "(line, name); false errors = error diagnostics from `check` (raw/annotated)." % (
-                res.get("commit"), " (server/ modified)" if res.get("server_dirty") else "", res.get("date"),
-                v.get("torchvision"), v.get("timm"), v.get("transformers"), res.get("timeout_s"), res.get("jobs")))
+            "(line, name); false errors = error diagnostics on these working models (raw/annotated).%s" % (
+                res.get("commit"), " (server/ modified)" if res.get("server_dirty") else "",
+                " (server/ tree `%s`)" % res["server_tree"] if res.get("server_tree") else "", res.get("date"),
+                v.get("torchvision"), v.get("timm"), v.get("transformers"), res.get("timeout_s"), res.get("jobs"), merged))
 
 
 def render(res: dict) -> str:

@@ -46,7 +46,9 @@ def git_commit(root: str = pipeline.ROOT) -> dict:
         except (OSError, subprocess.SubprocessError):
             return ""
     server_dirty = bool(git("status", "--porcelain", "--", "server"))
-    return {"commit": git("rev-parse", "--short", "HEAD"), "server_dirty": server_dirty}
+    # the analysis is server/: its tree hash says which ShapeHint answered, whatever the branch
+    return {"commit": git("rev-parse", "--short", "HEAD"), "server_dirty": server_dirty,
+            "server_tree": git("rev-parse", "--short", "HEAD:server")}
 
 
 def _stmt_of(path: str):
@@ -170,6 +172,8 @@ def main(argv=None) -> int:
     ap.add_argument("--from-json", help="render this earlier result instead of running")
     ap.add_argument("--compare", metavar="OLD.json", help="list every (model, mode, line, name) whose verdict changed")
     ap.add_argument("--update-readme", action="store_true", help="rewrite README.md between the realmodels markers")
+    ap.add_argument("--merge-into", metavar="OLD.json", help="write OLD's models with the ones run now replacing "
+                    "theirs (re-run a few models of a full result)")
     ap.add_argument("--lines", metavar="ID", help="print every verdict of one model (after running or from JSON)")
     a = ap.parse_args(argv)
     modes = tuple(m.strip() for m in a.modes.split(",") if m.strip())
@@ -189,6 +193,13 @@ def main(argv=None) -> int:
                **git_commit(), "versions": dict(fetch.PINS), "modes": list(modes), "jobs": a.jobs,
                "timeout_s": a.timeout,
                "models": run_models(chosen, trees, paths, a.jobs, a.timeout, modes)}
+        if a.merge_into:
+            with open(a.merge_into) as f:
+                old = json.load(f)
+            if (old.get("server_tree"), old.get("modes")) != (res.get("server_tree"), res.get("modes")):
+                raise SystemExit("--merge-into: %s was taken on another server/ tree or other modes" % a.merge_into)
+            res["models"] = dict(old["models"], **res["models"])
+            res["merged"] = sorted(set(old.get("merged", [])) | {m["id"] for m in chosen})
         res["totals"] = report.totals(res["models"])
         if a.json:
             os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
