@@ -145,7 +145,8 @@ MODELS = [
     dict(id="hf_whisper", package="transformers", file=HF + "whisper/modeling_whisper.py", entry="WhisperModel",
          build="WhisperModel(WhisperConfig(vocab_size=100, d_model=32, encoder_layers=2, decoder_layers=2, "
                "encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64, decoder_ffn_dim=64, "
-               "num_mel_bins=16, max_source_positions=32, max_target_positions=32, attn_implementation='eager'))",
+               "num_mel_bins=16, max_source_positions=32, max_target_positions=32, pad_token_id=0, bos_token_id=1, "
+               "eos_token_id=2, decoder_start_token_id=3, attn_implementation='eager'))",
          inputs={"input_features": {"shape": [1, 16, 64]},
                  "decoder_input_ids": {"shape": [1, 8], "dtype": "int64", "high": 100}}),
     dict(id="hf_clip", package="transformers", file=HF + "clip/modeling_clip.py", entry="CLIPModel",
