@@ -1,10 +1,12 @@
 # Two entry points for a fresh machine (see README):
 #   make demo  - install what is missing, then check and infer the built-in examples
 #   make test  - install what is missing (Python, Debian and npm packages), then run every test
+#   make realmodels - install what is missing, fetch the pinned torchvision/timm/transformers wheels
+#                into ~/.cache/shapehint/realmodels, run the real-model benchmark (bench/README.md)
 PY ?= python3
 PIP = $(PY) -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test install install-test install-system install-node test-python test-node
+.PHONY: demo test realmodels install install-test install-system install-node test-python test-node
 
 install:
 	$(PIP) -c ci-constraints.txt -e ".[torch]"
@@ -32,3 +34,6 @@ test-node:
 	@if grep -q '"test:e2e"' package.json; then npm run -s test:e2e; fi
 
 test: install-test install-system install-node test-python test-node
+
+realmodels: install
+	$(PY) bench/realmodels/run.py --jobs 2 $(ARGS)

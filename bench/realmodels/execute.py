@@ -1,0 +1,303 @@
+"""Ground truth by execution: build one model, run it once on CPU, record every tensor assignment.
+
+Run as `python execute.py REQUEST.json` in a subprocess (stdlib + torch only, like devicerun's
+runner, whose SourceMap it reuses: the same statements, targets and qualnames). The request:
+    {"runner": PATH of devicerun/runner.py, "paths": [package trees first, deps last],
+     "module": "torchvision.models.resnet", "file": ABSPATH of that module's file,
+     "build": "resnet18(num_classes=10)", "inputs": {NAME: {"shape": [...], "dtype": ..., "high": N}},
+     "method": "forward", "out": PATH}
+The model is imported as its package module (not exec'd as a script like the runner does) so its
+relative imports resolve; `build` is evaluated in that module's namespace. Only frames whose code
+comes from `file` are line-traced, while the model is built and while it runs.
+
+Per traced call (an *invocation*) it records the bindings a shape's symbols may name: its
+arguments (tensor shapes, ints, int tuples, and a snapshot of the int attributes of objects such
+as `self` and `config`), the constructor arguments `self` got from its `__init__` in this file, its
+caller (`QUALNAME:LINE`, the runner's context) and its parent invocation, so a symbol of an
+enclosing call can be bound. Identical invocations (same function, context, bindings and parent)
+are merged, so twelve identical layers cost one record.
+"""
+import ast
+import importlib
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+
+MAX_INVOCATIONS_PER_SITE = 32
+MAX_SHAPES_PER_LINE = 8
+MAX_ATTRS = 200
+
+
+def load_runner(path):
+    spec = importlib.util.spec_from_file_location("_shapehint_devicerun_runner", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def stub_torchvision_ops(torch, paths):
+    """torchvision 0.29.1's compiled ops need torch 2.14; with torch 2.13 the extension does not load
+    and `import torchvision` then fails in `_meta_registrations.py` ("operator torchvision::nms does
+    not exist"), which registers fake kernels for ops the extension would have defined. Defining
+    those op schemas first lets the import succeed; the classification models never call them (a
+    call would fail loudly: there is no CPU kernel). Schemas are derived from the fake kernels'
+    own parameter names, so this follows the wheel rather than a copied list."""
+    meta = None
+    for p in paths:
+        cand = os.path.join(p, "torchvision", "_meta_registrations.py")
+        if os.path.isfile(cand):
+            meta = cand
+            break
+    if meta is None:
+        return None
+    tensors = {"input", "rois", "grad", "dets", "scores", "weight", "offset", "mask", "bias", "argmax",
+               "channel_mapping"}
+    floats = {"spatial_scale", "iou_threshold", "input_scale", "rois_scale"}
+    bools = {"aligned", "use_mask"}
+    lib = torch.library.Library("torchvision", "DEF")
+    tree = ast.parse(open(meta, encoding="utf-8").read())
+    for fn in tree.body:
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        for dec in fn.decorator_list:
+            if not (isinstance(dec, ast.Call) and dec.args and isinstance(dec.args[0], ast.Constant)):
+                continue
+            name = str(dec.args[0].value).split("::")[-1]
+            params = ", ".join(("Tensor" if a.arg in tensors else "float" if a.arg in floats else
+                                "bool" if a.arg in bools else "int") + " " + a.arg for a in fn.args.args)
+            try:
+                lib.define("%s(%s) -> Tensor" % (name, params))
+            except RuntimeError:
+                pass  # already defined (the extension did load after all)
+    return lib  # keep a reference: the definitions live as long as the Library object
+
+
+def _ints(v):
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, int):
+        return v
+    if isinstance(v, (tuple, list)) and 0 < len(v) <= 16 and all(isinstance(e, int) and not isinstance(e, bool)
+                                                                  for e in v):
+        return list(v)
+    return None
+
+
+class Tracer:
+    def __init__(self, path, smap, torch):
+        self.path, self.smap, self.torch = path, smap, torch
+        self.invocations = []  # merged records, in first-seen order
+        self.index = {}  # (qual, context, sig, parent) -> record
+        self.per_site = {}
+        self.ctor = {}  # id(self) -> constructor arguments seen in this file's __init__
+        self.stack = []  # records of the traced frames now running (None: dropped)
+        self.dropped = 0
+        self.phase = "build"
+
+    # -- what a value binds -------------------------------------------------------------------
+    def attrs(self, obj, depth):
+        out = {}
+        try:
+            items = list(vars(obj).items())
+        except TypeError:
+            return None
+        for k, v in items[:MAX_ATTRS]:
+            if k.startswith("_") and k != "_modules":
+                continue
+            if k == "_modules":
+                continue
+            val = self.describe(v, depth - 1) if depth > 0 else _ints(v)
+            if val is not None:
+                out[k] = val
+        return out
+
+    def describe(self, v, depth=1):
+        T = self.torch
+        if isinstance(v, T.Tensor):
+            return {"shape": [int(d) for d in v.shape]}
+        i = _ints(v)
+        if i is not None:
+            return i
+        if depth > 0 and not isinstance(v, (str, bytes, float, bool, type, dict, list, tuple)) and v is not None \
+                and not callable(getattr(v, "__self__", None)):
+            a = self.attrs(v, depth)
+            if a:
+                return {"attrs": a}
+        return None
+
+    # -- tracing --------------------------------------------------------------------------------
+    def qualname(self, code):
+        return getattr(code, "co_qualname", None) or self.smap.qualnames.get(code.co_firstlineno, code.co_name)
+
+    def context(self, frame):
+        f = frame.f_back
+        while f is not None:
+            if f.f_code.co_filename == self.path:
+                return "%s:%d" % (self.qualname(f.f_code), f.f_lineno)
+            f = f.f_back
+        return "entry:" + self.phase
+
+    def global_trace(self, frame, event, arg):
+        code = frame.f_code
+        if event != "call" or code.co_filename != self.path:
+            return None
+        if code.co_name.startswith("<"):
+            return None  # comprehensions, lambdas, genexprs: their names are not user targets
+        return self.start(frame)
+
+    def start(self, frame):
+        code = frame.f_code
+        qual = self.qualname(code)
+        nargs = code.co_argcount + code.co_kwonlyargcount
+        env = {}
+        loc = frame.f_locals
+        for name in code.co_varnames[:nargs]:
+            d = self.describe(loc.get(name), depth=2 if name == "self" else 1)
+            if d is not None:
+                env[name] = d
+        me = loc.get("self")
+        if code.co_name == "__init__" and me is not None:
+            known = self.ctor.setdefault(id(me), {})
+            for k, v in env.items():
+                if k != "self":
+                    known.setdefault(k, v)  # the most derived class's __init__ runs first
+        ctor = self.ctor.get(id(me)) if me is not None and code.co_name != "__init__" else None
+        parent = self.stack[-1] if self.stack else None
+        rec = self.invocation(qual, self.context(frame), env, ctor, parent)
+        self.stack.append(rec)
+        state = {"stmt": None, "raised": False}
+        tracer = self
+
+        def local(fr, event, arg):
+            if event == "line":
+                key = tracer.smap.stmt_of.get(fr.f_lineno, fr.f_lineno)
+                if key != state["stmt"]:
+                    tracer.finish(fr, state, rec)
+                    state["stmt"], state["raised"] = key, False
+            elif event == "exception":
+                state["raised"] = True
+            elif event == "return":
+                tracer.finish(fr, state, rec)
+                state["stmt"] = None
+                if tracer.stack and tracer.stack[-1] is rec:
+                    tracer.stack.pop()
+            return local
+        return local
+
+    def invocation(self, qual, context, env, ctor, parent):
+        sig = json.dumps([env, ctor], sort_keys=True)
+        key = (qual, context, sig, parent["id"] if parent else None)
+        rec = self.index.get(key)
+        if rec is not None:
+            rec["count"] += 1
+            return rec
+        site = (qual, context)
+        if self.per_site.get(site, 0) >= MAX_INVOCATIONS_PER_SITE:
+            self.dropped += 1
+            return None
+        self.per_site[site] = self.per_site.get(site, 0) + 1
+        rec = {"id": len(self.invocations), "function": qual, "context": context, "phase": self.phase,
+               "parent": parent["id"] if parent else None, "env": env, "ctor": ctor, "count": 1, "lines": {}}
+        self.invocations.append(rec)
+        self.index[key] = rec
+        return rec
+
+    def finish(self, frame, state, rec):
+        key = state["stmt"]
+        if key is None or rec is None or state["raised"]:
+            return
+        loc = frame.f_locals
+        T = self.torch
+        for name, line, col in self.smap.targets.get(key, ()):
+            v = loc.get(name)
+            if isinstance(v, T.Tensor):
+                d = {"shape": [int(s) for s in v.shape]}
+            elif isinstance(v, int) and not isinstance(v, bool):
+                d = {"int": v}  # ints bind symbols named after local variables (`B, T, C = x.shape`)
+            else:
+                continue
+            seen = rec["lines"].setdefault((line, col, name), [])
+            if d in seen:
+                continue
+            if len(seen) >= MAX_SHAPES_PER_LINE:
+                self.dropped += 1
+                continue
+            seen.append(d)
+
+    def to_json(self):
+        out = []
+        for rec in self.invocations:
+            lines = [{"line": ln, "col": col, "name": nm, "observed": obs}
+                     for (ln, col, nm), obs in sorted(rec["lines"].items())]
+            out.append(dict(rec, lines=lines))
+        return out
+
+
+def make_input(torch, spec):
+    shape = [int(d) for d in spec["shape"]]
+    dtype = getattr(torch, spec.get("dtype") or "float32")
+    if dtype.is_floating_point:
+        return torch.randn(shape, dtype=dtype)
+    if dtype == torch.bool:
+        return torch.ones(shape, dtype=dtype)
+    return torch.randint(int(spec.get("low", 0)), int(spec.get("high", 2)), shape, dtype=dtype)
+
+
+def run(req):
+    for p in req["paths"]:
+        if p not in sys.path:
+            sys.path.insert(0, p) if not p.endswith("deps") else sys.path.append(p)
+    import torch
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    keep = stub_torchvision_ops(torch, req["paths"])  # noqa: F841 - must outlive the imports
+    runner = load_runner(req["runner"])
+    path = os.path.abspath(req["file"])
+    smap = runner.SourceMap(open(path, encoding="utf-8").read())
+    t0 = time.time()
+    mod = importlib.import_module(req["module"])
+    if os.path.abspath(mod.__file__) != path:
+        raise RuntimeError("module %s is %s, not %s" % (req["module"], mod.__file__, path))
+    t_import = time.time() - t0
+    tracer = Tracer(path, smap, torch)
+    result = {"error": None, "import_s": round(t_import, 3)}
+    sys.settrace(tracer.global_trace)
+    try:
+        with torch.no_grad():
+            model = eval(req["build"], dict(mod.__dict__))  # noqa: S307 - the committed model list
+            model.eval()
+            tracer.phase = "forward"
+            inputs = {k: make_input(torch, s) for k, s in req["inputs"].items()}
+            out = getattr(model, req.get("method") or "forward") if req.get("method") not in (None, "forward") else model
+            out(**inputs)
+    except BaseException as exc:  # noqa: BLE001 - a model that fails is a broken benchmark entry: say why
+        result["error"] = {"type": type(exc).__name__, "message": str(exc)[:2000],
+                           "traceback": traceback.format_exc()[-4000:]}
+    finally:
+        sys.settrace(None)
+    result["run_s"] = round(time.time() - t0 - t_import, 3)
+    result["invocations"] = tracer.to_json()
+    result["dropped"] = tracer.dropped
+    result["torch"] = torch.__version__
+    return result
+
+
+def main(argv):
+    req = json.load(open(argv[1]))
+    try:
+        res = run(req)
+    except BaseException as exc:  # noqa: BLE001 - set-up failure (import, stubs): report, do not crash
+        res = {"error": {"type": type(exc).__name__, "message": str(exc)[:2000],
+                         "traceback": traceback.format_exc()[-4000:]}, "invocations": []}
+    tmp = req["out"] + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(res, f)
+    os.replace(tmp, req["out"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,332 @@
+"""The referee's verdicts: ShapeHint's `infer` answer against the shapes observed by execution.
+
+Per executed (line, name) whose value was a tensor, one verdict (issue 21):
+  right    a shape whose every dim evaluates, under the run's bindings, to the observed size, for
+           every observation of that line (through `contexts` where the line runs in several)
+  wrong    the rank differs, a variadic segment claims more axes than exist, or an evaluable dim
+           differs from an observation
+  partial  right where it evaluates, with "?", unbound symbols or a variadic segment left
+  missing  no shape
+Bindings of one observation (an invocation of the function, recorded by execute.py): the
+answer's `symbols` map when it has one (DESIGN §4: `{"param", "axis", "function"}` or
+`{"attr": "config.x", "function"}`), else a symbol is looked up, in order, among the call's
+arguments (`x.shape[0]`, `x.size(0)`, `config.hidden_size`, an int parameter), the ints the
+body assigned to that name (one value in the call: `B, T, C = x.shape`), the constructor
+arguments of `self` and `self`'s int attributes. A name bound nowhere is unbound: partial, never
+wrong. The join `shape` is evaluated with the function's own bindings; a `contexts` item whose
+`QUALNAME:LINE` (or "called from QUALNAME (line N)") names the observed caller is evaluated with
+the bindings of the caller and its callers.
+"""
+from __future__ import annotations
+
+import ast
+import operator
+import re
+
+VERDICTS = ("right", "partial", "wrong", "missing")
+
+
+class Unbound(Exception):
+    """A name (or attribute, or axis) the run does not bind."""
+
+
+class TensorProxy:
+    def __init__(self, shape):
+        self.shape = list(shape)
+
+    def size(self, *dim):
+        return self.shape[dim[0]] if dim else list(self.shape)
+
+    def dim(self):
+        return len(self.shape)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+
+class ObjProxy:
+    def __init__(self, attrs):
+        self.attrs = attrs
+
+    def get(self, name):
+        if name not in self.attrs:
+            raise Unbound(name)
+        return wrap(self.attrs[name])
+
+
+def wrap(v):
+    if isinstance(v, dict):
+        if "shape" in v:
+            return TensorProxy(v["shape"])
+        if "attrs" in v:
+            return ObjProxy(v["attrs"])
+        if "int" in v:
+            return v["int"]
+        raise Unbound("?")
+    return v
+
+
+_BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+        ast.Mod: operator.mod, ast.Pow: operator.pow}
+_FUNCS = {"max": max, "min": min, "abs": abs, "len": len}
+
+
+def evaluate(expr: str, lookup) -> int:
+    """The int a printed dim stands for; `lookup(name)` binds names (raises Unbound)."""
+    try:
+        tree = ast.parse(expr.strip(), mode="eval")
+    except SyntaxError:
+        raise Unbound(expr) from None
+    v = _ev(tree.body, lookup)
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise Unbound(expr)
+    return v
+
+
+def _ev(n, lookup):
+    if isinstance(n, ast.Constant) and isinstance(n.value, int):
+        return n.value
+    if isinstance(n, ast.Name):
+        return lookup(n.id)
+    if isinstance(n, ast.BinOp) and type(n.op) in _BIN:
+        a, b = _ev(n.left, lookup), _ev(n.right, lookup)
+        if not (isinstance(a, int) and isinstance(b, int)):
+            raise Unbound("operand")
+        if isinstance(n.op, (ast.FloorDiv, ast.Mod)) and b == 0:
+            raise Unbound("division by zero")
+        if isinstance(n.op, ast.Pow) and (b < 0 or b > 64):
+            raise Unbound("power")
+        return _BIN[type(n.op)](a, b)
+    if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+        v = _ev(n.operand, lookup)
+        return -v if isinstance(n.op, ast.USub) else v
+    if isinstance(n, ast.Attribute):
+        obj = _ev(n.value, lookup)
+        if isinstance(obj, ObjProxy):
+            return obj.get(n.attr)
+        if isinstance(obj, TensorProxy) and n.attr in ("shape", "ndim"):
+            return getattr(obj, n.attr)
+        raise Unbound(n.attr)
+    if isinstance(n, ast.Subscript):
+        seq, idx = _ev(n.value, lookup), _ev(n.slice, lookup)
+        if isinstance(seq, list) and isinstance(idx, int) and -len(seq) <= idx < len(seq):
+            return seq[idx]
+        raise Unbound("subscript")
+    if isinstance(n, ast.Call) and not n.keywords:
+        args = [_ev(a, lookup) for a in n.args]
+        if isinstance(n.func, ast.Name) and n.func.id in _FUNCS and args:
+            return _FUNCS[n.func.id](*args) if n.func.id != "len" else len(args[0])
+        if isinstance(n.func, ast.Attribute) and n.func.attr in ("size", "dim"):
+            obj = _ev(n.func.value, lookup)
+            if isinstance(obj, TensorProxy):
+                try:
+                    return getattr(obj, n.func.attr)(*args)
+                except (IndexError, TypeError):
+                    raise Unbound("size") from None
+    raise Unbound(ast.dump(n)[:40])
+
+
+# ---- bindings of one invocation ------------------------------------------------------------
+
+class Run:
+    """The recorded invocations of one execution, indexed for binding lookups."""
+
+    def __init__(self, invocations: list, symbols: dict | None = None):
+        self.inv = {i["id"]: i for i in invocations}
+        self.symbols = symbols or {}
+        self._locals = {}
+
+    def local_ints(self, inv) -> dict:
+        got = self._locals.get(inv["id"])
+        if got is None:
+            seen = {}
+            for ln in inv["lines"]:
+                for o in ln["observed"]:
+                    if "int" in o:
+                        seen.setdefault(ln["name"], set()).add(o["int"])
+            got = self._locals[inv["id"]] = {k: next(iter(v)) for k, v in seen.items() if len(v) == 1}
+        return got
+
+    def ancestors(self, inv):
+        while inv is not None:
+            yield inv
+            inv = self.inv.get(inv["parent"]) if inv.get("parent") is not None else None
+
+    def own(self, inv, name):
+        env = inv.get("env") or {}
+        if name in env:
+            return wrap(env[name])
+        loc = self.local_ints(inv)
+        if name in loc:
+            return loc[name]
+        ctor = inv.get("ctor") or {}
+        if name in ctor:
+            return wrap(ctor[name])
+        me = env.get("self")
+        if isinstance(me, dict) and name in me.get("attrs", {}):
+            return wrap(me["attrs"][name])
+        raise Unbound(name)
+
+    def by_symbol(self, inv, name):
+        sym = self.symbols.get(name)
+        if not isinstance(sym, dict):
+            raise Unbound(name)
+        target = next((a for a in self.ancestors(inv) if a["function"] == sym.get("function")), None)
+        if target is None:
+            raise Unbound(name)
+        if "attr" in sym:
+            return evaluate(sym["attr"], lambda n: self.own(target, n))
+        shape = (target.get("env") or {}).get(sym.get("param"), {})
+        if isinstance(shape, dict) and "shape" in shape and isinstance(sym.get("axis"), int):
+            dims = shape["shape"]
+            if -len(dims) <= sym["axis"] < len(dims):
+                return dims[sym["axis"]]
+        raise Unbound(name)
+
+    def lookup(self, inv, chain: bool):
+        """The name binder for `inv`'s own names, or (chain) for a context's: its callers' first."""
+        scopes = list(self.ancestors(inv))[1:] if chain else [inv]
+
+        def look(name):
+            if name in self.symbols:
+                return self.by_symbol(inv, name)
+            for s in scopes:
+                try:
+                    return self.own(s, name)
+                except Unbound:
+                    continue
+            raise Unbound(name)
+        return look
+
+
+# ---- one shape against one observation -------------------------------------------------------
+
+def judge(shape, observed: list, look) -> str:
+    if shape is None:
+        return "missing"
+    var = [i for i, d in enumerate(shape) if isinstance(d, str) and d.startswith("*")]
+    if len(var) > 1:
+        return "partial"  # not a shape the contract prints; nothing to evaluate against
+    if var:
+        pre, suf = shape[:var[0]], shape[var[0] + 1:]
+        if len(pre) + len(suf) > len(observed):
+            return "wrong"
+        pairs = list(zip(pre, observed)) + list(zip(suf, observed[len(observed) - len(suf):]))
+    else:
+        if len(shape) != len(observed):
+            return "wrong"
+        pairs = list(zip(shape, observed))
+    unknown = bool(var)
+    for d, o in pairs:
+        if isinstance(d, bool):
+            unknown = True
+            continue
+        if isinstance(d, int):
+            v = d
+        elif isinstance(d, str) and d.strip() != "?":
+            try:
+                v = evaluate(d, look)
+            except (Unbound, RecursionError, ValueError, TypeError, OverflowError):
+                unknown = True
+                continue
+        else:
+            unknown = True
+            continue
+        if v != o:
+            return "wrong"
+    return "partial" if unknown else "right"
+
+
+_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)$"), re.compile(r"from (?P<q>[\w.<>]+) \(line (?P<l>\d+)\)")]
+
+
+def parse_context(text: str):
+    for rx in _CTX:
+        m = rx.search(text or "")
+        if m:
+            return m.group("q"), int(m.group("l"))
+    return None
+
+
+def combine(verdicts: list) -> str:
+    if not verdicts:
+        return "missing"
+    if "wrong" in verdicts:
+        return "wrong"
+    if all(v == "right" for v in verdicts):
+        return "right"
+    if all(v == "missing" for v in verdicts):
+        return "missing"
+    return "partial"
+
+
+def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None) -> dict:
+    """{"LINE:NAME": {"verdict", "function", "observations", "example": {observed, shape}}}.
+
+    `line_map(answer_line) -> original line | None` undoes an annotated copy's inserted lines;
+    `stmt_of(line) -> statement line` lets a context's call line meet the tracer's caller line."""
+    line_map = line_map or (lambda n: n)
+    stmt_of = stmt_of or (lambda n: n)
+    values = {}
+    for v in (answer or {}).get("values", []) or []:
+        ln = line_map(v.get("line"))
+        if ln is not None:
+            values.setdefault((ln, v.get("name")), []).append(v)
+    run = Run(invocations, (answer or {}).get("symbols"))
+    out = {}
+    for inv in invocations:
+        for rec in inv["lines"]:
+            shapes = [o["shape"] for o in rec["observed"] if "shape" in o]
+            if not shapes:
+                continue
+            cands = values.get((rec["line"], rec["name"]), [])
+            if len(cands) > 1:
+                cands = [c for c in cands if c.get("col") == rec["col"]] or cands[:1]
+            val = cands[0] if cands else None
+            verdicts = []
+            for obs in shapes:
+                verdicts.append(_observation(val, obs, inv, run, line_map, stmt_of))
+            key = "%d:%s" % (rec["line"], rec["name"])
+            item = out.setdefault(key, {"function": inv["function"], "verdicts": [], "observations": 0,
+                                        "example": None})
+            item["verdicts"].extend(verdicts)
+            item["observations"] += len(shapes)
+            if item["example"] is None or (verdicts and "wrong" in verdicts and "wrong" not in item["verdicts"][:-len(verdicts)]):
+                item["example"] = {"observed": shapes[0], "shape": val.get("shape") if val else None,
+                                   "context": inv["context"]}
+    for item in out.values():
+        item["verdict"] = combine(item.pop("verdicts"))
+    return out
+
+
+def _observation(val, obs, inv, run, line_map, stmt_of) -> str:
+    """The join must hold for this call; of the contexts naming its caller (several when one call
+    line reaches several blocks, as a Sequential does) the best one counts: they are alternatives."""
+    if val is None:
+        return "missing"
+    join = judge(val.get("shape"), obs, run.lookup(inv, chain=False))
+    caller = parse_context(inv.get("context", ""))
+    alts = []
+    for ctx in val.get("contexts") or []:
+        where = parse_context(ctx.get("context", ""))
+        if where is None or caller is None:
+            continue
+        line = line_map(where[1])
+        if where[0] == caller[0] and line is not None and stmt_of(line) == stmt_of(caller[1]):
+            alts.append(judge(ctx.get("shape"), obs, run.lookup(inv, chain=True)))
+    best = next((v for v in ("right", "partial", "wrong") if v in alts), None)
+    if "wrong" in (join, best):
+        return "wrong"
+    for v in ("right", "partial"):
+        if v in (join, best):
+            return v
+    return "missing"
+
+
+def counts(lines: dict) -> dict:
+    c = {v: 0 for v in VERDICTS}
+    for item in lines.values():
+        c[item["verdict"]] += 1
+    c["lines"] = sum(c[v] for v in VERDICTS)
+    return c

@@ -1,0 +1,180 @@
+"""The real-model benchmark's referee (bench/realmodels/score.py), on synthetic runs: binding,
+verdicts, contexts, and the self-test (a perfect answer is all right; off by one is all wrong)."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "bench", "realmodels"))
+import annotate  # noqa: E402
+import report  # noqa: E402
+import score  # noqa: E402
+
+
+def inv(id, function, context, env, lines, ctor=None, parent=None):
+    return {"id": id, "function": function, "context": context, "env": env, "ctor": ctor, "parent": parent,
+            "lines": [{"line": ln, "col": 8, "name": nm, "observed": obs} for ln, nm, obs in lines]}
+
+
+def S(*dims):
+    return {"shape": list(dims)}
+
+
+# A block called twice (stride 1 and 2) from Net.forward, itself called with x of [2, 3, 32, 32];
+# the attention function binds B, T from `B, T, C = h.shape` and reads config.hidden_size.
+RUN = [
+    inv(0, "Net.forward", "entry:forward", {"x": S(2, 3, 32, 32)}, [(10, "h", [S(2, 8, 32, 32)]),
+                                                                   (11, "out", [S(2, 16, 16, 16)])]),
+    inv(1, "Block.forward", "Net.forward:11", {"x": S(2, 8, 32, 32)}, [(20, "y", [S(2, 8, 32, 32)])],
+        ctor={"planes": 8, "stride": 1}, parent=0),
+    inv(2, "Block.forward", "Net.forward:11", {"x": S(2, 8, 32, 32)}, [(20, "y", [S(2, 16, 16, 16)])],
+        ctor={"planes": 16, "stride": 2}, parent=0),
+    inv(3, "Attn.forward", "entry:forward", {"h": S(2, 5, 32), "self": {"attrs": {"config": {"attrs": {"hidden_size": 32}}}}},
+        [(30, "B", [{"int": 2}]), (30, "T", [{"int": 5}]), (31, "q", [S(2, 5, 32)]), (32, "z", [S(2, 5, 4, 8)])]),
+]
+
+
+def answer(values, symbols=None):
+    out = {"values": [dict({"col": 8}, line=ln, name=nm, shape=sh, **({"contexts": cx} if cx else {}))
+                      for ln, nm, sh, cx in values]}
+    if symbols:
+        out["symbols"] = symbols
+    return out
+
+
+def verdicts(ans, run=RUN):
+    return {k: v["verdict"] for k, v in score.score(run, ans).items()}
+
+
+def test_symbolic_answers_bind_from_arguments_constructor_locals_and_config():
+    ans = answer([(10, "h", ["x.shape[0]", 8, "x.size(2)", "x.shape[3]"], None),
+                  (11, "out", ["x.shape[0]", 16, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"], None),
+                  (20, "y", ["x.shape[0]", "planes", "(x.shape[2] - 1)//stride + 1", "(x.shape[3] - 1)//stride + 1"], None),
+                  (31, "q", ["B", "T", "self.config.hidden_size"], None),
+                  (32, "z", ["*batch", 4, "config.hidden_size // 4"], None)])
+    got = verdicts(ans)
+    assert got == {"10:h": "right", "11:out": "right", "20:y": "right", "31:q": "right", "32:z": "partial"}
+
+
+def test_unknown_or_unbound_dims_are_partial_and_a_false_evaluable_dim_is_wrong():
+    ans = answer([(10, "h", ["x.shape[0]", "?", 32, 32], None),       # ? left
+                  (11, "out", ["N", 16, 16, 16], None),                # N bound nowhere
+                  (20, "y", ["x.shape[0]", "planes", "x.shape[2]", "x.shape[3]"], None),  # wrong for stride 2
+                  (31, "q", ["B", "T"], None),                         # rank differs
+                  (32, "z", ["*b", 1, 2, 5, 4, 8], None)])             # variadic claims too many axes
+    assert verdicts(ans) == {"10:h": "partial", "11:out": "partial", "20:y": "wrong", "31:q": "wrong", "32:z": "wrong"}
+
+
+def test_missing_when_no_value_or_no_shape():
+    assert verdicts(answer([(10, "h", None, None)])) == {"10:h": "missing", "11:out": "missing", "20:y": "missing",
+                                                         "31:q": "missing", "32:z": "missing"}
+
+
+def test_contexts_matching_the_caller_are_alternatives_in_the_callers_names():
+    ctx = [{"context": "called from Net.forward (line 11)", "shape": ["x.shape[0]", 8, 32, 32]},
+           {"context": "Net.forward:11", "shape": [2, 16, "x.shape[2] // 2", 16]}]
+    assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], ctx)]))["20:y"] == "right"
+    bad = [{"context": "Net.forward:11", "shape": [2, 8, 32, 32]}]  # right for one call, wrong for the other
+    assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], bad)]))["20:y"] == "wrong"
+    elsewhere = [{"context": "Other.forward:99", "shape": [2, 8, 32, 32]}]  # names no observed caller: ignored
+    assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], elsewhere)]))["20:y"] == "partial"
+
+
+def test_symbols_map_binds_names_of_the_function_and_of_an_enclosing_call():
+    symbols = {"Bn": {"param": "x", "axis": 0, "function": "Net.forward"},
+               "C": {"param": "x", "axis": 1, "function": "Block.forward"},
+               "D": {"attr": "config.hidden_size", "function": "Attn.forward"}}
+    ans = answer([(20, "y", ["Bn", "2*C", "?", "?"], None), (31, "q", ["B", "T", "D"], None)], symbols)
+    got = verdicts(ans)
+    assert got["31:q"] == "right"
+    assert got["20:y"] == "wrong"  # 2*C is 16 for the stride-1 call, which observed 8
+    ans = answer([(20, "y", ["Bn", "C", "?", "?"], None)], {"Bn": symbols["Bn"]})
+    assert verdicts(ans)["20:y"] == "partial"  # C is not in the map: the map wins, C stays unbound
+
+
+def perfect(run):
+    """An answer built from the observations: concrete where a line saw one shape, per caller context
+    otherwise (ShapeHint's contract allows both)."""
+    by = {}
+    for i in run:
+        for ln in i["lines"]:
+            for o in ln["observed"]:
+                if "shape" in o:
+                    by.setdefault((ln["line"], ln["name"]), {}).setdefault(i["context"], []).append(o["shape"])
+    values = []
+    for (line, name), ctxs in by.items():
+        shapes = [s for ss in ctxs.values() for s in ss]
+        if all(s == shapes[0] for s in shapes):
+            values.append((line, name, shapes[0], None))
+        else:
+            values.append((line, name, None, [{"context": c, "shape": s} for c, ss in ctxs.items() for s in ss]))
+    return answer(values)
+
+
+def off_by_one(ans):
+    for v in ans["values"]:
+        for item in [v] + v.get("contexts", []):
+            if item.get("shape"):
+                item["shape"] = [d + 1 if isinstance(d, int) else d for d in item["shape"]]
+    return ans
+
+
+def test_self_test_perfect_answer_is_all_right_and_off_by_one_is_all_wrong():
+    c = score.counts(score.score(RUN, perfect(RUN)))
+    assert c["lines"] == 5 and c["right"] == 5 and c["wrong"] == 0
+    c = score.counts(score.score(RUN, off_by_one(perfect(RUN))))
+    assert c["wrong"] == 5 and c["right"] == 0
+
+
+def test_evaluator_is_restricted_to_shape_arithmetic():
+    look = lambda n: {"H": 9, "s": 2}[n]  # noqa: E731
+    assert score.evaluate("(H - 1)//s + 1", look) == 5
+    assert score.evaluate("max(H, 2*s) % 4", look) == 1
+    for bad in ("__import__('os')", "H / s", "H if s else 1", "(H - 1)//0", "2**1000"):
+        with pytest.raises(score.Unbound):
+            score.evaluate(bad, look)
+
+
+def test_annotation_line_goes_after_the_docstring_and_maps_back():
+    src = ('class M:\n    def forward(self, x, ids=None):\n        """Doc."""\n        y = x\n        return y\n')
+    at, text = annotate.assertion_line(src, "M", {"x": {"shape": [2, 3]}, "ids": {"shape": [4]}})
+    assert (at, text) == (4, "        assert x.shape == (2, 3); assert ids.shape == (4,)")
+    new = annotate.insert(src, at, text)
+    compile(new, "m.py", "exec")
+    m = annotate.line_map(at)
+    assert [m(n) for n in (3, 4, 5, 6)] == [3, None, 4, 5]
+    assert annotate.assertion_line(src, "Other", {"x": {"shape": [1]}})[0] is None
+
+
+def test_symlink_tree_changes_only_the_model_file(tmp_path):
+    src = tmp_path / "src"
+    (src / "pkg" / "models").mkdir(parents=True)
+    (src / "pkg" / "__init__.py").write_text("")
+    (src / "pkg" / "util.py").write_text("A = 1\n")
+    (src / "pkg" / "models" / "net.py").write_text("old\n")
+    (src / "pkg" / "models" / "other.py").write_text("o\n")
+    path = annotate.symlink_tree(str(src), "pkg/models/net.py", str(tmp_path / "dst"), "new\n")
+    assert open(path).read() == "new\n" and (src / "pkg" / "models" / "net.py").read_text() == "old\n"
+    assert (tmp_path / "dst" / "pkg" / "util.py").read_text() == "A = 1\n"
+    assert (tmp_path / "dst" / "pkg" / "models" / "other.py").is_symlink()
+
+
+def _result(verdict_of_20y, commit):
+    lines = {"10:h": {"verdict": "right", "function": "Net.forward", "observations": 1, "example": None},
+             "20:y": {"verdict": verdict_of_20y, "function": "Block.forward", "observations": 2, "example": None}}
+    mode = {"counts": score.counts(lines), "false_errors": [], "crash": None, "infer_s": 1.0, "lines": lines}
+    return {"commit": commit, "modes": ["raw"], "models": {"m": {"package": "p", "file": "p/models/m.py",
+                                                                 "execution": {"error": None}, "modes": {"raw": mode}}}}
+
+
+def test_compare_lists_each_changed_verdict_and_readme_markers(tmp_path):
+    md = report.compare_md(_result("partial", "aaa"), _result("right", "bbb"))
+    assert "| m | raw | 20:y | partial | right |" in md and "partial→right: 1" in md and "10:h" not in md.split("|---|")[-1]
+    readme = tmp_path / "README.md"
+    readme.write_text("top\n<!-- realmodels:start -->\nold\n<!-- realmodels:end -->\nbottom\n")
+    assert report.update_readme(report.readme_md(_result("right", "bbb")), str(readme))
+    text = readme.read_text()
+    assert "old" not in text and "| **all** | raw | 1 | 2 | 2 (100.0 %)" in text and text.endswith("bottom\n")
+    (tmp_path / "R2.md").write_text("no markers\n")
+    assert not report.update_readme("x", str(tmp_path / "R2.md"))
