@@ -44,14 +44,22 @@ FORMAT = 1  # bump when an entry's layout changes
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# ShapeHint's cache (shapehint check); see https://bford.info/cachedir/\n"
 
 
+_NOT_ANALYSIS = ("lsp", "devicerun", "questions", "project")
+
+
 @lru_cache(maxsize=None)
 def analyzer_version() -> str:
-    """The package version plus a hash of every source and data file of the analyzer: any
-    change to a rule, a message or the interpreter invalidates every entry."""
+    """The package version plus a hash of every source and data file of the analyzer (the
+    shared data, rule tables and messages included): any change to them invalidates every
+    entry. What only serves other commands (`_NOT_ANALYSIS`, cli.py) is left out, so the
+    language server and `check` of one version agree on keys."""
     from .. import __version__
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     parts = [f"{__version__}/{FORMAT}".encode()]
     for root, dirs, files in os.walk(package, followlinks=True):
+        if root == package:  # what answers no check: the editor, the device run, the questions, ...
+            dirs[:] = [d for d in dirs if d not in _NOT_ANALYSIS]
+            files = [f for f in files if f in ("__init__.py", "config.py", "heap.py")]
         dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", "examples"))
         for name in sorted(files):
             if name.endswith((".py", ".json")):

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 _DEF = ("def ", "def\t", "async ")
 _TYPE_CHECKING = ("if TYPE_CHECKING", "if typing.TYPE_CHECKING")
-_RELEVANT = ("import ", "import\t", "from ", "from\t") + _DEF + _TYPE_CHECKING
+_OTHER_ARM = ("else:", "else :", "elif ")  # ends an `if TYPE_CHECKING:` block at its own indentation
+_RELEVANT = ("import ", "import\t", "from ", "from\t") + _DEF + _TYPE_CHECKING + _OTHER_ARM
 _FROM = re.compile(r"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(.*)", re.S)
 _IMPORT = re.compile(r"import[ \t]+(.*)", re.S)
 _LINE_END = re.compile(r"\\[ \t]*$")
@@ -115,6 +116,8 @@ def scan(text: str) -> Scan:
             continue
         if stripped.startswith(_TYPE_CHECKING):
             blocks.append((indent, False))
+            continue
+        if stripped.startswith(_OTHER_ARM):
             continue
         if blocks and not all(is_def for _, is_def in blocks):
             continue  # inside `if TYPE_CHECKING:`: never runs
