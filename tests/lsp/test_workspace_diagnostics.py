@@ -86,3 +86,13 @@ async def test_open_files_are_left_to_the_document_pull(client: LanguageClient):
         text_document=types.TextDocumentIdentifier(uri=uri)))
     assert list(analysed.items) == list(SERVED["bug.py"]), "the cache served what an analysis of the file gives"
     assert (await _stats(client))["stats"]["analyses"] == 1
+
+
+async def test_an_open_file_that_does_not_use_pytorch_gets_no_shape_diagnostics(client: LanguageClient):
+    for text, expected in ((TF, []), (TF.replace("import tensorflow as tf", "import torch"), ["SH106"])):
+        uri = open_doc(client, PROJECT / "tf_model.py", text=text, version=len(expected) + 1)
+        got = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
+        assert [d.code for d in got.items] == expected
+        client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
