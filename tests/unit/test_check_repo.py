@@ -167,7 +167,7 @@ def test_the_per_file_time_budget_note(repo):
     p = run("big.py", "tf_model.py", "--time-budget", "0.000001", "--format", "json", "--statistics", cwd=repo)
     files = {f["file"]: f["diagnostics"] for f in json.loads(p.stdout)["files"]}
     assert [(d["code"], d["severity"], d["line"]) for d in files["big.py"]] == [("SH005", "information", 1)]
-    assert "time budget" in files["big.py"][0]["message"]
+    assert "per-file budget" in files["big.py"][0]["message"]
     assert files["tf_model.py"] == [] and p.returncode == 0
     assert "over the time budget (SH005): 1" in p.stderr
     # the cached note is not reused by a run with a larger budget

@@ -97,6 +97,13 @@ def _configs():
     return get
 
 
+def _warm_up() -> None:
+    """Import the analysis and build its operator registry once, before the workers are forked
+    from this process: each would otherwise do it again (and again after each recycling)."""
+    from ..analysis.api import analyze_source
+    analyze_source("import torch\n", "<warm-up>", records=False)
+
+
 def _reusable(entry: Optional[dict], budget_s: Optional[float]) -> bool:
     """A cached answer stands unless it ran out of a smaller time budget than this run's."""
     if entry is None:
@@ -157,12 +164,17 @@ def run_check(args) -> int:
                 continue
         tasks.append((i, path, text, config, budget_s))
     stats.files = len(todo)
+    if cache is not None:
+        cache.save_scans(project.scans, {project.digest(p) for p in project.read_paths()})
+    # the texts of a repository (tens of MB) need not stay in this process while workers run
+    paths = [path for path, _, _ in todo]
+    del project, todo
 
     progress = Progress(len(tasks), enabled=not args.quiet and sys.stderr.isatty())
 
     def landed(i: int, out: dict) -> None:
         results[i] = out
-        path = todo[i][0]
+        path = paths[i]
         if out.get("failed"):
             stats.failed += 1
             sys.stderr.write(f"shapehint: {path}: not analysed ({out['failed']})\n")
@@ -179,6 +191,7 @@ def run_check(args) -> int:
             for i, path, text, config, budget in tasks:
                 landed(i, analyse(path, text, config, budget))
         else:
+            _warm_up()
             pool = Pool(jobs, memory_mb=args.worker_memory_mb or DEFAULT_MEMORY_MB)
             try:
                 pool.run(tasks, landed)
@@ -186,12 +199,10 @@ def run_check(args) -> int:
                 stats.workers = pool.started
     finally:
         progress.close()
-    if cache is not None:
-        cache.save_scans(project.scans, {project.digest(p) for p in project.read_paths()})
-        if cache.writes:
-            cache.prune()
+    if cache is not None and cache.writes:
+        cache.prune()
 
-    report = [{"file": path, "diagnostics": results[i]["diagnostics"]} for i, (path, _, _) in enumerate(todo)]
+    report = [{"file": path, "diagnostics": results[i]["diagnostics"]} for i, path in enumerate(paths)]
     emit_check(report, args.format)
     for e in errors:
         sys.stderr.write(f"shapehint: {e}\n")
