@@ -188,3 +188,14 @@ def test_bad_options_exit_2(repo):
     for args in (["--jobs", "0"], ["--jobs", "x"], ["--time-budget", "soon"]):
         p = run(".", *args, cwd=repo)
         assert p.returncode == 2 and p.stderr.count("\n") <= 2
+
+
+def test_two_runs_sharing_one_cache(repo):
+    env = dict(os.environ, PYTHONPATH=SERVER)
+    cmd = [sys.executable, "-m", "shapehint", "check", ".", "--jobs", "1", "--format", "json"]
+    procs = [subprocess.Popen(cmd, cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(2)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    expected = plain(repo).stdout
+    assert [o for o, _ in outs] == [expected, expected] and all(e == "" for _, e in outs)
+    assert run(".", "--format", "json", cwd=repo).stdout == expected

@@ -66,9 +66,7 @@ class Project:
         if path not in self._texts:
             try:
                 with open(path, "rb") as fh:
-                    data = fh.read()
-                self._digest[path] = digest_bytes(data)
-                self._texts[path] = data.decode("utf-8-sig")
+                    self._texts[path] = fh.read().decode("utf-8-sig")
             except (OSError, UnicodeDecodeError):
                 self._texts[path] = None
         return self._texts[path]
@@ -78,13 +76,13 @@ class Project:
         return [p for p, t in self._texts.items() if t is not None]
 
     def digest(self, path: str) -> str:
+        """Of the decoded text, so a file read here and the same file given by an editor or the
+        CLI (`read_source` drops a BOM) have the same digest."""
         path = os.path.abspath(path)
         got = self._digest.get(path)
         if got is None:
             text = self.text(path)
-            got = self._digest.get(path)
-            if got is None:  # given as text, or unreadable
-                got = self._digest[path] = digest_bytes(b"\0" if text is None else text.encode("utf-8"))
+            got = self._digest[path] = digest_bytes(b"\0" if text is None else text.encode("utf-8"))
         return got
 
     def scan(self, path: str) -> scanmod.Scan:
