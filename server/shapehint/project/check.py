@@ -113,20 +113,61 @@ def _reusable(entry: Optional[dict], budget_s: Optional[float]) -> bool:
 
 
 def run_check(args) -> int:
-    from ..cli import DEFAULT_MAX_KB, UsageError, emit_check, expand_paths, read_source
+    from ..cli import emit_check
     started = time.perf_counter()
     errors: list = []
-    files = expand_paths(args.paths, errors)
-    config_for = _configs()
-    explicit = {os.path.abspath(p) for p in args.paths}
-    reported_problems: set = set()
     budget_s = args.time_budget if args.time_budget and args.time_budget > 0 else None
     jobs = args.jobs if args.jobs else default_jobs()
     cache = None if args.no_cache else cachemod.Cache(args.cache_dir or cachemod.default_dir(args.paths))
     stats = Stats()
+    todo = _read(args.paths, errors)
+    stats.files = len(todo)
+    paths = [path for path, _, _ in todo]
+    results, keys, tasks = _plan(todo, cache, budget_s, stats)
+    del todo  # the texts of a repository (tens of MB) need not stay here while workers run
 
-    todo: list = []  # (path, text, config) of the files to report, in order
-    for path in files:
+    progress = Progress(len(tasks), enabled=not args.quiet and sys.stderr.isatty())
+
+    def landed(i: int, out: dict) -> None:
+        results[i] = out
+        if out.get("failed"):
+            stats.failed += 1
+            sys.stderr.write(f"shapehint: {paths[i]}: not analysed ({out['failed']})\n")
+        else:
+            stats.analysed += 1
+            stats.budget_hits += out.get("budget") is not None
+            stats.seconds[paths[i]] = out.get("seconds", 0.0)
+            if cache is not None:
+                cache.put(keys[i], out)
+        progress.step(paths[i])
+
+    try:
+        _execute(tasks, jobs, args.worker_memory_mb or DEFAULT_MEMORY_MB, landed, stats)
+    finally:
+        progress.close()
+    if cache is not None and cache.writes:
+        cache.prune()
+
+    report = [{"file": path, "diagnostics": results[i]["diagnostics"]} for i, path in enumerate(paths)]
+    emit_check(report, args.format)
+    for e in errors:
+        sys.stderr.write(f"shapehint: {e}\n")
+    if args.statistics:
+        stats.write(time.perf_counter() - started, jobs, cache)
+    if errors:
+        return 2
+    return 1 if any(d["severity"] == "error" for f in report for d in f["diagnostics"]) else 0
+
+
+def _read(paths: list, errors: list) -> list:
+    """[(path, text, config)] of the files to report, in order; unreadable paths go to `errors`,
+    invalid configuration entries (SH003) and files over the size cap (SH002) to stderr."""
+    from ..cli import DEFAULT_MAX_KB, UsageError, expand_paths, read_source
+    config_for = _configs()
+    explicit = {os.path.abspath(p) for p in paths}
+    reported_problems: set = set()
+    todo: list = []
+    for path in expand_paths(paths, errors):
         config = config_for(path)
         if config is not None:
             for problem in config.problems:  # invalid [tool.shapehint] entries: once each (SH003)
@@ -145,7 +186,12 @@ def run_check(args) -> int:
             sys.stderr.write(f"shapehint: {path}: skipped, larger than {max_kb} KB (SH002)\n")
             continue
         todo.append((path, text, config))
+    return todo
 
+
+def _plan(todo: list, cache, budget_s: Optional[float], stats: Stats) -> tuple:
+    """(results, keys, tasks): the answers known without analysing (not PyTorch: none; a cache
+    hit: the entry), each file's cache key, and the analyses still to run."""
     project = Project({p: t for p, t, _ in todo}, scans=cache.load_scans() if cache else None)
     results: list = [None] * len(todo)
     keys: list = [None] * len(todo)
@@ -163,51 +209,20 @@ def run_check(args) -> int:
                 stats.cached += 1
                 continue
         tasks.append((i, path, text, config, budget_s))
-    stats.files = len(todo)
     if cache is not None:
         cache.save_scans(project.scans, {project.digest(p) for p in project.read_paths()})
-    # the texts of a repository (tens of MB) need not stay in this process while workers run
-    paths = [path for path, _, _ in todo]
-    del project, todo
+    return results, keys, tasks
 
-    progress = Progress(len(tasks), enabled=not args.quiet and sys.stderr.isatty())
 
-    def landed(i: int, out: dict) -> None:
-        results[i] = out
-        path = paths[i]
-        if out.get("failed"):
-            stats.failed += 1
-            sys.stderr.write(f"shapehint: {path}: not analysed ({out['failed']})\n")
-        else:
-            stats.analysed += 1
-            stats.budget_hits += out.get("budget") is not None
-            stats.seconds[path] = out.get("seconds", 0.0)
-            if cache is not None:
-                cache.put(keys[i], out)
-        progress.step(path)
-
+def _execute(tasks: list, jobs: int, memory_mb: float, landed, stats: Stats) -> None:
+    """Run the analyses: here when a pool would not pay for itself, else in worker processes."""
+    if jobs == 1 or len(tasks) < 2:
+        for i, path, text, config, budget_s in tasks:
+            landed(i, analyse(path, text, config, budget_s))
+        return
+    _warm_up()
+    pool = Pool(jobs, memory_mb=memory_mb)
     try:
-        if jobs == 1 or len(tasks) < 2:
-            for i, path, text, config, budget in tasks:
-                landed(i, analyse(path, text, config, budget))
-        else:
-            _warm_up()
-            pool = Pool(jobs, memory_mb=args.worker_memory_mb or DEFAULT_MEMORY_MB)
-            try:
-                pool.run(tasks, landed)
-            finally:
-                stats.workers = pool.started
+        pool.run(tasks, landed)
     finally:
-        progress.close()
-    if cache is not None and cache.writes:
-        cache.prune()
-
-    report = [{"file": path, "diagnostics": results[i]["diagnostics"]} for i, path in enumerate(paths)]
-    emit_check(report, args.format)
-    for e in errors:
-        sys.stderr.write(f"shapehint: {e}\n")
-    if args.statistics:
-        stats.write(time.perf_counter() - started, jobs, cache)
-    if errors:
-        return 2
-    return 1 if any(d["severity"] == "error" for f in report for d in f["diagnostics"]) else 0
+        stats.workers = pool.started
