@@ -82,10 +82,7 @@ def config_fingerprint(config) -> str:
 
 
 def file_key(project: Project, path: str, config) -> str:
-    path = os.path.abspath(path)
-    parts = [analyzer_version(), config_fingerprint(config), path, project.digest(path)]
-    for dep in project.closure(path):
-        parts += [dep, project.digest(dep)]
+    parts = [analyzer_version(), config_fingerprint(config)] + project.fingerprint(path)
     return digest_bytes("\n".join(parts).encode("utf-8"))
 
 
@@ -143,8 +140,8 @@ class Cache:
         try:
             with open(os.path.join(self.dir, "scans.json"), encoding="utf-8") as fh:
                 raw = json.load(fh)
-            return {d: scanmod.Scan(t, tuple(scanmod.Import(n, lv, f) for n, lv, f in imps))
-                    for d, (t, imps) in raw.items()}
+            make = scanmod.Import._make
+            return {d: scanmod.Scan(t, tuple(map(make, imps))) for d, (t, imps) in raw.items()}
         except (OSError, ValueError, TypeError, UnicodeDecodeError):
             return {}
 

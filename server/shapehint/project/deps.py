@@ -62,7 +62,32 @@ class Project:
 
     def text(self, path: str) -> Optional[str]:
         """The file's text (None when it cannot be read or decoded)."""
+        return self._text_of(os.path.abspath(path))
+
+    def digest(self, path: str) -> str:
+        """Of the decoded text, so a file read here and the same file given by an editor or the
+        CLI (`read_source` drops a BOM) have the same digest."""
+        return self._digest_of(os.path.abspath(path))
+
+    def scan(self, path: str) -> scanmod.Scan:
+        return self._scan_of(os.path.abspath(path))
+
+    def read_paths(self) -> list:
+        """The files this project has the text of (read from disk or given)."""
+        return [p for p, t in self._texts.items() if t is not None]
+
+    def fingerprint(self, path: str) -> list:
+        """[path, digest] of the file and of every file in its closure: what its answer reads."""
         path = os.path.abspath(path)
+        out = [path, self._digest_of(path)]
+        for dep in self.closure(path):
+            out += [dep, self._digest_of(dep)]
+        return out
+
+    # the same on absolute paths (what every internal caller has): abspath is most of the cost
+    # of a warm run's thousands of lookups
+
+    def _text_of(self, path: str) -> Optional[str]:
         if path not in self._texts:
             try:
                 with open(path, "rb") as fh:
@@ -71,25 +96,18 @@ class Project:
                 self._texts[path] = None
         return self._texts[path]
 
-    def read_paths(self) -> list:
-        """The files this project has the text of (read from disk or given)."""
-        return [p for p, t in self._texts.items() if t is not None]
-
-    def digest(self, path: str) -> str:
-        """Of the decoded text, so a file read here and the same file given by an editor or the
-        CLI (`read_source` drops a BOM) have the same digest."""
-        path = os.path.abspath(path)
+    def _digest_of(self, path: str) -> str:
         got = self._digest.get(path)
         if got is None:
-            text = self.text(path)
+            text = self._text_of(path)
             got = self._digest[path] = digest_bytes(b"\0" if text is None else text.encode("utf-8"))
         return got
 
-    def scan(self, path: str) -> scanmod.Scan:
-        d = self.digest(path)
+    def _scan_of(self, path: str) -> scanmod.Scan:
+        d = self._digest_of(path)
         got = self.scans.get(d)
         if got is None:
-            text = self.text(path)
+            text = self._text_of(path)
             got = self.scans[d] = scanmod.scan(text) if text is not None else scanmod.Scan(scanmod.NONE, ())
             self.scanned += 1
         return got
@@ -102,8 +120,9 @@ class Project:
         got = self._edges.get(path)
         if got is None:
             got, seen = [], set()
-            for imp in self.scan(path).imports:
-                target = self._find(os.path.dirname(path), imp.name, imp.level)
+            directory = os.path.dirname(path)
+            for imp in self._scan_of(path).imports:
+                target = self._find(directory, imp.name, imp.level)
                 if target is not None and target != path and (target, imp.in_function) not in seen:
                     seen.add((target, imp.in_function))
                     got.append((target, imp.in_function))
@@ -143,8 +162,8 @@ class Project:
         path = os.path.abspath(path)
         got = self._torch.get(path)
         if got is None:
-            got = self.scan(path).torch != scanmod.NONE or any(
-                self.scan(other).torch == scanmod.AT_IMPORT
+            got = self._scan_of(path).torch != scanmod.NONE or any(
+                self._scan_of(other).torch == scanmod.AT_IMPORT
                 for other in self._reach(path, module_level_only=True) if other != path)
             self._torch[path] = got
         return got

@@ -17,7 +17,7 @@ Tests: tests/unit/test_project_scan.py.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _DEF = ("def ", "def\t", "async ")
 _TYPE_CHECKING = ("if TYPE_CHECKING", "if typing.TYPE_CHECKING")
@@ -32,16 +32,14 @@ _LINE_END = re.compile(r"\\[ \t]*$")
 NONE, IN_FUNCTION, CONDITIONAL, AT_IMPORT = 0, 1, 2, 3
 
 
-@dataclass(frozen=True)
-class Import:
+class Import(NamedTuple):
     """One module a statement may load: `name` as written (dotted), `level` the leading dots."""
     name: str
     level: int
     in_function: bool  # only when a function runs, not when the module is imported
 
 
-@dataclass(frozen=True)
-class Scan:
+class Scan(NamedTuple):
     torch: int  # NONE, IN_FUNCTION, CONDITIONAL or AT_IMPORT
     imports: tuple  # Import, in order of appearance, torch's own left out
 
