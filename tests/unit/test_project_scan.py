@@ -67,3 +67,16 @@ def test_closure_follows_every_import_and_cycles(tmp_path):
     (tmp_path / "e.py").write_text("x = 2\n")
     got = Project().closure(str(tmp_path / "a.py"))
     assert [os.path.basename(p) for p in got] == ["b.py", "c.py", "d.py"]
+
+
+def test_infer_gives_a_file_that_does_not_use_pytorch_no_analysis(tmp_path, capsys):
+    import json
+
+    from shapehint import cli
+    f = tmp_path / "m.py"
+    f.write_text("import tensorflow as tf\n\n\ndef f(x):\n    return x.view(2, 3) + x.view(4, 5)\n")
+    assert cli.main(["infer", str(f)]) == 0
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == []
+    f.write_text(f.read_text().replace("import tensorflow as tf", "import torch"))
+    assert cli.main(["infer", str(f)]) == 1
+    assert [d["code"] for d in json.loads(capsys.readouterr().out)["diagnostics"]] == ["SH106"]
