@@ -4,10 +4,11 @@ A whole-repository check reads every file to decide whether it needs an analysis
 which workspace files its answer depends on (the cache key). Parsing 2,000 files with `ast`
 costs ~9 ms each; this scan costs a small fraction of that, and it reads broken files too.
 
-It is an over-approximation by design. A line in a string that looks like an import counts
-(unless it starts with `>>>`, as doctest examples do), and a line that closes a bracket at a
-smaller indentation is skipped rather than taken as the end of a block. Whatever it gets wrong
-makes a file look as if it used torch or depended on more files: more analysis, never less.
+Only import statements and block openers (`def`, `if TYPE_CHECKING:`, `else:`) are looked
+at; a block ends at the first of them indented no deeper than its opener. It is an
+over-approximation by design: a line in a string that looks like an import counts (unless it
+starts with `>>>`, as doctest examples do). What it gets wrong makes a file look as if it used
+torch or depended on more files: more analysis, never less.
 
 Only `if TYPE_CHECKING:` blocks are left out: they never run, so `import torch` there gives
 the file no tensors.
