@@ -25,6 +25,10 @@ def test_type_checking_ends_at_its_dedent_and_else_runs():
     assert S.scan(src).torch == S.CONDITIONAL
     src = "def f():\n    if TYPE_CHECKING:\n        import torch\n    import torch\n"
     assert S.scan(src).torch == S.IN_FUNCTION
+    src = "if TYPE_CHECKING:\n    import foo\nx = 1\nif is_torch_available():\n    import torch\n"
+    assert S.scan(src).torch == S.CONDITIONAL, "a later block at the same indentation is not inside it"
+    src = "if TYPE_CHECKING:\n    import foo\ntry:\n    import torch\nexcept ImportError:\n    pass\n"
+    assert S.scan(src).torch == S.CONDITIONAL
 
 
 def test_imported_modules_over_brackets_and_continuations():

@@ -4,7 +4,7 @@ A whole-repository check reads every file to decide whether it needs an analysis
 which workspace files its answer depends on (the cache key). Parsing 2,000 files with `ast`
 costs ~9 ms each; this scan costs a small fraction of that, and it reads broken files too.
 
-Only import statements and block openers (`def`, `if TYPE_CHECKING:`, `else:`) are looked
+Only import statements and compound statements' headers (`def`, `if`, `try`, ...) are looked
 at; a block ends at the first of them indented no deeper than its opener. It is an
 over-approximation by design: a line in a string that looks like an import counts (unless it
 starts with `>>>`, as doctest examples do). What it gets wrong makes a file look as if it used
@@ -22,8 +22,11 @@ from typing import NamedTuple
 
 _DEF = ("def ", "def\t", "async ")
 _TYPE_CHECKING = ("if TYPE_CHECKING", "if typing.TYPE_CHECKING")
-_OTHER_ARM = ("else:", "else :", "elif ")  # ends an `if TYPE_CHECKING:` block at its own indentation
-_RELEVANT = ("import ", "import\t", "from ", "from\t") + _DEF + _TYPE_CHECKING + _OTHER_ARM
+# Any other compound statement's header: it ends the blocks indented as deep or deeper (an
+# `if is_torch_available():` after an `if TYPE_CHECKING:` block is no longer inside it).
+_OTHER_BLOCK = ("if ", "if(", "elif ", "else", "try", "except", "finally", "with ", "for ", "while ",
+                "class ", "match ", "case ")
+_RELEVANT = ("import ", "import\t", "from ", "from\t") + _DEF + _TYPE_CHECKING + _OTHER_BLOCK
 _FROM = re.compile(r"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]+(.*)", re.S)
 _IMPORT = re.compile(r"import[ \t]+(.*)", re.S)
 _LINE_END = re.compile(r"\\[ \t]*$")
@@ -116,7 +119,7 @@ def scan(text: str) -> Scan:
         if stripped.startswith(_TYPE_CHECKING):
             blocks.append((indent, False))
             continue
-        if stripped.startswith(_OTHER_ARM):
+        if stripped.startswith(_OTHER_BLOCK):
             continue
         if blocks and not all(is_def for _, is_def in blocks):
             continue  # inside `if TYPE_CHECKING:`: never runs
