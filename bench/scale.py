@@ -1,6 +1,6 @@
 """Scale: cold `shapehint check` on generated modules of 1k..16k lines.
 
-Each size runs in a fresh process (`shapehint check FILE --format json`, through a two-line
+Each size runs in a fresh process (`shapehint check FILE --format json --no-cache`, through a two-line
 launcher that reports the process's VmHWM at exit): wall time from spawn to exit and the peak RSS. The growth exponent is the least-squares slope of log(time) against log(lines),
 Each size runs 3 to 7 times (more for small sizes; every run a fresh process), in interleaved
 rounds, and the fastest counts. The exponent is fitted both on the raw times and on the times minus a baseline (the same command on a
@@ -39,7 +39,7 @@ LAUNCH = ("import sys\n"
 
 def run_check(path: str, timeout: float = 600.0) -> dict:
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", LAUNCH, "check", path, "--format", "json"],
+    proc = subprocess.run([sys.executable, "-c", LAUNCH, "check", path, "--format", "json", "--no-cache"],
                           capture_output=True, timeout=timeout)
     dt = time.perf_counter() - t0
     out = proc.stdout

@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="report provable shape errors and warnings")
     c.add_argument("paths", nargs="+")
     c.add_argument("--format", choices=["text", "json", "sarif"], default="text")
+    _add_repository_options(c)
     i = sub.add_parser("infer", help="print the inferred shape of every tensor-valued name")
     i.add_argument("file")
     i.add_argument("--format", choices=["json", "text"], default="json")
@@ -56,6 +57,31 @@ def build_parser() -> argparse.ArgumentParser:
         r.add_argument("file")
     sub.add_parser("lsp", help="start the language server on stdio")
     return p
+
+
+def _add_repository_options(c) -> None:
+    """check's options for whole repositories (project/check.py)."""
+    from .project.analyse import DEFAULT_BUDGET_S
+    c.add_argument("--jobs", type=_positive_int, metavar="N", help="worker processes (default: the number of cores)")
+    c.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    c.add_argument("--cache-dir", metavar="DIR", help="the cache folder (default: .shapehint_cache in the project root)")
+    c.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    c.add_argument("--statistics", action="store_true",
+                   help="files, time, cache hits and the slowest files on stderr")
+    c.add_argument("--time-budget", type=float, default=DEFAULT_BUDGET_S, metavar="SECONDS",
+                   help=f"per-file analysis time before it stops with an SH005 note (default {DEFAULT_BUDGET_S:g}; 0: none)")
+    c.add_argument("--worker-memory-mb", type=_positive_int, metavar="MB",
+                   help="a worker whose memory passes this after a file is replaced by a fresh one")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
 
 
 # Commands whose process ends holding a whole analysis: see `entry`.
@@ -188,40 +214,8 @@ def analyze_path(path: str, text: str, config, records: bool = True, functions=N
 # ---- check / infer -----------------------------------------------------------------
 
 def cmd_check(args) -> int:
-    errors: list = []
-    files = expand_paths(args.paths, errors)
-    report = []
-    any_error = False
-    reported_problems: set = set()
-    explicit = {os.path.abspath(p) for p in args.paths}
-    for path in files:
-        config = load_config_for(path)
-        if config is not None:
-            for problem in config.problems:  # invalid [tool.shapehint] entries: once each (SH003)
-                if problem not in reported_problems:
-                    reported_problems.add(problem)
-                    sys.stderr.write(f"shapehint: SH003 {problem}\n")
-            if os.path.abspath(path) not in explicit and not config.is_included(path):
-                continue  # found by walking a folder, excluded by [tool.shapehint]
-        max_kb = getattr(config, "max_file_size_kb", DEFAULT_MAX_KB) if config is not None else DEFAULT_MAX_KB
-        try:
-            text = read_source(path, max_kb)
-        except UsageError as e:
-            errors.append(str(e))
-            continue
-        if text is None:
-            sys.stderr.write(f"shapehint: {path}: skipped, larger than {max_kb} KB (SH002)\n")
-            continue
-        result = analyze_path(path, text, config, records=False)  # diagnostics only
-        diags = [d.to_json() for d in result.diagnostics]
-        any_error |= any(d["severity"] == "error" for d in diags)
-        report.append({"file": path, "diagnostics": diags})
-    emit_check(report, args.format)
-    for e in errors:
-        sys.stderr.write(f"shapehint: {e}\n")
-    if errors:
-        return 2
-    return 1 if any_error else 0
+    from .project.check import run_check
+    return run_check(args)
 
 
 def emit_check(report: list, fmt: str) -> None:
@@ -250,7 +244,12 @@ def cmd_infer(args) -> int:
     text = read_source(args.file)
     if text is None:
         raise UsageError(f"{args.file}: larger than the size cap")
-    result = analyze_path(args.file, text, config)
+    from .project.deps import uses_torch
+    if uses_torch(args.file, text):
+        result = analyze_path(args.file, text, config)
+    else:  # not PyTorch code: no shape analysis (project/deps.py)
+        from .analysis.result import AnalysisResult
+        result = AnalysisResult(args.file, text)
     data = result.infer_json()
     if args.format == "json":
         json.dump(data, sys.stdout, indent=2)

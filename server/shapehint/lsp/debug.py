@@ -60,7 +60,9 @@ if ENABLED:
 
     @command("shapehint.debug.stats")
     async def _stats(server, args: dict):
+        from .workspace_diags import STATS as workspace
         return {"stats": dict(server.worker.stats), "running": dict(server.worker.hooks.running),
+                "workspace_diagnostics": dict(workspace),
                 "last_slow_query": STATE["last_slow_query"],
                 "commands": sorted(server.protocol.server_capabilities.execute_command_provider.commands),
                 "snapshots": {u: s.version for u, s in server.worker.snapshots.items()},

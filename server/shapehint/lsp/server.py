@@ -140,7 +140,7 @@ async def inlay_hint_resolve(ls: ShapeHintServer, hint: lsp.InlayHint):
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DIAGNOSTIC, lsp.DiagnosticOptions(
-    identifier="shapehint", inter_file_dependencies=False, workspace_diagnostics=False))
+    identifier="shapehint", inter_file_dependencies=False, workspace_diagnostics=True))
 @guarded(default=lsp.RelatedFullDocumentDiagnosticReport(items=[]))
 async def diagnostic(ls: ShapeHintServer, params: lsp.DocumentDiagnosticParams):
     snap = await ls.snapshot(params.text_document.uri)
@@ -150,6 +150,18 @@ async def diagnostic(ls: ShapeHintServer, params: lsp.DocumentDiagnosticParams):
     if params.previous_result_id == result_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
     return lsp.RelatedFullDocumentDiagnosticReport(items=ls.lsp_diagnostics(snap), result_id=result_id)
+
+
+@server.feature(lsp.WORKSPACE_DIAGNOSTIC)
+@guarded(default=lsp.WorkspaceDiagnosticReport(items=[]))
+async def workspace_diagnostic(ls: ShapeHintServer, params: lsp.WorkspaceDiagnosticParams):
+    import asyncio
+    from pygls import uris
+    from . import workspace_diags
+    open_paths = {uris.to_fs_path(u) for u in ls.workspace.text_documents}
+    found = await asyncio.to_thread(workspace_diags.cached_reports, workspace_diags.roots_of(ls),
+                                    open_paths, ls.config_for)
+    return workspace_diags.report(ls, found)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(

@@ -367,10 +367,13 @@ def _body(uri: str, version, text: str, path: str, config, analyses=None):
     """The worker-thread part of analysing one document version."""
     def body(job: Job) -> Snapshot:
         from ..analysis.result import AnalysisResult, Diagnostic
+        from ..project.deps import uses_torch
         if len(text.encode("utf-8")) > config.max_file_size_kb * 1024:
             note = Diagnostic(1, 0, 1, 0, "information", "SH002",
                               f"file larger than {config.max_file_size_kb} KB: not analysed")
             result = AnalysisResult(path=path, text=text, diagnostics=[note])
+        elif not uses_torch(path, text):  # not PyTorch code: no shape analysis (project/deps.py)
+            result = AnalysisResult(path=path, text=text)
         else:
             if analyses is not None:  # warm per-function summaries: only what the edit touched
                 analyses.config = config
