@@ -162,7 +162,7 @@ def expand_paths(paths: Iterable[str], errors: list) -> list:
             found = []
             for root, dirs, files in os.walk(p, followlinks=False):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
-                found += [os.path.join(root, f) for f in sorted(files) if f.endswith((".py", ".pyi"))]
+                found += [os.path.join(root, f) for f in sorted(files) if f.endswith((".py", ".pyi", ".ipynb"))]
             out.extend(found)
         elif os.path.islink(p) and not os.path.exists(p):
             errors.append(f"{p}: broken or looping symbolic link")
@@ -183,6 +183,23 @@ def analyze_path(path: str, text: str, config, records: bool = True, functions=N
     except ImportError:
         pass
     return result
+
+
+def analyze_notebook(path: str, text: str, config, records: bool = True):
+    """(result, joined): the notebook's code cells analysed as one module (notebook.py); the
+    result's diagnostics are in module lines, `joined` maps them to cells."""
+    from . import notebook
+    try:
+        nb = notebook.read_notebook(text)
+    except notebook.NotebookError as e:
+        raise UsageError(f"{path}: {e}")
+    if nb.language not in ("python", "python3"):
+        raise UsageError(f"{path}: a {nb.language} notebook, not Python")
+    joined = notebook.join(nb)
+    result = analyze_path(path, joined.text, config, records=records)
+    result.diagnostics = sorted(notebook.cell_diagnostics(joined) + list(result.diagnostics),
+                                key=lambda d: (d.line, d.col))
+    return result, joined
 
 
 # ---- check / infer -----------------------------------------------------------------
@@ -212,8 +229,17 @@ def cmd_check(args) -> int:
         if text is None:
             sys.stderr.write(f"shapehint: {path}: skipped, larger than {max_kb} KB (SH002)\n")
             continue
-        result = analyze_path(path, text, config, records=False)  # diagnostics only
-        diags = [d.to_json() for d in result.diagnostics]
+        if path.lower().endswith(".ipynb"):
+            try:
+                result, joined = analyze_notebook(path, text, config, records=False)
+            except UsageError as e:
+                errors.append(str(e))
+                continue
+            from .notebook import map_diagnostic
+            diags = [map_diagnostic(joined, d.to_json(), path) for d in result.diagnostics]
+        else:
+            result = analyze_path(path, text, config, records=False)  # diagnostics only
+            diags = [d.to_json() for d in result.diagnostics]
         any_error |= any(d["severity"] == "error" for d in diags)
         report.append({"file": path, "diagnostics": diags})
     emit_check(report, args.format)
@@ -233,13 +259,14 @@ def emit_check(report: list, fmt: str) -> None:
         json.dump(to_sarif(report), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
+        from .notebook import place
         n = 0
         for f in report:
             for d in f["diagnostics"]:
                 n += 1
-                sys.stdout.write(f"{f['file']}:{d['line']}:{d['col'] + 1}: {d['severity']} {d['code']} {d['message']}\n")
+                sys.stdout.write(f"{place(f['file'], d)}: {d['severity']} {d['code']} {d['message']}\n")
                 for r in d["related"]:
-                    sys.stdout.write(f"    {r.get('file', f['file'])}:{r['line']}:{r['col'] + 1}: note: {r['message']}\n")
+                    sys.stdout.write(f"    {place(r.get('file', f['file']), r)}: note: {r['message']}\n")
         errs = sum(d["severity"] == "error" for f in report for d in f["diagnostics"])
         sys.stdout.write(f"{len(report)} file{'s' if len(report) != 1 else ''} checked, {errs} error"
                          f"{'s' if errs != 1 else ''}, {n - errs} other diagnostic{'s' if n - errs != 1 else ''}\n")
@@ -250,17 +277,23 @@ def cmd_infer(args) -> int:
     text = read_source(args.file)
     if text is None:
         raise UsageError(f"{args.file}: larger than the size cap")
-    result = analyze_path(args.file, text, config)
-    data = result.infer_json()
+    if args.file.lower().endswith(".ipynb"):
+        from .notebook import map_infer
+        result, joined = analyze_notebook(args.file, text, config)
+        data = map_infer(joined, result.infer_json(), args.file)
+    else:
+        result = analyze_path(args.file, text, config)
+        data = result.infer_json()
+    from .notebook import place
     if args.format == "json":
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         for v in data["values"]:
             shape = "?" if v["shape"] is None else "[" + ", ".join(map(str, v["shape"])) + "]"
-            sys.stdout.write(f"{args.file}:{v['line']}:{v['col'] + 1}: {v['function']}: {v['name']} = Tensor{shape}\n")
+            sys.stdout.write(f"{place(args.file, v)}: {v['function']}: {v['name']} = Tensor{shape}\n")
         for d in data["diagnostics"]:
-            sys.stdout.write(f"{args.file}:{d['line']}:{d['col'] + 1}: {d['severity']} {d['code']} {d['message']}\n")
+            sys.stdout.write(f"{place(args.file, d)}: {d['severity']} {d['code']} {d['message']}\n")
     return 1 if any(d["severity"] == "error" for d in data["diagnostics"]) else 0
 
 
