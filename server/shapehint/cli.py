@@ -190,12 +190,9 @@ def analyze_notebook(path: str, text: str, config, records: bool = True):
     result's diagnostics are in module lines, `joined` maps them to cells."""
     from . import notebook
     try:
-        nb = notebook.read_notebook(text)
+        joined = notebook.load(path, text)
     except notebook.NotebookError as e:
         raise UsageError(f"{path}: {e}")
-    if nb.language not in ("python", "python3"):
-        raise UsageError(f"{path}: a {nb.language} notebook, not Python")
-    joined = notebook.join(nb)
     result = analyze_path(path, joined.text, config, records=records)
     result.diagnostics = sorted(notebook.cell_diagnostics(joined) + list(result.diagnostics),
                                 key=lambda d: (d.line, d.col))

@@ -305,3 +305,38 @@ def place(path: str, item: dict) -> str:
     if "cell" in item:
         return f"{path}:cell {item['cell'] + 1}:{item['line']}:{item['col'] + 1}"
     return f"{path}:{item['line']}:{item['col'] + 1}"
+
+
+def map_run(joined: Joined, result: dict) -> dict:
+    """A device run's result over the joined cells -> `lines`, `mismatches`, `observed` and errors
+    with `cell` and lines within it (`run --cell`)."""
+    def fix(item):
+        if isinstance(item, dict) and isinstance(item.get("line"), int):
+            at = joined.locate(item["line"])
+            if at is not None:
+                item["cell"], item["line"] = at
+    for key in ("lines", "mismatches", "observed"):
+        for item in result.get(key) or []:
+            if not (key == "mismatches" and "cell" in item):  # mismatches are items of `lines`
+                fix(item)
+    fix(result.get("error"))
+    for e in result.get("entries") or []:
+        fix(e.get("error"))
+        fix(e.get("not_observable"))
+    return result
+
+
+def load(path: str, text: Optional[str] = None, upto: Optional[int] = None) -> Joined:
+    """Read and join a notebook file; NotebookError with one clear line for anything unusable."""
+    if text is None:
+        try:
+            with open(path, encoding="utf-8-sig") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise NotebookError(f"cannot read it ({getattr(e, 'strerror', None) or e})") from None
+    nb = read_notebook(text)
+    if nb.language not in ("python", "python3"):
+        raise NotebookError(f"a {nb.language} notebook, not Python")
+    if upto is not None and not 0 <= upto < len(nb.cells):
+        raise NotebookError(f"no cell {upto}: cells are numbered 0 to {len(nb.cells) - 1}")
+    return join(nb, upto=upto)
