@@ -21,6 +21,7 @@ Tests: tests/unit/test_notebook.py, tests/unit/test_notebook_cli.py, tests/lsp/t
 """
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from dataclasses import dataclass, field
@@ -204,10 +205,13 @@ class Joined:
 
     def locate(self, line: int) -> Optional[tuple]:
         """Module line (1-based) -> (cell index, line within the cell, 1-based)."""
-        for cell, start in self.starts.items():
-            if start < line <= start + self.counts[cell]:
-                return cell, line - start
-        return None
+        order = list(self.starts)  # cells in notebook order, so their starts ascend
+        i = bisect.bisect_left([self.starts[c] for c in order], line) - 1
+        if i < 0:
+            return None
+        cell = order[i]
+        start = self.starts[cell]
+        return (cell, line - start) if line <= start + self.counts[cell] else None
 
     def module_line(self, cell: int, line: int) -> int:
         return self.starts[cell] + line
@@ -294,10 +298,18 @@ def map_infer(joined: Joined, data: dict, path: str) -> dict:
             continue
         v = dict(v)
         v["cell"], v["line"] = at
+        if v.get("contexts"):  # "QUALNAME:LINE" names a module line: say its cell and line too
+            v["contexts"] = [_context_cell(joined, c) for c in v["contexts"]]
         values.append(v)
     out["values"] = values
     out["diagnostics"] = [map_diagnostic(joined, d, path) for d in data.get("diagnostics", [])]
     return out
+
+
+def _context_cell(joined: Joined, context: dict) -> dict:
+    qual, _, line = str(context.get("context", "")).rpartition(":")
+    at = joined.locate(int(line)) if qual and line.isdigit() else None
+    return context if at is None else dict(context, cell=at[0], line=at[1])
 
 
 def place(path: str, item: dict) -> str:

@@ -83,3 +83,17 @@ def test_nbformat3_and_language():
     nb = nbm.read_notebook('{"worksheets": [{"cells": [{"cell_type": "code", "input": ["a = 1\\n", "b = 2"]}]}],'
                            ' "metadata": {"language_info": {"name": "R"}}}')
     assert nb.cells[0].source == "a = 1\nb = 2" and nb.language == "r"
+
+
+def test_infer_values_and_contexts_name_cells():
+    joined = nbm.join(nbm.read_notebook(notebook([("markdown", "m"), ("code", "a = 1\nb = 2"), ("code", "c = 3")])))
+    data = {"values": [{"line": 3, "col": 0, "name": "c", "function": "f", "shape": [2],
+                        "contexts": [{"context": "<module>:2", "shape": [2]}, {"context": "odd", "shape": None}]},
+                       {"line": 99, "col": 0, "name": "gone", "function": "f", "shape": None}],
+            "diagnostics": []}
+    out = nbm.map_infer(joined, data, "nb.ipynb")
+    [v] = out["values"]
+    assert (v["cell"], v["line"]) == (2, 1)
+    assert v["contexts"] == [{"context": "<module>:2", "shape": [2], "cell": 1, "line": 2},
+                             {"context": "odd", "shape": None}]
+    assert [joined.locate(n) for n in range(0, 5)] == [None, (1, 1), (1, 2), (2, 1), None]

@@ -146,12 +146,16 @@ def with_cell_errors(ls, uri: str, body):
 
 
 def cell_lines(ls, uri: str, snap) -> Optional[CellLines]:
-    """Position conversion for the cell `uri` of the notebook analysed in `snap`."""
+    """Position conversion for the cell `uri` of the notebook analysed in `snap` (None when
+    `uri` is not in it). A cell that is not analysed (not Python) sees none of the text."""
     v = view(ls, snap.uri)
     cell = v.cell_of(uri) if v is not None else None
-    if cell is None or cell not in v.joined.starts:
+    if cell is None:
         return None
-    return CellLines(ls.lines(snap.text), v.joined.starts[cell], v.joined.counts[cell])
+    lines = ls.lines(snap.text)
+    if cell not in v.joined.starts:
+        return CellLines(lines, len(lines.lines) + 1, 0)
+    return CellLines(lines, v.joined.starts[cell], v.joined.counts[cell])
 
 
 def _relocate(v: View, loc: lsp.Location) -> lsp.Location:
@@ -168,14 +172,15 @@ def _relocate(v: View, loc: lsp.Location) -> lsp.Location:
         end=lsp.Position(line=max(loc.range.end.line - delta, line - 1), character=loc.range.end.character)))
 
 
-def diagnostic_pairs(ls, uri: str, snap) -> list:
-    """(analysis Diagnostic, LSP Diagnostic in the cell's positions) for the cell `uri`."""
+def diagnostic_pairs(ls, uri: str, snap, pairs=None) -> list:
+    """(analysis Diagnostic, LSP Diagnostic in the cell's positions) for the cell `uri`, from
+    the notebook's `pairs` (`ls.diagnostic_pairs(snap)`, computed when not given)."""
     lines = cell_lines(ls, uri, snap)
     v = view(ls, snap.uri)
     if lines is None:
         return []
     out = []
-    for d, x in ls.diagnostic_pairs(snap):
+    for d, x in (pairs if pairs is not None else ls.diagnostic_pairs(snap)):
         if not lines.has(d.line):
             continue
         related = [lsp.DiagnosticRelatedInformation(location=_relocate(v, r.location), message=r.message)
@@ -191,12 +196,13 @@ def publish(ls, snap) -> None:
     if v is None:
         return
     docs = ls.workspace.text_documents
+    pairs = ls.diagnostic_pairs(snap)
     for cell in v.joined.starts:
         uri = v.cell_uris[cell]
         doc = docs.get(uri)
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, version=doc.version if doc is not None else None,
-            diagnostics=[x for _, x in diagnostic_pairs(ls, uri, snap)]))
+            diagnostics=[x for _, x in diagnostic_pairs(ls, uri, snap, pairs)]))
 
 
 def clear_cells(ls, cell_uris) -> None:
