@@ -14,6 +14,9 @@ from typing import Iterable, Optional
 from . import __version__
 
 DEFAULT_MAX_KB = 2048
+# A notebook file carries its outputs (plots as base64): the size cap applies to its code cells,
+# and the file itself may be this large.
+NOTEBOOK_FILE_MAX_KB = 256 * 1024
 
 
 class UsageError(Exception):
@@ -185,14 +188,17 @@ def analyze_path(path: str, text: str, config, records: bool = True, functions=N
     return result
 
 
-def analyze_notebook(path: str, text: str, config, records: bool = True):
+def analyze_notebook(path: str, text: str, config, records: bool = True, max_kb: int = DEFAULT_MAX_KB):
     """(result, joined): the notebook's code cells analysed as one module (notebook.py); the
-    result's diagnostics are in module lines, `joined` maps them to cells."""
+    result's diagnostics are in module lines, `joined` maps them to cells. None when the code
+    cells together are over the size cap."""
     from . import notebook
     try:
         joined = notebook.load(path, text)
     except notebook.NotebookError as e:
         raise UsageError(f"{path}: {e}")
+    if len(joined.text.encode("utf-8")) > max_kb * 1024:
+        return None
     result = analyze_path(path, joined.text, config, records=records)
     result.diagnostics = sorted(notebook.cell_diagnostics(joined) + list(result.diagnostics),
                                 key=lambda d: (d.line, d.col))
@@ -218,20 +224,19 @@ def cmd_check(args) -> int:
             if os.path.abspath(path) not in explicit and not config.is_included(path):
                 continue  # found by walking a folder, excluded by [tool.shapehint]
         max_kb = getattr(config, "max_file_size_kb", DEFAULT_MAX_KB) if config is not None else DEFAULT_MAX_KB
+        is_notebook = path.lower().endswith(".ipynb")
         try:
-            text = read_source(path, max_kb)
+            text = read_source(path, NOTEBOOK_FILE_MAX_KB if is_notebook else max_kb)
+            analysed = analyze_notebook(path, text, config, False, max_kb) if is_notebook and text is not None else None
         except UsageError as e:
             errors.append(str(e))
             continue
-        if text is None:
-            sys.stderr.write(f"shapehint: {path}: skipped, larger than {max_kb} KB (SH002)\n")
+        if text is None or (is_notebook and analysed is None):
+            what = "larger" if text is None else "its code cells are larger"
+            sys.stderr.write(f"shapehint: {path}: skipped, {what} than {max_kb} KB (SH002)\n")
             continue
-        if path.lower().endswith(".ipynb"):
-            try:
-                result, joined = analyze_notebook(path, text, config, records=False)
-            except UsageError as e:
-                errors.append(str(e))
-                continue
+        if is_notebook:
+            result, joined = analysed
             from .notebook import map_diagnostic
             diags = [map_diagnostic(joined, d.to_json(), path) for d in result.diagnostics]
         else:
@@ -271,12 +276,14 @@ def emit_check(report: list, fmt: str) -> None:
 
 def cmd_infer(args) -> int:
     config = load_config_for(args.file)
-    text = read_source(args.file)
-    if text is None:
+    is_notebook = args.file.lower().endswith(".ipynb")
+    text = read_source(args.file, NOTEBOOK_FILE_MAX_KB if is_notebook else DEFAULT_MAX_KB)
+    analysed = analyze_notebook(args.file, text, config) if is_notebook and text is not None else None
+    if text is None or (is_notebook and analysed is None):
         raise UsageError(f"{args.file}: larger than the size cap")
-    if args.file.lower().endswith(".ipynb"):
+    if is_notebook:
         from .notebook import map_infer
-        result, joined = analyze_notebook(args.file, text, config)
+        result, joined = analysed
         data = map_infer(joined, result.infer_json(), args.file)
     else:
         result = analyze_path(args.file, text, config)

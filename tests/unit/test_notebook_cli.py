@@ -92,3 +92,18 @@ def test_invalid_notebooks_are_one_line_and_exit_2(tmp_path):
     p = run("check", str(other), str(_nb(tmp_path)))
     assert p.returncode == 2 and f"{other}: a r notebook, not Python" in p.stderr
     assert "SH101" in p.stdout  # the other file is still checked
+
+
+def test_the_size_cap_counts_code_not_outputs(tmp_path):
+    """A notebook's outputs (base64 plots) do not count toward max_file_size_kb; its code does."""
+    import json as _json
+    f = _nb(tmp_path, [("code", "import torch\nx = torch.zeros(2, 3)\ny = x @ x"), ("code", "#" * 1500)])
+    nb = _json.loads(f.read_text())
+    nb["cells"][0]["outputs"] = [{"output_type": "display_data", "metadata": {},
+                                  "data": {"image/png": "A" * (3 * 1024 * 1024)}}]
+    f.write_text(_json.dumps(nb))
+    p = run("check", str(f))
+    assert p.returncode == 1 and "SH101" in p.stdout and "skipped" not in p.stderr
+    (tmp_path / "pyproject.toml").write_text("[tool.shapehint]\nmax_file_size_kb = 1\n")
+    p = run("check", str(f))
+    assert p.returncode == 0 and "skipped, its code cells are larger than 1 KB (SH002)" in p.stderr
