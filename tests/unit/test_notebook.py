@@ -97,3 +97,28 @@ def test_infer_values_and_contexts_name_cells():
     assert v["contexts"] == [{"context": "<module>:2", "shape": [2], "cell": 1, "line": 2},
                              {"context": "odd", "shape": None}]
     assert [joined.locate(n) for n in range(0, 5)] == [None, (1, 1), (1, 2), (2, 1), None]
+
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+PIECES = ["x = torch.zeros(2, 3)", "%time f(x)", "!ls -la", "%%bash", "%%time", "y = f(x,", ")", "if x:",
+          "    pass", "    %magic", "s = '''", "'''", "obj?", "??obj", "files = !ls", "def g(a):", "    return a",
+          "\tbad indent", "z = [1,", "2]", "# comment", "", "print('%s' % x)", "a = b != c", "\\", "é = 1"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.sampled_from(PIECES), max_size=6), min_size=1, max_size=5))
+def test_any_cells_join_into_a_module_that_parses(cells):
+    """Whatever the cells hold, masking keeps every line's length, each cell's lines stay its
+    own, and the joined module parses (broken cells were repaired alone)."""
+    sources = ["\n".join(c) for c in cells]
+    for src in sources:
+        masked = nbm.mask_cell(src)
+        assert [len(l) for l in masked.split("\n")] == [len(l) for l in src.split("\n")]
+    joined = nbm.join(nbm.Notebook([nbm.Cell(i, "code", s) for i, s in enumerate(sources)]))
+    ast.parse(joined.text)
+    for i, src in enumerate(sources):
+        n = len(src.split("\n"))
+        assert joined.counts[i] == n
+        assert [joined.locate(joined.module_line(i, k)) for k in range(1, n + 1)] == [(i, k) for k in range(1, n + 1)]
+    assert all(p.line <= joined.counts[p.cell] for p in joined.problems)
