@@ -27,12 +27,19 @@ CELLS = [
 ]
 
 
-def cell_uri(i: int) -> str:
-    return f"vscode-notebook-cell:{NB}#cell{i}"
+def cell_uri(i: int, nb=NB) -> str:
+    return f"vscode-notebook-cell:{nb}#cell{i}"
 
 
 @pytest_lsp.fixture(scope="module", config=server_config())
 async def client(lsp_client: LanguageClient):
+    lsp_client.applied = []
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def _apply(params: types.ApplyWorkspaceEditParams):
+        lsp_client.applied.append(params)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
     caps = push_capabilities()
     if caps.notebook_document is None:
         caps.notebook_document = types.NotebookDocumentClientCapabilities(
@@ -43,12 +50,12 @@ async def client(lsp_client: LanguageClient):
     await lsp_client.shutdown_session()
 
 
-def open_notebook(client, cells, version=1):
+def open_notebook(client, cells, version=1, nb=NB):
     client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
         notebook_document=types.NotebookDocument(
-            uri=NB.as_uri(), notebook_type="jupyter-notebook", version=version,
-            cells=[types.NotebookCell(kind=k, document=cell_uri(i)) for i, (k, _) in enumerate(cells)]),
-        cell_text_documents=[types.TextDocumentItem(uri=cell_uri(i), language_id="python" if k == CODE else "markdown",
+            uri=nb.as_uri(), notebook_type="jupyter-notebook", version=version,
+            cells=[types.NotebookCell(kind=k, document=cell_uri(i, nb)) for i, (k, _) in enumerate(cells)]),
+        cell_text_documents=[types.TextDocumentItem(uri=cell_uri(i, nb), language_id="python" if k == CODE else "markdown",
                                                     version=1, text=t) for i, (k, t) in enumerate(cells)]))
 
 
@@ -175,3 +182,22 @@ async def test_close_clears_every_cell(client: LanguageClient):
         await asyncio.sleep(0.05)
     assert all(not client.diagnostics.get(cell_uri(i)) for i in range(len(CELLS)))
     assert NB.as_uri() not in (await stats(client))["snapshots"]
+
+
+async def test_a_command_with_a_cell_line_edits_that_cell(client: LanguageClient):
+    """shapehint.fillHole {uri: a cell, line: a line of that cell}: the hole's value is written
+    into that cell, through workspace/applyEdit."""
+    nb = EXAMPLES / "notebook_holes.ipynb"
+    cells = [(CODE, "import torch\nimport torch.nn as nn"),
+             (CODE, "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.conv = nn.Conv2d(3, 6, 5)\n        self.fc = nn.Linear(__, 10)\n\n"
+                    "    def forward(self, x):\n        assert x.shape[1:] == (3, 32, 32)\n"
+                    "        return self.fc(self.conv(x).flatten(1))")]
+    open_notebook(client, cells, nb=nb)
+    res = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="shapehint.fillHole", arguments=[{"uri": cell_uri(1, nb), "line": 5, "col": 28}]))
+    assert res["applied"] is True, res
+    [change] = client.applied[-1].edit.document_changes
+    assert change.text_document.uri == cell_uri(1, nb)
+    new = apply_edits(cells[1][1], change.edits)
+    assert new.split("\n")[4] == "        self.fc = nn.Linear(4704, 10)"

@@ -212,38 +212,45 @@ def clear_cells(ls, cell_uris) -> None:
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
+def workspace_edit(ls, snap, edits: list, versioned: bool = True) -> Optional[lsp.WorkspaceEdit]:
+    """Edits over the notebook's joined text -> a WorkspaceEdit with one change per cell they
+    touch, in that cell's positions (None when an edit falls outside every code cell)."""
+    from .convert import text_edit
+    v = view(ls, snap.uri)
+    groups: dict = {}
+    for e in edits:
+        at = v.joined.locate(e.line) if v is not None else None
+        if at is None:
+            return None
+        groups.setdefault(at[0], []).append(e)
+    changes = []
+    for cell, group in sorted(groups.items()):
+        uri = v.cell_uris[cell]
+        doc = ls.workspace.text_documents.get(uri)
+        lines = cell_lines(ls, uri, snap)
+        changes.append((uri, doc.version if doc is not None else None, [text_edit(e, lines) for e in group]))
+    if not versioned:
+        return lsp.WorkspaceEdit(changes={u: es for u, _, es in changes})
+    return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
+        text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=u, version=ver), edits=es)
+        for u, ver, es in changes])
+
+
 def code_action(a, ls, snap, versioned: bool, diagnostics: list):
     """A features.actions.Action over the joined text -> an LSP CodeAction whose edits land in
     the cells they touch (None when an edit falls outside every code cell)."""
     from .convert import code_action as convert
-    v = view(ls, snap.uri)
-    groups: dict = {}
-    for e in a.edits:
-        at = v.joined.locate(e.line)
-        if at is None:
-            return None
-        groups.setdefault(at[0], []).append(e)
-    if len(groups) <= 1:
-        cell = next(iter(groups), None)
-        uri = v.cell_uris[cell] if cell is not None else v.uri
-        doc = ls.workspace.text_documents.get(uri)
-        lines = cell_lines(ls, uri, snap) if cell is not None else ls.lines(snap.text)
-        return convert(a, lines, uri, doc.version if doc is not None else None, diagnostics, versioned)
-    from .convert import text_edit
-    changes = []
-    for cell, edits in sorted(groups.items()):
-        uri = v.cell_uris[cell]
-        doc = ls.workspace.text_documents.get(uri)
-        lines = cell_lines(ls, uri, snap)
-        changes.append((uri, doc.version if doc is not None else None, [text_edit(e, lines) for e in edits]))
-    out = convert(dataclasses.replace(a, edits=[]), ls.lines(snap.text), v.uri, None, diagnostics, versioned)
-    if versioned:
-        edit = lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
-            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=u, version=ver), edits=es)
-            for u, ver, es in changes])
-    else:
-        edit = lsp.WorkspaceEdit(changes={u: es for u, _, es in changes})
-    return attrs.evolve(out, edit=edit)
+    out = convert(dataclasses.replace(a, edits=[]), ls.lines(snap.text), snap.uri, None, diagnostics, versioned)
+    if not a.edits:
+        return out
+    edit = workspace_edit(ls, snap, a.edits, versioned)
+    return None if edit is None else attrs.evolve(out, edit=edit)
+
+
+def module_line(ls, uri: str, snap, line: int) -> int:
+    """A 1-based line of the document `uri` (a cell) -> the line of the snapshot's text."""
+    lines = cell_lines(ls, uri, snap) if snap.uri != uri else None
+    return line + lines.start if lines is not None else line
 
 
 def register(server) -> None:
