@@ -418,22 +418,26 @@ async function scenario(page, ui, file, text, error) {
 
 /** The notebook's cells are analysed as one module: `x` and `w` come from cell 3, the clash is in cell 4. */
 async function notebookScenario(page, ui) {
-  const nb = ".notebook-editor";
+  const nb = ".notebook-editor:visible"; // (VS Code keeps hidden notebook editors in the DOM)
   await step("open a notebook from the Explorer", async () => {
     await page.keyboard.press("Escape");
+    if (await page.locator(".part.panel").first().isVisible().catch(() => false)) {
+      await page.keyboard.press("Control+J"); // hide the panel: room for the cells
+    }
     await page.keyboard.press("Control+Shift+E");
     const item = page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${NOTEBOOK}"]`).first();
     await item.waitFor({ state: "visible", timeout: 30000 });
     await item.click();
-    await page.locator(`${nb} .cell-list-container`).first().waitFor({ state: "visible", timeout: 30000 });
+    await page.locator(`${nb} .code-cell-row .view-line`, { hasText: /import/ }).first()
+      .waitFor({ state: "visible", timeout: 60000 });
     const cells = page.locator(`${nb} .code-cell-row`);
-    await cells.first().waitFor({ state: "visible", timeout: 30000 });
     return `${await cells.count()} code cells`;
   });
 
   await step("error squiggle in the notebook's cell", async () => {
     const squiggle = page.locator(`${nb} .squiggly-error`).first();
     await squiggle.waitFor({ state: "attached", timeout: 90000 });
+    await squiggle.scrollIntoViewIfNeeded().catch(() => {});
     const cell = page.locator(`${nb} .code-cell-row`, { has: page.locator(".squiggly-error") }).first();
     const txt = nbsp(await cell.locator(".view-lines").first().innerText());
     await page.mouse.move(5, 5);
@@ -443,7 +447,8 @@ async function notebookScenario(page, ui) {
   });
 
   await step("hover shows a shape in another cell", async () => {
-    const line = page.locator(`${nb} .code-cell-row .view-line`, { hasText: /w = torch\.randn/ }).first();
+    // (the line's text includes its inlay hint, "w: [4, 5] = ...", and spaces render as U+00A0)
+    const line = page.locator(`${nb} .code-cell-row .view-line`, { hasText: /torch\.randn\(4,/ }).first();
     await line.waitFor({ state: "visible", timeout: 20000 });
     const box = await line.boundingBox();
     await page.mouse.click(box.x + 3, box.y + box.height / 2); // the caret on `w`
