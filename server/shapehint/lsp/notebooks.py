@@ -186,7 +186,7 @@ def diagnostic_pairs(ls, uri: str, snap, pairs=None) -> list:
         related = [lsp.DiagnosticRelatedInformation(location=_relocate(v, r.location), message=r.message)
                    for r in (x.related_information or [])]
         out.append((d, attrs.evolve(x, range=lines.range(d.line, d.col, d.end_line, d.end_col),
-                                           related_information=related or None)))
+                                    related_information=related or None)))
     return out
 
 
