@@ -6,7 +6,7 @@
 PY ?= python3
 PIP = $(PY) -m pip install -q --disable-pip-version-check
 
-.PHONY: demo test realmodels install install-test install-system install-node test-python test-node
+.PHONY: demo test realmodels install install-test install-system install-node test-python test-node package-from-clone
 
 install:
 	$(PIP) -c ci-constraints.txt -e ".[torch]"
@@ -30,10 +30,22 @@ test-python:
 	$(PY) -m pytest -q -p no:cacheprovider
 
 test-node:
-	@if grep -q '"test:ext"' package.json; then npm run -s build && npm run -s package && npm run -s test:ext; fi
+	@if grep -q '"test:ext"' package.json; then npm run -s package && npm run -s test:ext; fi
 	@if grep -q '"test:e2e"' package.json; then npm run -s test:e2e; fi
 
-test: install-test install-system install-node test-python test-node
+# The README's extension command on a fresh clone of the committed tree (issue 26): `npm ci` and
+# `npm run package` alone must build, bundle the server and package the .vsix. An install step
+# (it downloads npm and Python packages), so it runs before the timed tests.
+package-from-clone:
+	@if [ -f vscode-extension/package.json ] && git rev-parse --git-dir >/dev/null 2>&1; then \
+	  tmp="$$(mktemp -d)"; trap 'rm -rf "$$tmp"' EXIT; \
+	  git clone --quiet "$(CURDIR)" "$$tmp/clone" && cd "$$tmp/clone" && \
+	  npm ci --no-audit --no-fund --loglevel=error && npm run -s package >/dev/null && \
+	  test -s vscode-extension/shapehint-linux-x64.vsix && \
+	  echo "package-from-clone: a fresh clone packages vscode-extension/shapehint-linux-x64.vsix"; \
+	fi
+
+test: install-test install-system install-node package-from-clone test-python test-node
 
 realmodels: install
 	$(PY) bench/realmodels/run.py --jobs 2 $(ARGS)

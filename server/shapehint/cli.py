@@ -14,6 +14,9 @@ from typing import Iterable, Optional
 from . import __version__
 
 DEFAULT_MAX_KB = 2048
+# A notebook file carries its outputs (plots as base64): the size cap applies to its code cells,
+# and the file itself may be this large.
+NOTEBOOK_FILE_MAX_KB = 256 * 1024
 
 
 class UsageError(Exception):
@@ -188,7 +191,7 @@ def expand_paths(paths: Iterable[str], errors: list) -> list:
             found = []
             for root, dirs, files in os.walk(p, followlinks=False):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
-                found += [os.path.join(root, f) for f in sorted(files) if f.endswith((".py", ".pyi"))]
+                found += [os.path.join(root, f) for f in sorted(files) if f.endswith((".py", ".pyi", ".ipynb"))]
             out.extend(found)
         elif os.path.islink(p) and not os.path.exists(p):
             errors.append(f"{p}: broken or looping symbolic link")
@@ -211,6 +214,23 @@ def analyze_path(path: str, text: str, config, records: bool = True, functions=N
     return result
 
 
+def analyze_notebook(path: str, text: str, config, records: bool = True, max_kb: int = DEFAULT_MAX_KB):
+    """(result, joined): the notebook's code cells analysed as one module (notebook.py); the
+    result's diagnostics are in module lines, `joined` maps them to cells. None when the code
+    cells together are over the size cap."""
+    from . import notebook
+    try:
+        joined = notebook.load(path, text)
+    except notebook.NotebookError as e:
+        raise UsageError(f"{path}: {e}")
+    if len(joined.text.encode("utf-8")) > max_kb * 1024:
+        return None
+    result = analyze_path(path, joined.text, config, records=records)
+    result.diagnostics = sorted(notebook.cell_diagnostics(joined) + list(result.diagnostics),
+                                key=lambda d: (d.line, d.col))
+    return result, joined
+
+
 # ---- check / infer -----------------------------------------------------------------
 
 def cmd_check(args) -> int:
@@ -227,13 +247,14 @@ def emit_check(report: list, fmt: str) -> None:
         json.dump(to_sarif(report), sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
+        from .notebook import place
         n = 0
         for f in report:
             for d in f["diagnostics"]:
                 n += 1
-                sys.stdout.write(f"{f['file']}:{d['line']}:{d['col'] + 1}: {d['severity']} {d['code']} {d['message']}\n")
+                sys.stdout.write(f"{place(f['file'], d)}: {d['severity']} {d['code']} {d['message']}\n")
                 for r in d["related"]:
-                    sys.stdout.write(f"    {r.get('file', f['file'])}:{r['line']}:{r['col'] + 1}: note: {r['message']}\n")
+                    sys.stdout.write(f"    {place(r.get('file', f['file']), r)}: note: {r['message']}\n")
         errs = sum(d["severity"] == "error" for f in report for d in f["diagnostics"])
         sys.stdout.write(f"{len(report)} file{'s' if len(report) != 1 else ''} checked, {errs} error"
                          f"{'s' if errs != 1 else ''}, {n - errs} other diagnostic{'s' if n - errs != 1 else ''}\n")
@@ -241,25 +262,31 @@ def emit_check(report: list, fmt: str) -> None:
 
 def cmd_infer(args) -> int:
     config = load_config_for(args.file)
-    text = read_source(args.file)
-    if text is None:
+    is_notebook = args.file.lower().endswith(".ipynb")
+    text = read_source(args.file, NOTEBOOK_FILE_MAX_KB if is_notebook else DEFAULT_MAX_KB)
+    analysed = analyze_notebook(args.file, text, config) if is_notebook and text is not None else None
+    if text is None or (is_notebook and analysed is None):
         raise UsageError(f"{args.file}: larger than the size cap")
     from .project.deps import uses_torch
-    if uses_torch(args.file, text):
-        result = analyze_path(args.file, text, config)
+    if is_notebook:
+        from .notebook import map_infer
+        result, joined = analysed
+        data = map_infer(joined, result.infer_json(), args.file)
+    elif uses_torch(args.file, text):
+        data = analyze_path(args.file, text, config).infer_json()
     else:  # not PyTorch code: no shape analysis (project/deps.py)
         from .analysis.result import AnalysisResult
-        result = AnalysisResult(args.file, text)
-    data = result.infer_json()
+        data = AnalysisResult(args.file, text).infer_json()
+    from .notebook import place
     if args.format == "json":
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
         for v in data["values"]:
             shape = "?" if v["shape"] is None else "[" + ", ".join(map(str, v["shape"])) + "]"
-            sys.stdout.write(f"{args.file}:{v['line']}:{v['col'] + 1}: {v['function']}: {v['name']} = Tensor{shape}\n")
+            sys.stdout.write(f"{place(args.file, v)}: {v['function']}: {v['name']} = Tensor{shape}\n")
         for d in data["diagnostics"]:
-            sys.stdout.write(f"{args.file}:{d['line']}:{d['col'] + 1}: {d['severity']} {d['code']} {d['message']}\n")
+            sys.stdout.write(f"{place(args.file, d)}: {d['severity']} {d['code']} {d['message']}\n")
     return 1 if any(d["severity"] == "error" for d in data["diagnostics"]) else 0
 
 

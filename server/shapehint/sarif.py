@@ -16,19 +16,25 @@ def to_sarif(report: list) -> dict:
     results = []
     for f in report:
         for d in f["diagnostics"]:
-            results.append({
+            result = {
                 "ruleId": d["code"], "level": LEVEL.get(d["severity"], "note"), "message": {"text": d["message"]},
-                "locations": [_loc(f["file"], d["line"], d["col"], d["end_line"], d["end_col"])],
-                "relatedLocations": [dict(_loc(r.get("file", f["file"]), r["line"], r["col"]), id=i,
-                                          message={"text": r["message"]}) for i, r in enumerate(d["related"])],
-            })
+                "locations": [_loc(f["file"], d["line"], d["col"], d["end_line"], d["end_col"], d.get("cell"))],
+                "relatedLocations": [dict(_loc(r.get("file", f["file"]), r["line"], r["col"], cell=r.get("cell")),
+                                          id=i, message={"text": r["message"]}) for i, r in enumerate(d["related"])],
+            }
+            if "cell" in d:  # a notebook: the region is inside this cell (0-based among all cells)
+                result["properties"] = {"cell": d["cell"]}
+            results.append(result)
     return {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
             "runs": [{"tool": {"driver": {"name": "shapehint", "version": __version__, "rules": rules}},
                       "results": results}]}
 
 
-def _loc(path: str, line: int, col: int, end_line=None, end_col=None) -> dict:
+def _loc(path: str, line: int, col: int, end_line=None, end_col=None, cell=None) -> dict:
     region = {"startLine": line, "startColumn": col + 1}
     if end_line is not None:
         region.update(endLine=end_line, endColumn=(end_col or col) + 1)
-    return {"physicalLocation": {"artifactLocation": {"uri": path}, "region": region}}
+    loc = {"physicalLocation": {"artifactLocation": {"uri": path}, "region": region}}
+    if cell is not None:
+        loc["properties"] = {"cell": cell}
+    return loc

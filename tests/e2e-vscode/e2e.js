@@ -8,7 +8,9 @@
  * and checks, with a screenshot at each step:
  *   1. the error squiggle on the buggy line, 2. its message in the Problems panel,
  *   3. the hover with the inferred shape, 4. a quick fix applied and its edit in the text,
- *   5. Run Shapes on CPU and its result (notification + status bar).
+ *   5. Run Shapes on CPU and its result (notification + status bar),
+ *   6. a Jupyter notebook (fixtures/shapes.ipynb, VS Code's built-in notebook editor, no kernel):
+ *      the error squiggle in its cell and a hover shape in another cell.
  * Environment: SHAPEHINT_E2E_CACHE (where run.sh installed code-server and node 24),
  * SHAPEHINT_VSIX, SHAPEHINT_E2E_SCREENSHOTS (default tests/e2e-vscode/screenshots),
  * SHAPEHINT_E2E_STRICT=1 turns steps reported as PENDING (server features not there yet) into failures.
@@ -32,7 +34,8 @@ const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/lib/chromium/chromium";
 const STRICT = process.env.SHAPEHINT_E2E_STRICT === "1";
 // SHAPEHINT_E2E_UPDATE_DOCS=1 copies the README's screenshots to docs/img/ after a passing run.
 const DOC_SHOTS = { "1-squiggle": "vscode-squiggle.png", "1b-error-hover": "vscode-error.png", "2-problems": "vscode-problems.png", "3-hover": "vscode-hover.png",
-  "4-quickfix-menu": "vscode-quickfix.png", "6-run-shapes": "vscode-run-shapes.png" };
+  "4-quickfix-menu": "vscode-quickfix.png", "6-run-shapes": "vscode-run-shapes.png", "8-notebook-hover": "vscode-notebook.png" };
+const NOTEBOOK = "shapes.ipynb";
 const PYTHON = process.env.SHAPEHINT_E2E_PYTHON || "python3";
 
 const results = [];
@@ -90,6 +93,7 @@ function makeWorkspace(tmp) {
   fs.mkdirSync(path.join(ws, ".vscode"), { recursive: true });
   const { source, error } = pickExample();
   fs.copyFileSync(source, path.join(ws, "cnn_bug.py"));
+  fs.copyFileSync(path.join(__dirname, "fixtures", NOTEBOOK), path.join(ws, NOTEBOOK));
   fs.writeFileSync(path.join(ws, ".vscode", "settings.json"), JSON.stringify({
     "shapehint.deviceRun.device": "cpu",
     "shapehint.interpreter": [PYTHON],
@@ -253,6 +257,7 @@ async function run() {
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     log("workbench loaded");
     await scenario(page, ui, file, text, error);
+    await notebookScenario(page, ui);
   } finally {
     if (browser) await browser.close().catch(() => {});
     stopGroup(server.child);
@@ -409,6 +414,56 @@ async function scenario(page, ui, file, text, error) {
     }
     return `${msg.slice(0, 200)} | status bar: ${status}${runDiag}`;
   }, { pendingIf: (e) => /PENDING/.test(String(e.message)) });
+}
+
+/** The notebook's cells are analysed as one module: `x` and `w` come from cell 3, the clash is in cell 4. */
+async function notebookScenario(page, ui) {
+  const nb = ".notebook-editor:visible"; // (VS Code keeps hidden notebook editors in the DOM)
+  await step("open a notebook from the Explorer", async () => {
+    await page.keyboard.press("Escape");
+    if (await page.locator(".part.panel").first().isVisible().catch(() => false)) {
+      await page.keyboard.press("Control+J"); // hide the panel: room for the cells
+    }
+    await page.keyboard.press("Control+Shift+E");
+    const item = page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${NOTEBOOK}"]`).first();
+    await item.waitFor({ state: "visible", timeout: 30000 });
+    await item.click();
+    await page.locator(`${nb} .code-cell-row .view-line`, { hasText: /import/ }).first()
+      .waitFor({ state: "visible", timeout: 60000 });
+    const cells = page.locator(`${nb} .code-cell-row`);
+    return `${await cells.count()} code cells`;
+  });
+
+  await step("error squiggle in the notebook's cell", async () => {
+    const squiggle = page.locator(`${nb} .squiggly-error`).first();
+    await squiggle.waitFor({ state: "attached", timeout: 90000 });
+    await squiggle.scrollIntoViewIfNeeded().catch(() => {});
+    const cell = page.locator(`${nb} .code-cell-row`, { has: page.locator(".squiggly-error") }).first();
+    const txt = nbsp(await cell.locator(".view-lines").first().innerText());
+    await page.mouse.move(5, 5);
+    await ui.shot("7-notebook-squiggle");
+    if (!/z = x @ w/.test(txt)) throw new Error(`the squiggle is in the cell "${txt.trim()}", expected the one with "z = x @ w"`);
+    return txt.trim().slice(0, 80);
+  });
+
+  await step("hover shows a shape in another cell", async () => {
+    // (the line's text includes its inlay hint, "w: [4, 5] = ...", and spaces render as U+00A0)
+    const line = page.locator(`${nb} .code-cell-row .view-line`, { hasText: /torch\.randn\(4,/ }).first();
+    await line.waitFor({ state: "visible", timeout: 20000 });
+    const box = await line.boundingBox();
+    await page.mouse.click(box.x + 3, box.y + box.height / 2); // the caret on `w`
+    await page.waitForTimeout(300);
+    await page.keyboard.press("Home");
+    await page.keyboard.press("Control+K");
+    await page.keyboard.press("Control+I");
+    const hover = page.locator(".monaco-hover-content").filter({ hasText: /\[4, 5\]/ }).first();
+    await hover.waitFor({ state: "visible", timeout: 30000 });
+    await page.waitForTimeout(600);
+    const txt = nbsp(await hover.innerText()).replace(/\s+/g, " ");
+    await ui.shot("8-notebook-hover");
+    await page.keyboard.press("Escape");
+    return txt.slice(0, 160);
+  });
 }
 
 run().then(() => {

@@ -124,7 +124,10 @@ export class ServerManager implements vscode.Disposable {
       options: { cwd, env: { ...process.env, PYTHONUNBUFFERED: "1" } },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [{ scheme: "file", language: "python" }, { scheme: "untitled", language: "python" }],
+      // Python files, and the Python cells of Jupyter notebooks (synchronised as notebooks:
+      // the server analyses a notebook's code cells together, as one module)
+      documentSelector: [{ scheme: "file", language: "python" }, { scheme: "untitled", language: "python" },
+        { notebook: "jupyter-notebook", language: "python" }],
       outputChannel: this.output,
       traceOutputChannel: this.output,
       initializationOptions: {

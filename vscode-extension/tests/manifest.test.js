@@ -34,6 +34,7 @@ test("every client command of shared/commands.json is contributed, none collides
 
 test("activation, trust and packaging fields", () => {
   assert.ok(manifest.activationEvents.includes("onLanguage:python"));
+  assert.ok(manifest.activationEvents.includes("onNotebook:jupyter-notebook"));
   assert.strictEqual(manifest.main, "./dist/extension.js");
   assert.strictEqual(manifest.capabilities.untrustedWorkspaces.supported, "limited");
   assert.deepStrictEqual(manifest.capabilities.untrustedWorkspaces.restrictedConfigurations,

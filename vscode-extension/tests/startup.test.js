@@ -121,3 +121,13 @@ test("the install command is quoted for the shell and names the server's distrib
   assert.ok(!versionOk("3.9.18") && !versionOk("2.7.18") && !versionOk(undefined));
   assert.ok(versionOk("3.11.2", "3.11") && !versionOk("3.10.9", "3.11"));
 });
+
+test("the client serves Python files and the Python cells of Jupyter notebooks", async () => {
+  const log = path.join(tempDir(), "log.jsonl");
+  const { ctx, manager } = await start({ "shapehint.interpreter": fakeInterpreter(log) });
+  try {
+    const selector = manager.client.clientOptions.documentSelector;
+    assert.deepStrictEqual(selector.filter((f) => f.notebook), [{ notebook: "jupyter-notebook", language: "python" }]);
+    assert.ok(selector.some((f) => f.scheme === "file" && f.language === "python"));
+  } finally { await dispose(ctx); }
+});

@@ -33,6 +33,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="time limit (default 120)")
     p.add_argument("--memory-limit", type=int, default=None, metavar="MIB",
                    help="memory limit for the run (default: half of physical memory)")
+    p.add_argument("--cell", type=int, metavar="N",
+                   help="notebooks: run the code cells up to and including cell N (0-based among all cells, "
+                        "as `cell` in the JSON; text output numbers cells from 1); magics are skipped")
     p.add_argument("--format", choices=["text", "json"], default="text")
 
 
@@ -49,9 +52,24 @@ def main(args) -> int:
     except (PlanError, SyntaxError, ValueError) as exc:
         print(f"shapehint run: {exc}", file=sys.stderr)
         return 2
-    result = device_run(args.file, entry=args.entry, device=args.device, inputs=inputs, ctor_args=ctor,
+    joined, text = None, None
+    if args.file.lower().endswith(".ipynb"):  # the code cells, joined and masked (notebook.py)
+        from ..notebook import NotebookError, load
+        try:
+            joined = load(args.file, upto=args.cell)
+        except NotebookError as exc:
+            print(f"shapehint run: {args.file}: {exc}", file=sys.stderr)
+            return 2
+        text = joined.text
+    elif getattr(args, "cell", None) is not None:
+        print("shapehint run: --cell is for notebooks (.ipynb)", file=sys.stderr)
+        return 2
+    result = device_run(args.file, text=text, entry=args.entry, device=args.device, inputs=inputs, ctor_args=ctor,
                         interpreter=args.python, timeout=args.timeout, memory_limit_mb=args.memory_limit,
                         on_start=lambda s: print(s, file=sys.stderr, flush=True))
+    if joined is not None:
+        from ..notebook import map_run
+        map_run(joined, result)
     err = result.get("error")
     if err and err["type"] in USAGE_ERRORS and not result.get("lines"):
         print(f"shapehint run: {err['message']}", file=sys.stderr)
@@ -68,6 +86,7 @@ cli_run = main
 
 
 def format_text(r: dict) -> str:
+    from ..notebook import place
     out = [f"device: {r['device']}" + (f" ({r['device_name']})" if r.get("device_name") not in (None, r["device"]) else "")]
     for e in r.get("entries", []):
         if "skipped" in e:
@@ -81,10 +100,11 @@ def format_text(r: dict) -> str:
     for it in r.get("lines", []):
         obs = _fmt(it["observed"])
         inf = "" if it["inferred"] is None else f"  inferred {_fmt(it['inferred'])}"
-        out.append(f"{r['file']}:{it['line']}:{it['col'] + 1}: {it['status']} {it['name']} {obs}{inf}  ({it['function']} @ {it['context']})")
+        out.append(f"{place(r['file'], it)}: {it['status']} {it['name']} {obs}{inf}  ({it['function']} @ {it['context']})")
     err = r.get("error")
     if err:
-        where = f"{r['file']}:{err['line']}: " if err.get("line") else ""
+        where = (f"{r['file']}:" + (f"cell {err['cell'] + 1}:" if "cell" in err else "") + f"{err['line']}: "
+                 if err.get("line") else "")
         out.append(f"{where}error SH502 {err['type']}: {err['message']}")
     s = r.get("summary") or {}
     agree = s.get("agreement")

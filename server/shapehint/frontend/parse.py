@@ -285,3 +285,19 @@ def _dedupe(errors: list) -> list:
             seen.add(e.line)
             out.append(e)
     return out
+
+
+def repaired_lines(text: str) -> tuple:
+    """(lines, errors): the text's lines with each broken statement blanked exactly as
+    `parse_module` blanks it (lines never move), so the result parses on its own. For callers
+    that join separately parsed texts (notebook cells, see notebook.py): a cell's unclosed bracket
+    must not swallow the next cell."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", " ")
+    lines = text.split("\n")
+    if _compile(text)[0] is not None:
+        return lines, []
+    fixed, errors, placeholders = list(lines), [], set()
+    _cut_parso_regions(text, None, False, fixed, errors, placeholders)
+    _repair_loop(lines, fixed, errors, placeholders)
+    errors.sort(key=lambda p: (p.line, p.col))
+    return fixed, _dedupe(errors)

@@ -4,7 +4,8 @@
                                        the solver layer, in its own Z3 context; $/cancelRequest
                                        interrupts it
   shapehint.debug.hold {on}            hold finished analyses before they land (stale tests)
-  shapehint.debug.stats {}             worker counters, running jobs, last slow query
+  shapehint.debug.stats {}             worker counters, running jobs, last slow query, what each
+                                       document's last analysis re-analysed
 Tests: tests/lsp/test_cancel.py, tests/lsp/test_diagnostics.py.
 """
 from __future__ import annotations
@@ -66,6 +67,10 @@ if ENABLED:
                 "last_slow_query": STATE["last_slow_query"],
                 "commands": sorted(server.protocol.server_capabilities.execute_command_provider.commands),
                 "snapshots": {u: s.version for u, s in server.worker.snapshots.items()},
+                # the functions the last analysis of each document re-analysed (the others were
+                # restored from warm summaries): what proves re-analysis incremental
+                "reanalysed": {u: (getattr(s.result, "stats", None) or {}).get("reanalysed")
+                               for u, s in server.worker.snapshots.items()},
                 "limits": {u: [getattr(s.config, "timeout_ms", None), getattr(s.config, "rlimit", None)]
                            for u, s in server.worker.snapshots.items()}}
 

@@ -136,11 +136,17 @@ def annotate_function(ctx: ActionContext):
 # ---- commands --------------------------------------------------------------------------
 
 async def _apply(server, uri: str, snap, edits: list, label: str) -> bool:
+    from . import notebooks
     from .convert import text_edit
-    lines = server.lines(snap.text)
-    doc = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=snap.version)
-    edit = lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
-        text_document=doc, edits=[text_edit(e, lines) for e in edits])])
+    if snap.uri != uri:  # a notebook cell: the edits go to the cells they touch
+        edit = notebooks.workspace_edit(server, snap, edits)
+        if edit is None:
+            return False
+    else:
+        lines = server.lines(snap.text)
+        doc = lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=snap.version)
+        edit = lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
+            text_document=doc, edits=[text_edit(e, lines) for e in edits])])
     res = await server.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(edit=edit, label=label))
     return bool(getattr(res, "applied", False))
 
@@ -152,6 +158,9 @@ async def _question(server, args: dict, label: str, fn):
     snap = await server.snapshot(uri)
     if snap is None:
         return {"applied": False, "message": "the document is not open"}
+    if snap.uri != uri and "line" in args:  # a notebook cell's line -> the notebook's
+        from .notebooks import module_line
+        args["line"] = module_line(server, uri, snap, int(args.get("line", 0)))  # (the answers read it)
     job = server.worker.track(Job(label, uri=uri, version=snap.version, request_id=server.protocol.msg_id))
     title, edits, status = await server.worker.run(job, lambda job: fn(snap.result),
                                                    executor=server.worker.analysis_executor)

@@ -33,8 +33,14 @@ async def device_run(server, args: dict):
     uri = args.get("uri")
     if not isinstance(uri, str):
         raise ValueError("shapehint.deviceRun needs {uri}")
-    doc = server.workspace.get_text_document(uri)
-    text, version = doc.source, doc.version
+    from . import notebooks
+    cells = notebooks.run_source(server, uri)  # a notebook cell: the code cells up to it
+    if cells is not None:
+        uri, version, joined = cells
+        text = joined.text
+    else:
+        doc = server.workspace.get_text_document(uri)
+        text, version, joined = doc.source, doc.version, None
     path = uris.to_fs_path(uri) or uri
     conf = server.settings.device_run
     # both must allow it: a command argument cannot lift the client's untrusted-workspace flag
@@ -50,6 +56,9 @@ async def device_run(server, args: dict):
         result = run(path, text=text, entry=args.get("entry"), device=device, inputs=args.get("inputs"),
                      interpreter=interpreter, timeout=conf.timeout_seconds, trusted=trusted, cancel_event=job)
         diags = apply_config(_to_diagnostics(to_diagnostics(result, text)), text, config)
+        if joined is not None:
+            from ..notebook import map_run
+            map_run(joined, result)
         return result, diags
 
     result, diags = await server.with_progress(f"ShapeHint: device run ({device})", job,

@@ -13,7 +13,7 @@ from functools import wraps
 
 from lsprotocol import types as lsp
 
-from . import commands, debug, questions, runcmd  # noqa: F401  (they register commands/providers)
+from . import commands, debug, notebooks, questions, runcmd  # noqa: F401  (they register commands/providers)
 from .convert import code_action as to_code_action
 from .features import actions, hover as hover_feature, inlay
 from .service import ShapeHintServer
@@ -22,6 +22,7 @@ from .worker import Job
 log = logging.getLogger(__name__)
 
 server = ShapeHintServer("shapehint", "0.1.0")
+notebooks.register(server)
 
 
 def guarded(default=None):
@@ -99,7 +100,7 @@ async def hover(ls: ShapeHintServer, params: lsp.HoverParams):
     snap = await ls.snapshot(params.text_document.uri)
     if snap is None:
         return None
-    lines = ls.lines(snap.text)
+    lines = ls.doc_lines(params.text_document.uri, snap)
     line, col = lines.from_lsp(params.position)
     info = hover_feature.hover(snap.result, line, col, ls.settings)
     if info is None:
@@ -116,14 +117,14 @@ async def inlay_hint(ls: ShapeHintServer, params: lsp.InlayHintParams):
     snap = await ls.snapshot(uri)
     if snap is None:
         return []
-    lines = ls.lines(snap.text)
+    lines = ls.doc_lines(uri, snap)
     start = lines.from_lsp(params.range.start)[0]
     end = lines.from_lsp(params.range.end)[0]
     out = []
     for h in inlay.inlay_hints(snap.result, start, end, ls.settings.inlay_hints):
         out.append(lsp.InlayHint(position=lines.to_lsp(h.line, h.col), label=h.label,
                                  kind=lsp.InlayHintKind.Type, padding_left=h.label.startswith(" "),
-                                 data={"uri": uri, "version": snap.version, **h.key}))
+                                 data={"uri": snap.uri, "version": snap.version, **h.key}))
     return out
 
 
@@ -143,13 +144,15 @@ async def inlay_hint_resolve(ls: ShapeHintServer, hint: lsp.InlayHint):
     identifier="shapehint", inter_file_dependencies=False, workspace_diagnostics=True))
 @guarded(default=lsp.RelatedFullDocumentDiagnosticReport(items=[]))
 async def diagnostic(ls: ShapeHintServer, params: lsp.DocumentDiagnosticParams):
-    snap = await ls.snapshot(params.text_document.uri)
+    uri = params.text_document.uri
+    snap = await ls.snapshot(uri)
     if snap is None:
         return lsp.RelatedFullDocumentDiagnosticReport(items=[])
     result_id = ls.result_id(snap)
     if params.previous_result_id == result_id:
         return lsp.RelatedUnchangedDocumentDiagnosticReport(result_id=result_id)
-    return lsp.RelatedFullDocumentDiagnosticReport(items=ls.lsp_diagnostics(snap), result_id=result_id)
+    items = [x for _, x in ls.pairs_for(uri, snap)]
+    return lsp.RelatedFullDocumentDiagnosticReport(items=items, result_id=result_id)
 
 
 @server.feature(lsp.WORKSPACE_DIAGNOSTIC)
@@ -172,18 +175,22 @@ async def code_action(ls: ShapeHintServer, params: lsp.CodeActionParams):
     snap = await ls.snapshot(uri)
     if snap is None:
         return []
-    lines = ls.lines(snap.text)
+    lines = ls.doc_lines(uri, snap)
     (l0, c0), (l1, c1) = lines.from_lsp(params.range.start), lines.from_lsp(params.range.end)
     diags = [d for d in ls.all_diagnostics(snap) if d.line <= l1 and d.end_line >= l0]
     ctx = actions.ActionContext(snap.result, l0, c0, l1, c1, diags, ls.settings, uri)
     only = [str(k.value if hasattr(k, "value") else k) for k in (params.context.only or [])]
-    lsp_diags = {id(d): x for d, x in ls.diagnostic_pairs(snap)}
+    lsp_diags = {id(d): x for d, x in ls.pairs_for(uri, snap)}
     versioned = bool(ls._cap("workspace.workspace_edit.document_changes"))
     # providers may ask the solver about the snapshot (holes, branches, migration): off the loop,
     # on the analysis thread that owns the snapshot's solver state
     job = Job("codeAction", uri=uri, version=snap.version, request_id=ls.protocol.msg_id)
     found = await ls.worker.run(job, lambda job: actions.code_actions(ctx, only or None),
                                 executor=ls.worker.analysis_executor)
+    if snap.uri != uri:  # a notebook cell: each edit goes to the cell it touches
+        out = [notebooks.code_action(a, ls, snap, versioned, [lsp_diags[id(d)] for d in a.diagnostics
+                                                              if id(d) in lsp_diags]) for a in found]
+        return [a for a in out if a is not None]
     return [to_code_action(
         a, lines, uri, snap.version, [lsp_diags[id(d)] for d in a.diagnostics if id(d) in lsp_diags],
         versioned) for a in found]
@@ -197,9 +204,11 @@ async def code_lens(ls: ShapeHintServer, params: lsp.CodeLensParams):
     snap = await ls.snapshot(uri)
     if snap is None:
         return []
-    lines = ls.lines(snap.text)
+    lines = ls.doc_lines(uri, snap)
     out = []
     for lens in run_lenses(snap.result):
+        if snap.uri != uri and not lines.has(lens.line):
+            continue  # a notebook cell shows its own lenses
         start = lines.to_lsp(lens.line, lens.col)
         out.append(lsp.CodeLens(range=lsp.Range(start=start, end=start), command=lsp.Command(
             title=lens.title, command="shapehint.deviceRun", arguments=[{"uri": uri, "entry": lens.entry}])))

@@ -19,6 +19,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 
 from .. import config as cfgmod
+from . import notebooks
 from .convert import Lines
 from .settings import Parsed, effective_config, parse_settings
 from .worker import Job, Snapshot, Worker
@@ -73,7 +74,7 @@ class CancellingProtocol(LanguageServerProtocol):
 
 class ShapeHintServer(LanguageServer):
     def __init__(self, *args, **kwargs):
-        super().__init__(*args, protocol_cls=CancellingProtocol, **kwargs)
+        super().__init__(*args, protocol_cls=CancellingProtocol, notebook_document_sync=notebooks.SYNC, **kwargs)
         from ..analysis.workspace import Workspace
         self.analyses = Workspace()  # documents and their warm summaries (used on the analysis thread)
         self.worker = Worker(max_workers=int(os.environ.get("SHAPEHINT_WORKERS", "2")),
@@ -125,33 +126,50 @@ class ShapeHintServer(LanguageServer):
         del cache[4:]
         return lines
 
+    def doc_lines(self, uri: str, snap: Snapshot):
+        """Position conversion between the document `uri` and the snapshot's text: the snapshot's
+        own, or a notebook cell's view of its notebook's joined text."""
+        if snap.uri != uri:
+            lines = notebooks.cell_lines(self, uri, snap)
+            if lines is not None:
+                return lines
+        return self.lines(snap.text)
+
     # ---- documents -----------------------------------------------------------------
     def document_version(self, uri: str) -> Optional[int]:
+        if notebooks.is_notebook(self, uri):
+            return self.workspace.get_notebook_document(notebook_uri=uri).version
         doc = self.workspace.text_documents.get(uri)
         return None if doc is None else doc.version
 
     def schedule(self, uri: str, delay: Optional[float] = None) -> None:
-        """(Re)analyse the current version of an open document in the background."""
+        """(Re)analyse the current version of an open document (or notebook) in the background."""
         doc = self.workspace.text_documents.get(uri)
-        if doc is None:
+        notebook = notebooks.source(self, uri)  # (version, the code cells joined)
+        if doc is None and notebook is None:
             return
+        version, text = notebook if notebook is not None else (doc.version, doc.source)
         path = uris.to_fs_path(uri) or uri
         config = self.config_for(path)
         if not config.is_included(path):
             self.worker.forget(uri)
-            snap = Snapshot(uri, doc.version, doc.source, _empty(path, doc.source), (), config)
+            snap = Snapshot(uri, version, text, _empty(path, text), (), config)
             self.worker.snapshots[uri] = snap
             self.publish(snap)
             return
-        self.worker.schedule(uri, doc.version, _body(uri, doc.version, doc.source, path, config, self.analyses),
-                             delay)
+        body = _body(uri, version, text, path, config, self.analyses)
+        if notebook is not None:
+            body = notebooks.with_cell_errors(self, uri, body)
+        self.worker.schedule(uri, version, body, delay)
 
     def reanalyse_all(self) -> None:
         for uri in list(self.workspace.text_documents):
             self.schedule(uri, delay=0)
 
     async def snapshot(self, uri: str) -> Optional[Snapshot]:
-        """The analysis of the document's current version (waiting for it when needed)."""
+        """The analysis of the document's current version (waiting for it when needed); for a
+        notebook cell, its notebook's (positions through `doc_lines`)."""
+        uri = notebooks.owner(self, uri) or uri
         version = self.document_version(uri)
         if version is not None and not self.worker.pending(uri) and (
                 self.worker.snapshots.get(uri) is None or self.worker.snapshots[uri].version != version):
@@ -261,10 +279,17 @@ class ShapeHintServer(LanguageServer):
     def lsp_diagnostics(self, snap: Snapshot) -> list:
         return [x for _, x in self.diagnostic_pairs(snap)]
 
+    def pairs_for(self, uri: str, snap: Snapshot) -> list:
+        """`diagnostic_pairs` as the document `uri` sees them (a notebook cell: its own)."""
+        return notebooks.diagnostic_pairs(self, uri, snap) if snap.uri != uri else self.diagnostic_pairs(snap)
+
     def publish(self, snap: Snapshot) -> None:
         if self.pull_diagnostics:
             if self._cap("workspace.diagnostics.refresh_support"):
                 self.workspace_diagnostic_refresh(None)
+            return
+        if notebooks.is_notebook(self, snap.uri):  # per cell
+            notebooks.publish(self, snap)
             return
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=snap.uri, version=snap.version, diagnostics=self.lsp_diagnostics(snap)))

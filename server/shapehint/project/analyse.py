@@ -19,6 +19,8 @@ import threading
 import time
 from typing import Optional
 
+from ..notebook import is_notebook
+
 BUDGET_CODE = "SH005"
 DEFAULT_BUDGET_S = 20.0
 
@@ -112,5 +114,17 @@ def analyse(path: str, text: str, config, budget_s: Optional[float]) -> dict:
     if diags:  # suppression comments need a tokenize of the file: only when there is something to suppress
         from ..config import apply_config
         diags = apply_config(diags, text, config)
-    return {"diagnostics": [d.to_json() for d in diags], "budget": ran_out,
-            "seconds": round(time.perf_counter() - start, 4)}
+    out = [d.to_json() for d in diags]
+    if is_notebook(path):  # `text` is the joined code cells (check._module_text): back to cells
+        out = _in_cells(path, out)
+    return {"diagnostics": out, "budget": ran_out, "seconds": round(time.perf_counter() - start, 4)}
+
+
+def _in_cells(path: str, diags: list) -> list:
+    """A notebook's diagnostics with `cell` and positions within the cell, its cells' own syntax
+    errors included (the joined module is valid, so the analysis sees none of them)."""
+    from .. import notebook
+    joined = notebook.load(path)
+    own = [d.to_json() for d in notebook.cell_diagnostics(joined)]
+    merged = sorted(own + diags, key=lambda d: (d["line"], d["col"]))
+    return [notebook.map_diagnostic(joined, d, path) for d in merged]

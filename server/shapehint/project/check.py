@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .. import notebook
+from ..notebook import is_notebook
 from . import cache as cachemod
 from .analyse import DEFAULT_BUDGET_S, analyse
 from .deps import Project
@@ -162,7 +164,7 @@ def run_check(args) -> int:
 def _read(paths: list, errors: list) -> list:
     """[(path, text, config)] of the files to report, in order; unreadable paths go to `errors`,
     invalid configuration entries (SH003) and files over the size cap (SH002) to stderr."""
-    from ..cli import DEFAULT_MAX_KB, UsageError, expand_paths, read_source
+    from ..cli import DEFAULT_MAX_KB, NOTEBOOK_FILE_MAX_KB, UsageError, expand_paths, read_source
     config_for = _configs()
     explicit = {os.path.abspath(p) for p in paths}
     reported_problems: set = set()
@@ -178,15 +180,29 @@ def _read(paths: list, errors: list) -> list:
                 continue  # found by walking a folder, excluded by [tool.shapehint]
         max_kb = getattr(config, "max_file_size_kb", DEFAULT_MAX_KB) if config is not None else DEFAULT_MAX_KB
         try:
-            text = read_source(path, max_kb)
+            text = _module_text(path, read_source(path, NOTEBOOK_FILE_MAX_KB if is_notebook(path) else max_kb))
         except UsageError as e:
             errors.append(str(e))
             continue
-        if text is None:
-            sys.stderr.write(f"shapehint: {path}: skipped, larger than {max_kb} KB (SH002)\n")
+        if text is None or len(text.encode("utf-8")) > max_kb * 1024:
+            what = "its code cells are larger" if text is not None else "larger"
+            sys.stderr.write(f"shapehint: {path}: skipped, {what} than {max_kb} KB (SH002)\n")
             continue
         todo.append((path, text, config))
     return todo
+
+
+def _module_text(path: str, text: Optional[str]) -> Optional[str]:
+    """The Python module a file stands for: a notebook's code cells joined (notebook.py), so the
+    scan, the cache key and the analysis all see the code and not the outputs; the worker joins
+    the cells again to map positions back (`analyse`)."""
+    if text is None or not is_notebook(path):
+        return text
+    from ..cli import UsageError
+    try:
+        return notebook.load(path, text).text
+    except notebook.NotebookError as e:
+        raise UsageError(f"{path}: {e}") from None
 
 
 def _plan(todo: list, cache, budget_s: Optional[float], stats: Stats) -> tuple:
