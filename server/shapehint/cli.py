@@ -253,6 +253,8 @@ def cmd_infer(args) -> int:
     result = analyze_path(args.file, text, config)
     data = result.infer_json()
     if args.format == "json":
+        from .questions.signatures import signatures_json
+        data["signatures"] = signatures_json(result)
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

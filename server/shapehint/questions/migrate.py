@@ -121,8 +121,13 @@ def _spread(t: int, n: int):
 
 
 def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[list]) -> Optional[dict]:
-    """The migration with ranks given to the parameters of unknown rank (the fewest axes first),
-    or None when no ranks tried give a static one."""
+    found = search_ranks(result, qualname, assume, params, budget)
+    return found[0] if found else None
+
+
+def search_ranks(result, qualname: str, assume, params: dict, budget: Optional[list]) -> Optional[tuple]:
+    """(the migration, the analysis it came from) with ranks given to the parameters of unknown
+    rank (the fewest axes first), or None when no ranks tried give a static one."""
     from ..analysis.engine import analyze
     from ..analysis.imports import parsed_module
     lows = {}
@@ -161,7 +166,7 @@ def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[
             for p in got["params"]:
                 if p["name"] in ranks:
                     p["reason"] = f"the code does not fix its rank; {ranks[p['name']]} is the first that passes"
-            return got
+            return got, tried
     return None
 
 

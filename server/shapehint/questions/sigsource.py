@@ -1,0 +1,69 @@
+"""What the signatures read of an analysis, in one place (the analysis's result API is being
+reshaped: this adapter is the only module of the signature feature that touches it).
+
+Everything returned is plain: names, `TensorV`s, `Pred`s, spans as (line, col)."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from .common import display, ensure_generic, tensor_params
+
+
+def functions(result) -> list:
+    """Qualnames of the functions that take tensors (not `__init__`), in definition order."""
+    from .migrate import migratable_functions
+    ensure_generic(result)
+    return migratable_functions(result)
+
+
+def params(result, qualname: str) -> dict:
+    return tensor_params(result, qualname)
+
+
+def store(result, qualname: str):
+    return result.interp.generic_stores.get(qualname)
+
+
+def failures(result, qualname: str) -> list:
+    """[(line, message)] of the provable errors of the function's own analysis."""
+    return [(f[1].line, f[4]) for f in result.interp.failures if f[0] == qualname and f[5] == ""]
+
+
+def gave_up(result, qualname: str) -> bool:
+    """True when some operation on tensors was not followed (it lets any shape through)."""
+    return bool(result.interp.gave_up_in.get(qualname))
+
+
+def shown(result, qualname: str, e):
+    """`e` with the analysis's symbols in the names the user sees (annotations, unpacking)."""
+    return display(result, qualname, e)
+
+
+def with_ranks(result, qualname: str, budget: Optional[list]) -> Optional[tuple]:
+    """(analysis, {param: reason}) with ranks given to the parameters whose rank the body leaves
+    open (the migration's rank search), or None when no ranks tried pass."""
+    from .migrate import search_ranks
+    found = search_ranks(result, qualname, (), params(result, qualname), budget)
+    if found is None:
+        return None
+    got, tried = found
+    return tried, {p["name"]: p["reason"] for p in got["params"] if p.get("reason")}
+
+
+def def_line(result, qualname: str) -> Optional[int]:
+    span = result.functions.get(qualname)
+    return span.line if span is not None else None
+
+
+def function_node(result, qualname: str):
+    """(the function's `ast` node, its class's node or None)."""
+    it = result.interp
+    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    if fn is None:
+        return None, None
+    cls = fn.cls.node if getattr(fn, "cls", None) is not None else None
+    if cls is None and "." in qualname:
+        head = qualname.split(".")[0]
+        cls = next((n for n in ast.walk(ast.parse(result.text)) if isinstance(n, ast.ClassDef) and n.name == head), None)
+    return fn.node, cls
