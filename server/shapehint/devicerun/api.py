@@ -27,6 +27,7 @@ import time
 from typing import Callable, Optional
 
 from . import compare as cmp
+from .inferred import complete
 from .inputs import PlanError, param_dims_by_function, parse_input, plan_entries
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
@@ -78,10 +79,13 @@ def plan(path: str, text: str, entry=None, inputs=None, ctor_args=None) -> tuple
     """(runnable EntryPlans, skipped [{entry, reason}]); raises PlanError when an explicit entry
     cannot run. With no runnable entry, only the module's top-level code runs (its import)."""
     plans = plan_entries(text, entry, normalize_inputs(inputs), ctor_args)
+    complete(plans, path, text)
     runnable = [p for p in plans if not p.problem]
     skipped = [{"entry": p.qualname, "reason": p.problem} for p in plans if p.problem]
     if entry and skipped:
         raise PlanError(skipped[0]["reason"])
+    if not runnable and any(p.unknown for p in plans if p.problem):
+        raise PlanError(next(p.problem for p in plans if p.problem and p.unknown))
     if inputs and not runnable:
         raise PlanError("--input given but no entry can take it; choose one with --entry")
     return runnable, skipped

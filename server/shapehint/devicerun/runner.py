@@ -444,6 +444,7 @@ def run_job(torch, job, device, limits, result, n):
             info["inputs"] = {k: ({"value": v["value"]} if "value" in v else
                                   {"shape": v["shape"], "dtype": v.get("dtype") or "float32",
                                    **({"high": v["high"]} if v.get("high") else {})})
+                                 | {k: v[k] for k in ("source", "reason") if k in v}
                               for k, v in inputs.items()}
             del holder[:]
             if device == "cuda":
