@@ -27,7 +27,7 @@ import time
 from typing import Callable, Optional
 
 from . import compare as cmp
-from .inferred import complete
+from .inferred import complete, stamp_sources
 from .inputs import PlanError, param_dims_by_function, parse_input, plan_entries
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
@@ -81,6 +81,8 @@ def plan(path: str, text: str, entry=None, inputs=None, ctor_args=None) -> tuple
     plans = plan_entries(text, entry, normalize_inputs(inputs), ctor_args)
     complete(plans, path, text)
     runnable = [p for p in plans if not p.problem]
+    for p in runnable:
+        stamp_sources(p)
     skipped = [{"entry": p.qualname, "reason": p.problem} for p in plans if p.problem]
     if entry and skipped:
         raise PlanError(skipped[0]["reason"])

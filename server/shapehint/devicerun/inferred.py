@@ -1,7 +1,8 @@
 """Inputs the source does not spell: the inferred signature's typical input.
 
 An entry whose tensor parameters carry no annotation, assertion or unpacking (`plan.unknown`)
-gets them from the function's inferred signature (`questions.signatures`): its typical input is
+gets them from the function's inferred signature (`questions.signatures`) — unless other functions
+of the file call it (a helper runs in their calls, where its lines are inferred): its typical input is
 the first candidate, and its symbolic shape with its constraints gives the runner's meta dry run
 further candidates. Each input says where it came from (`EntryPlan.sources`: given, annotation,
 inferred) and why. When the signature has no typical input, the plan's problem says why in one
@@ -32,6 +33,11 @@ def complete(plans: list, path: str, text: str) -> None:
             sig = signature(result, qual, budget)
         except Exception as exc:  # noqa: BLE001 - a bug costs this entry's inference, not the run
             plan.problem = f"no input can be inferred for {qual}: {type(exc).__name__}: {exc}"
+            continue
+        if sig.callers:
+            # a helper: its lines are inferred in its callers' contexts, so a standalone run on an
+            # input of our choosing would be compared with shapes from calls it was not part of
+            plan.problem += f" (it is called by {', '.join(sig.callers)}, which give it its inputs)"
             continue
         _apply(plan, qual, sig)
 
@@ -73,7 +79,12 @@ def _apply(plan, qual: str, sig) -> None:
         t = {k: (dict(v, shape=first[k]) if k in first else v) for k, v in c.items()}
         typical.append(t)
     plan.candidates = typical + [c for c in cands if c not in typical]
+
+
+def stamp_sources(plan) -> None:
+    """Every candidate input says where its shape came from (the run JSON's `source`, `reason`)."""
     for c in plan.candidates:
         for name, spec in c.items():
-            src, why = plan.sources.get(name, ("annotation", ""))
+            src, why = plan.sources.get(name) or (
+                "annotation", "from the file's `# entry:` comment" if plan.ctor_expr else "from the source")
             spec["source"], spec["reason"] = src, why

@@ -63,6 +63,7 @@ class Signature:
     line: Optional[int]
     params: list
     problem: Optional[str] = None  # why no typical input exists
+    callers: list = field(default_factory=list)  # functions that call it (and give it inputs)
 
     def to_json(self) -> dict:
         out = {"function": self.function, "params": [p.to_json() for p in self.params]}
@@ -84,6 +85,12 @@ def signatures_json(result, budget: Optional[list] = None) -> list:
 
 
 def signature(result, qualname: str, budget: Optional[list] = None) -> Signature:
+    sig = _signature(result, qualname, budget)
+    sig.callers = src.callers(result, qualname)
+    return sig
+
+
+def _signature(result, qualname: str, budget: Optional[list] = None) -> Signature:
     from .migrate import SEARCH_STEPS_PER_ANSWER
     if budget is None or budget == [None]:
         budget = [SEARCH_STEPS_PER_ANSWER]
@@ -93,10 +100,12 @@ def signature(result, qualname: str, budget: Optional[list] = None) -> Signature
     if src.store(result, qualname) is None:
         return Signature(qualname, line, [ParamSig(n, None) for n in params],
                          "its analysis did not finish (see the SH004 note)")
-    if any(t.shape.rank is None for t in params.values()) and not src.failures(result, qualname):
+    # an optional tensor (`mask=None`) whose rank only its own branch fixes needs no rank here:
+    # the typical input omits it
+    if any(t.shape.rank is None and not t.optional for t in params.values()) and not src.failures(result, qualname):
         found = src.with_ranks(result, qualname, budget)
         if found is None:
-            open_ = [n for n, t in params.items() if t.shape.rank is None]
+            open_ = [n for n, t in params.items() if t.shape.rank is None and not t.optional]
             return Signature(qualname, line, [ParamSig(n, None, reason="the rank is not determined by the code")
                                               for n in params],
                              f"no input can be inferred for {', '.join(open_)}: the code does not fix "
@@ -116,8 +125,8 @@ def _read(result, qualname: str, line, params: dict, reasons: dict) -> Signature
     problem = None
     if fails:
         problem = f"no input passes line {fails[0][0]}: {fails[0][1]}"
-    elif any(t.shape.rank is None for t in params.values()):
-        problem = "the rank of " + ", ".join(n for n, t in params.items() if t.shape.rank is None) + \
+    elif any(t.shape.rank is None and not t.optional for t in params.values()):
+        problem = "the rank of " + ", ".join(n for n, t in params.items() if t.shape.rank is None and not t.optional) + \
                   " is not determined by the code"
     env = None if problem else _typical(store, params, order)
     if env is None and problem is None:

@@ -67,3 +67,8 @@ def function_node(result, qualname: str):
         head = qualname.split(".")[0]
         cls = next((n for n in ast.walk(ast.parse(result.text)) if isinstance(n, ast.ClassDef) and n.name == head), None)
     return fn.node, cls
+
+
+def callers(result, qualname: str) -> list:
+    """The functions whose analyses call this one (they give it its inputs)."""
+    return sorted(set(result.interp.called_from.get(qualname, ())) - {qualname})
