@@ -274,16 +274,28 @@ def _membership(store, s: str) -> Optional[list]:
 
 def _id_params(result, qualname: str) -> set:
     """Parameters used as integer ids or class indices: passed (directly or through indexing and
-    methods) to an `Embedding` layer of the class, `F.embedding`, `one_hot`, or as a loss's target."""
+    methods) to an `Embedding` layer, `F.embedding`, `one_hot`, or as a loss's target — also
+    through the forward of a submodule whose class the file defines (`self.embeddings(input_ids)`)."""
     fn, cls = src.function_node(result, qualname)
     if fn is None:
         return set()
-    layers = set()
+    classes = {n.name: n for n in ast.walk(ast.parse(result.text)) if isinstance(n, ast.ClassDef)}
+    return _ids_in(fn, cls, classes, 3)
+
+
+def _ids_in(fn, cls, classes: dict, depth: int) -> set:
+    layers, subs = set(), {}
     for node in ast.walk(cls) if cls is not None else ():
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                _callee(node.value.func).endswith("Embedding"):
-            layers |= {t.attr for t in node.targets if isinstance(t, ast.Attribute)}
-    names = {a.arg for a in fn.args.args + fn.args.kwonlyargs}
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            callee = _callee(node.value.func)
+            for t in node.targets:
+                if not isinstance(t, ast.Attribute):
+                    continue
+                if callee.endswith("Embedding"):
+                    layers.add(t.attr)
+                elif callee in classes:
+                    subs[t.attr] = classes[callee]
+    names = [a.arg for a in fn.args.args + fn.args.kwonlyargs]
     out = set()
     for node in ast.walk(fn):
         if not isinstance(node, ast.Call):
@@ -295,6 +307,12 @@ def _id_params(result, qualname: str) -> set:
             args = node.args[:1]
         elif callee.split(".")[-1] in ("cross_entropy", "nll_loss"):
             args = node.args[1:2] + [k.value for k in node.keywords if k.arg == "target"]
+        elif callee.startswith("self.") and callee[5:] in subs and depth > 0:
+            fwd = next((n for n in subs[callee[5:]].body if isinstance(n, ast.FunctionDef) and n.name == "forward"), None)
+            inner = _ids_in(fwd, subs[callee[5:]], classes, depth - 1) if fwd is not None else set()
+            params = [a.arg for a in fwd.args.args[1:]] if fwd is not None else []
+            args = [a for a, p in zip(node.args, params) if p in inner] + \
+                [k.value for k in node.keywords if k.arg in inner]
         for a in args:
             root = _root(a)
             if root in names:
