@@ -42,3 +42,13 @@ def test_given_and_annotated_inputs_say_so(tmp_path):
     r = api.device_run(str(f), device="meta", inputs={"b": "3,4"}, timeout=120)
     assert r["error"] is None
     assert r["inputs"]["a"]["source"] == "annotation" and r["inputs"]["b"]["source"] == "given"
+
+
+def test_a_crash_keeps_the_shapes_before_it_and_shows_the_failing_line_operands():
+    r = api.device_run(program("crash.py"), device="cpu", inputs={"x": "2,3,8,8"}, timeout=300)
+    err = r["error"]
+    assert err["type"] == "RuntimeError" and err["line"] == 14
+    assert err["operands"] == [{"expr": "flat", "shape": [2, 512], "dtype": "float32"}]
+    assert [(it["line"], it["name"], it["observed"]) for it in r["lines"]] == [(12, "h", [2, 8, 8, 8]), (13, "flat", [2, 512])]
+    from shapehint.devicerun.cli import format_text
+    assert "  operand flat: [2, 512] float32" in format_text(r)

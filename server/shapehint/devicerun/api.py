@@ -346,7 +346,8 @@ def assemble(path, text, device, run, infer_json, skipped=(), notes=()) -> dict:
         if err and err.get("data_dependent") and run.get("device") == "meta":
             item["not_observable"] = {"line": err.get("line"), "message": err.get("message")}
         elif err:
-            item["error"] = _err(err["type"], err["message"], err.get("line"), function=err.get("function"))
+            item["error"] = _err(err["type"], err["message"], err.get("line"), function=err.get("function"),
+                                 operands=err.get("operands") or [])
             if error is None:
                 error = dict(item["error"], entry=e["entry"])
         entries.append(item)

@@ -86,6 +86,8 @@ def format_text(r: dict) -> str:
     if err:
         where = f"{r['file']}:{err['line']}: " if err.get("line") else ""
         out.append(f"{where}error SH502 {err['type']}: {err['message']}")
+        for o in err.get("operands") or []:
+            out.append(f"  operand {o['expr']}: {_fmt(o['shape'])} {o['dtype']}")
     s = r.get("summary") or {}
     agree = s.get("agreement")
     out.append(f"summary: {s.get('match', 0)} match, {s.get('mismatch', 0)} mismatch, {s.get('not-inferred', 0)} not inferred, "
