@@ -26,7 +26,8 @@ def complete(plans: list, path: str, text: str) -> None:
         for p in todo:
             p.problem += f" (the input could not be inferred: {type(exc).__name__}: {exc})"
         return
-    budget = None
+    from ..questions.migrate import SEARCH_STEPS_PER_ANSWER
+    budget = [SEARCH_STEPS_PER_ANSWER]  # the rank searches of all the entries together
     for plan in todo:
         qual = f"{plan.qualname}.{plan.method}" if plan.kind == "class" else plan.qualname
         try:

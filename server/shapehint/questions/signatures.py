@@ -80,7 +80,8 @@ class Signature:
 
 def signatures_json(result, budget: Optional[list] = None) -> list:
     """DESIGN §4 `signatures`: one entry per function that takes tensors."""
-    budget = budget if budget is not None else [None]
+    from .migrate import SEARCH_STEPS_PER_ANSWER
+    budget = budget if budget is not None else [SEARCH_STEPS_PER_ANSWER]  # shared: one answer's rank searches
     return [signature(result, q, budget).to_json() for q in src.functions(result)]
 
 
@@ -92,7 +93,7 @@ def signature(result, qualname: str, budget: Optional[list] = None) -> Signature
 
 def _signature(result, qualname: str, budget: Optional[list] = None) -> Signature:
     from .migrate import SEARCH_STEPS_PER_ANSWER
-    if budget is None or budget == [None]:
+    if budget is None:
         budget = [SEARCH_STEPS_PER_ANSWER]
     line = src.def_line(result, qualname)
     base, reasons = result, {}
