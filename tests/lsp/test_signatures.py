@@ -17,7 +17,7 @@ from .conftest import EXAMPLES, apply_edits, find, initialize_params, open_doc, 
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-LENET = EXAMPLES / "sig" / "lenet.py"
+LENET = EXAMPLES.parent.parent / "signatures" / "programs" / "lenet.py"  # (the run tests' LeNet)
 VIT = EXAMPLES / "sig" / "vit_jax.py"
 
 
