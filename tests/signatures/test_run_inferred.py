@@ -26,6 +26,8 @@ def test_runs_with_the_inferred_input_and_agrees_on_every_line(name, device):
     assert spec["source"] == "inferred" and spec["reason"].startswith(f"inferred from {entry}.forward")
     assert r["mismatches"] == [] and r["summary"]["match"] >= 1
     assert all(it["status"] in ("match", "not-inferred") for it in r["lines"])
+    from shapehint.devicerun.cli import format_text
+    assert f"  input {pname}: inferred from {entry}.forward" in format_text(r)
 
 
 def test_an_input_nothing_fixes_is_refused_in_one_line():

@@ -76,6 +76,9 @@ def format_text(r: dict) -> str:
         ins = ", ".join(f"{k}={v.get('value', v.get('shape'))}" + (f":{v['dtype']}" if v.get("dtype") not in (None, "float32") else "")
                         for k, v in e.get("inputs", {}).items())
         out.append(f"entry {e['entry']}({ins})" + (f"  [{e['note']}]" if e.get("note") else ""))
+        for k, v in e.get("inputs", {}).items():
+            if v.get("source") == "inferred":  # say which input was chosen, and why
+                out.append(f"  input {k}: {v.get('reason')}")
         if e.get("not_observable"):
             out.append(f"  stopped on meta at line {e['not_observable']['line']} (data-dependent): later lines not observable")
     for it in r.get("lines", []):
