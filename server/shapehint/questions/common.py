@@ -55,9 +55,10 @@ _CTOR_ARGS: dict = {}
 
 
 def constructor_arguments(node) -> frozenset:
-    """Parameters passed as such to a class's constructor (`nn.Conv2d(cin, cout, 3)`, `Block(c)`)
-    or to `range`: sizes and counts, not tensors, though the analysis, which learns a parameter's
-    kind from its use, may keep one it never sees used as anything else for an unknown tensor."""
+    """Parameters passed as such to a torch layer's constructor (`nn.Conv2d(cin, cout, 3)`) or
+    to `range`: sizes and counts, not tensors, though the analysis, which learns a parameter's
+    kind from its use, may keep one it never sees used as anything else for an unknown tensor.
+    (`nn.Parameter`/`nn.Buffer` wrap tensors; the user's own classes may take tensors too.)"""
     got = _CTOR_ARGS.get(id(node))
     if got is not None and got[0] is node:
         return got[1]
@@ -68,8 +69,10 @@ def constructor_arguments(node) -> frozenset:
         if not isinstance(n, ast.Call):
             continue
         f = n.func
-        last = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        if last[:1].isupper() or last == "range":
+        layer = isinstance(f, ast.Attribute) and f.attr[:1].isupper() and f.attr not in ("Parameter", "Buffer") \
+            and isinstance(f.value, (ast.Name, ast.Attribute)) and \
+            (f.value.id if isinstance(f.value, ast.Name) else f.value.attr) == "nn"
+        if layer or (isinstance(f, ast.Name) and f.id == "range"):
             out |= {a.id for a in list(n.args) + [k.value for k in n.keywords]
                     if isinstance(a, ast.Name) and a.id in names}
     _CTOR_ARGS[id(node)] = (node, frozenset(out))

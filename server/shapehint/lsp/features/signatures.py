@@ -18,6 +18,9 @@ from typing import Optional
 from .actions import QUICKFIX, Action, ActionContext, Edit, provider
 
 
+SIGNATURE_STEPS = 100_000  # interpreter steps (the migration's per-answer budget)
+
+
 @dataclass
 class SigLens:
     line: int
@@ -29,7 +32,10 @@ class SigLens:
 
 def signature_of(result, qualname: str):
     from ...questions.signatures import signature
-    return result.memo(f"signature {qualname}", lambda: signature(result, qualname))
+    # one step budget for all the rank searches of a result's signatures: the editor asks for
+    # lenses after every change, on the thread that analyses the next version
+    budget = result.memo("signature budget", lambda: [SIGNATURE_STEPS])
+    return result.memo(f"signature {qualname}", lambda: signature(result, qualname, budget))
 
 
 def _functions(result) -> list:
@@ -40,24 +46,31 @@ def _functions(result) -> list:
 def qualname_at(result, line: int, col: Optional[int]) -> Optional[str]:
     """The function whose `def` name, or the class (its `forward`) whose name, is at the position
     (anywhere on that line when `col` is None)."""
+    for start, end, q in result.memo("def names", lambda: _def_names(result.text)).get(line, ()):
+        if (col is None or start <= col <= end) and q in _functions(result):
+            return q
+    return None
+
+
+def _def_names(text: str) -> dict:
+    """line -> [(name start, end, qualname)] of classes (as their `forward`) and functions."""
     try:
-        tree = ast.parse(result.text)
+        tree = ast.parse(text)
     except SyntaxError:
-        return None
-    found = None
+        return {}
+    out: dict = {}
 
     def visit(body, prefix):
-        nonlocal found
         for n in body:
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 q = prefix + n.name
                 start = n.col_offset + (6 if isinstance(n, ast.ClassDef) else 4 if isinstance(n, ast.FunctionDef) else 10)
-                if n.lineno == line and (col is None or start <= col <= start + len(n.name)):
-                    found = q + ".forward" if isinstance(n, ast.ClassDef) else q
+                target = q + ".forward" if isinstance(n, ast.ClassDef) else q
+                out.setdefault(n.lineno, []).append((start, start + len(n.name), target))
                 if isinstance(n, ast.ClassDef):
                     visit(n.body, q + ".")
     visit(tree.body, "")
-    return found if found in _functions(result) else None
+    return out
 
 
 def signature_hover(result, line: int, col: int) -> Optional[tuple]:
