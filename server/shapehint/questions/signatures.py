@@ -240,8 +240,10 @@ def _constraints(store, syms: set, inputs: set, forced: set, env: Optional[dict]
             kept.append(p)
     kept = _irredundant(store, kept)
     out = list(dict.fromkeys(str(p.subs(ren)) for p in kept))
+    from ..solver import bounds
+    box = bounds.intervals([f.pred for f in store.facts], store.lower, store.upper)
     for s in sorted(free):
-        member = _membership(store, s)
+        member = _membership(store, s, box)
         if member:
             out.append(f"{ren[s] if s in ren else s} in ({', '.join(map(str, member))})")
     return out[:MAX_CONSTRAINTS]
@@ -261,13 +263,13 @@ def _irredundant(store, preds: list) -> list:
     return kept
 
 
-def _membership(store, s: str) -> Optional[list]:
-    from ..solver.facts import Unknown
-    try:
-        lo, hi = store.value_range(Expr.sym(s))
-    except (Unknown, Exception):  # noqa: BLE001 - a range the solver cannot give lists nothing
+def _membership(store, s: str, box) -> Optional[list]:
+    """The values of `s` the facts allow, when interval propagation bounds it to a few (no Z3
+    optimisation: a bound it cannot see leaves the set unlisted, never wrong)."""
+    if box is None or s not in box[1]:
         return None
-    if lo is None or hi is None or hi - lo + 1 > MEMBERSHIP_SPAN or hi == lo:
+    lo, hi = box[0].get(s, 1), box[1][s]
+    if hi - lo + 1 > MEMBERSHIP_SPAN or hi <= lo:
         return None
     vals = [v for v in range(lo, hi + 1) if store.possible(eq(Expr.sym(s), v))[0] is True]
     return vals if 1 < len(vals) else None
