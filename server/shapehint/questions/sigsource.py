@@ -17,6 +17,14 @@ def functions(result) -> list:
     return migratable_functions(result)
 
 
+def takes_tensors(result, qualname: str) -> bool:
+    """Does the function (analysed now if it was not) take tensors?"""
+    if qualname.endswith(".__init__"):
+        return False
+    ensure_generic(result, {qualname})
+    return bool(tensor_params(result, qualname))
+
+
 def params(result, qualname: str) -> dict:
     return tensor_params(result, qualname)
 

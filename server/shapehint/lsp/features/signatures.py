@@ -38,16 +38,16 @@ def signature_of(result, qualname: str):
     return result.memo(f"signature {qualname}", lambda: signature(result, qualname, budget))
 
 
-def _functions(result) -> list:
+def _takes_tensors(result, qualname: str) -> bool:
     from ...questions import sigsource
-    return result.memo("signature functions", lambda: sigsource.functions(result))
+    return result.memo(f"takes tensors {qualname}", lambda: sigsource.takes_tensors(result, qualname))
 
 
 def qualname_at(result, line: int, col: Optional[int]) -> Optional[str]:
     """The function whose `def` name, or the class (its `forward`) whose name, is at the position
     (anywhere on that line when `col` is None)."""
     for start, end, q in result.memo("def names", lambda: _def_names(result.text)).get(line, ()):
-        if (col is None or start <= col <= end) and q in _functions(result):
+        if (col is None or start <= col <= end) and _takes_tensors(result, q):
             return q
     return None
 
@@ -114,7 +114,7 @@ def _lenses(result) -> list:
             q, entry = n.name, n.name
         else:
             continue
-        if q not in _functions(result):
+        if not _takes_tensors(result, q):
             continue
         sig = signature_of(result, q)
         example = sig.example()
