@@ -1,4 +1,5 @@
 """Every Q1/Q2 proposal of the test corpora runs with PyTorch in training mode (issue 26 item 3)."""
+import functools
 import os
 
 import pytest
@@ -9,18 +10,19 @@ from shapehint.questions.migrate import answer_migration, migrate_function
 from .migration_exec import ROOT, check_file, corpus, definitions, run_proposal
 
 FILES = corpus()
+_checked = functools.lru_cache(maxsize=None)(check_file)  # both tests read the same answers
 
 
 @pytest.mark.parametrize("path", FILES, ids=[os.path.relpath(f, ROOT) for f in FILES])
 def test_static_proposals_run_in_training_mode(path):
-    bad, ran, skipped = check_file(path)
+    bad, ran, skipped = _checked(path)
     assert not bad, bad
 
 
 def test_the_corpus_is_mostly_executed():
     ran = skipped = 0
     for f in FILES:
-        _, r, s = check_file(f)
+        _, r, s = _checked(f)
         ran, skipped = ran + r, skipped + s
     assert ran >= 50 and ran > skipped  # the rest need constructor arguments the files do not give
 
