@@ -81,8 +81,17 @@ class Signature:
 def signatures_json(result, budget: Optional[list] = None) -> list:
     """DESIGN §4 `signatures`: one entry per function that takes tensors."""
     from .migrate import SEARCH_STEPS_PER_ANSWER
+    from ..analysis.frames import Cancelled
     budget = budget if budget is not None else [SEARCH_STEPS_PER_ANSWER]  # shared: one answer's rank searches
-    return [signature(result, q, budget).to_json() for q in src.functions(result)]
+    out = []
+    for q in src.functions(result):
+        try:
+            out.append(signature(result, q, budget).to_json())
+        except Cancelled:
+            raise
+        except (Exception, RecursionError) as exc:  # a bug costs this function's signature, not the answer
+            out.append({"function": q, "params": [], "problem": f"internal error: {type(exc).__name__}: {exc}"})
+    return out
 
 
 def signature(result, qualname: str, budget: Optional[list] = None) -> Signature:
