@@ -97,3 +97,12 @@ def test_infer_json_carries_signatures():
     for s in got.values():
         for p in s["params"]:
             assert set(p) >= {"name", "shape", "constraints", "example", "dtype"}
+
+
+def test_the_programs_own_names_are_used(tmp_path):
+    f = tmp_path / "names.py"
+    f.write_text("import torch\n\n\ndef f(x):\n    B, T, C = x.size()\n    y = x.view(B, T, 4, C // 4)\n    return y\n")
+    s = {g["function"]: g for g in signatures_json(analyze_source(f.read_text(), str(f)))}
+    x = param(s["f"], "x")
+    assert x["shape"] == ["B", "T", "C"] and x["example"] == [2, 32, 32]
+    assert holds(x, [3, 5, 8]) and not holds(x, [3, 5, 10])
