@@ -279,6 +279,8 @@ def cmd_infer(args) -> int:
         data = AnalysisResult(args.file, text).infer_json()
     from .notebook import place
     if args.format == "json":
+        from .questions.signatures import signatures_json
+        data["signatures"] = signatures_json(result)
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

@@ -13,7 +13,8 @@ def test_small_cnn_lines_helpers_and_contexts():
     r = run("cnn.py")
     _, text = fixture("cnn.py")
     assert r["error"] is None and r["device"] == "cpu"
-    assert r["entry"] == "Net" and r["inputs"] == {"x": {"shape": [2, 3, 32, 32], "dtype": "float32"}}
+    assert r["entry"] == "Net" and r["inputs"]["x"]["shape"] == [2, 3, 32, 32] and r["inputs"]["x"]["dtype"] == "float32"
+    assert r["inputs"]["x"]["source"] == "annotation"  # jaxtyping: `Float[Tensor, "B 3 32 32"]`
     ln = lambda s: line_of(text, s)  # noqa: E731
     assert observed(r, ln("h = F.relu"), "h") == [[2, 8, 32, 32]]
     assert observed(r, ln("h = F.max_pool2d"), "h") == [[2, 8, 16, 16]]

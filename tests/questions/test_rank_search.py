@@ -71,8 +71,8 @@ def test_the_fewest_axes_first():
     got = {f["function"]: {p["name"]: p["shape"] for p in f["params"]}
            for f in answer_migration(analyze_source(PROGRAM, "ranks.py"))}
     assert got["M.linear"] == {"x": [16]}
-    assert got["mean1"] == {"x": [1, 1]}
-    assert got["pairwise"] == {"a": [1], "b": [1, 1]}
+    assert got["mean1"] == {"x": [2, 1]}  # a batch of 2 where the facts allow it
+    assert got["pairwise"] == {"a": [1], "b": [2, 1]}  # axis 0 of a rank >= 2 input: a batch of 2
 
 
 def test_ranks_and_constraints_together():

@@ -27,6 +27,7 @@ import time
 from typing import Callable, Optional
 
 from . import compare as cmp
+from .inferred import complete, stamp_sources
 from .inputs import PlanError, param_dims_by_function, parse_input, plan_entries
 
 RUNNER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "runner.py")
@@ -78,10 +79,15 @@ def plan(path: str, text: str, entry=None, inputs=None, ctor_args=None) -> tuple
     """(runnable EntryPlans, skipped [{entry, reason}]); raises PlanError when an explicit entry
     cannot run. With no runnable entry, only the module's top-level code runs (its import)."""
     plans = plan_entries(text, entry, normalize_inputs(inputs), ctor_args)
+    complete(plans, path, text)
     runnable = [p for p in plans if not p.problem]
+    for p in runnable:
+        stamp_sources(p)
     skipped = [{"entry": p.qualname, "reason": p.problem} for p in plans if p.problem]
     if entry and skipped:
         raise PlanError(skipped[0]["reason"])
+    if not runnable and any(p.unknown for p in plans if p.problem):
+        raise PlanError(next(p.problem for p in plans if p.problem and p.unknown))
     if inputs and not runnable:
         raise PlanError("--input given but no entry can take it; choose one with --entry")
     return runnable, skipped
@@ -340,7 +346,8 @@ def assemble(path, text, device, run, infer_json, skipped=(), notes=()) -> dict:
         if err and err.get("data_dependent") and run.get("device") == "meta":
             item["not_observable"] = {"line": err.get("line"), "message": err.get("message")}
         elif err:
-            item["error"] = _err(err["type"], err["message"], err.get("line"), function=err.get("function"))
+            item["error"] = _err(err["type"], err["message"], err.get("line"), function=err.get("function"),
+                                 operands=err.get("operands") or [])
             if error is None:
                 error = dict(item["error"], entry=e["entry"])
         entries.append(item)

@@ -95,6 +95,9 @@ def format_text(r: dict) -> str:
         ins = ", ".join(f"{k}={v.get('value', v.get('shape'))}" + (f":{v['dtype']}" if v.get("dtype") not in (None, "float32") else "")
                         for k, v in e.get("inputs", {}).items())
         out.append(f"entry {e['entry']}({ins})" + (f"  [{e['note']}]" if e.get("note") else ""))
+        for k, v in e.get("inputs", {}).items():
+            if v.get("source") == "inferred":  # say which input was chosen, and why
+                out.append(f"  input {k}: {v.get('reason')}")
         if e.get("not_observable"):
             out.append(f"  stopped on meta at line {e['not_observable']['line']} (data-dependent): later lines not observable")
     for it in r.get("lines", []):
@@ -106,6 +109,8 @@ def format_text(r: dict) -> str:
         where = (f"{r['file']}:" + (f"cell {err['cell'] + 1}:" if "cell" in err else "") + f"{err['line']}: "
                  if err.get("line") else "")
         out.append(f"{where}error SH502 {err['type']}: {err['message']}")
+        for o in err.get("operands") or []:
+            out.append(f"  operand {o['expr']}: {_fmt(o['shape'])} {o['dtype']}")
     s = r.get("summary") or {}
     agree = s.get("agreement")
     out.append(f"summary: {s.get('match', 0)} match, {s.get('mismatch', 0)} mismatch, {s.get('not-inferred', 0)} not inferred, "

@@ -56,6 +56,9 @@ class EntryPlan:
     param_dims: dict = field(default_factory=dict)  # name -> dims (symbols) for compare's binding
     ctor_expr: Optional[str] = None  # `GPT(GPTConfig())` from a `# entry:` comment
     guessed: bool = False  # inputs guessed for an entry nobody named: skip it when none runs on meta
+    unknown: list = field(default_factory=list)  # Params the source gives no shape for
+    order: list = field(default_factory=list)  # every parameter's name, in the signature's order
+    sources: dict = field(default_factory=dict)  # name -> (given | annotation | inferred, reason)
 
     def request(self) -> dict:
         return {"qualname": self.qualname, "kind": self.kind, "method": self.method, "ctor_expr": self.ctor_expr,
@@ -486,11 +489,12 @@ def _fill_inputs(plan: EntryPlan, reader: _ShapeReader, overrides: dict, hints=(
     for p in reader.params.values():
         if p.name in overrides:
             p.override = dict(overrides[p.name])
-        elif p.dims is None and not p.is_int and (p.has_default or plan.problem):
+        elif p.dims is None and not p.is_int and (p.has_default or (plan.problem and not plan.unknown)):
             continue  # optional argument without a shape: let Python use its default
         elif p.is_int and p.has_default:
             continue
         elif p.dims is None and not p.is_int:
+            plan.unknown.append(p)  # the inferred signature may supply it (`inferred.complete`)
             plan.problem = plan.problem or (
                 f"no shape is known for parameter {p.name!r} of {plan.qualname}: annotate it "
                 f"(Float[Tensor, \"B C H W\"]), assert its shape (assert {p.name}.shape == (B, 3, 32, 32)) "
@@ -498,6 +502,9 @@ def _fill_inputs(plan: EntryPlan, reader: _ShapeReader, overrides: dict, hints=(
             continue
         params.append(p)
     plan.params = params
+    plan.order = list(reader.params)
+    plan.sources = {p.name: ("given", "--input") if p.override is not None else
+                    ("annotation", "from the source (annotation, assertion or unpacking)") for p in params}
     plan.constraints = reader.constraints
     plan.param_dims = {p.name: p.dims for p in params if p.dims is not None and p.override is None}
     if plan.problem and not plan.problem.startswith(plan.qualname + "()"):

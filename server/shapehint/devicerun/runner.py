@@ -269,6 +269,57 @@ def user_error(exc, path, device):
     return {"line": line, "function": func, "type": etype, "message": msg[:2000], "data_dependent": data}
 
 
+def operands(exc, path, source):
+    """The tensors the failing line of the user's file names (`x`, `self.weight`), as
+    [{"expr", "shape", "dtype"}]: what a crash's message is about. Only names and attribute
+    chains are looked up (no call is made), in the innermost frame of the user's file."""
+    frame, lineno = None, None
+    for fr, ln in traceback.walk_tb(exc.__traceback__):
+        if fr.f_code.co_filename == path:
+            frame, lineno = fr, ln
+    lines = (source or "").splitlines()
+    if frame is None or not 0 < lineno <= len(lines):
+        return []
+    text = lines[lineno - 1].strip()
+    try:
+        tree = ast.parse(text.rstrip(":") if text.endswith(":") else text)
+    except SyntaxError:
+        try:
+            tree = ast.parse(text + "\n    pass")  # the head of a compound statement (`if`, `for`)
+        except SyntaxError:
+            return []
+    out, seen = [], set()
+    for node in ast.walk(tree):
+        if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(getattr(node, "ctx", None), ast.Load):
+            continue
+        expr = ast.unparse(node)
+        if expr in seen:
+            continue
+        seen.add(expr)
+        value = _lookup(node, frame)
+        shape = getattr(value, "shape", None)
+        if shape is not None and type(value).__module__.startswith("torch") and hasattr(value, "dtype"):
+            out.append({"expr": expr, "shape": [int(d) for d in shape], "dtype": str(value.dtype).replace("torch.", "")})
+    return out[:16]
+
+
+_MISSING = object()
+
+
+def _lookup(node, frame):
+    if isinstance(node, ast.Name):
+        if node.id in frame.f_locals:
+            return frame.f_locals[node.id]
+        return frame.f_globals.get(node.id, _MISSING)
+    base = _lookup(node.value, frame) if isinstance(node.value, (ast.Name, ast.Attribute)) else _MISSING
+    if base is _MISSING or isinstance(getattr(type(base), node.attr, None), property):
+        return _MISSING  # a property would run user code
+    try:
+        return getattr(base, node.attr, _MISSING)
+    except Exception:  # noqa: BLE001 - __getattr__ of the user's object may raise anything
+        return _MISSING
+
+
 def pick_device(torch, want):
     if want == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
@@ -439,11 +490,13 @@ def run_job(torch, job, device, limits, result, n):
                 info["error"] = dict(user_error(exc, path, device), type="Timeout", message="stopped")
                 raise
             info["error"] = user_error(exc, path, device)
+            info["error"]["operands"] = operands(exc, path, source)
         finally:
             sys.settrace(None)
             info["inputs"] = {k: ({"value": v["value"]} if "value" in v else
                                   {"shape": v["shape"], "dtype": v.get("dtype") or "float32",
                                    **({"high": v["high"]} if v.get("high") else {})})
+                                 | {k: v[k] for k in ("source", "reason") if k in v}
                               for k, v in inputs.items()}
             del holder[:]
             if device == "cuda":

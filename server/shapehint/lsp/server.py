@@ -15,7 +15,7 @@ from lsprotocol import types as lsp
 
 from . import commands, debug, notebooks, questions, runcmd  # noqa: F401  (they register commands/providers)
 from .convert import code_action as to_code_action
-from .features import actions, hover as hover_feature, inlay
+from .features import actions, hover as hover_feature, inlay, signatures  # (signatures registers a provider)
 from .service import ShapeHintServer
 from .worker import Job
 
@@ -103,8 +103,12 @@ async def hover(ls: ShapeHintServer, params: lsp.HoverParams):
     lines = ls.doc_lines(params.text_document.uri, snap)
     line, col = lines.from_lsp(params.position)
     info = hover_feature.hover(snap.result, line, col, ls.settings)
-    if info is None:
-        return None
+    if info is None:  # on a `def`/class name: the inferred input signature (may ask the solver)
+        job = Job("hover", uri=params.text_document.uri, version=snap.version, request_id=ls.protocol.msg_id)
+        found = await ls.worker.run(job, lambda job: signatures.signature_hover(snap.result, line, col),
+                                    executor=ls.worker.analysis_executor)
+        return None if found is None else lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found[0]))
     s = info.span
     return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=info.markdown),
                      range=lines.range(s.line, s.col, s.end_line, s.end_col))
@@ -212,6 +216,13 @@ async def code_lens(ls: ShapeHintServer, params: lsp.CodeLensParams):
         start = lines.to_lsp(lens.line, lens.col)
         out.append(lsp.CodeLens(range=lsp.Range(start=start, end=start), command=lsp.Command(
             title=lens.title, command="shapehint.deviceRun", arguments=[{"uri": uri, "entry": lens.entry}])))
+    job = Job("codeLens", uri=uri, version=snap.version, request_id=ls.protocol.msg_id)
+    for lens in await ls.worker.run(job, lambda job: signatures.signature_lenses(snap.result),
+                                    executor=ls.worker.analysis_executor):
+        start = lines.to_lsp(lens.line, lens.col)
+        out.append(lsp.CodeLens(range=lsp.Range(start=start, end=start), command=lsp.Command(
+            title=lens.title, command="shapehint.deviceRun",
+            arguments=[{"uri": uri, "entry": lens.entry, "inputs": lens.inputs}])))
     return out
 
 

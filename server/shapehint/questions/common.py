@@ -41,11 +41,41 @@ def generic_frame(result, qualname: str) -> Optional[Frame]:
 def tensor_params(result, qualname: str) -> dict:
     it = result.interp
     out = {}
+    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    sizes = constructor_arguments(fn.node) if fn is not None else frozenset()
     for name, v in (it.param_values.get(qualname) or {}).items():
-        if isinstance(v, TensorV):
+        if isinstance(v, TensorV) and name not in sizes:
             it.resolve(v)
             out[name] = v
     return out
+
+
+_CTOR_ARGS: dict = {}
+
+
+def constructor_arguments(node) -> frozenset:
+    """Parameters passed as such to a torch layer's constructor (`nn.Conv2d(cin, cout, 3)`) or
+    to `range`: sizes and counts, not tensors, though the analysis, which learns a parameter's
+    kind from its use, may keep one it never sees used as anything else for an unknown tensor.
+    (`nn.Parameter`/`nn.Buffer` wrap tensors; the user's own classes may take tensors too.)"""
+    got = _CTOR_ARGS.get(id(node))
+    if got is not None and got[0] is node:
+        return got[1]
+    import ast
+    names = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+    out = set()
+    for n in ast.walk(node):
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        layer = isinstance(f, ast.Attribute) and f.attr[:1].isupper() and f.attr not in ("Parameter", "Buffer") \
+            and isinstance(f.value, (ast.Name, ast.Attribute)) and \
+            (f.value.id if isinstance(f.value, ast.Name) else f.value.attr) == "nn"
+        if layer or (isinstance(f, ast.Name) and f.id == "range"):
+            out |= {a.id for a in list(n.args) + [k.value for k in n.keywords]
+                    if isinstance(a, ast.Name) and a.id in names}
+    _CTOR_ARGS[id(node)] = (node, frozenset(out))
+    return _CTOR_ARGS[id(node)][1]
 
 
 def display(result, qualname: str, e: Expr) -> Expr:

@@ -20,17 +20,18 @@ import itertools
 from typing import Optional
 
 from ..analysis.frames import Cancelled
-from ..shapes.shape import conj
+from ..shapes.shape import conj, eq
 from ..shapes.values import TensorV
 from .assume import parse_assumption, to_pred
 from .common import display, generic_frame, param_symbols, tensor_params
+from .sigsource import never_returns, rank_tested
 
 # The rank search: at most this many analyses of the function per migration, ranks tried per
 # parameter from the fewest axes the body allows, and interpreter steps of those analyses together
 # (the module body, imports included, runs in each: ~700 for a function of a 2,000-line model
 # file, ~32,000 where a package's siblings are imported) per function and per `answer_migration`
 # — counted in steps, not seconds, so answers do not depend on the machine.
-MAX_RANK_TRIALS = 8
+MAX_RANK_TRIALS = 12
 RANKS_TRIED = 4
 SEARCH_STEPS = 20_000
 SEARCH_STEPS_PER_ANSWER = 100_000
@@ -64,7 +65,10 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True, budg
     if store is None:  # its analysis ran out of budget (or raised): nothing is known
         return {"function": qualname, "status": "unknown", "params": [], "clash": []}
     params = tensor_params(result, qualname)
-    fails = [f for f in it.reporter.failures if f.function == qualname and f.context == ""]
+    # its own provable errors, and those its direct calls hit with its arguments (a helper's
+    # `einsum`, a block's conv): a migration must pass every precondition on its path
+    fails = [f for f in it.reporter.failures
+             if (f.function == qualname and f.context == "") or f.context.startswith(f"called from {qualname} (")]
     extra = []
     fr = generic_frame(result, qualname)
     for text in assume:
@@ -80,7 +84,12 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True, budg
     syms = param_symbols(params)
     fail_syms = set().union(*[f.pred.symbols() for f in fails]) if fails else set()
     # the smallest model first: when there is one, the constraints are consistent with the facts
-    model = store.model([p for p, _ in extra], names=syms, minimize=syms)
+    # a batch of 2 where the facts allow it: one sample is rarely meant, and layers that
+    # normalise over the batch (BatchNorm in training mode) need more than one value per channel
+    two = [eq(t.shape.dims[0], 2) for t in params.values() if t.shape.rank is not None and t.shape.rank >= 2
+           and len(t.shape.dims[0].symbols()) == 1]
+    model = (store.model([p for p, _ in extra] + two, names=syms, minimize=syms) if two else None) or \
+        store.model([p for p, _ in extra], names=syms, minimize=syms)
     if extra and model is None:
         ok, core = store.possible(conj(*[p for p, _ in extra]))
         if ok is False:
@@ -101,7 +110,22 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True, budg
         out["status"] = "partial"
         if search:
             return _search_ranks(result, qualname, assume, params, budget) or out
+    elif out["status"] == "static" and search:
+        return _recheck_ranks(result, qualname, assume, params, out, budget)
     return out
+
+
+def _recheck_ranks(result, qualname: str, assume, params: dict, out: dict, budget: Optional[list]) -> dict:
+    """A rank learned from a use behind a test of that rank (`if x.dim() == 4: x = self.conv(x)`)
+    leaves the test undecided in the generic analysis, and what its arm required is not a fact
+    after it: analysed again with the ranks given, the test is decided and the migration meets
+    the arm's preconditions — or those ranks fail, and the fewest axes that pass are searched."""
+    tested = rank_tested(result, qualname) & {n for n, t in params.items() if t.shape.rank is not None}
+    if not tested:
+        return out
+    found = search_ranks(result, qualname, assume, params, budget,
+                         start={n: len(params[n].shape.dims) for n in tested})
+    return found[0] if found else out
 
 
 def _fewest_first(n: int):
@@ -122,15 +146,24 @@ def _spread(t: int, n: int):
 
 
 def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[list]) -> Optional[dict]:
-    """The migration with ranks given to the parameters of unknown rank (the fewest axes first),
-    or None when no ranks tried give a static one."""
+    found = search_ranks(result, qualname, assume, params, budget)
+    return found[0] if found else None
+
+
+def search_ranks(result, qualname: str, assume, params: dict, budget: Optional[list],
+                 start: Optional[dict] = None) -> Optional[tuple]:
+    """(the migration, the analysis it came from) with ranks given to the parameters of unknown
+    rank (the fewest axes first), or None when no ranks tried give a static one. `start`
+    ({parameter: rank}): ranks the generic analysis learned, tried first, then from one axis up."""
     from ..analysis.engine import analyze, parse
     from ..analysis.imports import parsed_module
     lows = {}
     for name, t in params.items():
         if t.shape.rank is None:
             lows[name] = max(len(t.shape.dims) + len(t.shape.suffix), 1)
+    lows.update(dict.fromkeys(start or (), 1))
     names = list(lows)
+    first = tuple(start[n] - lows[n] if start and n in start else 0 for n in names)
     left = min(SEARCH_STEPS, budget[0]) if budget is not None else SEARCH_STEPS
     if left <= 0:
         return None
@@ -138,7 +171,9 @@ def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[
     # once for all the tries of all the functions (trees are never changed; the cache of parses
     # shared by analyses is bounded by source size)
     parsed = parsed_module(result.path, result.text, parse)
-    for extra in itertools.islice(_fewest_first(len(names)), MAX_RANK_TRIALS):
+    tries = itertools.chain([first], (e for e in _fewest_first(len(names)) if e != first)) if start else \
+        _fewest_first(len(names))
+    for extra in itertools.islice(tries, MAX_RANK_TRIALS):
         if spent >= left:
             return None
         ranks = {n: lows[n] + e for n, e in zip(names, extra)}
@@ -154,15 +189,16 @@ def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[
         spent += steps
         if budget is not None:
             budget[0] -= steps
-        if tried.interp.gave_up_in.get(qualname):
+        if tried.interp.gave_up_in.get(qualname) or never_returns(tried, qualname):
             # an operation the analysis could not follow at these ranks would have let them
-            # through (`F.conv2d` with a weight of unknown rank): they cannot be vouched for
+            # through (`F.conv2d` with a weight of unknown rank): they cannot be vouched for; nor
+            # can ranks every path raises at (`else: raise ValueError("wrong rank")`)
             continue
         if got["status"] == "static":
             for p in got["params"]:
                 if p["name"] in ranks:
                     p["reason"] = f"the code does not fix its rank; {ranks[p['name']]} is the first that passes"
-            return got
+            return got, tried
     return None
 
 

@@ -1,0 +1,91 @@
+"""Inputs the source does not spell: the inferred signature's typical input.
+
+An entry whose tensor parameters carry no annotation, assertion or unpacking (`plan.unknown`)
+gets them from the function's inferred signature (`questions.signatures`) — unless other functions
+of the file call it (a helper runs in their calls, where its lines are inferred): its typical input is
+the first candidate, and its symbolic shape with its constraints gives the runner's meta dry run
+further candidates. Each input says where it came from (`EntryPlan.sources`: given, annotation,
+inferred) and why. When the signature has no typical input, the plan's problem says why in one
+line (a provable error, a rank nothing fixes, an operation the analysis cannot follow).
+"""
+from __future__ import annotations
+
+from .candidates import make_candidates
+
+
+def complete(plans: list, path: str, text: str) -> None:
+    """Fill the unknown inputs of `plans` in place (one analysis of the file for all of them)."""
+    todo = [p for p in plans if p.unknown and _only_inputs_missing(p)]
+    if not todo:
+        return
+    try:
+        from ..analysis.api import analyze_source
+        from ..questions.signatures import signature
+        result = analyze_source(text, path)
+    except Exception as exc:  # noqa: BLE001 - no analysis: the plans keep their own problem
+        for p in todo:
+            p.problem += f" (the input could not be inferred: {type(exc).__name__}: {exc})"
+        return
+    from ..questions.migrate import SEARCH_STEPS_PER_ANSWER
+    budget = [SEARCH_STEPS_PER_ANSWER]  # the rank searches of all the entries together
+    for plan in todo:
+        qual = f"{plan.qualname}.{plan.method}" if plan.kind == "class" else plan.qualname
+        try:
+            sig = signature(result, qual, budget)
+        except Exception as exc:  # noqa: BLE001 - a bug costs this entry's inference, not the run
+            plan.problem = f"no input can be inferred for {qual}: {type(exc).__name__}: {exc}"
+            continue
+        if sig.callers:
+            # a helper: its lines are inferred in its callers' contexts, so a standalone run on an
+            # input of our choosing would be compared with shapes from calls it was not part of
+            plan.problem += f" (it is called by {', '.join(sig.callers)}, which give it its inputs)"
+            continue
+        _apply(plan, qual, sig)
+
+
+def _only_inputs_missing(plan) -> bool:
+    """The plan's problem is only the missing shapes (not constructor arguments)."""
+    return plan.problem is not None and plan.problem.startswith("no shape is known")
+
+
+def _apply(plan, qual: str, sig) -> None:
+    by_name = {p.name: p for p in sig.params}
+    names = ", ".join(p.name for p in plan.unknown)
+    example = sig.example()
+    missing = [p.name for p in plan.unknown if by_name.get(p.name) is None or by_name[p.name].example is None]
+    if example is None or missing:
+        why = sig.problem or f"nothing in {qual} fixes the shape of {', '.join(missing)}"
+        plan.problem = (f"no input can be found for {names} of {qual}: {why}; give one with "
+                        + " ".join(f"--input {n}=..." for n in (missing or [p.name for p in plan.unknown])))
+        return
+    first = {}
+    for p in plan.unknown:
+        s = by_name[p.name]
+        p.dims = list(s.shape)
+        p.dtype = p.dtype or s.dtype
+        if p.dtype == "int64" and p.role is None:
+            p.role = "ids"
+        bound = ", ".join(s.constraints)
+        plan.sources[p.name] = ("inferred", f"inferred from {qual}: {p.name} is [{', '.join(map(str, s.shape))}]"
+                                + (f" with {bound}" if bound else "") + f"; typical input {s.example}"
+                                + (f" ({s.reason})" if s.reason else ""))
+        first[p.name] = s.example
+    order = {n: i for i, n in enumerate(plan.order)}
+    plan.params = sorted(plan.params + plan.unknown, key=lambda p: order.get(p.name, len(order)))
+    plan.constraints = list(plan.constraints) + [c for s in sig.params for c in s.constraints]
+    plan.problem = None
+    cands = make_candidates(plan.params, plan.constraints)
+    typical = []
+    for c in cands[:1]:  # the signature's typical input, with the other inputs as the source gives them
+        t = {k: (dict(v, shape=first[k]) if k in first else v) for k, v in c.items()}
+        typical.append(t)
+    plan.candidates = typical + [c for c in cands if c not in typical]
+
+
+def stamp_sources(plan) -> None:
+    """Every candidate input says where its shape came from (the run JSON's `source`, `reason`)."""
+    for c in plan.candidates:
+        for name, spec in c.items():
+            src, why = plan.sources.get(name) or (
+                "annotation", "from the file's `# entry:` comment" if plan.ctor_expr else "from the source")
+            spec["source"], spec["reason"] = src, why

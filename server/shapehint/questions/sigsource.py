@@ -1,0 +1,122 @@
+"""What the signatures read of an analysis, in one place (the analysis's result API is being
+reshaped: this adapter is the only module of the signature feature that touches it).
+
+Everything returned is plain: names, `TensorV`s, `Pred`s, spans as (line, col)."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from .common import display, ensure_generic, tensor_params
+
+
+def functions(result) -> list:
+    """Qualnames of the functions that take tensors (not `__init__`), in definition order."""
+    from .migrate import migratable_functions
+    ensure_generic(result)
+    return migratable_functions(result)
+
+
+def takes_tensors(result, qualname: str) -> bool:
+    """Does the function (analysed now if it was not) take tensors?"""
+    if qualname.endswith(".__init__"):
+        return False
+    ensure_generic(result, {qualname})
+    return bool(tensor_params(result, qualname))
+
+
+def params(result, qualname: str) -> dict:
+    return tensor_params(result, qualname)
+
+
+def store(result, qualname: str):
+    return result.interp.generic_stores.get(qualname)
+
+
+def failures(result, qualname: str) -> list:
+    """[(line, message)] of the provable errors of the function's own analysis."""
+    return [(f.span.line, f.message) for f in result.interp.reporter.failures
+            if f.function == qualname and f.context == ""]
+
+
+def gave_up(result, qualname: str) -> bool:
+    """True when some operation on tensors was not followed (it lets any shape through)."""
+    return bool(result.interp.gave_up_in.get(qualname))
+
+
+def shown(result, qualname: str, e):
+    """`e` with the analysis's symbols in the names the user sees (annotations, unpacking)."""
+    return display(result, qualname, e)
+
+
+def with_ranks(result, qualname: str, budget: Optional[list]) -> Optional[tuple]:
+    """(analysis, {param: reason}) with ranks given to the parameters whose rank the body leaves
+    open (the migration's rank search), or None when no ranks tried pass."""
+    from .migrate import search_ranks
+    found = search_ranks(result, qualname, (), params(result, qualname), budget)
+    if found is None:
+        return None
+    got, tried = found
+    return tried, {p["name"]: p["reason"] for p in got["params"] if p.get("reason")}
+
+
+def def_line(result, qualname: str) -> Optional[int]:
+    span = result.functions.get(qualname)
+    return span.line if span is not None else None
+
+
+def function_node(result, qualname: str):
+    """(the function's `ast` node, its class's node or None)."""
+    it = result.interp
+    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    if fn is None:
+        return None, None
+    cls = fn.cls.node if getattr(fn, "cls", None) is not None else None
+    if cls is None and "." in qualname:
+        head = qualname.split(".")[0]
+        cls = next((n for n in ast.walk(ast.parse(result.text)) if isinstance(n, ast.ClassDef) and n.name == head), None)
+    return fn.node, cls
+
+
+def callers(result, qualname: str) -> list:
+    """The functions whose analyses call this one (they give it its inputs)."""
+    return sorted(set(result.interp.called_from.get(qualname, ())) - {qualname})
+
+
+def never_returns(result, qualname: str) -> bool:
+    """Every path of the function's analysis raised: it has `return` statements, none reached."""
+    it = result.interp
+    if it.generic_returns.get(qualname):
+        return False
+    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    if fn is None:
+        return False
+    todo, found = list(fn.node.body), False
+    while todo and not found:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue  # a nested function's returns are its own
+        found = isinstance(n, ast.Return) and n.value is not None
+        todo.extend(ast.iter_child_nodes(n))
+    return found
+
+
+def rank_tested(result, qualname: str) -> set:
+    """Parameters whose rank the body tests (`x.dim()`, `x.ndim`, `len(x.shape)`, `x.ndimension()`)."""
+    it = result.interp
+    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    if fn is None:
+        return set()
+    out = set()
+    for n in ast.walk(fn.node):
+        target = None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("dim", "ndimension"):
+            target = n.func.value
+        elif isinstance(n, ast.Attribute) and n.attr == "ndim":
+            target = n.value
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args and \
+                isinstance(n.args[0], ast.Attribute) and n.args[0].attr == "shape":
+            target = n.args[0].value
+        if isinstance(target, ast.Name):
+            out.add(target.id)
+    return out

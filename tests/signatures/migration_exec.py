@@ -1,0 +1,128 @@
+"""Executes Q1/Q2 proposals with PyTorch in training mode (shared by the corpus test and by hand:
+`python -m tests.signatures.migration_exec FILE...`)."""
+import ast
+import glob
+import os
+import signal
+import sys
+import warnings
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def corpus() -> list:
+    pats = ["tests/cases/*.py", "tests/questions/programs/*.py", "bench/peer/programs/*.py", "shared/examples/*.py"]
+    return sorted(f for p in pats for f in glob.glob(os.path.join(ROOT, p)) if not os.path.basename(f).startswith("_"))
+
+
+def definitions(text: str, path: str) -> dict:
+    """The module's imports, classes, functions and assignments (not its other top-level runs);
+    an assignment that raises is left out."""
+    tree = ast.parse(text)
+    ns = {"__name__": "migration_exec_program", "__file__": path, "__source__": text}
+    keep = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.Assign, ast.AnnAssign)
+    for st in tree.body:
+        if isinstance(st, keep):
+            try:
+                exec(compile(ast.Module([st], []), path, "exec"), ns)
+            except Exception:  # noqa: BLE001 - a module-level run the proposals do not need
+                pass
+    return ns
+
+
+def target(ns: dict, qualname: str):
+    """The callable for a qualname (`Net.forward` on `Net()` in training mode), or None when it
+    cannot be built without arguments the file does not give."""
+    parts = qualname.split(".")
+    if "<locals>" in parts or len(parts) > 2:
+        return None
+    obj = ns.get(parts[0])
+    if obj is None:
+        return None
+    if len(parts) == 1:
+        return obj if callable(obj) else None
+    if not isinstance(obj, type):
+        return None
+    try:
+        inst = obj(**_ctor_args(ns, parts[0]))
+    except Exception:  # noqa: BLE001 - needs constructor arguments the file does not give: the
+        return None  # proposal holds for its generic instance, whose sizes are symbols
+    if hasattr(inst, "train"):
+        inst.train()
+    return getattr(inst, parts[1], None)
+
+
+def _ctor_args(ns: dict, cls: str) -> dict:
+    """Constructor arguments as `shapehint run` finds them (a config class of the file built with
+    its defaults); none when the constructor needs others."""
+    from shapehint.devicerun.inputs import plan_entries
+    try:
+        plan = plan_entries(ns["__source__"], entry=cls)[0]
+    except Exception:  # noqa: BLE001
+        return {}
+    return {k: eval(v["expr"], ns) for k, v in plan.ctor_args.items()}  # noqa: S307
+
+
+def run_proposal(ns: dict, mig: dict, dtypes: dict):
+    """None when the proposal runs; else the error text; "skip" when it cannot be called."""
+    import torch
+    fn = target(ns, mig["function"])
+    if fn is None:
+        return "skip"
+    args = {}
+    for p in mig["params"]:
+        if dtypes.get(p["name"]) == "int64":
+            args[p["name"]] = torch.zeros(p["shape"], dtype=torch.long)
+        elif dtypes.get(p["name"]) == "bool":
+            args[p["name"]] = torch.ones(p["shape"], dtype=torch.bool)
+        else:
+            args[p["name"]] = torch.randn(p["shape"])
+    try:
+        fn(**args)
+    except TypeError as exc:
+        if "missing" in str(exc) and "required" in str(exc):
+            return "skip"  # other (non-tensor) arguments the proposal does not speak of
+        return f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # noqa: BLE001
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def check_file(path: str) -> tuple:
+    """([(function, shapes, error)], ran, skipped) for every static proposal of the file."""
+    from shapehint.analysis.api import analyze_source
+    from shapehint.questions.migrate import answer_migration
+    from shapehint.questions.signatures import signature
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    result = analyze_source(text, path)
+    migs = [m for m in answer_migration(result) if m["status"] == "static"]
+    if not migs:
+        return [], 0, 0
+    warnings.simplefilter("ignore")
+    ns = definitions(text, path)
+    bad, ran, skipped = [], 0, 0
+    for m in migs:
+        dtypes = {p.name: p.dtype for p in signature(result, m["function"]).params}
+        err = run_proposal(ns, m, dtypes)
+        if err == "skip":
+            skipped += 1
+            if os.environ.get("SHOW_SKIPPED"):
+                print("skipped", os.path.relpath(path, ROOT), m["function"])
+            continue
+        ran += 1
+        if err is not None:
+            bad.append((m["function"], {p["name"]: p["shape"] for p in m["params"]}, err[:200]))
+    return bad, ran, skipped
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.join(ROOT, "server"))
+    total_ran = total_skip = 0
+    for f in sys.argv[1:] or corpus():
+        bad, ran, skipped = check_file(f)
+        total_ran += ran
+        total_skip += skipped
+        for b in bad:
+            print(os.path.relpath(f, ROOT), *b)
+    print("ran", total_ran, "skipped", total_skip)

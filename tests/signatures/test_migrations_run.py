@@ -1,0 +1,89 @@
+"""Every Q1/Q2 proposal of the test corpora runs with PyTorch in training mode (issue 26 item 3)."""
+import functools
+import os
+
+import pytest
+
+from shapehint.analysis.api import analyze_source
+from shapehint.questions.migrate import answer_migration, migrate_function
+
+from .migration_exec import ROOT, check_file, corpus, definitions, run_proposal
+
+FILES = corpus()
+_checked = functools.lru_cache(maxsize=None)(check_file)  # both tests read the same answers
+
+
+@pytest.mark.parametrize("path", FILES, ids=[os.path.relpath(f, ROOT) for f in FILES])
+def test_static_proposals_run_in_training_mode(path):
+    bad, ran, skipped = _checked(path)
+    assert not bad, bad
+
+
+def test_the_corpus_is_mostly_executed():
+    ran = skipped = 0
+    for f in FILES:
+        _, r, s = _checked(f)
+        ran, skipped = ran + r, skipped + s
+    assert ran >= 50 and ran > skipped  # the rest need constructor arguments the files do not give
+
+
+def _run(src, qualname, tmp_path, assume=()):
+    path = tmp_path / "m.py"
+    path.write_text(src)
+    result = analyze_source(src, str(path))
+    m = migrate_function(result, qualname, list(assume))
+    return m, definitions(src, str(path))
+
+
+def test_batchnorm_in_training_gets_a_batch_of_two(tmp_path):
+    src = ("import torch.nn as nn\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.conv = nn.Conv2d(3, 8, 3, padding=1)\n        self.bn = nn.BatchNorm2d(8)\n"
+           "        self.pool = nn.AdaptiveAvgPool2d(1)\n        self.fc = nn.Linear(8, 2)\n\n"
+           "    def forward(self, x):\n        return self.fc(self.pool(self.bn(self.conv(x))).flatten(1))\n")
+    m, ns = _run(src, "Net.forward", tmp_path)
+    assert m["status"] == "static" and m["params"][0]["shape"][:2] == [2, 3]
+    assert run_proposal(ns, m, {}) is None
+
+
+def test_a_precondition_behind_a_rank_branch_is_kept(tmp_path):
+    src = ("import torch.nn as nn\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.conv = nn.Conv2d(8, 4, 3)\n\n"
+           "    def forward(self, x):\n        if x.dim() == 4:\n            x = self.conv(x)\n        return x.sum()\n")
+    m, ns = _run(src, "Net.forward", tmp_path)
+    assert m["status"] == "static"
+    shape = m["params"][0]["shape"]
+    assert len(shape) != 4 or shape[1] == 8
+    assert run_proposal(ns, m, {}) is None
+
+
+def test_a_precondition_inside_a_helper_is_kept(tmp_path):
+    src = ("import torch\n\ndef mix(x, w):\n    return torch.einsum('bnd,nm->bmd', x, w)\n\n"
+           "def f(x, w):\n    y = mix(x, w)\n    return y + 1\n")
+    m, ns = _run(src, "f", tmp_path)
+    assert m["status"] == "static", m
+    shapes = {p["name"]: p["shape"] for p in m["params"]}
+    assert len(shapes["x"]) == 3 and len(shapes["w"]) == 2 and shapes["w"][0] == shapes["x"][1]
+    assert run_proposal(ns, m, {}) is None
+
+
+def test_a_rank_every_path_raises_at_is_no_migration(tmp_path):
+    src = ("import torch\n\ndef f(mask):\n    if mask.dim() == 2:\n        return mask[:, None, :]\n"
+           "    raise ValueError('wrong rank')\n")
+    m, ns = _run(src, "f", tmp_path)
+    assert m["status"] == "static" and len(m["params"][0]["shape"]) == 2
+    assert run_proposal(ns, m, {}) is None
+
+
+def test_sizes_passed_to_constructors_are_not_tensors(tmp_path):
+    src = "import torch.nn as nn\n\ndef block(cin, cout):\n    return nn.Sequential(nn.Conv2d(cin, cout, 3), nn.ReLU())\n"
+    path = tmp_path / "b.py"
+    path.write_text(src)
+    assert [m["function"] for m in answer_migration(analyze_source(src, str(path)))] == []
+
+
+def test_under_constraints_the_batch_follows_them(tmp_path):
+    src = ("import torch.nn as nn\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.bn = nn.BatchNorm1d(4)\n\n    def forward(self, x):\n        return self.bn(x)\n")
+    m, ns = _run(src, "Net.forward", tmp_path, ["Net.forward: 5 <= x.shape[0] <= 20"])
+    assert m["status"] == "static" and 5 <= m["params"][0]["shape"][0] <= 20
+    assert run_proposal(ns, m, {}) is None

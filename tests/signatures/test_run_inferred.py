@@ -1,0 +1,56 @@
+"""`shapehint run FILE` without --input: the inferred signature's typical input, on CPU and meta."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from shapehint.devicerun import api
+
+from .test_signatures import SERVER, program
+
+MODELS = {"lenet.py": ("LeNet", [2, 1, 28, 28], "float32"), "resnetish.py": ("ResNetish", [2, 3, 224, 224], "float32"),
+          "vitish.py": ("ViTish", [2, 3, 224, 224], "float32"), "tokens.py": ("TinyLM", [2, 32], "int64")}
+
+
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_runs_with_the_inferred_input_and_agrees_on_every_line(name, device):
+    entry, shape, dtype = MODELS[name]
+    path = program(name)
+    r = api.device_run(path, device=device, timeout=300)  # (a loaded machine's meta dry run)
+    assert r["error"] is None, r["error"]
+    assert r["entry"] == entry
+    (pname, spec), = r["inputs"].items()
+    assert spec["shape"] == shape and spec["dtype"] == dtype
+    assert spec["source"] == "inferred" and spec["reason"].startswith(f"inferred from {entry}.forward")
+    assert r["mismatches"] == [] and r["summary"]["match"] >= 1
+    assert all(it["status"] in ("match", "not-inferred") for it in r["lines"])
+    from shapehint.devicerun.cli import format_text
+    assert f"  input {pname}: inferred from {entry}.forward" in format_text(r)
+
+
+def test_an_input_nothing_fixes_is_refused_in_one_line():
+    out = subprocess.run([sys.executable, "-m", "shapehint.cli", "run", program("uninferable.py"), "--device", "meta"],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SERVER), timeout=300)
+    assert out.returncode == 2 and out.stdout == ""
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no input can be found for x of Mystery.forward" in lines[0] and "--input x=" in lines[0]
+
+
+def test_given_and_annotated_inputs_say_so(tmp_path):
+    f = tmp_path / "two.py"
+    f.write_text("import torch\n\ndef f(a, b):\n    assert a.shape == (2, 3)\n    return a @ b\n")
+    r = api.device_run(str(f), device="meta", inputs={"b": "3,4"}, timeout=120)
+    assert r["error"] is None
+    assert r["inputs"]["a"]["source"] == "annotation" and r["inputs"]["b"]["source"] == "given"
+
+
+def test_a_crash_keeps_the_shapes_before_it_and_shows_the_failing_line_operands():
+    r = api.device_run(program("crash.py"), device="cpu", inputs={"x": "2,3,8,8"}, timeout=300)
+    err = r["error"]
+    assert err["type"] == "RuntimeError" and err["line"] == 14
+    assert err["operands"] == [{"expr": "flat", "shape": [2, 512], "dtype": "float32"}]
+    assert [(it["line"], it["name"], it["observed"]) for it in r["lines"]] == [(12, "h", [2, 8, 8, 8]), (13, "flat", [2, 512])]
+    from shapehint.devicerun.cli import format_text
+    assert "  operand flat: [2, 512] float32" in format_text(r)

@@ -1,0 +1,108 @@
+"""Inferred input signatures (DESIGN §4 `signatures`): shapes, constraints, typical inputs."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from shapehint.analysis.api import analyze_source
+from shapehint.questions.signatures import signatures_json
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SERVER = os.path.join(os.path.dirname(os.path.dirname(HERE)), "server")
+
+
+def program(name):
+    return os.path.join(HERE, "programs", name)
+
+
+def sigs(name):
+    path = program(name)
+    with open(path, encoding="utf-8") as f:
+        result = analyze_source(f.read(), path)
+    return {s["function"]: s for s in signatures_json(result)}
+
+
+def param(sig, name):
+    return next(p for p in sig["params"] if p["name"] == name)
+
+
+def holds(p, dims):
+    """Do the signature's constraints hold for concrete dims? (the --assume grammar is Python)"""
+    env = {d: v for d, v in zip(p["shape"], dims) if isinstance(d, str)}
+    if any(isinstance(d, int) and d != v for d, v in zip(p["shape"], dims)):
+        return False
+    return all(eval(c, {"__builtins__": {}}, env) for c in p["constraints"])  # noqa: S307
+
+
+def test_lenet_needs_one_channel_and_sides_that_flatten_to_400():
+    x = param(sigs("lenet.py")["LeNet.forward"], "x")
+    assert x["shape"] == ["B", 1, "H", "W"] and x["dtype"] == "float32"
+    assert x["example"] == [2, 1, 28, 28]  # 28 is the first common size whose flattened size is 400
+    assert holds(x, [2, 1, 28, 28]) and holds(x, [5, 1, 31, 28])
+    assert not holds(x, [2, 1, 32, 32]) and not holds(x, [2, 3, 28, 28])
+
+
+def test_resnet_like_takes_three_channels_at_224():
+    s = sigs("resnetish.py")
+    x = param(s["ResNetish.forward"], "x")
+    assert x["shape"] == ["B", 3, "H", "W"] and x["example"] == [2, 3, 224, 224]
+    # a block's channels come from its constructor: free in the block's own signature
+    assert param(s["Block.forward"], "x")["shape"] == ["B", "C", "H", "W"]
+
+
+def test_vit_like_sides_divisible_by_the_patch():
+    x = param(sigs("vitish.py")["ViTish.forward"], "x")
+    assert x["shape"] == ["B", 3, "H", "W"] and x["example"] == [2, 3, 224, 224]
+    assert holds(x, [2, 3, 32, 48]) and not holds(x, [2, 3, 200, 224])
+
+
+def test_token_ids_are_int64_of_rank_two():
+    ids = param(sigs("tokens.py")["TinyLM.forward"], "ids")
+    assert ids["dtype"] == "int64" and ids["shape"] == ["B", "T"] and ids["example"] == [2, 32]
+
+
+def test_small_value_sets_are_listed_and_optional_and_non_tensor_params_marked():
+    s = sigs("membership.py")["Small.forward"]
+    assert [p["name"] for p in s["params"]] == ["x", "mask"]  # `scale` is not a tensor: left out
+    x = param(s, "x")
+    assert "H in (28, 29)" in x["constraints"]
+    assert x["example"] == [2, 1, 28, 224]
+    assert holds(x, [2, 1, 29, 6]) and not holds(x, [2, 1, 30, 6]) and not holds(x, [2, 1, 28, 5])
+    assert param(s, "mask").get("optional") is True
+
+
+def test_uninferable_input_has_no_example_and_says_why():
+    s = sigs("uninferable.py")["Mystery.forward"]
+    assert param(s, "x")["example"] is None and "rank" in s["problem"]
+
+
+def test_provable_error_has_no_example(tmp_path):
+    f = tmp_path / "bad.py"
+    f.write_text("import torch.nn as nn\n\nclass Two(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.a = nn.Conv2d(2, 4, 3)\n        self.b = nn.Conv2d(4, 4, 3)\n\n"
+                 "    def forward(self, x):\n        return self.a(x) + self.b(x)\n")
+    s = analyze_source(f.read_text(), str(f))
+    sig = {g["function"]: g for g in signatures_json(s)}["Two.forward"]
+    assert param(sig, "x")["example"] is None and sig["problem"].startswith("no input passes line 10")
+
+
+def test_infer_json_carries_signatures():
+    out = subprocess.run([sys.executable, "-m", "shapehint.cli", "infer", program("vitish.py"), "--format", "json"],
+                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SERVER), timeout=300)
+    data = json.loads(out.stdout)
+    got = {s["function"]: s for s in data["signatures"]}
+    assert set(got) == {"PatchEmbed.forward", "ViTish.forward"}
+    for s in got.values():
+        for p in s["params"]:
+            assert set(p) >= {"name", "shape", "constraints", "example", "dtype"}
+
+
+def test_the_programs_own_names_are_used(tmp_path):
+    f = tmp_path / "names.py"
+    f.write_text("import torch\n\n\ndef f(x):\n    B, T, C = x.size()\n    y = x.view(B, T, 4, C // 4)\n    return y\n")
+    s = {g["function"]: g for g in signatures_json(analyze_source(f.read_text(), str(f)))}
+    x = param(s["f"], "x")
+    assert x["shape"] == ["B", "T", "C"] and x["example"] == [2, 32, 32]
+    assert holds(x, [3, 5, 8]) and not holds(x, [3, 5, 10])
