@@ -57,6 +57,16 @@ def _on_status(client: LanguageClient, params):
     client.statuses.append(params)
 
 
+def accept_applied_edits(client) -> None:
+    """Answer workspace/applyEdit with `applied`, keeping each request in `client.applied`."""
+    client.applied = []
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def _apply(params: types.ApplyWorkspaceEditParams):
+        client.applied.append(params)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+
 def server_config(**env) -> ClientServerConfig:
     full = {**os.environ, "SHAPEHINT_TEST_HOOKS": "1", "SHAPEHINT_DEBOUNCE_MS": "50",
             "PYTHONPATH": os.pathsep.join([str(ROOT / "server"), os.environ.get("PYTHONPATH", "")]),

@@ -10,7 +10,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import EXAMPLES, apply_edits, initialize_params, push_capabilities, server_config, wait_diagnostics
+from .conftest import EXAMPLES, accept_applied_edits, apply_edits, initialize_params, push_capabilities, \
+    server_config, wait_diagnostics
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -33,13 +34,7 @@ def cell_uri(i: int, nb=NB) -> str:
 
 @pytest_lsp.fixture(scope="module", config=server_config())
 async def client(lsp_client: LanguageClient):
-    lsp_client.applied = []
-
-    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
-    def _apply(params: types.ApplyWorkspaceEditParams):
-        lsp_client.applied.append(params)
-        return types.ApplyWorkspaceEditResult(applied=True)
-
+    accept_applied_edits(lsp_client)
     caps = push_capabilities()
     if caps.notebook_document is None:
         caps.notebook_document = types.NotebookDocumentClientCapabilities(

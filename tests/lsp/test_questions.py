@@ -9,7 +9,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from .conftest import EXAMPLES, apply_edits, initialize_params, open_doc, push_capabilities, server_config
+from .conftest import EXAMPLES, accept_applied_edits, apply_edits, initialize_params, open_doc, \
+    push_capabilities, server_config
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -18,13 +19,7 @@ QUESTIONS = EXAMPLES / "questions.py"
 
 @pytest_lsp.fixture(scope="module", config=server_config())
 async def client(lsp_client: LanguageClient):
-    lsp_client.applied = []
-
-    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
-    def _apply(params: types.ApplyWorkspaceEditParams):
-        lsp_client.applied.append(params)
-        return types.ApplyWorkspaceEditResult(applied=True)
-
+    accept_applied_edits(lsp_client)
     await lsp_client.initialize_session(initialize_params(push_capabilities()))
     yield
     await lsp_client.shutdown_session()
