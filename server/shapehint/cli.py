@@ -268,19 +268,21 @@ def cmd_infer(args) -> int:
     if text is None or (is_notebook and analysed is None):
         raise UsageError(f"{args.file}: larger than the size cap")
     from .project.deps import uses_torch
+    result = None
     if is_notebook:
         from .notebook import map_infer
         result, joined = analysed
         data = map_infer(joined, result.infer_json(), args.file)
     elif uses_torch(args.file, text):
-        data = analyze_path(args.file, text, config).infer_json()
+        result = analyze_path(args.file, text, config)
+        data = result.infer_json()
     else:  # not PyTorch code: no shape analysis (project/deps.py)
         from .analysis.result import AnalysisResult
         data = AnalysisResult(args.file, text).infer_json()
     from .notebook import place
     if args.format == "json":
         from .questions.signatures import signatures_json
-        data["signatures"] = signatures_json(result)
+        data["signatures"] = signatures_json(result) if result is not None else []
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
