@@ -92,7 +92,10 @@ def test_peer_answers_on_the_micro_benchmarks():
 
 
 def test_readme_marker_replacement(tmp_path):
-    import run
+    import importlib.util  # by path: bench/realmodels/run.py is another `run` on sys.path
+    spec = importlib.util.spec_from_file_location("bench_run", str(ROOT / "bench" / "run.py"))
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
     readme = tmp_path / "README.md"
     readme.write_text("# X\n\n<!-- perf:start -->\nold table\n<!-- perf:end -->\n\nafter\n")
     assert run.update_readme("| a | b |\n| --- | --- |\n| 1 | 2 |", str(readme))
