@@ -54,11 +54,24 @@ def _unknown_node(node, fr) -> UnknownV:
     return UnknownV(type(node).__name__)
 
 
+_METHODS: dict = {}  # part class -> the names of its methods (found once: an analysis is made per question)
+
+
+def _methods(cls) -> tuple:
+    names = _METHODS.get(cls)
+    if names is None:
+        # (not the node handlers, `e_Call`, `s_If`: the dispatch finds them on the parts)
+        names = _METHODS[cls] = tuple(n for n, fn in vars(cls).items() if callable(fn) and not n.startswith("__")
+                                      and not n.startswith(("e_", "s_")))
+    return names
+
+
 def wire(part, interp) -> None:
     """Gives `part` what it calls on the other parts (its `_USES`), bound once: the interpreter's
     attribute of that name (`interp` is the interpreter itself)."""
     for name in type(part)._USES:
-        setattr(part, name, interp if name == "interp" else getattr(interp, name))
+        value = interp if name == "interp" else getattr(interp, name, _MISSING)
+        setattr(part, name, interp._method(name) if value is _MISSING else value)
 
 
 class Interp:
@@ -142,9 +155,8 @@ class Interp:
         self.parts = (self.expressions, self.comparisons, self.statements, self.control, self.calls, self.layers,
                       self.builtins, ranks)
         for part in self.parts:
-            for name, fn in vars(type(part)).items():
-                if callable(fn) and not name.startswith("__"):
-                    setattr(self, name, getattr(part, name))
+            for name in _methods(type(part)):
+                setattr(self, name, getattr(part, name))
         for part in self.parts:
             wire(part, self)
         # node class -> the part's method evaluating (executing) it, found on first use
