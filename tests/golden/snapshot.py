@@ -57,19 +57,20 @@ def generated(tmp: str) -> list:
 def _command(argv: list, steps: list) -> dict:
     """The command's JSON; the steps of the analysis it ran are appended to `steps`."""
     from shapehint import cli
-    analyze_path = cli.analyze_path
+    from shapehint.analysis import api  # what `check` (project/analyse.py) and `infer` both call
+    analyze_source = api.analyze_source
 
     def counted(*args, **kwargs):
-        result = analyze_path(*args, **kwargs)
+        result = analyze_source(*args, **kwargs)
         steps.append(result.stats.get("steps"))
         return result
     out = io.StringIO()
-    cli.analyze_path = counted
+    api.analyze_source = counted
     try:
         with contextlib.redirect_stdout(out):
             cli.main(argv)
     finally:
-        cli.analyze_path = analyze_path
+        api.analyze_source = analyze_source
     return json.loads(out.getvalue())
 
 
@@ -78,7 +79,8 @@ def answers_of(label: str, path: str) -> tuple:
     infer_steps: list = []
     check_steps: list = []
     infer = _command(["infer", path, "--format", "json"], infer_steps)
-    check = _command(["check", path, "--format", "json"], check_steps)
+    # no cache: a cached answer runs no analysis, so it would record no steps
+    check = _command(["check", path, "--format", "json", "--no-cache", "--jobs", "1"], check_steps)
     infer["file"] = label  # where the program lay is no answer
     for f in check["files"]:
         f["file"] = label
@@ -95,6 +97,10 @@ def current() -> tuple:
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if set(argv) - {"--diff"}:
+        print("usage: python tests/golden/snapshot.py [--diff]\n"
+              "  without --diff: regenerate the snapshot (after reviewing what changed)", file=sys.stderr)
+        return 2
     answers, steps = current()
     if "--diff" in argv:
         changed = []
