@@ -198,8 +198,10 @@ def main(argv=None) -> int:
                 old = json.load(f)
             if (old.get("server_tree"), old.get("modes")) != (res.get("server_tree"), res.get("modes")):
                 raise SystemExit("--merge-into: %s was taken on another server/ tree or other modes" % a.merge_into)
-            res["models"] = dict(old["models"], **res["models"])
-            res["merged"] = sorted(set(old.get("merged", [])) | {m["id"] for m in chosen})
+            # the header stays the full run's; the models re-run say when they were
+            merged = sorted(set(old.get("merged", [])) | {"%s at %s" % (m["id"], res["commit"]) for m in chosen})
+            res = dict(res, commit=old.get("commit"), date=old.get("date"), jobs=old.get("jobs"), merged=merged,
+                       models=dict(old["models"], **res["models"]))
         res["totals"] = report.totals(res["models"])
         if a.json:
             os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
