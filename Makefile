@@ -36,4 +36,4 @@ test-node:
 test: install-test install-system install-node test-python test-node
 
 realmodels: install
-	$(PY) bench/realmodels/run.py --jobs 2 $(ARGS)
+	$(PY) bench/realmodels/realmodels.py --jobs 2 $(ARGS)

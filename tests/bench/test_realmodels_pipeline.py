@@ -11,7 +11,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench", "realmodels"))
 import models as model_list  # noqa: E402
 import report  # noqa: E402
-import run  # noqa: E402
+import realmodels as run  # noqa: E402  (not `run`: bench/run.py has that name)
 
 FIXTURES = os.path.join(HERE, "realmodels_fixtures")
 MODELS = [

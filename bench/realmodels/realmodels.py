@@ -1,11 +1,11 @@
 """Real-model benchmark refereed by execution: torchvision, timm and transformers, line by line.
 
-    python bench/realmodels/run.py                      # set-up (once, cached) + every model, both modes
-    python bench/realmodels/run.py --only tv_resnet18,hf_bert --modes raw
-    python bench/realmodels/run.py --package timm --jobs 2
-    python bench/realmodels/run.py --json bench/realmodels/baseline.json --update-readme
-    python bench/realmodels/run.py --from-json bench/realmodels/baseline.json --update-readme  # re-render
-    python bench/realmodels/run.py --compare bench/realmodels/baseline.json   # every verdict that changed
+    python bench/realmodels/realmodels.py                      # set-up (once, cached) + every model, both modes
+    python bench/realmodels/realmodels.py --only tv_resnet18,hf_bert --modes raw
+    python bench/realmodels/realmodels.py --package timm --jobs 2
+    python bench/realmodels/realmodels.py --json bench/realmodels/baseline.json --update-readme
+    python bench/realmodels/realmodels.py --from-json bench/realmodels/baseline.json --update-readme  # re-render
+    python bench/realmodels/realmodels.py --compare bench/realmodels/baseline.json   # every verdict that changed
 
 Each model's file is analysed in place in its unpacked wheel (`fetch.py`); the same file is
 imported and run on CPU (`execute.py`) and every executed tensor assignment gets a verdict
