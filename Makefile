@@ -48,4 +48,4 @@ package-from-clone:
 test: install-test install-system install-node package-from-clone test-python test-node
 
 realmodels: install
-	$(PY) bench/realmodels/run.py --jobs 2 $(ARGS)
+	$(PY) bench/realmodels/realmodels.py --jobs 2 $(ARGS)

@@ -1,7 +1,8 @@
 """Ground truth by execution: build one model, run it once on CPU, record every tensor assignment.
 
-Run as `python execute.py REQUEST.json` in a subprocess (stdlib + torch only, like devicerun's
-runner, whose SourceMap it reuses: the same statements, targets and qualnames). The request:
+Run as `python execute.py REQUEST.json` in a subprocess (stdlib + torch only). It reuses devicerun's
+runner (loaded from its path): its SourceMap (the same statements, targets and qualnames) and its
+Recorder (frame filter and per-statement recording), extended by `tracer_class`. The request:
     {"runner": PATH of devicerun/runner.py, "paths": [package trees first, deps last],
      "module": "torchvision.models.resnet", "file": ABSPATH of that module's file,
      "build": "resnet18(num_classes=10)", "inputs": {NAME: {"shape": [...], "dtype": ..., "high": N}},
@@ -86,154 +87,108 @@ def _ints(v):
     return None
 
 
-class Tracer:
-    def __init__(self, path, smap, torch):
-        self.path, self.smap, self.torch = path, smap, torch
-        self.invocations = []  # merged records, in first-seen order
-        self.index = {}  # (qual, context, sig, parent) -> record
-        self.per_site = {}
-        self.ctor = {}  # id(self) -> constructor arguments seen in this file's __init__
-        self.stack = []  # records of the traced frames now running (None: dropped)
-        self.dropped = 0
-        self.phase = "build"
+def tracer_class(runner):
+    """The runner's Recorder (its frame filter, statement keys and per-statement recording),
+    extended with what binds a shape's symbols: richer arguments, constructor arguments, the
+    parent invocation, and invocations merged by all of that rather than by argument shapes."""
 
-    # -- what a value binds -------------------------------------------------------------------
-    def attrs(self, obj, depth):
-        out = {}
-        try:
-            items = list(vars(obj).items())
-        except TypeError:
-            return None
-        for k, v in items[:MAX_ATTRS]:
-            if k.startswith("_") and k != "_modules":
-                continue
-            if k == "_modules":
-                continue
-            val = self.describe(v, depth - 1) if depth > 0 else _ints(v)
-            if val is not None:
-                out[k] = val
-        return out
+    class Tracer(runner.Recorder):
+        def __init__(self, path, smap, torch):
+            limits = dict(runner.DEFAULT_LIMITS, max_shapes=MAX_SHAPES_PER_LINE, max_records=10 ** 6)
+            super().__init__(path, smap, torch, limits)
+            self.invocations = []  # merged records, in first-seen order
+            self.index = {}  # (qual, context, sig, parent) -> record
+            self.per_site = {}
+            self.ctor = {}  # id(self) -> constructor arguments seen in this file's __init__
+            self.live = {}  # id(frame) -> its record, for the traced frames (comprehensions never)
+            self._frame = None
+            self.entry = "build"
 
-    def describe(self, v, depth=1):
-        T = self.torch
-        if isinstance(v, T.Tensor):
-            return {"shape": [int(d) for d in v.shape]}
-        i = _ints(v)
-        if i is not None:
-            return i
-        if depth > 0 and not isinstance(v, (str, bytes, float, bool, type, dict, list, tuple)) and v is not None \
-                and not callable(getattr(v, "__self__", None)):
-            a = self.attrs(v, depth)
-            if a:
-                return {"attrs": a}
-        return None
-
-    # -- tracing --------------------------------------------------------------------------------
-    def qualname(self, code):
-        return getattr(code, "co_qualname", None) or self.smap.qualnames.get(code.co_firstlineno, code.co_name)
-
-    def context(self, frame):
-        f = frame.f_back
-        while f is not None:
-            if f.f_code.co_filename == self.path:
-                return "%s:%d" % (self.qualname(f.f_code), f.f_lineno)
-            f = f.f_back
-        return "entry:" + self.phase
-
-    def global_trace(self, frame, event, arg):
-        code = frame.f_code
-        if event != "call" or code.co_filename != self.path:
-            return None
-        if code.co_name.startswith("<"):
-            return None  # comprehensions, lambdas, genexprs: their names are not user targets
-        return self.start(frame)
-
-    def start(self, frame):
-        code = frame.f_code
-        qual = self.qualname(code)
-        nargs = code.co_argcount + code.co_kwonlyargcount
-        env = {}
-        loc = frame.f_locals
-        for name in code.co_varnames[:nargs]:
-            d = self.describe(loc.get(name), depth=2 if name == "self" else 1)
-            if d is not None:
-                env[name] = d
-        me = loc.get("self")
-        if code.co_name == "__init__" and me is not None:
-            known = self.ctor.setdefault(id(me), {})
-            for k, v in env.items():
-                if k != "self":
-                    known.setdefault(k, v)  # the most derived class's __init__ runs first
-        ctor = self.ctor.get(id(me)) if me is not None and code.co_name != "__init__" else None
-        parent = self.stack[-1] if self.stack else None
-        rec = self.invocation(qual, self.context(frame), env, ctor, parent)
-        self.stack.append(rec)
-        state = {"stmt": None, "raised": False}
-        tracer = self
-
-        def local(fr, event, arg):
-            if event == "line":
-                key = tracer.smap.stmt_of.get(fr.f_lineno, fr.f_lineno)
-                if key != state["stmt"]:
-                    tracer.finish(fr, state, rec)
-                    state["stmt"], state["raised"] = key, False
-            elif event == "exception":
-                state["raised"] = True
-            elif event == "return":
-                tracer.finish(fr, state, rec)
-                state["stmt"] = None
-                if tracer.stack and tracer.stack[-1] is rec:
-                    tracer.stack.pop()
-            return local
-        return local
-
-    def invocation(self, qual, context, env, ctor, parent):
-        sig = json.dumps([env, ctor], sort_keys=True)
-        key = (qual, context, sig, parent["id"] if parent else None)
-        rec = self.index.get(key)
-        if rec is not None:
-            rec["count"] += 1
-            return rec
-        site = (qual, context)
-        if self.per_site.get(site, 0) >= MAX_INVOCATIONS_PER_SITE:
-            self.dropped += 1
-            return None
-        self.per_site[site] = self.per_site.get(site, 0) + 1
-        rec = {"id": len(self.invocations), "function": qual, "context": context, "phase": self.phase,
-               "parent": parent["id"] if parent else None, "env": env, "ctor": ctor, "count": 1, "lines": {}}
-        self.invocations.append(rec)
-        self.index[key] = rec
-        return rec
-
-    def finish(self, frame, state, rec):
-        key = state["stmt"]
-        if key is None or rec is None or state["raised"]:
-            return
-        loc = frame.f_locals
-        T = self.torch
-        for name, line, col in self.smap.targets.get(key, ()):
-            v = loc.get(name)
+        def describe(self, v, depth=1):
+            if self._frame is None:  # a statement's target: tensors and ints only
+                return super().describe(v)
+            T = self.torch
             if isinstance(v, T.Tensor):
-                d = {"shape": [int(s) for s in v.shape]}
-            elif isinstance(v, int) and not isinstance(v, bool):
-                d = {"int": v}  # ints bind symbols named after local variables (`B, T, C = x.shape`)
-            else:
-                continue
-            seen = rec["lines"].setdefault((line, col, name), [])
-            if d in seen:
-                continue
-            if len(seen) >= MAX_SHAPES_PER_LINE:
-                self.dropped += 1
-                continue
-            seen.append(d)
+                return {"shape": [int(d) for d in v.shape]}
+            i = _ints(v)
+            if i is not None:
+                return i
+            if depth > 0 and v is not None and not isinstance(v, (str, bytes, float, bool, type, dict, list, tuple)):
+                a = self.attrs(v, depth)
+                if a:
+                    return {"attrs": a}
+            return None
 
-    def to_json(self):
-        out = []
-        for rec in self.invocations:
-            lines = [{"line": ln, "col": col, "name": nm, "observed": obs}
-                     for (ln, col, nm), obs in sorted(rec["lines"].items())]
-            out.append(dict(rec, lines=lines))
-        return out
+        def attrs(self, obj, depth):
+            try:
+                items = list(vars(obj).items())
+            except TypeError:
+                return None
+            out = {}
+            for k, v in items[:MAX_ATTRS]:
+                if not k.startswith("_"):
+                    val = self.describe(v, depth - 1)
+                    if val is not None:
+                        out[k] = val
+            return out
+
+        def start_frame(self, frame):
+            self._frame = frame
+            try:
+                return super().start_frame(frame)  # describes the arguments, then calls invocation()
+            finally:
+                self._frame = None
+
+        def invocation(self, qual, context, args):
+            frame = self._frame
+            me = frame.f_locals.get("self")
+            deeper = self.describe(me, depth=2) if me is not None else None
+            if deeper is not None:  # one level deeper for self: self.config.hidden_size
+                args["self"] = deeper
+            if frame.f_code.co_name == "__init__" and me is not None:
+                known = self.ctor.setdefault(id(me), {})
+                for k, v in args.items():
+                    if k != "self":
+                        known.setdefault(k, v)  # the most derived class's __init__ runs first
+            ctor = self.ctor.get(id(me)) if me is not None and frame.f_code.co_name != "__init__" else None
+            parent = self.parent(frame)
+            sig = json.dumps([args, ctor], sort_keys=True)
+            key = (qual, context, sig, parent["id"] if parent else None)
+            rec = self.index.get(key)
+            if rec is None and self.per_site.get((qual, context), 0) >= MAX_INVOCATIONS_PER_SITE:
+                self.dropped += 1
+            elif rec is None:
+                self.per_site[(qual, context)] = self.per_site.get((qual, context), 0) + 1
+                rec = {"id": len(self.invocations), "function": qual, "context": context, "phase": self.entry,
+                       "parent": parent["id"] if parent else None, "env": args, "ctor": ctor, "count": 0,
+                       "lines": {}}
+                self.invocations.append(rec)
+                self.index[key] = rec
+            if rec is not None:
+                rec["count"] += 1
+                self.live[id(frame)] = rec
+            return rec
+
+        def parent(self, frame):
+            """The record of the nearest traced frame of this file up the stack (a frame id in
+            `live` belongs to a frame still running, since every traced frame of the file that
+            starts overwrites its id's entry, and untraced ones are skipped)."""
+            f = frame.f_back
+            while f is not None:
+                if f.f_code.co_filename == self.path and not f.f_code.co_name.startswith("<"):
+                    return self.live.get(id(f))
+                f = f.f_back
+            return None
+
+        def to_json(self):
+            out = []
+            for rec in self.invocations:
+                lines = [{"line": ln, "col": col, "name": nm, "observed": obs}
+                         for (ln, col, nm), obs in sorted(rec["lines"].items())]
+                out.append(dict(rec, lines=lines))
+            return out
+
+    return Tracer
 
 
 def make_input(torch, spec):
@@ -262,14 +217,14 @@ def run(req):
     if os.path.abspath(mod.__file__) != path:
         raise RuntimeError("module %s is %s, not %s" % (req["module"], mod.__file__, path))
     t_import = time.time() - t0
-    tracer = Tracer(path, smap, torch)
+    tracer = tracer_class(runner)(path, smap, torch)
     result = {"error": None, "import_s": round(t_import, 3)}
     sys.settrace(tracer.global_trace)
     try:
         with torch.no_grad():
             model = eval(req["build"], dict(mod.__dict__))  # noqa: S307 - the committed model list
             model.eval()
-            tracer.phase = "forward"
+            tracer.entry = "forward"
             inputs = {k: make_input(torch, s) for k, s in req["inputs"].items()}
             out = getattr(model, req.get("method") or "forward") if req.get("method") not in (None, "forward") else model
             out(**inputs)

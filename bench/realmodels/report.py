@@ -158,11 +158,14 @@ def compare_md(old: dict, new: dict) -> str:
                     rows.append([mid, mode, key, va, vb])
                     moves[(va, vb)] = moves.get((va, vb), 0) + 1
     summary = ", ".join("%s→%s: %d" % (a, b, n) for (a, b), n in sorted(moves.items())) or "no verdict changed"
-    ta, tb = (old.get("totals") or totals(old["models"]))["all"], (new.get("totals") or totals(new["models"]))["all"]
+    both = set(old.get("models", {})) & set(new["models"])  # a run of a few models compares with those few
+    ta = totals({k: v for k, v in old.get("models", {}).items() if k in both})["all"]
+    tb = totals({k: v for k, v in new["models"].items() if k in both})["all"]
     deltas = []
     for mode in tb:
         if mode in ta:
             deltas.append("%s: " % mode + ", ".join("%s %+d" % (v, tb[mode][v] - ta[mode][v])
                                                    for v in VERDICTS + ("false_errors", "crashes")))
-    return "\n\n".join(["## Verdict changes (%s vs %s)" % (new.get("commit"), old.get("commit")), summary,
+    return "\n\n".join(["## Verdict changes (%s vs %s, %d models in both)" % (new.get("commit"), old.get("commit"),
+                                                                           len(both)), summary,
                         "; ".join(deltas), table(["model", "mode", "line:name", "before", "after"], rows) if rows else ""])

@@ -1,7 +1,6 @@
 """The real-model benchmark end to end on a small offline package written for these tests
 (tests/bench/realmodels_fixtures/tinypkg: relative imports, a config object, a stage-building
 loop): the same pipeline as on torchvision/timm/transformers, with the fetch step skipped."""
-import importlib.util
 import json
 import os
 import sys
@@ -9,14 +8,10 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REALMODELS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench", "realmodels")
-sys.path.insert(0, REALMODELS)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "bench", "realmodels"))
 import models as model_list  # noqa: E402
 import report  # noqa: E402
-# by path, under a name of its own: bench/run.py is imported as `run` by test_bench_smoke.py
-_spec = importlib.util.spec_from_file_location("realmodels_run", os.path.join(REALMODELS, "run.py"))
-run = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(run)
+import realmodels as run  # noqa: E402  (not `run`: bench/run.py has that name)
 
 FIXTURES = os.path.join(HERE, "realmodels_fixtures")
 MODELS = [

@@ -171,6 +171,10 @@ def _result(verdict_of_20y, commit):
 def test_compare_lists_each_changed_verdict_and_readme_markers(tmp_path):
     md = report.compare_md(_result("partial", "aaa"), _result("right", "bbb"))
     assert "| m | raw | 20:y | partial | right |" in md and "partial→right: 1" in md and "10:h" not in md.split("|---|")[-1]
+    assert "raw: right +1, partial -1, wrong +0" in md
+    bigger = _result("partial", "aaa")
+    bigger["models"]["n"] = bigger["models"]["m"]  # a model the new run did not run: not in the deltas
+    assert "raw: right +1, partial -1, wrong +0" in report.compare_md(bigger, _result("right", "bbb"))
     readme = tmp_path / "README.md"
     readme.write_text("top\n<!-- realmodels:start -->\nold\n<!-- realmodels:end -->\nbottom\n")
     assert report.update_readme(report.readme_md(_result("right", "bbb")), str(readme))

@@ -1,11 +1,11 @@
 """Real-model benchmark refereed by execution: torchvision, timm and transformers, line by line.
 
-    python bench/realmodels/run.py                      # set-up (once, cached) + every model, both modes
-    python bench/realmodels/run.py --only tv_resnet18,hf_bert --modes raw
-    python bench/realmodels/run.py --package timm --jobs 2
-    python bench/realmodels/run.py --json bench/realmodels/baseline.json --update-readme
-    python bench/realmodels/run.py --from-json bench/realmodels/baseline.json --update-readme  # re-render
-    python bench/realmodels/run.py --compare bench/realmodels/baseline.json   # every verdict that changed
+    python bench/realmodels/realmodels.py                      # set-up (once, cached) + every model, both modes
+    python bench/realmodels/realmodels.py --only tv_resnet18,hf_bert --modes raw
+    python bench/realmodels/realmodels.py --package timm --jobs 2
+    python bench/realmodels/realmodels.py --json bench/realmodels/baseline.json --update-readme
+    python bench/realmodels/realmodels.py --from-json bench/realmodels/baseline.json --update-readme  # re-render
+    python bench/realmodels/realmodels.py --compare bench/realmodels/baseline.json   # every verdict that changed
 
 Each model's file is analysed in place in its unpacked wheel (`fetch.py`); the same file is
 imported and run on CPU (`execute.py`) and every executed tensor assignment gets a verdict
@@ -198,8 +198,10 @@ def main(argv=None) -> int:
                 old = json.load(f)
             if (old.get("server_tree"), old.get("modes")) != (res.get("server_tree"), res.get("modes")):
                 raise SystemExit("--merge-into: %s was taken on another server/ tree or other modes" % a.merge_into)
-            res["models"] = dict(old["models"], **res["models"])
-            res["merged"] = sorted(set(old.get("merged", [])) | {m["id"] for m in chosen})
+            # the header stays the full run's; the models re-run say when they were
+            merged = sorted(set(old.get("merged", [])) | {"%s at %s" % (m["id"], res["commit"]) for m in chosen})
+            res = dict(res, commit=old.get("commit"), date=old.get("date"), jobs=old.get("jobs"), merged=merged,
+                       models=dict(old["models"], **res["models"]))
         res["totals"] = report.totals(res["models"])
         if a.json:
             os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
