@@ -47,8 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--format", choices=["json", "text"], default="text")
     r = sub.add_parser("run", help="execute the module and compare observed shapes with inferred ones")
     try:
-        from .devicerun import cli as run_cli
-        run_cli.add_arguments(r)
+        from .devicerun import run_command
+        run_command.add_arguments(r)
     except ImportError:
         r.add_argument("file")
     sub.add_parser("lsp", help="start the language server on stdio")
@@ -117,13 +117,13 @@ def main(argv: Optional[list] = None) -> int:
         if args.cmd == "infer":
             return cmd_infer(args)
         if args.cmd in ("migrate", "branches", "holes"):
-            from .questions import cli as qcli
-            return qcli.run(args)
+            from .questions import question_commands
+            return question_commands.run(args)
         if args.cmd == "run":
-            from .devicerun import cli as run_cli
-            return run_cli.main(args)
+            from .devicerun import run_command
+            return run_command.main(args)
         if args.cmd == "lsp":
-            from .lsp.server import main as lsp_main
+            from .lsp.handlers import main as lsp_main
             lsp_main()
             return 0
     except UsageError as e:
