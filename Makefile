@@ -26,7 +26,9 @@ install-system:
 install-node:
 	@if [ -f vscode-extension/package.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
 
+# The import rules first (pyproject's [tool.importlinter]; docs/ARCHITECTURE.md), on this tree's package.
 test-python:
+	PYTHONPATH=server lint-imports --no-cache
 	$(PY) -m pytest -q -p no:cacheprovider
 
 test-node:

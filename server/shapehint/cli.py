@@ -9,19 +9,12 @@ import argparse
 import json
 import os
 import sys
-from typing import Iterable, Optional
+from typing import Optional
 
 from . import __version__
-
-DEFAULT_MAX_KB = 2048
-# A notebook file carries its outputs (plots as base64): the size cap applies to its code cells,
-# and the file itself may be this large.
-NOTEBOOK_FILE_MAX_KB = 256 * 1024
-
-
-class UsageError(Exception):
-    pass
-
+# Re-exported: the commands' input reading lives in sources.py (below the commands that share it).
+from .sources import (DEFAULT_MAX_KB, NOTEBOOK_FILE_MAX_KB, UsageError, analyze_notebook,  # noqa: F401
+                      analyze_path, expand_paths, load_config_for, read_source)
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # one clear line, exit 2
@@ -54,8 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     h.add_argument("--format", choices=["json", "text"], default="text")
     r = sub.add_parser("run", help="execute the module and compare observed shapes with inferred ones")
     try:
-        from .devicerun import cli as run_cli
-        run_cli.add_arguments(r)
+        from .devicerun import run_command
+        run_command.add_arguments(r)
     except ImportError:
         r.add_argument("file")
     sub.add_parser("lsp", help="start the language server on stdio")
@@ -124,13 +117,13 @@ def main(argv: Optional[list] = None) -> int:
         if args.cmd == "infer":
             return cmd_infer(args)
         if args.cmd in ("migrate", "branches", "holes"):
-            from .questions import cli as qcli
-            return qcli.run(args)
+            from .questions import question_commands
+            return question_commands.run(args)
         if args.cmd == "run":
-            from .devicerun import cli as run_cli
-            return run_cli.main(args)
+            from .devicerun import run_command
+            return run_command.main(args)
         if args.cmd == "lsp":
-            from .lsp.server import main as lsp_main
+            from .lsp.handlers import main as lsp_main
             lsp_main()
             return 0
     except UsageError as e:
@@ -144,120 +137,11 @@ def main(argv: Optional[list] = None) -> int:
     return 2
 
 
-# ---- reading inputs ---------------------------------------------------------------
-
-def load_config_for(path: str):
-    try:
-        from .config import load_config
-    except ImportError:
-        return None
-    try:
-        return load_config(os.path.dirname(os.path.abspath(path)) or ".")
-    except Exception as e:  # an invalid pyproject must not stop the check
-        sys.stderr.write(f"shapehint: ignoring configuration: {e}\n")
-        return None
-
-
-def read_source(path: str, max_kb: int = DEFAULT_MAX_KB) -> Optional[str]:
-    """The file's text; raises UsageError with one clear line; None when over the size cap."""
-    if os.path.islink(path) and not os.path.exists(path):
-        raise UsageError(f"{path}: broken or looping symbolic link")
-    if not os.path.exists(path):
-        raise UsageError(f"{path}: no such file")
-    if os.path.isdir(path):
-        raise UsageError(f"{path}: is a directory (shapehint check accepts directories)")
-    try:
-        size = os.path.getsize(path)
-        if size > max_kb * 1024:
-            return None
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except PermissionError:
-        raise UsageError(f"{path}: permission denied")
-    except OSError as e:
-        raise UsageError(f"{path}: cannot read ({e.strerror or e})")
-    if b"\x00" in data[:8192]:
-        raise UsageError(f"{path}: looks like a binary file, not Python source")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise UsageError(f"{path}: not valid UTF-8 (byte {e.start})")
-
-
-def expand_paths(paths: Iterable[str], errors: list) -> list:
-    out = []
-    for p in paths:
-        if os.path.isdir(p):
-            found = []
-            for root, dirs, files in os.walk(p, followlinks=False):
-                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("node_modules", "__pycache__"))
-                found += [os.path.join(root, f) for f in sorted(files) if f.endswith((".py", ".pyi", ".ipynb"))]
-            out.extend(found)
-        elif os.path.islink(p) and not os.path.exists(p):
-            errors.append(f"{p}: broken or looping symbolic link")
-        elif not os.path.exists(p):
-            errors.append(f"{p}: no such file or directory")
-        else:
-            out.append(p)
-    return out
-
-
-def analyze_path(path: str, text: str, config, records: bool = True, functions=None, compile_errors: bool = True):
-    from .analysis.api import analyze_source
-    result = analyze_source(text, path, config=config, records=records, functions=functions,
-                            compile_errors=compile_errors)
-    try:
-        from .config import apply_config
-        result.diagnostics = apply_config(result.diagnostics, text, config)
-    except ImportError:
-        pass
-    return result
-
-
-def analyze_notebook(path: str, text: str, config, records: bool = True, max_kb: int = DEFAULT_MAX_KB):
-    """(result, joined): the notebook's code cells analysed as one module (notebook.py); the
-    result's diagnostics are in module lines, `joined` maps them to cells. None when the code
-    cells together are over the size cap."""
-    from . import notebook
-    try:
-        joined = notebook.load(path, text)
-    except notebook.NotebookError as e:
-        raise UsageError(f"{path}: {e}")
-    if len(joined.text.encode("utf-8")) > max_kb * 1024:
-        return None
-    result = analyze_path(path, joined.text, config, records=records)
-    result.diagnostics = sorted(notebook.cell_diagnostics(joined) + list(result.diagnostics),
-                                key=lambda d: (d.line, d.col))
-    return result, joined
-
-
 # ---- check / infer -----------------------------------------------------------------
 
 def cmd_check(args) -> int:
     from .project.check import run_check
     return run_check(args)
-
-
-def emit_check(report: list, fmt: str) -> None:
-    if fmt == "json":
-        json.dump({"files": report}, sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    elif fmt == "sarif":
-        from .sarif import to_sarif
-        json.dump(to_sarif(report), sys.stdout, indent=2)
-        sys.stdout.write("\n")
-    else:
-        from .notebook import place
-        n = 0
-        for f in report:
-            for d in f["diagnostics"]:
-                n += 1
-                sys.stdout.write(f"{place(f['file'], d)}: {d['severity']} {d['code']} {d['message']}\n")
-                for r in d["related"]:
-                    sys.stdout.write(f"    {place(r.get('file', f['file']), r)}: note: {r['message']}\n")
-        errs = sum(d["severity"] == "error" for f in report for d in f["diagnostics"])
-        sys.stdout.write(f"{len(report)} file{'s' if len(report) != 1 else ''} checked, {errs} error"
-                         f"{'s' if errs != 1 else ''}, {n - errs} other diagnostic{'s' if n - errs != 1 else ''}\n")
 
 
 def cmd_infer(args) -> int:
@@ -268,7 +152,7 @@ def cmd_infer(args) -> int:
     if text is None or (is_notebook and analysed is None):
         raise UsageError(f"{args.file}: larger than the size cap")
     from .project.deps import uses_torch
-    result = None
+    result = None  # None: not PyTorch code, no shape analysis and so no signatures (project/deps.py)
     if is_notebook:
         from .notebook import map_infer
         result, joined = analysed
@@ -276,7 +160,7 @@ def cmd_infer(args) -> int:
     elif uses_torch(args.file, text):
         result = analyze_path(args.file, text, config)
         data = result.infer_json()
-    else:  # not PyTorch code: no shape analysis (project/deps.py)
+    else:
         from .analysis.result import AnalysisResult
         data = AnalysisResult(args.file, text).infer_json()
     from .notebook import place

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from shapehint.devicerun import cli
+from shapehint.devicerun import run_command as cli
 
 from ..notebook_files import notebook
 

@@ -1,4 +1,4 @@
-"""Differential tests for meta.py: size/dim/numel/item/backward against PyTorch."""
+"""Differential tests for tensor_metadata.py: size/dim/numel/item/backward against PyTorch."""
 import random
 
 import pytest

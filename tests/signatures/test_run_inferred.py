@@ -26,7 +26,7 @@ def test_runs_with_the_inferred_input_and_agrees_on_every_line(name, device):
     assert spec["source"] == "inferred" and spec["reason"].startswith(f"inferred from {entry}.forward")
     assert r["mismatches"] == [] and r["summary"]["match"] >= 1
     assert all(it["status"] in ("match", "not-inferred") for it in r["lines"])
-    from shapehint.devicerun.cli import format_text
+    from shapehint.devicerun.run_command import format_text
     assert f"  input {pname}: inferred from {entry}.forward" in format_text(r)
 
 
@@ -52,5 +52,5 @@ def test_a_crash_keeps_the_shapes_before_it_and_shows_the_failing_line_operands(
     assert err["type"] == "RuntimeError" and err["line"] == 14
     assert err["operands"] == [{"expr": "flat", "shape": [2, 512], "dtype": "float32"}]
     assert [(it["line"], it["name"], it["observed"]) for it in r["lines"]] == [(12, "h", [2, 8, 8, 8]), (13, "flat", [2, 512])]
-    from shapehint.devicerun.cli import format_text
+    from shapehint.devicerun.run_command import format_text
     assert "  operand flat: [2, 512] float32" in format_text(r)

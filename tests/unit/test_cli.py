@@ -55,6 +55,15 @@ def test_infer_json_contract(tmp_path):
     assert by[("f", "y")]["shape"] == ["B", "T", 4, "C//4"]
     assert by[("f", "y")]["line"] == 6 and by[("f", "y")]["col"] == 4
     assert by[("<module>", "z")]["shape"] == [2, 3]
+    assert [s["function"] for s in data["signatures"]] == ["f"]
+
+
+def test_infer_json_of_code_without_torch_has_no_signatures(tmp_path):
+    f = tmp_path / "plain.py"
+    f.write_text("def f(x):\n    return x + 1\n")
+    p = run("infer", str(f))
+    assert p.returncode == 0
+    assert json.loads(p.stdout)["signatures"] == []
 
 
 def test_project_config_excludes_and_reports_invalid_entries(tmp_path):

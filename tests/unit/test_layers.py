@@ -43,4 +43,4 @@ def test_runner_is_standalone():
 
 
 def test_heap_is_standalone():
-    assert imports_of(ROOT / "heap.py") <= {"__future__", "gc", "threading", "contextlib", "ctypes"}
+    assert imports_of(ROOT / "gc_policy.py") <= {"__future__", "gc", "threading", "contextlib", "ctypes"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from .. import heap
+from .. import gc_policy
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
 from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, Span, TensorV, TupleV, UnknownV
@@ -47,8 +47,8 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
     `compile_errors=False`: SH001 leaves out the errors only CPython's compiler finds
     (frontend/parse.parse_module; for answers that print no diagnostics). `memo=False`: every
     call runs even without records (callmemo.py; the memo must change no answer).
-    The cyclic collector is paused meanwhile (heap.py)."""
-    with heap.paused():
+    The cyclic collector is paused meanwhile (gc_policy.py)."""
+    with gc_policy.paused():
         parsed = parsed or parse(text, path, compile_errors)
         return _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
                         None if functions is None else with_enclosing(functions), ranks, memo)

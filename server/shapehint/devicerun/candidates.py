@@ -62,32 +62,9 @@ def _solve(order, want, constraints):
     ok = all(_holds(c, want) for c in constraints)
     if ok:
         return want
-    try:
-        import z3
-    except ImportError:  # without z3: only candidates that already satisfy the assertions
-        return None
-    syms = {s: z3.Int(s) for s in order}
-    opt = z3.Optimize()
-    opt.set("timeout", 2000)
-    for s in syms.values():
-        opt.add(s >= 1, s <= 4096)
-    for c in constraints:
-        try:
-            opt.add(eval(compile(c, "<assert>", "eval"), {"__builtins__": {}}, dict(syms)))  # noqa: S307
-        except Exception:  # noqa: BLE001 - a constraint z3 cannot take (e.g. a // on bools): skip it
-            continue
-    for s, v in want.items():
-        if s in syms:
-            opt.add_soft(syms[s] == v, weight=10)
-    vals = list(syms.values())
-    for i in range(len(vals)):
-        for j in range(i + 1, len(vals)):
-            opt.add_soft(vals[i] != vals[j], weight=1)
-    if opt.check() != z3.sat:
-        return None
-    m = opt.model()
-    got = {s: m.eval(v, model_completion=True).as_long() for s, v in syms.items()}
-    return got if all(_holds(c, got) for c in constraints) else None
+    from ..solver.nearest import nearest_values  # z3 lives under solver/ only
+    got = nearest_values(order, want, constraints)
+    return got if got is not None and all(_holds(c, got) for c in constraints) else None
 
 
 def _holds(expr: str, env: dict) -> bool:

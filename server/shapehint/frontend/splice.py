@@ -34,7 +34,9 @@ def _has_future(body: list) -> bool:
 def splice(old, lines: list, compile_text, fix_columns, scan_comments):
     """The parse of `lines` made from `old` (a ParsedModule of the previous text, without errors)
     by re-parsing the touched top-level statements only; None when that cannot be shown equal."""
-    from .parse import ParsedModule
+    # The result is built as the same class as `old` so this module needs nothing of parse.py
+    # (which imports it): no import cycle.
+    ParsedModule = type(old)
     if old.errors or len(lines) != len(old.lines):
         return None
     n = len(lines)

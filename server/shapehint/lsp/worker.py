@@ -31,7 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from .. import heap
+from .. import gc_policy
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +142,7 @@ class Hooks:
 # GIL switch interval every message the stdin reader and the event loop handle meanwhile waits
 # up to 5 ms per hand-over (tens of ms for one didChange, one hover). 1 ms keeps them responsive.
 SWITCH_INTERVAL_S = 0.001
-IDLE_SWEEP_S = 10.0  # no analysis landed for this long: collect everything (heap.py); a pause of
+IDLE_SWEEP_S = 10.0  # no analysis landed for this long: collect everything (gc_policy.py); a pause of
 # ~0.1 s per 100k objects, so not while the user is likely to be typing or hovering
 
 
@@ -286,9 +286,9 @@ class Worker:
             except Exception:
                 log.exception("warm-up failed")
         job.check()
-        with heap.paused():  # see heap.py: no collection before the diagnostics are out
+        with gc_policy.paused():  # see gc_policy.py: no collection before the diagnostics are out
             snap = entry.body(job)
-            heap.trim()  # the analysis's Z3 contexts are gone: give their pages back now (~ms)
+            gc_policy.trim()  # the analysis's Z3 contexts are gone: give their pages back now (~ms)
             hold = self.hooks.hold
             if hold is not None:  # test hook: let the document move on before this result lands
                 hold.wait(60)
@@ -303,12 +303,12 @@ class Worker:
                     self.prepare(snap)
                 except Exception:
                     log.exception("preparing %s failed", entry.uri)
-        heap.release()
+        gc_policy.release()
         return snap
 
     def _failed(self, entry: _Pending, fut: Future) -> None:
         """The job's future is done: drop the job → future → callback → job cycle (frozen by
-        heap.release, it would keep the snapshot until the next sweep); handle a job that ended
+        gc_policy.release, it would keep the snapshot until the next sweep); handle a job that ended
         without a snapshot (cancelled, or it raised)."""
         entry.job.future = None
         if entry.finished:
@@ -352,7 +352,7 @@ class Worker:
             log.exception("publishing %s failed", entry.uri)
 
     def _sweep_when_idle(self) -> None:
-        """A full garbage collection (heap.sweep) once no analysis has landed for a while."""
+        """A full garbage collection (gc_policy.sweep) once no analysis has landed for a while."""
         loop = asyncio.get_running_loop()
         if self._sweep is not None:
             self._sweep.cancel()
@@ -362,7 +362,7 @@ class Worker:
             if self._pending:
                 self._sweep_when_idle()
             else:
-                self.analysis_executor.submit(heap.sweep)
+                self.analysis_executor.submit(gc_policy.sweep)
         self._sweep = loop.call_later(IDLE_SWEEP_S, sweep)
 
     async def current(self, uri: str, version: Optional[int]) -> Optional[Snapshot]:

@@ -131,6 +131,14 @@ def distinct_rules() -> list[str]:
 
 _loaded = False
 _lock = __import__("threading").Lock()
+# What fills the table on first use, set by the ops package (ops/__init__.py): the rule families
+# import this module to register, so this module does not import them (no import cycle).
+_fill: Callable[[], None] = lambda: None
+
+
+def set_filler(fill: Callable[[], None]) -> None:
+    global _fill
+    _fill = fill
 
 
 def _ensure_loaded() -> None:
@@ -141,5 +149,5 @@ def _ensure_loaded() -> None:
         return
     with _lock:
         if not _loaded:
-            from . import families  # noqa: F401  (registers every rule)
+            _fill()  # registers every rule
             _loaded = True

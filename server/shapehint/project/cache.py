@@ -59,7 +59,7 @@ def analyzer_version() -> str:
     for root, dirs, files in os.walk(package, followlinks=True):
         if root == package:  # what answers no check: the editor, the device run, the questions, ...
             dirs[:] = [d for d in dirs if d not in _NOT_ANALYSIS]
-            files = [f for f in files if f in ("__init__.py", "config.py", "heap.py")]
+            files = [f for f in files if f in ("__init__.py", "config.py", "gc_policy.py")]
         dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", "examples"))
         for name in sorted(files):
             if name.endswith((".py", ".json")):

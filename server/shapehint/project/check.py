@@ -1,13 +1,13 @@
 """`shapehint check` over many files: cheap skip, cache, parallel workers, progress, statistics.
 
 The run, in order:
-  1. find the files (`cli.expand_paths`), their configuration (one `load_config` per folder),
+  1. find the files (`sources.expand_paths`), their configuration (one `load_config` per folder),
      and read them (the same one-line errors and SH002 size notes as for a single file);
   2. skip what does not use PyTorch (`deps.Project.uses_torch`): no analysis, no diagnostics;
   3. look the others up in the cache (`cache.file_key`): a hit is the answer;
   4. analyse the misses, in this process when there are fewer than two or `--jobs 1`, else
      in `pool.Pool`'s workers, each within the per-file time budget (`analyse.py`, SH005);
-  5. print the report in the files' order (`cli.emit_check`), whatever the order of
+  5. print the report in the files' order (`emit_check`), whatever the order of
      completion, so the output is the same with and without cache and for any `--jobs`.
 
 Progress goes to stderr only when stderr is a terminal and `--quiet` is not given;
@@ -17,6 +17,7 @@ Tests: tests/unit/test_check_repo.py.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 import time
@@ -88,7 +89,7 @@ class Progress:
 def _configs():
     """load_config_for, once per folder (a repository has thousands of files in hundreds of
     folders, and each lookup reads pyproject files up to the root)."""
-    from ..cli import load_config_for
+    from ..sources import load_config_for
     memo: dict = {}
 
     def get(path: str):
@@ -115,7 +116,6 @@ def _reusable(entry: Optional[dict], budget_s: Optional[float]) -> bool:
 
 
 def run_check(args) -> int:
-    from ..cli import emit_check
     started = time.perf_counter()
     errors: list = []
     budget_s = args.time_budget if args.time_budget and args.time_budget > 0 else None
@@ -164,7 +164,7 @@ def run_check(args) -> int:
 def _read(paths: list, errors: list) -> list:
     """[(path, text, config)] of the files to report, in order; unreadable paths go to `errors`,
     invalid configuration entries (SH003) and files over the size cap (SH002) to stderr."""
-    from ..cli import DEFAULT_MAX_KB, NOTEBOOK_FILE_MAX_KB, UsageError, expand_paths, read_source
+    from ..sources import DEFAULT_MAX_KB, NOTEBOOK_FILE_MAX_KB, UsageError, expand_paths, read_source
     config_for = _configs()
     explicit = {os.path.abspath(p) for p in paths}
     reported_problems: set = set()
@@ -198,7 +198,7 @@ def _module_text(path: str, text: Optional[str]) -> Optional[str]:
     the cells again to map positions back (`analyse`)."""
     if text is None or not is_notebook(path):
         return text
-    from ..cli import UsageError
+    from ..sources import UsageError
     try:
         return notebook.load(path, text).text
     except notebook.NotebookError as e:
@@ -242,3 +242,25 @@ def _execute(tasks: list, jobs: int, memory_mb: float, landed, stats: Stats) -> 
         pool.run(tasks, landed)
     finally:
         stats.workers = pool.started
+
+
+def emit_check(report: list, fmt: str) -> None:
+    if fmt == "json":
+        json.dump({"files": report}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif fmt == "sarif":
+        from ..sarif import to_sarif
+        json.dump(to_sarif(report), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        place = notebook.place
+        n = 0
+        for f in report:
+            for d in f["diagnostics"]:
+                n += 1
+                sys.stdout.write(f"{place(f['file'], d)}: {d['severity']} {d['code']} {d['message']}\n")
+                for r in d["related"]:
+                    sys.stdout.write(f"    {place(r.get('file', f['file']), r)}: note: {r['message']}\n")
+        errs = sum(d["severity"] == "error" for f in report for d in f["diagnostics"])
+        sys.stdout.write(f"{len(report)} file{'s' if len(report) != 1 else ''} checked, {errs} error"
+                         f"{'s' if errs != 1 else ''}, {n - errs} other diagnostic{'s' if n - errs != 1 else ''}\n")

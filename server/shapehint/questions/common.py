@@ -1,6 +1,7 @@
 """Shared by the questions: the generic frame of a function, witnesses, display names."""
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 from ..analysis.frames import Frame
@@ -205,3 +206,42 @@ def _holds(preds: list, env: dict) -> bool:
         return all(p.evaluate(env) for p in preds)
     except (KeyError, ZeroDivisionError, TypeError, RecursionError):
         return False
+
+
+def never_returns(result, qualname: str) -> bool:
+    """Every path of the function's analysis raised: it has `return` statements, none reached."""
+    it = result.interp
+    if it.generic_returns.get(qualname):
+        return False
+    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    if fn is None:
+        return False
+    todo, found = list(fn.node.body), False
+    while todo and not found:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue  # a nested function's returns are its own
+        found = isinstance(n, ast.Return) and n.value is not None
+        todo.extend(ast.iter_child_nodes(n))
+    return found
+
+
+def rank_tested(result, qualname: str) -> set:
+    """Parameters whose rank the body tests (`x.dim()`, `x.ndim`, `len(x.shape)`, `x.ndimension()`)."""
+    it = result.interp
+    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    if fn is None:
+        return set()
+    out = set()
+    for n in ast.walk(fn.node):
+        target = None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("dim", "ndimension"):
+            target = n.func.value
+        elif isinstance(n, ast.Attribute) and n.attr == "ndim":
+            target = n.value
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args and \
+                isinstance(n.args[0], ast.Attribute) and n.args[0].attr == "shape":
+            target = n.args[0].value
+        if isinstance(target, ast.Name):
+            out.add(target.id)
+    return out

@@ -23,8 +23,7 @@ from ..analysis.frames import Cancelled
 from ..shapes.shape import conj, eq
 from ..shapes.values import TensorV
 from .assume import parse_assumption, to_pred
-from .common import display, generic_frame, param_symbols, tensor_params
-from .sigsource import never_returns, rank_tested
+from .common import display, generic_frame, never_returns, param_symbols, rank_tested, tensor_params
 
 # The rank search: at most this many analyses of the function per migration, ranks tried per
 # parameter from the fewest axes the body allows, and interpreter steps of those analyses together

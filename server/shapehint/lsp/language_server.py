@@ -1,4 +1,4 @@
-"""Server state between the handlers (server.py) and the worker: documents, settings, publishing.
+"""Server state between the handlers (handlers.py) and the worker: documents, settings, publishing.
 
 `ShapeHintServer` is the pygls LanguageServer plus what the handlers share: the Worker, the
 parsed settings, per-project configs, and the one place that publishes diagnostics (push when
@@ -366,7 +366,7 @@ def _warm_up() -> None:
     then take everything start-up made out of the garbage collector's walks."""
     from ..analysis.api import analyze_source
     from ..frontend.parse import IncrementalParser
-    from ..heap import settle
+    from ..gc_policy import settle
     analyze_source("import torch\n", "<warm-up>")
     IncrementalParser()
     settle()

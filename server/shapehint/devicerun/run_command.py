@@ -127,7 +127,7 @@ def _fmt(shape) -> str:
     return "-" if shape is None else "[" + ", ".join(str(d) for d in shape) + "]"
 
 
-if __name__ == "__main__":  # python -m shapehint.devicerun.cli FILE ... (until the lead's cli.py wires it)
+if __name__ == "__main__":  # python -m shapehint.devicerun.run_command FILE ... (until the lead's cli.py wires it)
     ap = argparse.ArgumentParser(prog="shapehint run")
     add_arguments(ap)
     sys.exit(main(ap.parse_args()))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import sys
 
-from ..cli import UsageError, analyze_path, load_config_for, read_source
+from ..sources import UsageError, analyze_path, load_config_for, read_source
 from .assume import AssumeError, parse_assumption
 
 

@@ -1,7 +1,7 @@
 """`shapehint lsp`: the LSP methods the server answers, each a thin handler.
 
 Handlers convert between LSP and the features (plain functions of an analysis snapshot) and
-nothing else; state lives in service.py, background work in worker.py. Every feature call is
+nothing else; state lives in language_server.py, background work in worker.py. Every feature call is
 wrapped so that one failure is logged and answers "nothing" instead of failing the request.
 Tests: tests/lsp/ (pytest-lsp through stdio), tests/e2e/test_neovim.py.
 """
@@ -16,7 +16,7 @@ from lsprotocol import types as lsp
 from . import commands, debug, notebooks, questions, runcmd  # noqa: F401  (they register commands/providers)
 from .convert import code_action as to_code_action
 from .features import actions, hover as hover_feature, inlay, signatures  # (signatures registers a provider)
-from .service import ShapeHintServer
+from .language_server import ShapeHintServer
 from .worker import Job
 
 log = logging.getLogger(__name__)

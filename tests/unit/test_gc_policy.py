@@ -1,17 +1,17 @@
-"""heap.paused(): the collector is off inside every analysis, the pause nests and is shared by
+"""gc_policy.paused(): the collector is off inside every analysis, the pause nests and is shared by
 threads, and it ends as it began."""
 import gc
 import threading
 
-from shapehint import heap
+from shapehint import gc_policy
 from shapehint.analysis import engine
 
 
 def test_paused_nests_and_restores():
     assert gc.isenabled()
-    with heap.paused():
+    with gc_policy.paused():
         assert not gc.isenabled()
-        with heap.paused():
+        with gc_policy.paused():
             assert not gc.isenabled()
         assert not gc.isenabled()  # the outer pause still holds
     assert gc.isenabled()
@@ -20,7 +20,7 @@ def test_paused_nests_and_restores():
 def test_paused_leaves_a_disabled_collector_disabled():
     gc.disable()
     try:
-        with heap.paused():
+        with gc_policy.paused():
             pass
         assert not gc.isenabled()
     finally:
@@ -31,7 +31,7 @@ def test_overlapping_pauses_from_threads_end_enabled():
     inside, release = threading.Barrier(3), threading.Event()
 
     def worker():
-        with heap.paused():
+        with gc_policy.paused():
             inside.wait()
             release.wait()
 

@@ -1,4 +1,4 @@
-"""The heap: when the cyclic garbage collector may run, and giving freed memory back.
+"""The garbage-collector policy: when the cyclic collector may run, and giving freed memory back.
 
 Used by every analysis (`paused()` in analysis/engine.py) and by the language server's worker
 (the rest). Standard library only, so any layer may import it.
