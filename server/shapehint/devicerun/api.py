@@ -86,8 +86,11 @@ def plan(path: str, text: str, entry=None, inputs=None, ctor_args=None) -> tuple
     skipped = [{"entry": p.qualname, "reason": p.problem} for p in plans if p.problem]
     if entry and skipped:
         raise PlanError(skipped[0]["reason"])
-    if not runnable and any(p.unknown for p in plans if p.problem):
-        raise PlanError(next(p.problem for p in plans if p.problem and p.unknown))
+    # a refusal only when nothing runs the entry: code of the file that calls it (a script's or a
+    # notebook's top level) gives it its inputs when the module runs
+    refused = [p for p in plans if p.problem and p.unknown and not p.helper]
+    if not runnable and refused:
+        raise PlanError(refused[0].problem)
     if inputs and not runnable:
         raise PlanError("--input given but no entry can take it; choose one with --entry")
     return runnable, skipped

@@ -39,6 +39,7 @@ def complete(plans: list, path: str, text: str) -> None:
             # a helper: its lines are inferred in its callers' contexts, so a standalone run on an
             # input of our choosing would be compared with shapes from calls it was not part of
             plan.problem += f" (it is called by {', '.join(sig.callers)}, which give it its inputs)"
+            plan.helper = True
             continue
         _apply(plan, qual, sig)
 

@@ -59,6 +59,7 @@ class EntryPlan:
     unknown: list = field(default_factory=list)  # Params the source gives no shape for
     order: list = field(default_factory=list)  # every parameter's name, in the signature's order
     sources: dict = field(default_factory=dict)  # name -> (given | annotation | inferred, reason)
+    helper: bool = False  # other code of the file calls it and gives it its inputs (not a refusal)
 
     def request(self) -> dict:
         return {"qualname": self.qualname, "kind": self.kind, "method": self.method, "ctor_expr": self.ctor_expr,
