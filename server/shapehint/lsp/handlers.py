@@ -209,16 +209,21 @@ async def code_lens(ls: ShapeHintServer, params: lsp.CodeLensParams):
     if snap is None:
         return []
     lines = ls.doc_lines(uri, snap)
+
+    def elsewhere(lens) -> bool:  # a notebook cell shows only the lenses of its own lines
+        return snap.uri != uri and not lines.has(lens.line)
     out = []
     for lens in run_lenses(snap.result):
-        if snap.uri != uri and not lines.has(lens.line):
-            continue  # a notebook cell shows its own lenses
+        if elsewhere(lens):
+            continue
         start = lines.to_lsp(lens.line, lens.col)
         out.append(lsp.CodeLens(range=lsp.Range(start=start, end=start), command=lsp.Command(
             title=lens.title, command="shapehint.deviceRun", arguments=[{"uri": uri, "entry": lens.entry}])))
     job = Job("codeLens", uri=uri, version=snap.version, request_id=ls.protocol.msg_id)
     for lens in await ls.worker.run(job, lambda job: signatures.signature_lenses(snap.result),
                                     executor=ls.worker.analysis_executor):
+        if elsewhere(lens):
+            continue
         start = lines.to_lsp(lens.line, lens.col)
         out.append(lsp.CodeLens(range=lsp.Range(start=start, end=start), command=lsp.Command(
             title=lens.title, command="shapehint.deviceRun",
