@@ -36,3 +36,29 @@ def test_a_default_the_caller_fixes_itself_is_still_judged():
     # `pos` is the caller's own local None, not its default: every call fails
     text = PASSED_ON.replace("        return shift(x, pos)", "        pos = None\n        return shift(x, pos)")
     assert _errors(text) == [(6, "SH108")]
+
+
+ONLY_PASSED = '''import torch
+import torch.nn as nn
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 1)
+
+    def score(self, x, mask, weights):
+        return self.fc(x * mask.float()) * weights.sum()
+
+    def generate(self, x, mask=None, weights=None):
+        assert mask is not None or weights is not None
+        for i in range(3):
+            assert mask is not None
+        return self.score(x, mask, weights)
+'''
+
+
+def test_the_analysed_function_s_own_omitted_arguments_may_be_given():
+    # `mask` and `weights` are only passed on here (tensors in `score`): the analysis takes them
+    # as omitted Nones, which callers that give them do not meet
+    assert _errors(ONLY_PASSED) == []

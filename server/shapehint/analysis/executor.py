@@ -158,7 +158,7 @@ class Statements:
         `AttentionLayers(depth=None, ...)`: Frame.open_defaults)."""
         if test is None:
             return False
-        if self._reads_caller_default(test, fr):
+        if self._reads_omitted(test, fr):
             return True
         if fr.context and not fr.open_defaults:
             return False
@@ -169,14 +169,13 @@ class Statements:
         return any(isinstance(n, ast.Name) and n.id in names and fr.env.get(n.id) is fn.defaults[n.id]
                    for n in ast.walk(test))
 
-    def _reads_caller_default(self, test, fr) -> bool:
-        """`assert pos is not None` in a callee that the analysed function reached passing on its
-        own optional `pos=None`: the None is the default the generic analysis took (an omitted
-        argument, or the root function's default object itself), and callers that give it pass
-        the assertion; an error needs the argument given and omitted both to fail."""
-        if not fr.context:
-            return False
-        root = self.function_named(fr.root) if fr.root else None
+    def _reads_omitted(self, test, fr) -> bool:
+        """`assert pos is not None` where `pos` is the None standing for an optional argument the
+        generic analysis took as omitted (engine.param_value), in the function itself or in a
+        callee it passed it on to (there also the analysed function's own default object):
+        callers that give it pass the assertion; an error needs the argument given and omitted
+        both to fail."""
+        root = self.function_named(fr.root) if fr.root and fr.context else None
         taken = {id(v) for v in root.defaults.values() if isinstance(v, NoneV)} if root is not None else set()
         for n in ast.walk(test):
             if isinstance(n, ast.Name):
