@@ -21,12 +21,18 @@ def definitions(text: str, path: str) -> dict:
     tree = ast.parse(text)
     ns = {"__name__": "migration_exec_program", "__file__": path, "__source__": text}
     keep = (ast.Import, ast.ImportFrom, ast.ClassDef, ast.FunctionDef, ast.Assign, ast.AnnAssign)
-    for st in tree.body:
-        if isinstance(st, keep):
-            try:
-                exec(compile(ast.Module([st], []), path, "exec"), ns)
-            except Exception:  # noqa: BLE001 - a module-level run the proposals do not need
-                pass
+    # its own folder first, as when it runs as a script: a sibling import (`import bert`) must not
+    # depend on what earlier tests happened to put on sys.path
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        for st in tree.body:
+            if isinstance(st, keep):
+                try:
+                    exec(compile(ast.Module([st], []), path, "exec"), ns)
+                except Exception:  # noqa: BLE001 - a module-level run the proposals do not need
+                    pass
+    finally:
+        sys.path.pop(0)
     return ns
 
 
