@@ -106,3 +106,15 @@ def test_the_programs_own_names_are_used(tmp_path):
     x = param(s["f"], "x")
     assert x["shape"] == ["B", "T", "C"] and x["example"] == [2, 32, 32]
     assert holds(x, [3, 5, 8]) and not holds(x, [3, 5, 10])
+
+
+def test_an_analysis_that_failed_internally_has_no_signatures_and_infer_still_answers(monkeypatch, tmp_path):
+    # A bug inside the analysis costs the file its answers (api.analyze_source), never the command.
+    import shapehint.analysis.engine as engine
+
+    def broken(*a, **k):
+        raise ValueError("simulated analysis bug")
+    monkeypatch.setattr(engine, "analyze", broken)
+    result = analyze_source("import torch\ndef f(x):\n    return x.sum()\n", "m.py")
+    assert result.stats["internal_errors"] == ["ValueError: simulated analysis bug"]
+    assert signatures_json(result) == []

@@ -11,8 +11,11 @@ from .common import display, ensure_generic, tensor_params
 
 
 def functions(result) -> list:
-    """Qualnames of the functions that take tensors (not `__init__`), in definition order."""
+    """Qualnames of the functions that take tensors (not `__init__`), in definition order; none
+    when the analysis did not run (an internal error costs the file its answers, not the command)."""
     from .migrate import migratable_functions
+    if result.interp is None:
+        return []
     ensure_generic(result)
     return migratable_functions(result)
 
