@@ -440,6 +440,22 @@ def dry_run_pick(torch, mod, entry, deadline):
     return cands[0], "no candidate input shapes passed a meta dry run (%s); using the first" % failures[0]
 
 
+def enclosing_package(path):
+    """(dotted package of the file's folder, the folder above the top package) or ("", None) when
+    the folder is not a package (no `__init__.py`)."""
+    parts = []
+    folder = os.path.dirname(path)
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parts.append(os.path.basename(folder))
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    if not parts or not all(p.isidentifier() for p in parts):
+        return "", None
+    return ".".join(reversed(parts)), folder
+
+
 def run_job(torch, job, device, limits, result, n):
     """Import one user file (traced) and call its entries; fills `result`. Raises RunnerTimeout."""
     path = os.path.abspath(job["path"])
@@ -449,10 +465,19 @@ def run_job(torch, job, device, limits, result, n):
             source = f.read()
     torch.manual_seed(0)
     recorder = result["_recorder"] = Recorder(path, SourceMap(source), torch, limits)
+    package, root = enclosing_package(path)
     sys.path.insert(0, os.path.dirname(path))
+    if package:
+        # A module of a package (site-packages' torchvision/models/resnet.py, a repository's
+        # mypkg/layers.py) imports its siblings relatively: its package must be importable and
+        # known to the module, as when Python imports it. The traced copy keeps its own name so
+        # that the package's own import of the module does not pick up this half-run copy.
+        sys.path.insert(0, root)
     name = USER_MODULE + ("" if n == 0 else str(n))
     mod = types.ModuleType(name)
     mod.__file__ = path
+    if package:
+        mod.__package__ = package
     sys.modules[name] = mod
     code = compile(source, path, "exec")
     sys.settrace(recorder.global_trace)
