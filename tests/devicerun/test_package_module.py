@@ -64,3 +64,35 @@ def test_a_file_in_a_plain_folder_still_imports_its_siblings(tmp_path):
                          infer={"values": []}, timeout=120)
     assert res["error"] is None, res["error"]
     assert [it["observed"] for it in res["lines"] if it["name"] == "z"] == [[1, 12, 4, 4]]
+
+
+REGISTRY = """_MODELS = {}
+
+
+def register(fn):
+    if fn.__name__ in _MODELS:
+        raise ValueError("registered twice: " + fn.__name__)
+    _MODELS[fn.__name__] = fn
+    return fn
+"""
+
+
+def test_a_package_module_its_package_imports_too_runs_once(tmp_path):
+    # The package's __init__ imports the module; a second copy would register its factory twice.
+    path = write_package(tmp_path)
+    (path.parent / "registry.py").write_text(REGISTRY)
+    path.write_text(MODEL + "\n\nfrom .registry import register\n\n\n@register\ndef small_net():\n    return Net()\n")
+    res = api.device_run(str(path), entry="Net", device="cpu", inputs={"x": [2, 3, 8, 8]},
+                         infer={"values": []}, timeout=120, build="small_net()")
+    assert res["error"] is None, res["error"]
+    assert [it["observed"] for it in res["lines"] if it["name"] == "z"] == [[2, 12, 8, 8]]
+
+
+def test_unsaved_text_of_a_package_module_runs_as_typed(tmp_path):
+    path = write_package(tmp_path)
+    edited = MODEL.replace("self.head = layers.Block(6)", "self.head = layers.Block(6)\n        self.tail = Block(12)") \
+                  .replace("        return z", "        w = self.tail(z)\n        return w")
+    res = api.device_run(str(path), text=edited, entry="Net", device="cpu", inputs={"x": [1, 3, 4, 4]},
+                         infer={"values": []}, timeout=120)
+    assert res["error"] is None, res["error"]
+    assert [it["observed"] for it in res["lines"] if it["name"] == "w"] == [[1, 24, 4, 4]]

@@ -75,10 +75,10 @@ def normalize_inputs(inputs) -> dict:
     return out
 
 
-def plan(path: str, text: str, entry=None, inputs=None, ctor_args=None) -> tuple:
+def plan(path: str, text: str, entry=None, inputs=None, ctor_args=None, build=None) -> tuple:
     """(runnable EntryPlans, skipped [{entry, reason}]); raises PlanError when an explicit entry
     cannot run. With no runnable entry, only the module's top-level code runs (its import)."""
-    plans = plan_entries(text, entry, normalize_inputs(inputs), ctor_args)
+    plans = plan_entries(text, entry, normalize_inputs(inputs), ctor_args, build)
     complete(plans, path, text)
     runnable = [p for p in plans if not p.problem]
     for p in runnable:
@@ -101,7 +101,8 @@ def describe(path: str, runnable: list, device: str, interpreter: str, timeout: 
              f"(time limit {timeout:g} s)", "  its top-level code (import)"]
     for p in runnable:
         args = ", ".join(f"{k}={v['expr']}" for k, v in p.ctor_args.items())
-        call = f"{p.qualname}({args})" + (f".{p.method}" if p.kind == "class" else "")
+        call = p.ctor_expr or f"{p.qualname}({args})"
+        call += f".{p.method}" if p.kind == "class" else ""
         ins = p.candidates[0] if p.candidates else {}
         shown = ", ".join(f"{k}={v['value']}" if "value" in v else f"{k}=[{', '.join(map(str, v['shape']))}]"
                           + (f":{v['dtype']}" if v.get("dtype") not in (None, "float32") else "") for k, v in ins.items())
@@ -259,10 +260,12 @@ def device_run(path: str, text: Optional[str] = None, entry: Optional[str] = Non
                inputs=None, interpreter: str = sys.executable, timeout: float = 120, trusted: bool = True,
                cancel_event: Optional[threading.Event] = None, ctor_args: Optional[dict] = None,
                infer: Optional[dict] = None, memory_limit_mb: Optional[int] = None,
-               on_start: Optional[Callable[[str], None]] = None, limits: Optional[dict] = None) -> dict:
+               on_start: Optional[Callable[[str], None]] = None, limits: Optional[dict] = None,
+               build: Optional[str] = None) -> dict:
     """Run `path` (with the editor's `text`, saved or not) and compare observed with inferred shapes.
 
     inputs: {name: "2,16:long" | [2, 16] | {"shape", "dtype"}}; ctor_args: {name: python expression};
+    build: a Python expression that builds the entry class's instance (a factory call), instead of ctor_args;
     infer: a precomputed `infer_json()` (else `analyze_source` is called); on_start: receives the
     description of what is about to run, before anything runs."""
     path = os.path.abspath(path)
@@ -278,7 +281,7 @@ def device_run(path: str, text: Optional[str] = None, entry: Optional[str] = Non
         except OSError as exc:
             return _result(path, device, _err("UsageError", f"cannot read {path}: {exc}"))
     try:
-        runnable, skipped = plan(path, text, entry, inputs, ctor_args)
+        runnable, skipped = plan(path, text, entry, inputs, ctor_args, build)
     except PlanError as exc:
         return _result(path, device, _err("UsageError", str(exc)))
     except SyntaxError as exc:

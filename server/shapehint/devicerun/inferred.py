@@ -88,5 +88,5 @@ def stamp_sources(plan) -> None:
     for c in plan.candidates:
         for name, spec in c.items():
             src, why = plan.sources.get(name) or (
-                "annotation", "from the file's `# entry:` comment" if plan.ctor_expr else "from the source")
+                "annotation", "from the file's `# entry:` comment" if plan.from_comment else "from the source")
             spec["source"], spec["reason"] = src, why

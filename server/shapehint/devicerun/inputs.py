@@ -54,7 +54,8 @@ class EntryPlan:
     candidates: list = field(default_factory=list)
     problem: Optional[str] = None
     param_dims: dict = field(default_factory=dict)  # name -> dims (symbols) for compare's binding
-    ctor_expr: Optional[str] = None  # `GPT(GPTConfig())` from a `# entry:` comment
+    ctor_expr: Optional[str] = None  # `GPT(GPTConfig())` from a `# entry:` comment or --build
+    from_comment: bool = False  # planned from the file's `# entry:` comment
     guessed: bool = False  # inputs guessed for an entry nobody named: skip it when none runs on meta
     unknown: list = field(default_factory=list)  # Params the source gives no shape for
     order: list = field(default_factory=list)  # every parameter's name, in the signature's order
@@ -391,10 +392,10 @@ def list_entries(tree) -> list:
 def _plan_from_comment(call: str, specs: dict, bindings: list, classes: dict, funcs: dict, consts: dict):
     head = call.split("(", 1)[0].strip()
     if head in classes and _find_method(classes[head], "forward") is not None:
-        plan = EntryPlan(head, "class", "forward", ctor_expr=call if "(" in call else f"{call}()")
+        plan = EntryPlan(head, "class", "forward", ctor_expr=call if "(" in call else f"{call}()", from_comment=True)
         reader = _ShapeReader(_find_method(classes[head], "forward"), _layer_attrs(classes[head]), consts)
     elif head in funcs:
-        plan = EntryPlan(head, "function", "")
+        plan = EntryPlan(head, "function", "", from_comment=True)
         reader = _ShapeReader(funcs[head], {}, consts)
     else:
         return None
@@ -421,8 +422,9 @@ def _plan_from_comment(call: str, specs: dict, bindings: list, classes: dict, fu
 
 
 def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] = None,
-                 ctor_args: Optional[dict] = None) -> list:
-    """EntryPlans (possibly with `problem` set). Raises PlanError for an unknown --entry."""
+                 ctor_args: Optional[dict] = None, build: Optional[str] = None) -> list:
+    """EntryPlans (possibly with `problem` set). Raises PlanError for an unknown --entry.
+    `build`: an expression that builds the (class) entry's instance, e.g. a factory call."""
     tree = ast.parse(text)
     mods = _module_classes(tree)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
@@ -450,8 +452,8 @@ def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] 
         if kind == "class":
             cls = classes[qual]
             fn = _find_method(cls, method)
-            args, missing = _ctor_args(cls, classes, ctor_args or {}, tree)
-            plan = EntryPlan(qual, "class", method, args)
+            args, missing = _ctor_args(cls, classes, ctor_args or {}, tree) if build is None else ({}, [])
+            plan = EntryPlan(qual, "class", method, args, ctor_expr=build)
             if missing:
                 plan.problem = (f"{qual}() needs constructor arguments without defaults: {', '.join(missing)}; "
                                 f"give them with " + " ".join(f"--arg {m}=VALUE" for m in missing) +
@@ -459,6 +461,8 @@ def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] 
             reader = _ShapeReader(fn, _layer_attrs(cls), consts)
             hints = _ctor_hints(cls, ctor_args or {})
         else:
+            if build is not None:
+                raise PlanError(f"--build builds a module: --entry {qual} is a function")
             plan = EntryPlan(qual, "function", "")
             reader = _ShapeReader(funcs[qual], {}, consts)
             hints = []

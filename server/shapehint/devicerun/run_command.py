@@ -28,6 +28,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="shape (and dtype: long, bool, float16, ...) of an entry argument; NAME=int:5 for an int")
     p.add_argument("--arg", action="append", default=[], metavar="NAME=EXPR",
                    help="constructor argument, a Python expression evaluated in the module (--arg n_classes=10)")
+    p.add_argument("--build", metavar="EXPR",
+                   help="a Python expression evaluated in the module that builds the --entry class's instance, "
+                        "for a model made by a factory (--entry ResNet --build 'resnet18(num_classes=10)')")
     p.add_argument("--python", default=sys.executable, metavar="INTERPRETER",
                    help="interpreter with torch that runs the module (default: this one)")
     p.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS", help="time limit (default 120)")
@@ -49,6 +52,13 @@ def main(args) -> int:
                 raise PlanError(f"--arg {s!r}: expected NAME=EXPR")
             compile(expr, "--arg", "eval")
             ctor[name.strip()] = expr
+        build = getattr(args, "build", None)
+        if build is not None:
+            if not args.entry:
+                raise PlanError("--build needs --entry: the class whose forward runs on what it builds")
+            if ctor:
+                raise PlanError("--build and --arg both say how to build the entry: give one of them")
+            compile(build, "--build", "eval")
     except (PlanError, SyntaxError, ValueError) as exc:
         print(f"shapehint run: {exc}", file=sys.stderr)
         return 2
@@ -65,6 +75,7 @@ def main(args) -> int:
         print("shapehint run: --cell is for notebooks (.ipynb)", file=sys.stderr)
         return 2
     result = device_run(args.file, text=text, entry=args.entry, device=args.device, inputs=inputs, ctor_args=ctor,
+                        build=build,
                         interpreter=args.python, timeout=args.timeout, memory_limit_mb=args.memory_limit,
                         on_start=lambda s: print(s, file=sys.stderr, flush=True))
     if joined is not None:

@@ -369,6 +369,8 @@ def call_entry(torch, mod, entry, inputs, device, module_holder):
             # Constructor arguments are Python expressions evaluated in the user's module.
             if entry.get("ctor_expr"):
                 inst = eval(entry["ctor_expr"], mod.__dict__)  # noqa: S307
+                if isinstance(obj, type) and not isinstance(inst, obj):
+                    raise TypeError(f"{entry['ctor_expr']} built a {type(inst).__name__}, not a {entry['qualname']}")
             else:
                 args = {k: eval(v["expr"], mod.__dict__) if isinstance(v, dict) else v  # noqa: S307
                         for k, v in entry.get("ctor_args", {}).items()}
@@ -456,6 +458,30 @@ def enclosing_package(path):
     return ".".join(reversed(parts)), folder
 
 
+def load_module(path, source, package, name):
+    """The user's module, executed (under the caller's trace). A module of a package (site-packages'
+    torchvision/models/resnet.py, a repository's mypkg/model.py) imports its siblings relatively and
+    is often imported by its own package too (registries then see it once): when the text is the
+    file on disk it is imported under its dotted name, as Python would. Otherwise (an editor's
+    unsaved text, a script) a fresh module runs the text, knowing its package."""
+    if package:
+        try:
+            with open(path, encoding="utf-8") as f:
+                on_disk = f.read() == source
+        except (OSError, UnicodeDecodeError):
+            on_disk = False
+        if on_disk:
+            import importlib
+            return importlib.import_module(package + "." + os.path.splitext(os.path.basename(path))[0])
+    mod = types.ModuleType(name)
+    mod.__file__ = path
+    if package:
+        mod.__package__ = package
+    sys.modules[name] = mod
+    exec(compile(source, path, "exec"), mod.__dict__)
+    return mod
+
+
 def run_job(torch, job, device, limits, result, n):
     """Import one user file (traced) and call its entries; fills `result`. Raises RunnerTimeout."""
     path = os.path.abspath(job["path"])
@@ -466,24 +492,17 @@ def run_job(torch, job, device, limits, result, n):
     torch.manual_seed(0)
     recorder = result["_recorder"] = Recorder(path, SourceMap(source), torch, limits)
     package, root = enclosing_package(path)
-    sys.path.insert(0, os.path.dirname(path))
     if package:
-        # A module of a package (site-packages' torchvision/models/resnet.py, a repository's
-        # mypkg/layers.py) imports its siblings relatively: its package must be importable and
-        # known to the module, as when Python imports it. The traced copy keeps its own name so
-        # that the package's own import of the module does not pick up this half-run copy.
+        # its package's root first; its own folder last (a script's sibling imports still resolve,
+        # but the folder's modules cannot shadow top-level ones, e.g. a package's `types.py`)
         sys.path.insert(0, root)
-    name = USER_MODULE + ("" if n == 0 else str(n))
-    mod = types.ModuleType(name)
-    mod.__file__ = path
-    if package:
-        mod.__package__ = package
-    sys.modules[name] = mod
-    code = compile(source, path, "exec")
+        sys.path.append(os.path.dirname(path))
+    else:
+        sys.path.insert(0, os.path.dirname(path))
     sys.settrace(recorder.global_trace)
     try:
         with torch.device(device):
-            exec(code, mod.__dict__)
+            mod = load_module(path, source, package, USER_MODULE + ("" if n == 0 else str(n)))
     except BaseException as exc:  # noqa: BLE001 - the import itself failed: report and stop
         sys.settrace(None)
         if isinstance(exc, RunnerTimeout):
