@@ -54,3 +54,14 @@ def test_a_crash_keeps_the_shapes_before_it_and_shows_the_failing_line_operands(
     assert [(it["line"], it["name"], it["observed"]) for it in r["lines"]] == [(12, "h", [2, 8, 8, 8]), (13, "flat", [2, 512])]
     from shapehint.devicerun.run_command import format_text
     assert "  operand flat: [2, 512] float32" in format_text(r)
+
+
+def test_a_rank_the_analysis_chose_past_an_opaque_layer_falls_back_to_a_common_shape_that_runs():
+    # `features` is built from data the analysis cannot read: the rank search passes rank 1 (the
+    # fewest axes), which a Conv2d rejects; the meta dry run keeps the first common shape that runs.
+    r = api.device_run(program("opaque_features.py"), entry="Opaque", device="cpu", timeout=300)
+    assert r["error"] is None, r["error"]
+    spec = r["inputs"]["x"]
+    assert spec["shape"] == [2, 3, 224, 224] and spec["source"] == "inferred"
+    assert "the first common input shape that runs on meta" in spec["reason"]
+    assert [(it["name"], it["observed"]) for it in r["lines"]] == [("h", [2, 8, 1, 1]), ("f", [2, 8])]

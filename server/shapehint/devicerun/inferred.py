@@ -81,12 +81,47 @@ def _apply(plan, qual: str, sig) -> None:
         t = {k: (dict(v, shape=first[k]) if k in first else v) for k, v in c.items()}
         typical.append(t)
     plan.candidates = typical + [c for c in cands if c not in typical]
+    if any(by_name[p.name].reason for p in plan.unknown):
+        # a rank the rank search chose (the fewest axes that pass) is what the analysis could
+        # follow, not what the model needs when an operation on the way is opaque to it: the
+        # common shapes of other ranks follow, and the meta dry run keeps the first that runs
+        # (right after the typical input: a rank that fails on meta fails with every size)
+        common = [c for c in _common_candidates(plan, qual, plan.candidates[0] if plan.candidates else {})
+                  if c not in plan.candidates]
+        plan.candidates = plan.candidates[:1] + common + plan.candidates[1:]
+
+
+# Input shapes people give models, tried on meta in this order when the code leaves the rank open:
+# an image batch, a small image batch, a sequence of feature vectors, feature vectors.
+COMMON_SHAPES = ([2, 3, 224, 224], [2, 3, 64, 64], [2, 16, 32], [2, 32])
+COMMON_IDS = ([2, 16],)
+
+
+def _common_candidates(plan, qual: str, base: dict) -> list:
+    out = []
+    for i in range(max(len(COMMON_SHAPES), len(COMMON_IDS))):
+        cand = dict(base)
+        for p in plan.unknown:
+            ids = p.dtype == "int64" or p.role == "ids"
+            shapes = COMMON_IDS if ids else COMMON_SHAPES
+            spec = {"shape": list(shapes[min(i, len(shapes) - 1)]), "dtype": p.dtype or "float32"}
+            if ids:
+                spec["role"] = "ids"
+            spec["source"], spec["reason"] = "inferred", (
+                f"{qual} leaves the rank of {p.name} open to the analysis (an operation on its way is opaque to "
+                f"it) and the rank it could follow does not run: the first common input shape that runs on meta")
+            cand[p.name] = spec
+        if cand not in out:
+            out.append(cand)
+    return out
 
 
 def stamp_sources(plan) -> None:
     """Every candidate input says where its shape came from (the run JSON's `source`, `reason`)."""
     for c in plan.candidates:
         for name, spec in c.items():
+            if "reason" in spec:
+                continue  # a fallback says why itself
             src, why = plan.sources.get(name) or (
                 "annotation", "from the file's `# entry:` comment" if plan.from_comment else "from the source")
             spec["source"], spec["reason"] = src, why

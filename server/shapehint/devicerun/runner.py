@@ -406,6 +406,18 @@ def _alarm(signum, frame):
     raise DryRunTimeout()
 
 
+def warm_lazy_imports():
+    """Import what torch imports lazily on a meta tensor's first failing or symbolic op (sympy and
+    its symbolic shapes) before any try is bounded by SIGALRM: an alarm inside such an import
+    leaves a half-initialised module behind, and the real run then fails in torch itself
+    ("module 'sympy' has no attribute 'printing'"). (dynamo, imported by a few ops, costs seconds.)"""
+    for name in ("sympy", "torch.fx.experimental.symbolic_shapes"):
+        try:
+            __import__(name)
+        except Exception:  # noqa: BLE001 - not installed or not importable: the tries will say
+            pass
+
+
 def dry_run_pick(torch, mod, entry, deadline):
     """The first candidate inputs that run on meta (or stop only on data-dependent ops).
 
@@ -413,6 +425,7 @@ def dry_run_pick(torch, mod, entry, deadline):
     cands = entry.get("candidates") or [{}]
     if len(cands) == 1:
         return cands[0], None
+    warm_lazy_imports()
     failures = []
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
