@@ -29,7 +29,7 @@ def complete(plans: list, path: str, text: str) -> None:
     from ..questions.migrate import SEARCH_STEPS_PER_ANSWER
     budget = [SEARCH_STEPS_PER_ANSWER]  # the rank searches of all the entries together
     for plan in todo:
-        qual = f"{plan.qualname}.{plan.method}" if plan.kind == "class" else plan.qualname
+        qual = f"{plan.defined_in or plan.qualname}.{plan.method}" if plan.kind == "class" else plan.qualname
         try:
             sig = signature(result, qual, budget)
         except Exception as exc:  # noqa: BLE001 - a bug costs this entry's inference, not the run

@@ -56,6 +56,7 @@ class EntryPlan:
     param_dims: dict = field(default_factory=dict)  # name -> dims (symbols) for compare's binding
     ctor_expr: Optional[str] = None  # `GPT(GPTConfig())` from a `# entry:` comment or --build
     from_comment: bool = False  # planned from the file's `# entry:` comment
+    defined_in: Optional[str] = None  # the class of the file whose method it runs (itself or a base)
     guessed: bool = False  # inputs guessed for an entry nobody named: skip it when none runs on meta
     unknown: list = field(default_factory=list)  # Params the source gives no shape for
     order: list = field(default_factory=list)  # every parameter's name, in the signature's order
@@ -351,6 +352,40 @@ def _find_method(cls, name):
     return None
 
 
+def _find_inherited(cls, name, classes, owner: Optional[list] = None):
+    """The method as the class has it: its own, else a base's defined in the same file (whose
+    name is appended to `owner`)."""
+    seen = set()
+    while cls is not None and cls.name not in seen:
+        seen.add(cls.name)
+        fn = _find_method(cls, name)
+        if fn is not None:
+            if owner is not None:
+                owner.append(cls.name)
+            return fn
+        cls = next((classes.get(_dotted(b)) for b in cls.bases if _dotted(b) in classes), None)
+    return None
+
+
+def _plan_without_source(qual, method, cls, inputs: dict, ctor_args, build, classes, tree) -> EntryPlan:
+    """An entry whose method is inherited from another module: only --input can say its inputs."""
+    args, missing = _ctor_args(cls, classes, ctor_args or {}, tree) if build is None else ({}, [])
+    plan = EntryPlan(qual, "class", method, args, ctor_expr=build)
+    bases = ", ".join(_dotted(b) or "?" for b in cls.bases) or "object"
+    if missing:
+        plan.problem = (f"{qual}() needs constructor arguments without defaults: {', '.join(missing)}; give them with "
+                        + " ".join(f"--arg {m}=VALUE" for m in missing))
+    elif not inputs:
+        plan.problem = (f"{qual}.{method} is inherited from {bases}, defined outside this file: give its inputs "
+                        f"with --input NAME=2,3,224,224 (one per tensor argument)")
+    else:
+        plan.params = [Param(name, override=dict(spec)) for name, spec in inputs.items()]
+        plan.order = list(inputs)
+        plan.sources = {name: ("given", "--input") for name in inputs}
+        plan.candidates = make_candidates(plan.params, [])
+    return plan
+
+
 def _ctor_args(cls, classes, given: dict, tree) -> tuple:
     """({name: {"expr": ...}}, [missing names]) for the class' __init__ (searching bases in the file)."""
     init, c = None, cls
@@ -451,9 +486,13 @@ def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] 
     for qual, kind, method in wanted:
         if kind == "class":
             cls = classes[qual]
-            fn = _find_method(cls, method)
+            owner: list = []
+            fn = _find_inherited(cls, method, classes, owner)
+            if fn is None:  # inherited from a class of another module: its parameters are unknown here
+                plans.append(_plan_without_source(qual, method, cls, inputs or {}, ctor_args, build, classes, tree))
+                continue
             args, missing = _ctor_args(cls, classes, ctor_args or {}, tree) if build is None else ({}, [])
-            plan = EntryPlan(qual, "class", method, args, ctor_expr=build)
+            plan = EntryPlan(qual, "class", method, args, ctor_expr=build, defined_in=owner[0])
             if missing:
                 plan.problem = (f"{qual}() needs constructor arguments without defaults: {', '.join(missing)}; "
                                 f"give them with " + " ".join(f"--arg {m}=VALUE" for m in missing) +
