@@ -206,3 +206,23 @@ def test_a_spatial_dims_default_does_not_fix_the_rank():
     y = _shape(out, 12, "y")
     assert y is None or len(y) != 5
     assert _errors(res) == []
+
+
+ANNOTATED = '''import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, inplanes: int, planes: int, stride: int = 1) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(inplanes, planes, 3, stride, 1)
+
+    def forward(self, x):
+        out = self.conv1(x)
+        return out
+'''
+
+
+def test_an_annotated_int_default_is_a_symbol_too():
+    _, out = _infer(ANNOTATED)
+    assert _shape(out, 11, "out")[2] == "(x.shape[2] - 1)//stride + 1"

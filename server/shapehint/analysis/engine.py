@@ -230,16 +230,19 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
             return generic_instance(it, cls, p.arg)
         if isinstance(cls, BuiltinFn) and cls.name in ("int", "float", "bool", "str"):
             # `planes: int` is a number, not a tensor (its default, else a symbol of its name)
-            return f.defaults.get(p.arg, OpaqueV(p.arg))
+            if p.arg not in f.defaults:
+                return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
+            v = f.defaults[p.arg]
+            return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else v
     if p.arg in f.defaults:
         v = f.defaults[p.arg]
         if is_init and isinstance(v, (TupleV, ListV)) and v.items is not None and not v.items:
             # `ch=()` (ultralytics' heads): a placeholder the callers fill, not a model with no
             # levels (whose `torch.cat` of no tensors would fail in every method)
             return ListV(None, UnknownV(f"{p.arg}[i]"))
-        if is_init:
+        if is_init and f.cls is not None:
             # the class on its own: a default is one value callers may pass, not the value
-            v = default_symbol(it, f.cls.name if f.cls is not None else f.qualname, p.arg, v, prefix)
+            v = default_symbol(it, f.cls.name, p.arg, v, prefix)
         if isinstance(v, NoneV) and not is_init:
             if p.arg in tensor_uses(f.node):
                 # `mask=None` read as a tensor here: an optional tensor, so the generic analysis
