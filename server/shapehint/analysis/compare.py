@@ -13,10 +13,10 @@ import ast
 from typing import Optional
 
 from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne, neg
-from ..shapes.values import (BoolV, DictV, DtypeV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
+from ..shapes.values import (BoolV, DictV, DtypeV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
 from .frames import add_fact, span_of
-from .objects import ClassObj, FuncObj, InstanceObj, RangeV
+from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV, RangeV
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
@@ -125,6 +125,9 @@ class Comparisons:
             return None, conj(*implied) if implied else None
         if isinstance(a, StrV) and isinstance(b, StrV) and a.value is not None and b.value is not None:
             return (TRUE, TRUE) if a.value == b.value else (FALSE, FALSE)
+        if isinstance(a, StrV) and isinstance(b, (IntV, FloatV)) or isinstance(b, StrV) and isinstance(a, (IntV, FloatV)):
+            # a number never equals a string: `v == "M"` over a config list like [64, "M", 128]
+            return FALSE, FALSE
         if isinstance(a, NoneV) or isinstance(b, NoneV):
             same = _identity(a, b) if isinstance(b, NoneV) else _identity(b, a)
             if same is not None:
@@ -223,6 +226,12 @@ def _identity(a: Value, b: Value) -> Optional[bool]:
         if isinstance(a, TensorV) and a.optional:
             return None
         if isinstance(a, (TensorV, IntV, ModuleV, InstanceObj, TupleV, ListV, StrV, FloatV, FuncObj)):
+            return False
+        # a layer factory passed as an argument (`norm_layer=partial(nn.BatchNorm2d, eps=...)`,
+        # a class, a torch callable) is not None: `if norm_layer is None:` is decided
+        if isinstance(a, (PartialV, ClassObj, BoundMethod, BuiltinFn, DictV, DtypeV, BoolV)):
+            return False
+        if isinstance(a, ExtRef) and a.path.startswith("torch."):
             return False
     if isinstance(a, BoolV) and isinstance(b, BoolV) and a.pred is not None and b.pred is not None:
         if (a.pred.is_true or a.pred.is_false) and (b.pred.is_true or b.pred.is_false):
