@@ -164,3 +164,21 @@ def test_nothing_in_the_server_names_a_library_identifier():
 def test_the_identifier_check_sees_code_not_docstrings():
     assert "_make_layer" in _code_words('NAMES = {"_make_layer"}\n')
     assert _code_words('def f():\n    """calls _make_layer"""\n    return 1  # _make_layer\n') == ["def", "f", "return"]
+
+
+def test_channel_rounding_with_float_multipliers():
+    """`int(v + d / 2) // d * d`, `if new_v < 0.9 * v`, `max(1.0, width)`: known numbers, floats
+    among them, are computed and compared as Python does (before: the widths were unknown)."""
+    answer = _answer("rounding.py")
+    got = _shapes(answer, "Net.forward")
+    assert got[24]["shape"][1] == 32 and got[25]["shape"][1] == 104
+    assert [c["shape"][1] for c in got[24]["contexts"] if "narrow" in c["context"]] == [24]
+    torch = pytest.importorskip("torch")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("rounding", os.path.join(HERE, "rounding.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x = torch.randn(2, 3, 9, 9)
+    _check_against_torch(mod.Net(), got[25]["shape"], x, lambda m, x: m.head(m.stem(x)))
+    narrow = [c["shape"] for c in got[24]["contexts"] if "narrow" in c["context"]][0]
+    _check_against_torch(mod.narrow(), narrow, x, lambda m, x: m.stem(x))

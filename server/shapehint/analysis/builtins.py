@@ -119,6 +119,11 @@ class Builtins:
                 out = pick(out, i)
             return IntV(out)
         if any(isinstance(a, FloatV) for a in args):
+            # known numbers, some floats (`max(1.0, width_mult)`): Python's own max/min
+            nums = [a.value if isinstance(a, FloatV) else a.expr.value if isinstance(a, IntV) else None for a in args]
+            if args and None not in nums:
+                got = args[nums.index((max if pick is emax else min)(nums))]
+                return got
             return FloatV(None)
         return UnknownV("min/max")
 

@@ -61,6 +61,11 @@ class Comparisons:
             p = self.contains(b, a)
             return None if p is None else neg(p) if op is ast.NotIn else p
         x, y = self.int_value(a), self.int_value(b)
+        if (x is None or y is None) and (isinstance(a, FloatV) or isinstance(b, FloatV)):
+            # known numbers, one a float: `if new_v < 0.9 * v` in a channel-rounding helper
+            p, q = _number(a), _number(b)
+            if p is not None and q is not None and op in _ORDER:
+                return TRUE if _ORDER[op](p, q) else FALSE
         if x is not None and y is not None:
             return {ast.Lt: lt, ast.LtE: le, ast.Gt: gt, ast.GtE: ge, ast.Eq: eq, ast.NotEq: ne}.get(op, lambda *_: None)(x, y)
         if op in (ast.Eq, ast.NotEq):
@@ -217,6 +222,19 @@ def _bool(exact: list, implied: list) -> BoolV:
         return BoolV(whole)
     known = [p for p in implied if p is not None]
     return BoolV(None, conj(*known) if known else None)
+
+
+_ORDER = {ast.Lt: lambda p, q: p < q, ast.LtE: lambda p, q: p <= q, ast.Gt: lambda p, q: p > q,
+          ast.GtE: lambda p, q: p >= q, ast.Eq: lambda p, q: p == q, ast.NotEq: lambda p, q: p != q}
+
+
+def _number(v: Value) -> Optional[float]:
+    """A number the value is known to be (an int constant or a float of known value), else None."""
+    if isinstance(v, FloatV):
+        return v.value
+    if isinstance(v, IntV):
+        return v.expr.value
+    return None
 
 
 def _identity(a: Value, b: Value) -> Optional[bool]:
