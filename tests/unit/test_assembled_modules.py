@@ -27,6 +27,13 @@ def _shapes(answer, function):
     return {v["line"]: v for v in answer["values"] if v["function"] == function and v["name"] in ("x", "y", "h")}
 
 
+def _built_by(value, factory):
+    """The shape a line has in the model `factory` returns (its construction context)."""
+    got = [c["shape"] for c in value.get("contexts", []) if c["context"].split(":")[0] == factory]
+    assert len(got) == 1, value
+    return got[0]
+
+
 def _dims(shape, x):
     """The sizes a printed shape stands for with input `x` (None for a "?")."""
     return [None if d == "?" else d if isinstance(d, int) else eval(d, {"x": x, "max": max, "min": min})
@@ -47,16 +54,17 @@ def _check_against_torch(model, shape, x, upto):
 
 def test_stages_built_by_a_helper_method_from_a_block_class_argument():
     """`_stage(block, planes, blocks, stride)` appending `block(...)` in a loop, `block.expansion`,
-    an optional downsample: the model a factory returns runs, so everything after the stages has a
-    shape (before: nothing after the stem)."""
+    an optional downsample: the model each factory returns runs in that construction context,
+    `QUALNAME:LINE` of the factory, so everything after the stages has a shape there (before:
+    nothing after the stem). The class on its own (`block`, `layers` unknown) has none: other
+    code may build it otherwise."""
     got = _shapes(_answer("stages.py"), "Net.forward")
-    assert got[48]["shape"] == ["x.shape[0]", "?", "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]
-    assert got[49]["shape"] == ["x.shape[0]", "?", 1, 1]
-    assert got[51]["shape"] == ["x.shape[0]", 10]
-    # each factory's model is its own context: the widths its blocks give
-    ctx = {c["context"]: c["shape"] for c in got[47]["contexts"]}
-    assert [s[1] for s in ctx.values()] == [16, 32]
-    assert any("net_small" in c for c in ctx) and any("net_wide" in c for c in ctx)
+    assert _built_by(got[48], "net_small") == ["x.shape[0]", 32, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]
+    assert _built_by(got[48], "net_wide") == ["x.shape[0]", 64, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]
+    assert _built_by(got[49], "net_small") == ["x.shape[0]", 32, 1, 1]
+    assert _built_by(got[51], "net_wide") == ["x.shape[0]", 10]
+    assert [c["context"] for c in got[47]["contexts"]] == ["net_small:61", "net_wide:80"]
+    assert got[48]["shape"] is None and got[46]["shape"] == ["x.shape[0]", 16, "x.shape[2]", "x.shape[3]"]
 
 
 def test_stage_shapes_agree_with_torch():
@@ -69,12 +77,9 @@ def test_stage_shapes_agree_with_torch():
     x = torch.randn(2, 3, 13, 10)
     for factory in (mod.net_small, mod.net_wide):
         model = factory().eval()
-        for line, upto in ((48, lambda m, x: m.layer2(m.layer1(m.stem(x)))),
+        for line, upto in ((47, lambda m, x: m.layer1(m.stem(x))), (48, lambda m, x: m.layer2(m.layer1(m.stem(x)))),
                            (51, lambda m, x: m(x))):
-            _check_against_torch(model, got[line]["shape"], x, upto)
-            ctx = [c["shape"] for c in got[line].get("contexts", []) if factory.__name__ in c["context"]]
-            for shape in ctx:
-                _check_against_torch(model, shape, x, upto)
+            _check_against_torch(model, _built_by(got[line], factory.__name__), x, upto)
 
 
 def test_a_stack_of_unknown_depth_is_not_the_identity():
@@ -88,8 +93,9 @@ def test_config_list_with_string_markers_builds_the_features():
     """`for v in cfg: if v == "M": ...` over `[8, "M", 16, "M"]`: an int never equals a string,
     so each item takes its own arm (before: both, and the features were unknown)."""
     got = _shapes(_answer("cfglist.py"), "Net.forward")
-    assert got[33]["shape"] == ["x.shape[0]", 16, "(x.shape[2]//2)//2", "(x.shape[3]//2)//2"]
-    assert got[36]["shape"] == ["x.shape[0]", 10]
+    for factory in ("net_a", "net_a_direct"):
+        assert _built_by(got[33], factory) == ["x.shape[0]", 16, "(x.shape[2]//2)//2", "(x.shape[3]//2)//2"]
+        assert _built_by(got[36], factory) == ["x.shape[0]", 10]
 
 
 def test_config_list_agrees_with_torch():
@@ -100,7 +106,7 @@ def test_config_list_agrees_with_torch():
     spec.loader.exec_module(mod)
     got = _shapes(_answer("cfglist.py"), "Net.forward")
     x = torch.randn(1, 3, 19, 22)
-    _check_against_torch(mod.net_a(), got[33]["shape"], x, lambda m, x: m.features(x))
+    _check_against_torch(mod.net_a(), _built_by(got[33], "net_a"), x, lambda m, x: m.features(x))
 
 
 def test_partial_norm_layers_and_settings_lists():
@@ -172,7 +178,7 @@ def test_channel_rounding_with_float_multipliers():
     answer = _answer("rounding.py")
     got = _shapes(answer, "Net.forward")
     assert got[24]["shape"][1] == 32 and got[25]["shape"][1] == 104
-    assert [c["shape"][1] for c in got[24]["contexts"] if "narrow" in c["context"]] == [24]
+    assert _built_by(got[24], "narrow")[1] == 24
     torch = pytest.importorskip("torch")
     import importlib.util
     spec = importlib.util.spec_from_file_location("rounding", os.path.join(HERE, "rounding.py"))
@@ -180,5 +186,62 @@ def test_channel_rounding_with_float_multipliers():
     spec.loader.exec_module(mod)
     x = torch.randn(2, 3, 9, 9)
     _check_against_torch(mod.Net(), got[25]["shape"], x, lambda m, x: m.head(m.stem(x)))
-    narrow = [c["shape"] for c in got[24]["contexts"] if "narrow" in c["context"]][0]
-    _check_against_torch(mod.narrow(), narrow, x, lambda m, x: m.stem(x))
+    _check_against_torch(mod.narrow(), _built_by(got[24], "narrow"), x, lambda m, x: m.stem(x))
+
+
+def test_stages_from_config_objects_made_by_a_partial_and_copied_in_the_loop():
+    """Config objects made in a module-level function through `partial(Cfg, width_mult=...)`,
+    `copy.copy(cnf)` changed for the blocks after a stage's first: each factory's widths and
+    depths (before: nothing after the stem)."""
+    got = _shapes(_answer("configs.py"), "Net.forward")
+    by = {name: _built_by(got[64], name) for name in ("net_b0", "net_b2")}
+    assert by["net_b0"][1] == 160 and by["net_b2"][1] == 176 and _built_by(got[67], "net_b2") == ["x.shape[0]", 10]
+    torch = pytest.importorskip("torch")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("configs", os.path.join(HERE, "configs.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x = torch.randn(2, 3, 17, 9)
+    for name in ("net_b0", "net_b2"):
+        _check_against_torch(getattr(mod, name)().eval(), by[name], x, lambda m, x: m.features(x))
+
+
+def test_dense_blocks_registered_under_names_built_in_a_loop():
+    """`self.add_module("layer%d" % (i + 1), ...)` in a ModuleDict subclass whose forward runs
+    `for name, layer in self.items()` over a list of features it appends to; a Sequential built
+    from an OrderedDict and grown by `add_module`, a Sequential subclass with assigned layers:
+    (before: the names were unknown, the second layer replaced the first, a false error)."""
+    answer = _answer("dense.py")
+    assert [d for d in answer["diagnostics"] if d["severity"] == "error"] == []
+    got = {v["line"]: v["shape"] for v in answer["values"] if v["function"] == "Net.forward"}
+    assert got[56] == ["x.shape[0]", 20, "x.shape[2]//2", "x.shape[3]//2"] and got[59] == ["x.shape[0]", 10]
+    torch = pytest.importorskip("torch")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("dense", os.path.join(HERE, "dense.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x = torch.randn(2, 3, 9, 10)
+    _check_against_torch(mod.Net().eval(), got[56], x, lambda m, x: m.features(x))
+
+
+def test_names_made_by_formatting():
+    src = '''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        for i in range(2):
+            setattr(self, f"layer{i + 1}", nn.Linear(4 * (i + 1), 4 * (i + 2)))
+        self.add_module("head" + "_" + "%d" % 3, nn.Linear(12, 2))
+
+    def forward(self, x):
+        z = self.layer2(self.layer1(x))
+        for i in range(2):
+            x = getattr(self, "layer%d" % (i + 1))(x)
+        y = self.head_3(x)
+        return y
+'''
+    got = {v["line"]: v["shape"] for v in analyze_source(src, "names.py").infer_json()["values"]}
+    assert got[13] == ["*x", 12] and got[16] == ["*x", 2]

@@ -15,7 +15,7 @@ import ast
 import dataclasses
 from typing import Callable
 
-from .frames import Frame, span_of
+from .frames import BuiltContext, Frame, span_of
 from .objects import FuncObj, InstanceObj
 
 
@@ -38,8 +38,10 @@ def run_built_models(it, f: FuncObj, fr: Frame, param_value: Callable) -> None:
         kwargs = {p.arg: param_value(it, fwd, p, own, False) for p in a.kwonlyargs}
         if len(args) + len(kwargs) != len(params):
             continue
-        host = dataclasses.replace(fr, built=(v, tuple(args) + tuple(kwargs.values())), returns=[])
-        it.call_function(fwd, [v] + args, kwargs, host, _return_span(f.node), created=v.span)
+        span = _return_span(f.node)
+        label = BuiltContext(f"{f.qualname}:{span.line}")
+        host = dataclasses.replace(fr, built=(v, tuple(args) + tuple(kwargs.values()), label), returns=[])
+        it.call_function(fwd, [v] + args, kwargs, host, span, created=v.span)
 
 
 def _return_span(node: ast.FunctionDef):

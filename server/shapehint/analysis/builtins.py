@@ -9,6 +9,7 @@ the methods bound when the interpreter wires it (`_USES`).
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Optional
 
 from ..shapes.expr import Expr, emax, emin, product
@@ -377,7 +378,17 @@ class Builtins:
             if name in ("register_buffer", "register_parameter") and len(args) >= 2 and isinstance(args[0], StrV):
                 t.attrs[args[0].value] = args[1]
             elif name == "add_module" and len(args) == 2 and isinstance(args[0], StrV):
-                t.attrs[args[0].value] = args[1]
+                # a name not known keeps the layer registered in its place, under no usable name
+                t.attrs[args[0].value if args[0].value is not None else f"<module {len(t.attrs)}>"] = args[1]
+            elif name in ("items", "values", "keys", "children", "named_children") and not args and t.cls.is_module():
+                # a container subclass's own modules (`for name, layer in self.items()` in a
+                # ModuleDict subclass), in the order they were registered
+                named = t.registered_modules()
+                if name in ("values", "children"):
+                    return ListV([v for _, v in named])
+                if name == "keys":
+                    return ListV([StrV(k) for k, _ in named])
+                return ListV([TupleV((StrV(k), v)) for k, v in named])
             elif name in ("to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"):
                 return t
             return NoneV()
@@ -446,6 +457,10 @@ class Builtins:
             return self._math(path[5:], args)
         if path in ("typing.cast",) and len(args) == 2:
             return args[1]
+        if path in ("copy.copy", "copy.deepcopy") and len(args) == 1 and isinstance(args[0], InstanceObj):
+            # a config object copied before a loop changes it (`c = copy.copy(cnf); c.stride = 1`):
+            # the copy's attributes are its own, the original keeps its values
+            return dataclasses.replace(args[0], attrs=dict(args[0].attrs))
         if path == "functools.partial" and args and not isinstance(args[0], UnknownV):
             return PartialV(args[0], tuple(args[1:]), dict(kwargs))
         if path == "torch.is_tensor" and len(args) == 1:

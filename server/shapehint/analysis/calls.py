@@ -262,7 +262,8 @@ class Calls:
         where = f"line {span.line}" if span else "?"
         caller = fr.qualname
         foreign = f.module_path if f.module_path and f.module_path != self.interp.path else ""
-        sub = Frame(env, f.qualname, fr.facts, f.globals, context=f"called from {caller} ({where})",
+        context = fr.built[2] if fr.built is not None else f"called from {caller} ({where})"
+        sub = Frame(env, f.qualname, fr.facts, f.globals, context=context,
                     is_entry=(caller == "<module>"), depth=fr.depth + 1, cls=f.cls,
                     self_obj=args[0] if f.cls is not None and args else None,
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
@@ -416,7 +417,7 @@ def _recorded_in_built(built, f: FuncObj, args: list, kwargs: dict) -> bool:
     that model given its very inputs (`self._forward_impl(x)`), whose names are the callee's too."""
     if built is None:
         return True
-    model, inputs = built
+    model, inputs, _ = built
     if f.cls is None or not args or args[0] is not model:
         return False
     return all(any(v is i for i in inputs) for v in list(args[1:]) + list(kwargs.values()) if isinstance(v, TensorV))

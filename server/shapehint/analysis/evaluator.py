@@ -220,6 +220,14 @@ class Expressions:
                 and a.items is not None and b.expr.value <= 64:
             items = list(a.items) * b.expr.value
             return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
+        if isinstance(a, StrV) and a.value is not None and op in (ast.Mod, ast.Add):
+            # `"layer%d" % (i + 1)`, `"block" + name`: Python's own, on known values
+            vals = [_python_value(v) for v in (b.items if isinstance(b, TupleV) and op is ast.Mod else (b,))]
+            if None not in vals:
+                try:
+                    return StrV(a.value % tuple(vals) if op is ast.Mod else a.value + vals[0])
+                except (TypeError, ValueError):
+                    pass
         if isinstance(a, StrV) or isinstance(b, StrV):
             return StrV(None)
         return UnknownV("binop")
@@ -321,7 +329,20 @@ class Expressions:
         return self.eval(node.value, fr)
 
     def e_JoinedStr(self, node, fr) -> Value:
-        return StrV(None)
+        # names built in loops (`f"layer{i}"` for `getattr(self, ...)`, `add_module`): known when
+        # every part is; a format spec or conversion other than str's leaves it unknown
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                parts.append(part.value)
+                continue
+            if not isinstance(part, ast.FormattedValue) or part.format_spec is not None or part.conversion not in (-1, 115):
+                return StrV(None)
+            v = _python_value(self.eval(part.value, fr))
+            if v is None:
+                return StrV(None)
+            parts.append(str(v))
+        return StrV("".join(parts))
 
     def e_Lambda(self, node, fr) -> Value:
         return UnknownV("lambda")
@@ -501,6 +522,15 @@ def _int_binop(op, x: Expr, y: Expr) -> Value:
             return FloatV(x.value / y.value)
         return FloatV(None)
     return UnknownV("int op")
+
+
+def _python_value(v):
+    """The Python int, float or str a value is known to be, else None."""
+    if isinstance(v, IntV):
+        return v.expr.value
+    if isinstance(v, (FloatV, StrV)):
+        return v.value
+    return None
 
 
 def _float_op(op, a, b) -> Optional[float]:

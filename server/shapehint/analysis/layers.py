@@ -99,8 +99,7 @@ class Layers:
     def _run_sequential(self, inst: InstanceObj, x: Value, fr, span, labels) -> Value:
         """A subclass of nn.Sequential without a forward: its layers in the order registered —
         those given to `super().__init__`, then those assigned or `add_module`d."""
-        layers = list(inst.seq or []) + [v for v in inst.attrs.values() if isinstance(v, ModuleV) or
-                                         isinstance(v, InstanceObj) and v.cls.is_module()]
+        layers = [v for _, v in inst.registered_modules()]
         for layer in layers:
             x = self.call_value(layer, [x], {}, fr, span, None, labels)
             if isinstance(x, UnknownV):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import _BORN, ExtRef, TensorV, Value
+from ..shapes.values import _BORN, ExtRef, ModuleV, TensorV, Value
 
 
 @dataclass(eq=False)
@@ -115,6 +115,13 @@ class InstanceObj(Value):
 
     def describe(self) -> str:
         return f"{self.cls.name} instance"
+
+    def registered_modules(self) -> list:
+        """(name, layer) of the modules it registered, in order: those given to a Sequential
+        subclass's `super().__init__`, then those assigned or `add_module`d."""
+        out = [(str(i), v) for i, v in enumerate(self.seq or [])]
+        return out + [(k, v) for k, v in self.attrs.items()
+                      if isinstance(v, ModuleV) or isinstance(v, InstanceObj) and v.cls.is_module()]
 
 
 @dataclass(eq=False)
