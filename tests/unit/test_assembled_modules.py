@@ -245,3 +245,30 @@ class Net(nn.Module):
 '''
     got = {v["line"]: v["shape"] for v in analyze_source(src, "names.py").infer_json()["values"]}
     assert got[13] == ["*x", 12] and got[16] == ["*x", 2]
+
+
+def test_a_sequential_of_an_ordered_dict_not_followed_is_unknown_not_the_identity():
+    """`nn.Sequential(OrderedDict(blocks))` with `blocks` grown over widths the analysis does not
+    know: before, an empty Sequential, so the trunk's output was its input (a wrong shape)."""
+    src = '''from collections import OrderedDict
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, widths):
+        super().__init__()
+        blocks = []
+        cin = 8
+        for i, w in enumerate(widths):
+            blocks.append((f"block{i}", nn.Conv2d(cin, w, 3, 2, 1)))
+            cin = w
+        self.stem = nn.Conv2d(3, 8, 1)
+        self.trunk = nn.Sequential(OrderedDict(blocks))
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = self.trunk(x)
+        return x
+'''
+    got = {v["line"]: v["shape"] for v in analyze_source(src, "od.py").infer_json()["values"]}
+    assert got[17] == ["x.shape[0]", 8, "x.shape[2]", "x.shape[3]"] and got.get(18) is None

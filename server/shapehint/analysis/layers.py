@@ -52,6 +52,10 @@ class Layers:
 
     def build_container(self, kind: str, args, span) -> Value:
         children, names, elem, length = [], None, None, None
+        if len(args) == 1 and isinstance(args[0], DictV) and args[0].open:
+            # an OrderedDict of pairs made in a loop the analysis did not follow: what it holds is
+            # unknown, and the container is too (never the empty one: that would be the identity)
+            return ModuleV(kind, {}, None, None, None, None, None)
         if kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], DictV):
             names, children = list(args[0].items), list(args[0].items.values())
         elif kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], ListV) and args[0].items is None:
