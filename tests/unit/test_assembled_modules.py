@@ -272,3 +272,23 @@ class Net(nn.Module):
 '''
     got = {v["line"]: v["shape"] for v in analyze_source(src, "od.py").infer_json()["values"]}
     assert got[17] == ["x.shape[0]", 8, "x.shape[2]", "x.shape[3]"] and got.get(18) is None
+
+
+def test_lambdas_mapped_over_chunks_and_einops_layers():
+    """`q, k, v = map(lambda t: rearrange(t, "b n (h d) -> b h n d", h=self.heads), qkv)`: a
+    lambda is a function of its body (reading `self` from where it is made), `map` applies it to
+    each known item; einops' Rearrange/Reduce layers inside Sequentials (before: nothing after
+    the patch embedding)."""
+    got = {(v["line"], v["name"]): v["shape"] for v in _answer("heads.py")["values"]}
+    assert got[(19, "q")] == got[(19, "v")] == [2, 4, 16, 8]
+    assert got[(21, "o")] == [2, 16, 32] and got[(22, "r")] == [2, 5, 32] and got[(24, "y")] == [2, 10]
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("einops")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("heads", os.path.join(HERE, "heads.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    m = mod.Attn()
+    x = m.patch(torch.randn(2, 3, 16, 16))
+    q = mod.rearrange(m.qkv(x).chunk(3, dim=-1)[0], "b n (h d) -> b h n d", h=m.heads)
+    assert list(q.shape) == got[(19, "q")] and list(m.pool(x).shape) == got[(24, "y")]

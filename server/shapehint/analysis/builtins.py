@@ -180,6 +180,13 @@ class Builtins:
             return ListV(None, TupleV(tuple(elems)))  # as long as the shortest: unknown
         return ListV([TupleV(tuple(t)) for t in zip(*lists)])
 
+    def b_map(self, args, kwargs, fr, span):
+        # `q, k, v = map(lambda t: ..., qkv)`: the function applied to each item, when they are known
+        lists = [self.iterate(a, fr) for a in args[1:]]
+        if len(args) < 2 or any(items is None for items in lists):
+            return UnknownV("map")
+        return ListV([self.call_value(args[0], list(t), {}, fr, span) for t in zip(*lists)])
+
     def b_enumerate(self, args, kwargs, fr, span):
         items = self.iterate(args[0], fr) if args else None
         if items is None:

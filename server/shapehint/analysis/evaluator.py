@@ -39,8 +39,9 @@ class Expressions:
     counts the steps, `Interp.eval`). A component of the interpreter: what it calls on the other
     parts is bound when the interpreter wires it (`_USES`)."""
 
-    _USES = ("eval", "assign", "call_function", "call_rule", "fresh_dyn", "fresh_star", "hole_symbol", "in_arm",
-             "iterate", "module_param", "note_omitted", "opaque_symbol", "resolve", "trip_count", "truth")
+    _USES = ("eval", "assign", "call_function", "call_rule", "eval_defaults", "fresh_dyn", "fresh_star", "hole_symbol",
+             "in_arm", "interp", "iterate", "module_param", "note_omitted", "opaque_symbol", "resolve", "trip_count",
+             "truth")
 
     # ---- atoms --------------------------------------------------------------
     def e_Constant(self, node: ast.Constant, fr) -> Value:
@@ -345,7 +346,17 @@ class Expressions:
         return StrV("".join(parts))
 
     def e_Lambda(self, node, fr) -> Value:
-        return UnknownV("lambda")
+        # a function whose body returns the expression (`map(lambda t: rearrange(t, ...), qkv)`);
+        # the names it reads from the enclosing function (`self`) are taken as they are now
+        fn = getattr(node, "_sh_function", None)
+        if fn is None:  # (trees are never changed: made once per lambda)
+            ret = ast.copy_location(ast.Return(node.body), node.body)
+            fn = ast.copy_location(ast.FunctionDef("<lambda>", node.args, [ret], [], None, None), node)
+            fn.end_lineno, fn.end_col_offset = node.end_lineno, node.end_col_offset
+            node._sh_function = fn
+        f = FuncObj(fn, f"{fr.qualname}.<locals>.<lambda>", {**fr.globals, **fr.env}, module_path=self.interp.path)
+        f.defaults = self.eval_defaults(fn, fr)
+        return f
 
     def e_NamedExpr(self, node: ast.NamedExpr, fr) -> Value:
         v = self.eval(node.value, fr)
