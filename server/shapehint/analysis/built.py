@@ -18,6 +18,8 @@ from typing import Callable
 from .frames import BuiltContext, Frame, span_of
 from .objects import FuncObj, InstanceObj
 
+MAX_CONTEXTS = 8  # construction contexts run per class
+
 
 def run_built_models(it, f: FuncObj, fr: Frame, param_value: Callable) -> None:
     """Run `forward` of each model instance `f` returns (f: a plain function's generic analysis,
@@ -27,6 +29,10 @@ def run_built_models(it, f: FuncObj, fr: Frame, param_value: Callable) -> None:
         if not isinstance(v, InstanceObj) or id(v) in seen or not v.cls.callable_like_a_module():
             continue
         seen.add(id(v))
+        runs = it.built_runs.get(v.cls, 0)
+        if runs >= MAX_CONTEXTS:  # (a file of a hundred factories of one class: enough to show)
+            continue
+        it.built_runs[v.cls] = runs + 1
         fwd = v.cls.lookup("forward")
         if not isinstance(fwd, FuncObj) or fwd.node is None:
             continue
