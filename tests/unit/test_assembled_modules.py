@@ -292,3 +292,30 @@ def test_lambdas_mapped_over_chunks_and_einops_layers():
     x = m.patch(torch.randn(2, 3, 16, 16))
     q = mod.rearrange(m.qkv(x).chunk(3, dim=-1)[0], "b n (h d) -> b h n d", h=m.heads)
     assert list(q.shape) == got[(19, "q")] and list(m.pool(x).shape) == got[(24, "y")]
+
+
+def test_modules_added_under_names_not_known_are_not_a_fixed_set():
+    """`add_module(name, layer)` in a loop of unknown count with a name made from the loop's
+    index: which layers the ModuleDict holds is unknown (before: each pass's layer replaced the
+    last, and `items()` ran one layer where there are several: a false error)."""
+    src = '''import torch
+from torch import nn
+
+
+class Block(nn.ModuleDict):
+    def __init__(self, n, cin, growth):
+        super().__init__()
+        for i in range(n):
+            self.add_module("layer%d" % (i + 1), nn.Conv2d(cin + i * growth, growth, 1))
+
+    def forward(self, x):
+        feats = [x]
+        for name, layer in self.items():
+            feats.append(layer(torch.cat(feats, 1)))
+        out = torch.cat(feats, 1)
+        return out
+'''
+    answer = analyze_source(src, "block.py").infer_json()
+    assert [d for d in answer["diagnostics"] if d["severity"] == "error"] == []
+    got = {v["line"]: v["shape"] for v in answer["values"]}
+    assert got.get(15) is None or "?" in got[15][1:2] or not isinstance(got[15][1], int)

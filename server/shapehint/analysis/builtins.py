@@ -18,7 +18,7 @@ from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV,
                              UnknownV, Value)
 from .layers import CONTAINERS
 from .typetests import isinstance_of
-from .objects import ClassObj, InstanceObj, OpaqueV, OpenKwargs, PartialV, RangeV, SuperV
+from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, PartialV, RangeV, SuperV
 
 # activation checkpointing: torch's and timm's (`from ._manipulate import checkpoint_seq` inside timm)
 CHECKPOINT = {"torch.utils.checkpoint.checkpoint", "timm.models._manipulate.checkpoint", "timm.models.checkpoint",
@@ -385,12 +385,15 @@ class Builtins:
             if name in ("register_buffer", "register_parameter") and len(args) >= 2 and isinstance(args[0], StrV):
                 t.attrs[args[0].value] = args[1]
             elif name == "add_module" and len(args) == 2 and isinstance(args[0], StrV):
-                # a name not known keeps the layer registered in its place, under no usable name
-                t.attrs[args[0].value if args[0].value is not None else f"<module {len(t.attrs)}>"] = args[1]
+                # a name not known (in a loop of unknown count, too): which modules it holds is not
+                # known either (objects.UNKNOWN_MODULES), never one layer in place of several
+                t.attrs[args[0].value if args[0].value is not None else UNKNOWN_MODULES] = args[1]
             elif name in ("items", "values", "keys", "children", "named_children") and not args and t.cls.is_module():
                 # a container subclass's own modules (`for name, layer in self.items()` in a
                 # ModuleDict subclass), in the order they were registered
                 named = t.registered_modules()
+                if named is None:
+                    return UnknownV(name)
                 if name in ("values", "children"):
                     return ListV([v for _, v in named])
                 if name == "keys":

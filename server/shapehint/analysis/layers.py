@@ -103,7 +103,10 @@ class Layers:
     def _run_sequential(self, inst: InstanceObj, x: Value, fr, span, labels) -> Value:
         """A subclass of nn.Sequential without a forward: its layers in the order registered —
         those given to `super().__init__`, then those assigned or `add_module`d."""
-        layers = [v for _, v in inst.registered_modules()]
+        named = inst.registered_modules()
+        if named is None:
+            return UnknownV("Sequential")
+        layers = [v for _, v in named]
         for layer in layers:
             x = self.call_value(layer, [x], {}, fr, span, None, labels)
             if isinstance(x, UnknownV):
