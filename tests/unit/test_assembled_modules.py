@@ -23,6 +23,15 @@ def _answer(name):
     return analyze_source(src, path).infer_json()
 
 
+def _module(name):
+    """The program `name` of tests/unit/assembled, imported (to run it with torch)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def _shapes(answer, function):
     return {v["line"]: v for v in answer["values"] if v["function"] == function and v["name"] in ("x", "y", "h")}
 
@@ -69,10 +78,7 @@ def test_stages_built_by_a_helper_method_from_a_block_class_argument():
 
 def test_stage_shapes_agree_with_torch():
     torch = pytest.importorskip("torch")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("stages", os.path.join(HERE, "stages.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _module("stages")
     got = _shapes(_answer("stages.py"), "Net.forward")
     x = torch.randn(2, 3, 13, 10)
     for factory in (mod.net_small, mod.net_wide):
@@ -100,10 +106,7 @@ def test_config_list_with_string_markers_builds_the_features():
 
 def test_config_list_agrees_with_torch():
     torch = pytest.importorskip("torch")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("cfglist", os.path.join(HERE, "cfglist.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _module("cfglist")
     got = _shapes(_answer("cfglist.py"), "Net.forward")
     x = torch.randn(1, 3, 19, 22)
     _check_against_torch(mod.net_a(), _built_by(got[33], "net_a"), x, lambda m, x: m.features(x))
@@ -122,10 +125,7 @@ def test_partial_norm_layers_and_settings_lists():
 
 def test_inverted_residual_stages_agree_with_torch():
     torch = pytest.importorskip("torch")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("inverted", os.path.join(HERE, "inverted.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _module("inverted")
     got = _shapes(_answer("inverted.py"), "Net.forward")
     x = torch.randn(2, 3, 33, 18)
     _check_against_torch(mod.Net().eval(), got[57]["shape"], x, lambda m, x: m.features(x))
@@ -180,10 +180,7 @@ def test_channel_rounding_with_float_multipliers():
     assert got[24]["shape"][1] == 32 and got[25]["shape"][1] == 104
     assert _built_by(got[24], "narrow")[1] == 24
     torch = pytest.importorskip("torch")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("rounding", os.path.join(HERE, "rounding.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _module("rounding")
     x = torch.randn(2, 3, 9, 9)
     _check_against_torch(mod.Net(), got[25]["shape"], x, lambda m, x: m.head(m.stem(x)))
     _check_against_torch(mod.narrow(), _built_by(got[24], "narrow"), x, lambda m, x: m.stem(x))
@@ -197,10 +194,7 @@ def test_stages_from_config_objects_made_by_a_partial_and_copied_in_the_loop():
     by = {name: _built_by(got[64], name) for name in ("net_b0", "net_b2")}
     assert by["net_b0"][1] == 160 and by["net_b2"][1] == 176 and _built_by(got[67], "net_b2") == ["x.shape[0]", 10]
     torch = pytest.importorskip("torch")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("configs", os.path.join(HERE, "configs.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _module("configs")
     x = torch.randn(2, 3, 17, 9)
     for name in ("net_b0", "net_b2"):
         _check_against_torch(getattr(mod, name)().eval(), by[name], x, lambda m, x: m.features(x))
@@ -216,10 +210,7 @@ def test_dense_blocks_registered_under_names_built_in_a_loop():
     got = {v["line"]: v["shape"] for v in answer["values"] if v["function"] == "Net.forward"}
     assert got[56] == ["x.shape[0]", 20, "x.shape[2]//2", "x.shape[3]//2"] and got[59] == ["x.shape[0]", 10]
     torch = pytest.importorskip("torch")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("dense", os.path.join(HERE, "dense.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _module("dense")
     x = torch.randn(2, 3, 9, 10)
     _check_against_torch(mod.Net().eval(), got[56], x, lambda m, x: m.features(x))
 
@@ -284,10 +275,7 @@ def test_lambdas_mapped_over_chunks_and_einops_layers():
     assert got[(21, "o")] == [2, 16, 32] and got[(22, "r")] == [2, 5, 32] and got[(24, "y")] == [2, 10]
     torch = pytest.importorskip("torch")
     pytest.importorskip("einops")
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("heads", os.path.join(HERE, "heads.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = _module("heads")
     m = mod.Attn()
     x = m.patch(torch.randn(2, 3, 16, 16))
     q = mod.rearrange(m.qkv(x).chunk(3, dim=-1)[0], "b n (h d) -> b h n d", h=m.heads)
