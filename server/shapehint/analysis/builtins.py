@@ -9,6 +9,7 @@ the methods bound when the interpreter wires it (`_USES`).
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Optional
 
 from ..shapes.expr import Expr, emax, emin, product
@@ -17,7 +18,7 @@ from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV,
                              UnknownV, Value)
 from .layers import CONTAINERS
 from .typetests import isinstance_of
-from .objects import ClassObj, InstanceObj, OpaqueV, OpenKwargs, PartialV, RangeV, SuperV
+from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, PartialV, RangeV, SuperV
 
 # activation checkpointing: torch's and timm's (`from ._manipulate import checkpoint_seq` inside timm)
 CHECKPOINT = {"torch.utils.checkpoint.checkpoint", "timm.models._manipulate.checkpoint", "timm.models.checkpoint",
@@ -119,6 +120,11 @@ class Builtins:
                 out = pick(out, i)
             return IntV(out)
         if any(isinstance(a, FloatV) for a in args):
+            # known numbers, some floats (`max(1.0, width_mult)`): Python's own max/min
+            nums = [a.value if isinstance(a, FloatV) else a.expr.value if isinstance(a, IntV) else None for a in args]
+            if args and None not in nums:
+                got = args[nums.index((max if pick is emax else min)(nums))]
+                return got
             return FloatV(None)
         return UnknownV("min/max")
 
@@ -173,6 +179,13 @@ class Builtins:
                 return UnknownV("zip")
             return ListV(None, TupleV(tuple(elems)))  # as long as the shortest: unknown
         return ListV([TupleV(tuple(t)) for t in zip(*lists)])
+
+    def b_map(self, args, kwargs, fr, span):
+        # `q, k, v = map(lambda t: ..., qkv)`: the function applied to each item, when they are known
+        lists = [self.iterate(a, fr) for a in args[1:]]
+        if len(args) < 2 or any(items is None for items in lists):
+            return UnknownV("map")
+        return ListV([self.call_value(args[0], list(t), {}, fr, span) for t in zip(*lists)])
 
     def b_enumerate(self, args, kwargs, fr, span):
         items = self.iterate(args[0], fr) if args else None
@@ -372,7 +385,20 @@ class Builtins:
             if name in ("register_buffer", "register_parameter") and len(args) >= 2 and isinstance(args[0], StrV):
                 t.attrs[args[0].value] = args[1]
             elif name == "add_module" and len(args) == 2 and isinstance(args[0], StrV):
-                t.attrs[args[0].value] = args[1]
+                # a name not known (in a loop of unknown count, too): which modules it holds is not
+                # known either (objects.UNKNOWN_MODULES), never one layer in place of several
+                t.attrs[args[0].value if args[0].value is not None else UNKNOWN_MODULES] = args[1]
+            elif name in ("items", "values", "keys", "children", "named_children") and not args and t.cls.is_module():
+                # a container subclass's own modules (`for name, layer in self.items()` in a
+                # ModuleDict subclass), in the order they were registered
+                named = t.registered_modules()
+                if named is None:
+                    return UnknownV(name)
+                if name in ("values", "children"):
+                    return ListV([v for _, v in named])
+                if name == "keys":
+                    return ListV([StrV(k) for k, _ in named])
+                return ListV([TupleV((StrV(k), v)) for k, v in named])
             elif name in ("to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"):
                 return t
             return NoneV()
@@ -441,6 +467,10 @@ class Builtins:
             return self._math(path[5:], args)
         if path in ("typing.cast",) and len(args) == 2:
             return args[1]
+        if path in ("copy.copy", "copy.deepcopy") and len(args) == 1 and isinstance(args[0], InstanceObj):
+            # a config object copied before a loop changes it (`c = copy.copy(cnf); c.stride = 1`):
+            # the copy's attributes are its own, the original keeps its values
+            return dataclasses.replace(args[0], attrs=dict(args[0].attrs))
         if path == "functools.partial" and args and not isinstance(args[0], UnknownV):
             return PartialV(args[0], tuple(args[1:]), dict(kwargs))
         if path == "torch.is_tensor" and len(args) == 1:

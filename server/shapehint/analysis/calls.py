@@ -262,11 +262,13 @@ class Calls:
         where = f"line {span.line}" if span else "?"
         caller = fr.qualname
         foreign = f.module_path if f.module_path and f.module_path != self.interp.path else ""
-        sub = Frame(env, f.qualname, fr.facts, f.globals, context=f"called from {caller} ({where})",
+        context = fr.built[2] if fr.built is not None else f"called from {caller} ({where})"
+        sub = Frame(env, f.qualname, fr.facts, f.globals, context=context,
                     is_entry=(caller == "<module>"), depth=fr.depth + 1, cls=f.cls,
                     self_obj=args[0] if f.cls is not None and args else None,
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
-                    record=fr.record and not foreign, foreign=foreign or fr.foreign,
+                    record=fr.record and not foreign and _recorded_in_built(fr.built, f, args, kwargs),
+                    foreign=foreign or fr.foreign, built=fr.built,
                     created=fr.created + ([created] if created is not None else []), root=fr.root,
                     assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns),
                     open_defaults=open_defaults, caught=fr.caught,
@@ -408,3 +410,14 @@ class Calls:
         if journal.only_since(before, BUILD_SKIPS) and not dead and not assumes:
             self.memo.remember_built(self.interp, cls, args, kwargs, situation, fr.facts, inst, first, log_start)
         return inst
+
+
+def _recorded_in_built(built, f: FuncObj, args: list, kwargs: dict) -> bool:
+    """Whether a call made while a factory's model runs (Frame.built) is recorded: a method of
+    that model given its very inputs (`self._forward_impl(x)`), whose names are the callee's too."""
+    if built is None:
+        return True
+    model, inputs, _ = built
+    if f.cls is None or not args or args[0] is not model:
+        return False
+    return all(any(v is i for i in inputs) for v in list(args[1:]) + list(kwargs.values()) if isinstance(v, TensorV))

@@ -13,10 +13,10 @@ import ast
 from typing import Optional
 
 from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne, neg
-from ..shapes.values import (BoolV, DictV, DtypeV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
+from ..shapes.values import (BoolV, DictV, DtypeV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
 from .frames import add_fact, span_of
-from .objects import ClassObj, FuncObj, InstanceObj, RangeV
+from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV, RangeV
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
@@ -61,6 +61,11 @@ class Comparisons:
             p = self.contains(b, a)
             return None if p is None else neg(p) if op is ast.NotIn else p
         x, y = self.int_value(a), self.int_value(b)
+        if (x is None or y is None) and (isinstance(a, FloatV) or isinstance(b, FloatV)):
+            # known numbers, one a float: `if new_v < 0.9 * v` in a channel-rounding helper
+            p, q = _number(a), _number(b)
+            if p is not None and q is not None and op in _ORDER:
+                return TRUE if _ORDER[op](p, q) else FALSE
         if x is not None and y is not None:
             return {ast.Lt: lt, ast.LtE: le, ast.Gt: gt, ast.GtE: ge, ast.Eq: eq, ast.NotEq: ne}.get(op, lambda *_: None)(x, y)
         if op in (ast.Eq, ast.NotEq):
@@ -125,6 +130,9 @@ class Comparisons:
             return None, conj(*implied) if implied else None
         if isinstance(a, StrV) and isinstance(b, StrV) and a.value is not None and b.value is not None:
             return (TRUE, TRUE) if a.value == b.value else (FALSE, FALSE)
+        if isinstance(a, StrV) and isinstance(b, (IntV, FloatV)) or isinstance(b, StrV) and isinstance(a, (IntV, FloatV)):
+            # a number never equals a string: `v == "M"` over a config list like [64, "M", 128]
+            return FALSE, FALSE
         if isinstance(a, NoneV) or isinstance(b, NoneV):
             same = _identity(a, b) if isinstance(b, NoneV) else _identity(b, a)
             if same is not None:
@@ -216,6 +224,19 @@ def _bool(exact: list, implied: list) -> BoolV:
     return BoolV(None, conj(*known) if known else None)
 
 
+_ORDER = {ast.Lt: lambda p, q: p < q, ast.LtE: lambda p, q: p <= q, ast.Gt: lambda p, q: p > q,
+          ast.GtE: lambda p, q: p >= q, ast.Eq: lambda p, q: p == q, ast.NotEq: lambda p, q: p != q}
+
+
+def _number(v: Value) -> Optional[float]:
+    """A number the value is known to be (an int constant or a float of known value), else None."""
+    if isinstance(v, FloatV):
+        return v.value
+    if isinstance(v, IntV):
+        return v.expr.value
+    return None
+
+
 def _identity(a: Value, b: Value) -> Optional[bool]:
     if isinstance(b, NoneV):
         if isinstance(a, NoneV):
@@ -223,6 +244,12 @@ def _identity(a: Value, b: Value) -> Optional[bool]:
         if isinstance(a, TensorV) and a.optional:
             return None
         if isinstance(a, (TensorV, IntV, ModuleV, InstanceObj, TupleV, ListV, StrV, FloatV, FuncObj)):
+            return False
+        # a layer factory passed as an argument (`norm_layer=partial(nn.BatchNorm2d, eps=...)`,
+        # a class, a torch callable) is not None: `if norm_layer is None:` is decided
+        if isinstance(a, (PartialV, ClassObj, BoundMethod, BuiltinFn, DictV, DtypeV, BoolV)):
+            return False
+        if isinstance(a, ExtRef) and a.path.startswith("torch."):
             return False
     if isinstance(a, BoolV) and isinstance(b, BoolV) and a.pred is not None and b.pred is not None:
         if (a.pred.is_true or a.pred.is_false) and (b.pred.is_true or b.pred.is_false):

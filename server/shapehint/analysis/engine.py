@@ -16,6 +16,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import Shape
 from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, Span, TensorV, TupleV, UnknownV
 from ..solver.facts import Limits
+from .built import run_built_models
 from .annotations import is_none, is_plain, union_members, unstring
 from .frames import Budget, Cancelled, Frame, span_of
 from . import interp as interp_limits
@@ -172,6 +173,8 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
     try:
         with it.running(f.qualname, store):
             flow = it.exec_block(node.body, fr)
+            if f.cls is None and fr.returns:  # a factory: the models it returns run (built.py)
+                run_built_models(it, f, fr, param_value)
     except BaseException as exc:
         # cut short (step budget, cancel): its facts miss the rest of the body, so no question
         # may take them for the function's (questions/common.ensure_generic sees it as not run)

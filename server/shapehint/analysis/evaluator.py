@@ -39,8 +39,9 @@ class Expressions:
     counts the steps, `Interp.eval`). A component of the interpreter: what it calls on the other
     parts is bound when the interpreter wires it (`_USES`)."""
 
-    _USES = ("eval", "assign", "call_function", "call_rule", "fresh_dyn", "fresh_star", "hole_symbol", "in_arm",
-             "iterate", "module_param", "note_omitted", "opaque_symbol", "resolve", "trip_count", "truth")
+    _USES = ("eval", "assign", "call_function", "call_rule", "eval_defaults", "fresh_dyn", "fresh_star", "hole_symbol",
+             "in_arm", "interp", "iterate", "module_param", "note_omitted", "opaque_symbol", "resolve", "trip_count",
+             "truth")
 
     # ---- atoms --------------------------------------------------------------
     def e_Constant(self, node: ast.Constant, fr) -> Value:
@@ -220,6 +221,14 @@ class Expressions:
                 and a.items is not None and b.expr.value <= 64:
             items = list(a.items) * b.expr.value
             return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
+        if isinstance(a, StrV) and a.value is not None and op in (ast.Mod, ast.Add):
+            # `"layer%d" % (i + 1)`, `"block" + name`: Python's own, on known values
+            vals = [_python_value(v) for v in (b.items if isinstance(b, TupleV) and op is ast.Mod else (b,))]
+            if None not in vals:
+                try:
+                    return StrV(a.value % tuple(vals) if op is ast.Mod else a.value + vals[0])
+                except (TypeError, ValueError):
+                    pass
         if isinstance(a, StrV) or isinstance(b, StrV):
             return StrV(None)
         return UnknownV("binop")
@@ -321,10 +330,33 @@ class Expressions:
         return self.eval(node.value, fr)
 
     def e_JoinedStr(self, node, fr) -> Value:
-        return StrV(None)
+        # names built in loops (`f"layer{i}"` for `getattr(self, ...)`, `add_module`): known when
+        # every part is; a format spec or conversion other than str's leaves it unknown
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                parts.append(part.value)
+                continue
+            if not isinstance(part, ast.FormattedValue) or part.format_spec is not None or part.conversion not in (-1, 115):
+                return StrV(None)
+            v = _python_value(self.eval(part.value, fr))
+            if v is None:
+                return StrV(None)
+            parts.append(str(v))
+        return StrV("".join(parts))
 
     def e_Lambda(self, node, fr) -> Value:
-        return UnknownV("lambda")
+        # a function whose body returns the expression (`map(lambda t: rearrange(t, ...), qkv)`);
+        # the names it reads from the enclosing function (`self`) are taken as they are now
+        fn = getattr(node, "_sh_function", None)
+        if fn is None:  # (trees are never changed: made once per lambda)
+            ret = ast.copy_location(ast.Return(node.body), node.body)
+            fn = ast.copy_location(ast.FunctionDef("<lambda>", node.args, [ret], [], None, None), node)
+            fn.end_lineno, fn.end_col_offset = node.end_lineno, node.end_col_offset
+            node._sh_function = fn
+        f = FuncObj(fn, f"{fr.qualname}.<locals>.<lambda>", {**fr.globals, **fr.env}, module_path=self.interp.path)
+        f.defaults = self.eval_defaults(fn, fr)
+        return f
 
     def e_NamedExpr(self, node: ast.NamedExpr, fr) -> Value:
         v = self.eval(node.value, fr)
@@ -501,6 +533,15 @@ def _int_binop(op, x: Expr, y: Expr) -> Value:
             return FloatV(x.value / y.value)
         return FloatV(None)
     return UnknownV("int op")
+
+
+def _python_value(v):
+    """The Python int, float or str a value is known to be, else None."""
+    if isinstance(v, IntV):
+        return v.expr.value
+    if isinstance(v, (FloatV, StrV)):
+        return v.value
+    return None
 
 
 def _float_op(op, a, b) -> Optional[float]:

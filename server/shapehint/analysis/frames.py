@@ -78,6 +78,16 @@ class Frame:
     # inside how many `try` bodies whose handler catches a shape error and gets on: an error
     # there is caught, not a failure (controlflow.s_Try)
     caught: int = 0
+    # a model a factory returned, run in that construction context (built.py), and its inputs:
+    # only its own methods given those very inputs are recorded, since a callee's shapes there are
+    # in the model's input names, not the callee's
+    built: Optional[tuple] = None  # (model, its inputs, the context's label: a BuiltContext)
+
+
+class BuiltContext(str):
+    """The label of a construction context, `QUALNAME:LINE` of the factory that built the model
+    (built.py): listed among a line's contexts, never taken for the line's own shape, since the
+    class may be built in other ways elsewhere (a public model class: the user's own settings)."""
 
 
 class BranchRecord(NamedTuple):

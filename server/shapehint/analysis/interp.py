@@ -130,6 +130,7 @@ class Interp:
         self.param_ranks: dict = param_ranks or {}
         self.gave_up_in: dict = j.table("gave-up")  # Frame.root -> operations on tensors it could not follow (calls.gave_up)
         self.generic_stores: dict = j.table("generic-store")
+        self.built_runs: dict = j.table("built-run")  # class -> construction contexts run for it (built.py)
         self.generic_returns: dict = j.table("generic-return")  # function -> FactStore of its generic analysis
         self.functions: list = j.log("function")
         self.classes: list = j.log("class")

@@ -52,6 +52,10 @@ class Layers:
 
     def build_container(self, kind: str, args, span) -> Value:
         children, names, elem, length = [], None, None, None
+        if len(args) == 1 and isinstance(args[0], DictV) and args[0].open:
+            # an OrderedDict of pairs made in a loop the analysis did not follow: what it holds is
+            # unknown, and the container is too (never the empty one: that would be the identity)
+            return ModuleV(kind, {}, None, None, None, None, None)
         if kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], DictV):
             names, children = list(args[0].items), list(args[0].items.values())
         elif kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], ListV) and args[0].items is None:
@@ -99,8 +103,10 @@ class Layers:
     def _run_sequential(self, inst: InstanceObj, x: Value, fr, span, labels) -> Value:
         """A subclass of nn.Sequential without a forward: its layers in the order registered —
         those given to `super().__init__`, then those assigned or `add_module`d."""
-        layers = list(inst.seq or []) + [v for v in inst.attrs.values() if isinstance(v, ModuleV) or
-                                         isinstance(v, InstanceObj) and v.cls.is_module()]
+        named = inst.registered_modules()
+        if named is None:
+            return UnknownV("Sequential")
+        layers = [v for _, v in named]
         for layer in layers:
             x = self.call_value(layer, [x], {}, fr, span, None, labels)
             if isinstance(x, UnknownV):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import _BORN, ExtRef, TensorV, Value
+from ..shapes.values import _BORN, ExtRef, ModuleV, TensorV, Value
 
 
 @dataclass(eq=False)
@@ -100,6 +100,9 @@ class ClassObj(Value):
         return f"class {self.qualname}"
 
 
+UNKNOWN_MODULES = "<modules not known>"  # the attribute `add_module` with a name not known sets
+
+
 @dataclass(eq=False)
 class InstanceObj(Value):
     cls: ClassObj
@@ -115,6 +118,16 @@ class InstanceObj(Value):
 
     def describe(self) -> str:
         return f"{self.cls.name} instance"
+
+    def registered_modules(self) -> Optional[list]:
+        """(name, layer) of the modules it registered, in order: those given to a Sequential
+        subclass's `super().__init__`, then those assigned or `add_module`d; None when one was
+        registered under a name not known (UNKNOWN_MODULES)."""
+        if UNKNOWN_MODULES in self.attrs:
+            return None
+        out = [(str(i), v) for i, v in enumerate(self.seq or [])]
+        return out + [(k, v) for k, v in self.attrs.items()
+                      if isinstance(v, ModuleV) or isinstance(v, InstanceObj) and v.cls.is_module()]
 
 
 @dataclass(eq=False)

@@ -16,6 +16,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import Shape, dim_str
 from ..shapes.values import IntV, ModuleV, Span, TensorV, Value
 from . import codes
+from .frames import BuiltContext
 from .journal import Journal
 from .result import Diagnostic, Related, ValueRecord
 
@@ -206,8 +207,9 @@ class Sink:
                for c, e, v, sub in acc.obs]
         entry = [o for o in obs if o[1]]
         generic = [o for o in obs if o[4] == ""]
-        # a function's own analysis (in terms of its parameters) comes first; calls specialise it
-        primary = generic or entry or obs
+        # a function's own analysis (in terms of its parameters) comes first; calls specialise it;
+        # the models factories build are contexts only (frames.BuiltContext)
+        primary = generic or entry or [o for o in obs if not isinstance(o[4], BuiltContext)]
         rec.shape = join_shapes([o[2] for o in primary])
         dtypes = {o[3] for o in primary}
         rec.dtype = dtypes.pop() if len(dtypes) == 1 else None
