@@ -271,6 +271,11 @@ class Calls:
                     assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns),
                     open_defaults=open_defaults, caught=fr.caught,
                     entry_depth=fr.entry_depth if fr.context else fr.facts.depth)
+        if sub.record and self.observe:  # (what the records translate into the callee's own names)
+            a = f.node.args
+            sub.params = tuple((p.arg, env[p.arg]) for p in a.posonlyargs + a.args + a.kwonlyargs
+                               if isinstance(env.get(p.arg), TensorV))
+            sub.bound_names = binding
         if fr.root and fr.root != f.qualname and not foreign:
             self.note_called_from(f.qualname, fr.root)
         saved_lines = self.interp.lines

@@ -15,7 +15,7 @@ from typing import Callable, Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape, dim_str
 from ..shapes.values import IntV, ModuleV, Span, TensorV, Value
-from . import codes
+from . import codes, contexts
 from .journal import Journal
 from .result import Diagnostic, Related, ValueRecord
 
@@ -30,7 +30,8 @@ class _Acc:
     function: str
     is_target: bool
     kind: str
-    obs: list = field(default_factory=list)  # [(context, is_entry, value, iteration label)]
+    # [(context, is_entry, value, iteration label, the call's parameters: contexts.own_names)]
+    obs: list = field(default_factory=list)
     owners: list = field(default_factory=list)  # root analysis that made each observation
     layer_io: Optional[str] = None
     layer_io_owner: str = ""  # the root analysis that set layer_io
@@ -83,7 +84,7 @@ class Sink:
         owned.add(line)
 
     def record(self, span: Span, name: str, function: str, value: Value, context: str,
-               is_entry: bool, is_target: bool, sub: str = "") -> None:
+               is_entry: bool, is_target: bool, sub: str = "", call: tuple = ()) -> None:
         if isinstance(value, TensorV):
             kind = "tensor"
         elif isinstance(value, IntV):
@@ -96,7 +97,7 @@ class Sink:
         acc = self._acc.get(key)
         if acc is None:
             acc = self._acc[key] = _Acc(span, name, function, is_target, kind)
-        acc.observed(self.journal, (context, is_entry, value, sub), self.owner)
+        acc.observed(self.journal, (context, is_entry, value, sub, call), self.owner)
 
     def reverse_name(self, function: str, name: str) -> str:
         """The internal symbol a program name stands for (`B` -> `x.shape[0]`), else the name."""
@@ -162,11 +163,18 @@ class Sink:
             self._from_scratch_order()
         values = []
         fixed = {**self.fixed_restored, **(fixed or {})}
+        tables: dict = {}
+
+        def names_of(function: str) -> dict:
+            """How `function`'s analysis prints its symbols: the program's names, pinned values."""
+            ren = tables.get(function)
+            if ren is None:
+                ren = tables[function] = {k: Expr.sym(v) for k, v in self.renames.get(function, {}).items()}
+                # a value the facts force beats a name; its own symbols get their names too
+                ren.update({k: v.subs(ren) for k, v in fixed.get(function, {}).items()})
+            return ren
         for acc in self._acc.values():
-            ren = {k: Expr.sym(v) for k, v in self.renames.get(acc.function, {}).items()}
-            # a value the facts force beats a name; its own symbols get their names too
-            ren.update({k: v.subs(ren) for k, v in fixed.get(acc.function, {}).items()})
-            rec = self._value(acc, resolve, ren)
+            rec = self._value(acc, resolve, names_of)
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)
         values.sort(key=lambda v: (v.span.line, v.span.col, not v.is_target))
@@ -190,44 +198,55 @@ class Sink:
             text = text.replace(old, table[old])
         return text
 
-    def _value(self, acc: _Acc, resolve, ren) -> ValueRecord:
+    def _value(self, acc: _Acc, resolve, names_of) -> ValueRecord:
         rec = ValueRecord(acc.span, acc.name, acc.function, None, kind=acc.kind, is_target=acc.is_target,
                           layer_io=acc.layer_io)
         if acc.kind == "layer":
             rec.text = acc.obs[0][2].describe()
             return rec
+        ren = names_of(acc.function)
         if acc.kind == "int":
-            exprs = [v.expr.subs(ren) for _, _, v, _ in acc.obs]
-            entry = [v.expr.subs(ren) for _, e, v, _ in acc.obs if e]
-            pick = [e for (c, _, v, _), e in zip(acc.obs, exprs) if c == ""] or entry or exprs
+            exprs = [o[2].expr.subs(ren) for o in acc.obs]
+            entry = [o[2].expr.subs(ren) for o in acc.obs if o[1]]
+            pick = [e for o, e in zip(acc.obs, exprs) if o[0] == ""] or entry or exprs
             rec.text = str(pick[0]) if all(p == pick[0] for p in pick) else " | ".join(dict.fromkeys(map(str, pick)))
             return rec
-        obs = [((c + (" " + sub if sub else "")).strip(), e, resolve(v).subs(ren), v.dtype, c)
-               for c, e, v, sub in acc.obs]
-        entry = [o for o in obs if o[1]]
-        generic = [o for o in obs if o[4] == ""]
-        # a function's own analysis (in terms of its parameters) comes first; calls specialise it
-        primary = generic or entry or obs
+        # (label, shape in the calling entry's names, shape in the function's own names, dtype)
+        generic, calls = [], []
+        for (c, _, v, sub, call), owner in zip(acc.obs, acc.owners):
+            shape = resolve(v)
+            if c == "":
+                own = shape.subs(ren)
+                generic.append((sub, own, own, v.dtype))
+                continue
+            table = contexts.own_names(call, resolve) if call else ({}, {}, set())
+            stars = contexts.star_names(call, resolve, acc.function) if call else {}
+            calls.append((contexts.label(c, sub), shape.subs(names_of(owner)),
+                          contexts.translate(shape, table, stars).subs(ren), v.dtype))
+        # a function's own analysis (in terms of its parameters) comes first; else what its calls
+        # agree on, in its own names
+        primary = generic or calls
         rec.shape = join_shapes([o[2] for o in primary])
         dtypes = {o[3] for o in primary}
         rec.dtype = dtypes.pop() if len(dtypes) == 1 else None
         seen = set()
         text = {}  # printing shapes is most of the cost here: once per distinct shape
-        for o in obs:
-            if o[2] not in text:
-                text[o[2]] = str(o[2])
         shown = str(rec.shape)
-        for c, _, s, _, _ in obs:
-            key = (c or "generic", text[s])
-            if key not in seen and text[s] != shown:
+
+        def listed(label: str, s) -> None:
+            t = text.get(s)
+            if t is None:
+                t = text[s] = str(s)
+            key = (label, t)
+            if key not in seen and len(rec.contexts) < contexts.MAX_CONTEXTS:
                 seen.add(key)
-                rec.contexts.append((c or "in terms of the parameters", s))
-        if len(primary) > 1 and len({text[o[2]] for o in primary}) > 1:
-            for c, _, s, _, _ in primary:
-                key = (c, text[s])
-                if key not in seen:
-                    seen.add(key)
-                    rec.contexts.append((c or "generic", s))
+                rec.contexts.append((label, s))
+        for lbl, s, _, _ in generic + calls:
+            if text.setdefault(s, str(s)) != shown:
+                listed(lbl or "in terms of the parameters", s)
+        if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
+            for lbl, s, _, _ in generic:
+                listed(lbl or "generic", s)
         return rec
 
 
@@ -270,14 +289,20 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
     for key, acc in sink._acc.items():
         for o, who in zip(acc.obs, acc.owners):
             if who == owner:
-                c, e, v, sub = o
+                c, e, v, sub, call = o
                 if isinstance(v, TensorV):
-                    v = TensorV(resolve(v), v.dtype, v.origin, v.contiguous, v.layout_note)
-                obs.append((key, acc.kind, o[:2] + (v, sub)))
+                    v = _frozen(v, resolve)
+                if call:
+                    call = (tuple((p, _frozen(t, resolve)) for p, t in call[0]), call[1])
+                obs.append((key, acc.kind, (c, e, v, sub, call)))
     diags = [d for d in sink._diags.items() if d[1].owner == owner]
     layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
     return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ())),
             "layer_io": layer_io}
+
+
+def _frozen(t: TensorV, resolve) -> TensorV:
+    return TensorV(resolve(t), t.dtype, t.origin, t.contiguous, t.layout_note)
 
 
 def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
@@ -286,7 +311,7 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
     from dataclasses import replace
     if any(line_map(line) is None for line in captured_lines(captured)):
         return False  # checked first: a half-restored function analysed again would count twice
-    for key, kind, (c, e, v, sub) in captured["obs"]:
+    for key, kind, (c, e, v, sub, call) in captured["obs"]:
         c = relabel(c, line_map)
         span = key[0]
         nl, nel = line_map(span.line), line_map(span.end_line)
@@ -296,7 +321,7 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         acc = sink._acc.get(nkey)
         if acc is None:
             acc = sink._acc[nkey] = _Acc(nkey[0], key[2], key[1], key[3], kind)
-        acc.obs.append((c, e, v, sub))  # (restored as captured, past the cap of 64 too)
+        acc.obs.append((c, e, v, sub, call))  # (restored as captured, past the cap of 64 too)
         acc.owners.append(owner)
         sink.journal.note("record")
     for (line, code, msg), d in captured["diags"]:
