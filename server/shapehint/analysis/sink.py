@@ -241,13 +241,26 @@ class Sink:
             if key not in seen and len(rec.contexts) < contexts.MAX_CONTEXTS:
                 seen.add(key)
                 rec.contexts.append((label, s))
-        for lbl, s, _, _ in generic + calls:
+        for lbl, s, _, _ in generic + _alike_iterations(calls, text):
             if text.setdefault(s, str(s)) != shown:
                 listed(lbl or "in terms of the parameters", s)
         if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
             for lbl, s, _, _ in generic:
                 listed(lbl or "generic", s)
         return rec
+
+
+def _alike_iterations(calls: list, text: dict) -> list:
+    """Calls whose every iteration of a loop gave the same shape are one context (`Q:N`), not one
+    per iteration."""
+    shapes: dict = {}
+    for lbl, s, _, _ in calls:
+        shapes.setdefault(contexts.split(lbl)[0], set()).add(text.setdefault(s, str(s)))
+    out = []
+    for lbl, s, own, dtype in calls:
+        where = contexts.split(lbl)[0]
+        out.append((where if len(shapes[where]) == 1 else lbl, s, own, dtype))
+    return out
 
 
 def join_shapes(shapes: list) -> Optional[Shape]:
