@@ -244,3 +244,11 @@ def test_annotation_names_are_bound_afresh_at_each_call():
     # the check (with the call memo on) agrees
     checked = analyze_source(LAYER_TWICE, "m.py", records=False)
     assert not [d for d in checked.diagnostics if d.severity == "error"]
+
+
+def test_a_size_the_kept_calls_agree_on_is_unknown_when_calls_were_left_out():
+    few = "\n".join("    w = mix(a, torch.randn(3, 2), 1)" for _ in range(3))
+    assert _values(MANY.format(calls=few))[(6, "w")]["shape"] == ["a.shape[0]", 1, 10]
+    # past the observations one line keeps (64), a call not kept may have passed another size
+    many = "\n".join("    w = mix(a, torch.randn(3, 2), 1)" for _ in range(70))
+    assert _values(MANY.format(calls=many))[(6, "w")]["shape"] == ["a.shape[0]", 1, "?"]

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple, Optional
 
 from ..shapes.shape import Shape
 from ..shapes.values import Span
+from .contexts import split
 
 
 @dataclass
@@ -207,7 +208,6 @@ class AnalysisResult:
 def _context_json(label: str, shape: Optional[Shape]) -> dict:
     """`{"context": "QUALNAME:LINE", "shape": [...]}` (DESIGN §4), the iteration of a loop, when
     the line ran in one, as `detail`."""
-    from .contexts import split
     where, detail = split(label)
     out = {"context": where, "shape": shape.to_json() if shape is not None else None}
     if detail:

@@ -1,10 +1,10 @@
 """Collects what one analysis observes: values at spans (per calling context) and diagnostics.
 
 A line can be reached several times (loop iterations, several call sites, the function's own
-generic analysis). `finish` joins the observations: the primary shape of a record is the
-entry context's (a call from module-level code, where inputs are concrete) when there is one,
-else the function's generic analysis in terms of its own parameters; the others are listed as
-contexts. Differing shapes join per dimension (equal kept, else unknown).
+generic analysis). `finish` joins the observations: the shape of a record is the function's
+generic analysis in terms of its own parameters, else the join of its calls translated into its
+own names (contexts.py); each call is listed as a context, in the calling entry's names.
+Differing shapes join per dimension (equal kept, else unknown).
 """
 from __future__ import annotations
 
@@ -35,12 +35,16 @@ class _Acc:
     owners: list = field(default_factory=list)  # root analysis that made each observation
     layer_io: Optional[str] = None
     layer_io_owner: str = ""  # the root analysis that set layer_io
+    dropped: bool = False  # observations past the cap were not kept
 
     def observed(self, journal: Journal, o: tuple, owner: str) -> None:
         if len(self.obs) < 64:
             journal.note("record")
             self.obs.append(o)
             self.owners.append(owner)
+        elif not self.dropped:
+            journal.note("record")
+            self.dropped = True
 
 
 class Sink:
@@ -227,6 +231,8 @@ class Sink:
         # agree on, in its own names
         primary = generic or calls
         rec.shape = join_shapes([o[2] for o in primary])
+        if not generic and acc.dropped and rec.shape is not None:
+            rec.shape = _sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
         rec.dtype = dtypes.pop() if len(dtypes) == 1 else None
         seen = set()
@@ -261,6 +267,14 @@ def _alike_iterations(calls: list, text: dict) -> list:
         where = contexts.split(lbl)[0]
         out.append((where if len(shapes[where]) == 1 else lbl, s, own, dtype))
     return out
+
+
+def _sizes_unknown(shape: Shape) -> Shape:
+    """`shape` with its sizes (constants but 1) unknown: what calls agree on in own names holds
+    for calls not seen too, a size they passed need not."""
+    def dim(d: Expr) -> Expr:
+        return Expr.sym("?join") if d.is_const and d.value != 1 else d
+    return Shape(tuple(map(dim, shape.dims)), shape.star, tuple(map(dim, shape.suffix)))
 
 
 def join_shapes(shapes: list) -> Optional[Shape]:
