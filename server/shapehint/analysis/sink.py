@@ -169,13 +169,16 @@ class Sink:
         fixed = {**self.fixed_restored, **(fixed or {})}
         tables: dict = {}
 
-        def names_of(function: str) -> dict:
-            """How `function`'s analysis prints its symbols: the program's names, pinned values."""
-            ren = tables.get(function)
+        def names_of(function: str, values: bool = True) -> dict:
+            """How `function`'s analysis prints its symbols: the program's names, pinned values
+            (a caller's generic analysis pins sizes its own records show: a call's context
+            keeps the caller's names only)."""
+            ren = tables.get((function, values))
             if ren is None:
-                ren = tables[function] = {k: Expr.sym(v) for k, v in self.renames.get(function, {}).items()}
+                ren = tables[(function, values)] = {k: Expr.sym(v) for k, v in self.renames.get(function, {}).items()}
                 # a value the facts force beats a name; its own symbols get their names too
-                ren.update({k: v.subs(ren) for k, v in fixed.get(function, {}).items()})
+                ren.update({k: v.subs(ren) for k, v in fixed.get(function, {}).items()
+                            if values or not v.is_const})
             return ren
         for acc in self._acc.values():
             rec = self._value(acc, resolve, names_of)
@@ -225,7 +228,7 @@ class Sink:
                 continue
             table = contexts.own_names(call, resolve) if call else ({}, {}, set())
             stars = contexts.star_names(call, resolve, acc.function) if call else {}
-            calls.append((contexts.label(c, sub), shape.subs(names_of(owner)),
+            calls.append((contexts.label(c, sub), shape.subs(names_of(owner, False)),
                           contexts.translate(shape, table, stars).subs(ren), v.dtype))
         # a function's own analysis (in terms of its parameters) comes first; else what its calls
         # agree on, in its own names
