@@ -252,3 +252,11 @@ def test_a_size_the_kept_calls_agree_on_is_unknown_when_calls_were_left_out():
     # past the observations one line keeps (64), a call not kept may have passed another size
     many = "\n".join("    w = mix(a, torch.randn(3, 2), 1)" for _ in range(70))
     assert _values(MANY.format(calls=many))[(6, "w")]["shape"] == ["a.shape[0]", 1, "?"]
+
+
+def test_a_call_that_lost_the_value_leaves_the_join_unknown():
+    calls = "    w = mix(a, torch.randn(3, 2), 1)\n    w = mix(a, elsewhere.make(), 1)"
+    src = MANY.format(calls=calls).replace("import torch\n", "import torch\nimport elsewhere\n", 1)
+    w = _values(src)[(7, "w")]
+    assert w["shape"] is None  # the second call's `w` may have any shape
+    assert w["contexts"] == [{"context": "main:13", "shape": [3, 1, 10]}]

@@ -14,7 +14,7 @@ from typing import Callable, Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape, dim_str
-from ..shapes.values import IntV, ModuleV, Span, TensorV, Value
+from ..shapes.values import IntV, ModuleV, Span, TensorV, UnknownV, Value
 from . import codes, contexts
 from .journal import Journal
 from .result import Diagnostic, Related, ValueRecord
@@ -36,6 +36,9 @@ class _Acc:
     layer_io: Optional[str] = None
     layer_io_owner: str = ""  # the root analysis that set layer_io
     dropped: bool = False  # observations past the cap were not kept
+
+    def span_key(self) -> tuple:
+        return self.span, self.function, self.name, self.is_target
 
     def observed(self, journal: Journal, o: tuple, owner: str) -> None:
         if len(self.obs) < 64:
@@ -72,6 +75,9 @@ class Sink:
         # first, restored after): finishing puts observations back in from-scratch order
         self.owner_rank: Optional[dict] = None
         self.fixed_restored: dict = j.table("restored")  # function -> its pinned symbols, for restored functions
+        # (span, function, name, is_target) -> the root analyses with a call that lost that value
+        # (unknown there): what the other calls agree on need not hold for it (`_value`)
+        self.lost: dict = j.table("record")
 
     def renames_of(self, function: str) -> dict:
         """`function`'s table of renames, made on first use."""
@@ -96,6 +102,8 @@ class Sink:
         elif isinstance(value, ModuleV):
             kind = "layer"
         else:
+            if context and isinstance(value, UnknownV):
+                _lose(self, (span, function, name, is_target), self.owner)
             return
         key = (span, function, name, is_target, kind)
         acc = self._acc.get(key)
@@ -181,7 +189,7 @@ class Sink:
                             if values or not v.is_const})
             return ren
         for acc in self._acc.values():
-            rec = self._value(acc, resolve, names_of)
+            rec = self._value(acc, resolve, names_of, acc.span_key() in self.lost)
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)
         values.sort(key=lambda v: (v.span.line, v.span.col, not v.is_target))
@@ -205,7 +213,7 @@ class Sink:
             text = text.replace(old, table[old])
         return text
 
-    def _value(self, acc: _Acc, resolve, names_of) -> ValueRecord:
+    def _value(self, acc: _Acc, resolve, names_of, lost: bool = False) -> ValueRecord:
         rec = ValueRecord(acc.span, acc.name, acc.function, None, kind=acc.kind, is_target=acc.is_target,
                           layer_io=acc.layer_io)
         if acc.kind == "layer":
@@ -233,7 +241,8 @@ class Sink:
         # a function's own analysis (in terms of its parameters) comes first; else what its calls
         # agree on, in its own names
         primary = generic or calls
-        rec.shape = join_shapes([o[2] for o in primary])
+        # (a call that lost the value may have had any shape there)
+        rec.shape = join_shapes([o[2] for o in primary]) if generic or not lost else None
         if not generic and acc.dropped and rec.shape is not None:
             rec.shape = _sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
@@ -327,8 +336,9 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
                 obs.append((key, acc.kind, (c, e, v, sub, call)))
     diags = [d for d in sink._diags.items() if d[1].owner == owner]
     layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
+    lost = [key for key, owners in sink.lost.items() if owner in owners]
     return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ())),
-            "layer_io": layer_io}
+            "layer_io": layer_io, "lost": lost}
 
 
 def _frozen(t: TensorV, resolve) -> TensorV:
@@ -367,11 +377,19 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         acc = sink._acc.get((Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:])
         if acc is not None:
             sink._set_layer_io(acc, text, owner)
+    for key in captured.get("lost", ()):
+        span = key[0]
+        _lose(sink, (Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:], owner)
     for line in captured.get("annotated", ()):
         nl = line_map(line)
         if nl is not None:
             sink.annotate(nl)
     return True
+
+
+def _lose(sink: Sink, key: tuple, owner: str) -> None:
+    if owner not in sink.lost.get(key, ()):
+        sink.lost[key] = sink.lost.get(key, ()) + (owner,)
 
 
 def captured_lines(captured: dict) -> list:
@@ -402,6 +420,8 @@ def _merge_observations(sink: Sink, captured: dict, owner: str) -> None:
         acc = acc_of.get(key)
         if acc is not None:
             sink._set_layer_io(acc, text, owner)
+    for key in captured.get("lost", ()):
+        _lose(sink, key, owner)
 
 
 def restore_unmoved(sink: Sink, captured: dict, owner: str, observations: bool = True) -> None:
