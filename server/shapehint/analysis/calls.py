@@ -273,9 +273,9 @@ class Calls:
                     entry_depth=fr.entry_depth if fr.context else fr.facts.depth)
         if sub.record and self.observe:  # (what the records translate into the callee's own names)
             a = f.node.args
-            sub.params = tuple((p.arg, env[p.arg]) for p in a.posonlyargs + a.args + a.kwonlyargs
-                               if isinstance(env.get(p.arg), TensorV))
-            sub.bound_names = binding
+            names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+            sub.params = (tuple((n, env[n]) for n in names if isinstance(env.get(n), TensorV)), binding,
+                          tuple(type(env.get(n)).__name__ for n in names))
         if fr.root and fr.root != f.qualname and not foreign:
             self.note_called_from(f.qualname, fr.root)
         saved_lines = self.interp.lines

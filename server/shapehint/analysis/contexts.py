@@ -55,7 +55,7 @@ def is_call(text: str) -> bool:
 def own_names(call: tuple, resolve) -> tuple:
     """(dimension -> own name, symbol -> own name, the own names) of one call: `call` is
     (the call's tensor parameters as bound, the names their annotations bound)."""
-    params, bound = call
+    params, bound = call[0], call[1]
     whole: dict = {}
     by_symbol: dict = {}
     names: set = set()
@@ -82,7 +82,7 @@ def _take(d: Expr, own: Expr, whole: dict, by_symbol: dict) -> None:
             by_symbol.setdefault(s, own)
 
 
-def translate(shape: Optional[Shape], table: tuple, star_owner: dict) -> Optional[Shape]:
+def translate(shape: Optional[Shape], table: tuple, star_owner: dict, qualname: str) -> Optional[Shape]:
     """`shape` (in a caller's names) in the function's own names, `?` where it has none."""
     if shape is None:
         return None
@@ -99,17 +99,18 @@ def translate(shape: Optional[Shape], table: tuple, star_owner: dict) -> Optiona
 
     star = shape.star
     if star is not None:
-        star = star_owner.get(star, "?s")
+        param = star_owner.get(star)
+        star = f"{qualname}:{param}*" if param is not None else "?s"
     return Shape(tuple(dim(d) for d in shape.dims), star, tuple(dim(d) for d in shape.suffix))
 
 
-def star_names(call: tuple, resolve, qualname: str) -> dict:
-    """The caller's variadic segments that are a parameter's own unknown rest -> the callee's name for it."""
+def star_names(call: tuple, resolve) -> dict:
+    """The caller's variadic segments that are a parameter's whole unknown shape -> that parameter."""
     out = {}
     for param, t in call[0]:
         shape = resolve(t)
         if shape.star is not None and not shape.dims:
-            out.setdefault(shape.star, f"{qualname}:{param}*")
+            out.setdefault(shape.star, param)
     return out
 
 

@@ -78,11 +78,11 @@ class Frame:
     # inside how many `try` bodies whose handler catches a shape error and gets on: an error
     # there is caught, not a failure (controlflow.s_Try)
     caught: int = 0
-    # a call's tensor parameters as bound (name, value) and the names its annotations bound
-    # (name -> the caller's dim): what the records of this call translate into the function's
-    # own names (sink.own_names); empty in a function's own analysis
+    # a call's tensor parameters as bound ((name, value), ...), the names its annotations bound
+    # (name -> the caller's dim) and the kind of each argument (`TensorV`, `NoneV`, ...): what the
+    # records of this call translate into the function's own names (contexts.own_names); empty
+    # in a function's own analysis
     params: tuple = ()
-    bound_names: Optional[dict] = None
 
 
 class BranchRecord(NamedTuple):

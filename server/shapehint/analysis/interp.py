@@ -176,7 +176,7 @@ class Interp:
         if self.observe and fr.record and isinstance(v, (TensorV, IntV)) and \
                 not isinstance(node, (ast.Constant, ast.Starred)):
             self.sink.record(span_of(node), self.source(node), fr.qualname, v, fr.context, fr.is_entry, False, "",
-                             fr.params and (fr.params, fr.bound_names))
+                             fr.params)
         return v
 
     def exec_block(self, stmts, fr) -> Optional[str]:

@@ -75,8 +75,9 @@ class Sink:
         # first, restored after): finishing puts observations back in from-scratch order
         self.owner_rank: Optional[dict] = None
         self.fixed_restored: dict = j.table("restored")  # function -> its pinned symbols, for restored functions
-        # (span, function, name, is_target) -> the root analyses with a call that lost that value
-        # (unknown there): what the other calls agree on need not hold for it (`_value`)
+        # (span, function, name, is_target) -> ((root analysis, the kinds of the call's
+        # arguments), ...) of the calls that lost that value (unknown there): what the other calls
+        # agree on need not hold for a call that took another path (`_value`)
         self.lost: dict = j.table("record")
 
     def renames_of(self, function: str) -> dict:
@@ -103,7 +104,7 @@ class Sink:
             kind = "layer"
         else:
             if context and isinstance(value, UnknownV):
-                _lose(self, (span, function, name, is_target), self.owner)
+                _lose(self, (span, function, name, is_target), (self.owner, call[2] if call else None))
             return
         key = (span, function, name, is_target, kind)
         acc = self._acc.get(key)
@@ -188,8 +189,16 @@ class Sink:
                 ren.update({k: v.subs(ren) for k, v in fixed.get(function, {}).items()
                             if values or not v.is_const})
             return ren
+        owns: dict = {}  # id(call) -> (the call, its own names): one per call, not per record
+
+        def own_of(call: tuple) -> tuple:
+            hit = owns.get(id(call))
+            if hit is None or hit[0] is not call:
+                hit = owns[id(call)] = (call, contexts.own_names(call, resolve),
+                                        contexts.star_names(call, resolve))
+            return hit[1], hit[2]
         for acc in self._acc.values():
-            rec = self._value(acc, resolve, names_of, acc.span_key() in self.lost)
+            rec = self._value(acc, resolve, names_of, self.lost.get(acc.span_key(), ()), own_of)
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)
         values.sort(key=lambda v: (v.span.line, v.span.col, not v.is_target))
@@ -213,7 +222,7 @@ class Sink:
             text = text.replace(old, table[old])
         return text
 
-    def _value(self, acc: _Acc, resolve, names_of, lost: bool = False) -> ValueRecord:
+    def _value(self, acc: _Acc, resolve, names_of, lost: tuple, own_of) -> ValueRecord:
         rec = ValueRecord(acc.span, acc.name, acc.function, None, kind=acc.kind, is_target=acc.is_target,
                           layer_io=acc.layer_io)
         if acc.kind == "layer":
@@ -228,21 +237,24 @@ class Sink:
             return rec
         # (label, shape in the calling entry's names, shape in the function's own names, dtype)
         generic, calls = [], []
+        kinds: set = set()  # of the arguments of the calls that observed a value
         for (c, _, v, sub, call), owner in zip(acc.obs, acc.owners):
             shape = resolve(v)
             if c == "":
                 own = shape.subs(ren)
                 generic.append((sub, own, own, v.dtype))
                 continue
-            table = contexts.own_names(call, resolve) if call else ({}, {}, set())
-            stars = contexts.star_names(call, resolve, acc.function) if call else {}
+            table, stars = own_of(call) if call else (({}, {}, set()), {})
             calls.append((contexts.label(c, sub), shape.subs(names_of(owner, False)),
-                          contexts.translate(shape, table, stars).subs(ren), v.dtype))
+                          contexts.translate(shape, table, stars, acc.function).subs(ren), v.dtype))
+            kinds.add(call[2] if call else None)
         # a function's own analysis (in terms of its parameters) comes first; else what its calls
         # agree on, in its own names
         primary = generic or calls
-        # (a call that lost the value may have had any shape there)
-        rec.shape = join_shapes([o[2] for o in primary]) if generic or not lost else None
+        # a call that lost the value after other arguments than those that observed it (a `kv`
+        # given where the others omitted it) may have taken another path: any shape
+        other_path = any(k not in kinds for _, k in lost)
+        rec.shape = join_shapes([o[2] for o in primary]) if generic or not other_path else None
         if not generic and acc.dropped and rec.shape is not None:
             rec.shape = _sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
@@ -332,11 +344,11 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
                 if isinstance(v, TensorV):
                     v = _frozen(v, resolve)
                 if call:
-                    call = (tuple((p, _frozen(t, resolve)) for p, t in call[0]), call[1])
+                    call = (tuple((p, _frozen(t, resolve)) for p, t in call[0]),) + call[1:]
                 obs.append((key, acc.kind, (c, e, v, sub, call)))
     diags = [d for d in sink._diags.items() if d[1].owner == owner]
     layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
-    lost = [key for key, owners in sink.lost.items() if owner in owners]
+    lost = [(key, who) for key, calls in sink.lost.items() for who in calls if who[0] == owner]
     return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ())),
             "layer_io": layer_io, "lost": lost}
 
@@ -377,9 +389,10 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         acc = sink._acc.get((Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:])
         if acc is not None:
             sink._set_layer_io(acc, text, owner)
-    for key in captured.get("lost", ()):
+    for key, who in captured.get("lost", ()):
         span = key[0]
-        _lose(sink, (Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:], owner)
+        _lose(sink, (Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:],
+              (owner, who[1]))
     for line in captured.get("annotated", ()):
         nl = line_map(line)
         if nl is not None:
@@ -387,9 +400,10 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
     return True
 
 
-def _lose(sink: Sink, key: tuple, owner: str) -> None:
-    if owner not in sink.lost.get(key, ()):
-        sink.lost[key] = sink.lost.get(key, ()) + (owner,)
+def _lose(sink: Sink, key: tuple, who: tuple) -> None:
+    """`who`: (the root analysis, the kinds of the call's arguments)."""
+    if who not in sink.lost.get(key, ()):
+        sink.lost[key] = sink.lost.get(key, ()) + (who,)
 
 
 def captured_lines(captured: dict) -> list:
@@ -420,8 +434,8 @@ def _merge_observations(sink: Sink, captured: dict, owner: str) -> None:
         acc = acc_of.get(key)
         if acc is not None:
             sink._set_layer_io(acc, text, owner)
-    for key in captured.get("lost", ()):
-        _lose(sink, key, owner)
+    for key, who in captured.get("lost", ()):
+        _lose(sink, key, (owner, who[1]))
 
 
 def restore_unmoved(sink: Sink, captured: dict, owner: str, observations: bool = True) -> None:
