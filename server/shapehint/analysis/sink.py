@@ -337,6 +337,7 @@ __all__ = ["Sink", "join_shapes", "related_at", "dim_str"]
 def capture(sink: Sink, owner: str, resolve) -> dict:
     """Everything the root analysis `owner` contributed, with shapes frozen."""
     obs = []
+    calls: dict = {}  # id(call) -> (the call, frozen): one frozen call per call, as in the sink
     for key, acc in sink._acc.items():
         for o, who in zip(acc.obs, acc.owners):
             if who == owner:
@@ -344,7 +345,11 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
                 if isinstance(v, TensorV):
                     v = _frozen(v, resolve)
                 if call:
-                    call = (tuple((p, _frozen(t, resolve)) for p, t in call[0]),) + call[1:]
+                    hit = calls.get(id(call))
+                    if hit is None:
+                        hit = calls[id(call)] = (call, (tuple((p, _frozen(t, resolve)) for p, t in call[0]),)
+                                                 + call[1:])
+                    call = hit[1]
                 obs.append((key, acc.kind, (c, e, v, sub, call)))
     diags = [d for d in sink._diags.items() if d[1].owner == owner]
     layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
