@@ -97,3 +97,11 @@ def test_contexts_in_the_inference_are_accepted():
                          "contexts": [{"context": "a", "shape": ["B", 5]}, {"context": "b", "shape": ["B", 7]}]}]}
     r = api.assemble(path, text, "cpu", _raw_run(None), infer)
     assert {it["status"] for it in r["lines"] if it["line"] == ln} == {"match"}
+
+
+def test_a_context_is_found_by_its_call_site():
+    from shapehint.devicerun.compare import _context_shape
+    cand = {"contexts": [{"context": "Net.forward:12", "shape": ["B", 5]},
+                         {"context": "Net.forward:13", "shape": ["B", 7]}]}
+    assert _context_shape(cand, "Net.forward:13") == ["B", 7]  # (DESIGN §4's `QUALNAME:LINE`)
+    assert _context_shape(cand, "Net.forward:1") is None and _context_shape(cand, "entry:Net") is None

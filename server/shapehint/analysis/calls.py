@@ -273,6 +273,11 @@ class Calls:
                     assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns),
                     open_defaults=open_defaults, caught=fr.caught,
                     entry_depth=fr.entry_depth if fr.context else fr.facts.depth)
+        if sub.record and self.observe:  # (what the records translate into the callee's own names)
+            a = f.node.args
+            names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+            sub.params = (tuple((n, env[n]) for n in names if isinstance(env.get(n), TensorV)), binding,
+                          tuple(type(env.get(n)).__name__ for n in names))
         if fr.root and fr.root != f.qualname and not foreign:
             self.note_called_from(f.qualname, fr.root)
         saved_lines = self.interp.lines

@@ -515,7 +515,7 @@ def compose_dims(it: Interp, parts: list) -> dict:
         ren.update(table)
     for _, preds in parts:
         for p in preds:
-            text = str(p)
+            text = _fact_text(p)
             for old in sorted(ren, key=len, reverse=True):
                 text = text.replace(old, ren[old])
             text = text.replace("<=", "≤").replace("!=", "≠")
@@ -526,19 +526,33 @@ def compose_dims(it: Interp, parts: list) -> dict:
     return out
 
 
+def _fact_text(p) -> str:
+    """A fact as hover lists it: an equality with a constant names the dimension first (`S == 8`)."""
+    if p.op == "==" and p.args[0].is_const and not p.args[1].is_const:
+        return f"{p.args[1]} == {p.args[0]}"
+    return str(p)
+
+
 def fixed_symbols(it: Interp) -> dict:
     """Per function, symbols the facts pin down, for display: a constant (`x.shape[-1] == 32`
     after a Linear(32, ..)), or, for a default-named dimension (`keys.shape[0]`), an equal
     expression over better names (`B`, `2*H`)."""
     out: dict = {}
+    dims = it.env.dims
     for q, store in it.generic_stores.items():
         table: dict = {}
         named = set(it.sink.renames.get(q, {}))
+        # a name an annotation gave keeps it, unless the user fixed it (issue 24, semantics 4):
+        # the equality an operation needs is a fact hover lists under the name (a name the code
+        # gives by unpacking, `B, T, C = x.size()`, still reads as its value: `C//6` says less
+        # than `16`)
+        kept = {n for n, info in dims.items() if info.origin.startswith("annotation of")}
         for fact in store.facts:
+            by_user = _by_user(fact.origin)
             # `assert H == 224 and W == 224` pins both
             for p in (fact.pred.args if fact.pred.op == "and" else (fact.pred,)):
                 if p.op == "==":
-                    _pin_constant(p, table) or _pin_alias(p, table, named)
+                    _pin_constant(p, table, () if by_user else kept) or _pin_alias(p, table, named)
         for k in list(table):  # substitute through chains (a = b, b = 4)
             for _ in range(3):
                 table[k] = table[k].subs({n: v for n, v in table.items() if n != k})
@@ -547,12 +561,23 @@ def fixed_symbols(it: Interp) -> dict:
     return out
 
 
-def _pin_constant(p, table: dict) -> bool:
+_USER_FACTS = ("assert ", "torch._check ", "annotation on line", "argument `")
+
+
+def _by_user(origin) -> bool:
+    """Whether a fact is the user's word (an assertion, an annotation) rather than what an
+    operation needs."""
+    return origin is not None and isinstance(origin[1], str) and origin[1].startswith(_USER_FACTS)
+
+
+def _pin_constant(p, table: dict, kept=()) -> bool:
     d = p.args[0] - p.args[1]
     syms = d.symbols()
     if len(syms) != 1:
         return False
     name = next(iter(syms))
+    if name in kept:
+        return False
     mono = next(iter(Expr.sym(name).terms))
     if set(d.terms) - {(), mono} or name.startswith("?"):
         return False  # not linear in the symbol alone (e.g. 2*(H//2) == H)

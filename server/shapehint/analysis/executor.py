@@ -222,7 +222,7 @@ class Statements:
             fr.env[target.id] = v
             if fr.record and self.observe and stmt is not None:
                 self.sink.record(span_of(target), target.id, fr.qualname, v, fr.context, fr.is_entry, True,
-                                 getattr(fr, "iter_label", ""))
+                                 getattr(fr, "iter_label", ""), fr.params)
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             items = self.unpack(v, len(target.elts), fr)
@@ -251,7 +251,7 @@ class Statements:
                     v.span = span_of(target) if not fr.foreign else v.span
                 if fr.record and self.observe and stmt is not None and isinstance(v, (TensorV, ModuleV)):
                     self.sink.record(span_of(target), self.source(target), fr.qualname, v, fr.context,
-                                     fr.is_entry, False)
+                                     fr.is_entry, False, "", fr.params)
             return
         if isinstance(target, ast.Subscript):
             obj = self.eval(target.value, fr)

@@ -176,7 +176,8 @@ class Interp:
         v = fn(node, fr)
         if self.observe and fr.record and isinstance(v, (TensorV, IntV)) and \
                 not isinstance(node, (ast.Constant, ast.Starred)):
-            self.sink.record(span_of(node), self.source(node), fr.qualname, v, fr.context, fr.is_entry, False)
+            self.sink.record(span_of(node), self.source(node), fr.qualname, v, fr.context, fr.is_entry, False, "",
+                             fr.params)
         return v
 
     def exec_block(self, stmts, fr) -> Optional[str]:

@@ -10,6 +10,7 @@ from typing import Any, NamedTuple, Optional
 
 from ..shapes.shape import Shape
 from ..shapes.values import Span
+from .contexts import split
 
 
 @dataclass
@@ -194,8 +195,7 @@ class AnalysisResult:
             item = {"line": v.span.line, "col": v.span.col, "name": v.name, "function": v.function,
                     "shape": v.shape.to_json() if v.shape is not None else None}
             if v.contexts:
-                item["contexts"] = [{"context": c, "shape": s.to_json() if s is not None else None}
-                                    for c, s in v.contexts]
+                item["contexts"] = [_context_json(c, s) for c, s in v.contexts]
             vals.append(item)
         return {"file": self.path, "values": vals, "diagnostics": [d.to_json() for d in self.diagnostics]}
 
@@ -204,6 +204,16 @@ class AnalysisResult:
         hits = [v for v in self.line_index().get(line, ()) if v.span.contains(line, col)]
         hits.sort(key=lambda v: ((v.span.end_line - v.span.line), v.span.end_col - v.span.col))
         return hits
+
+
+def _context_json(label: str, shape: Optional[Shape]) -> dict:
+    """`{"context": "QUALNAME:LINE", "shape": [...]}` (DESIGN §4), the iteration of a loop, when
+    the line ran in one, as `detail`."""
+    where, detail = split(label)
+    out = {"context": where, "shape": shape.to_json() if shape is not None else None}
+    if detail:
+        out["detail"] = detail
+    return out
 
 
 # after @dataclass, so that its __init__ assigns through them

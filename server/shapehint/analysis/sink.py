@@ -1,10 +1,10 @@
 """Collects what one analysis observes: values at spans (per calling context) and diagnostics.
 
 A line can be reached several times (loop iterations, several call sites, the function's own
-generic analysis). `finish` joins the observations: the primary shape of a record is the
-entry context's (a call from module-level code, where inputs are concrete) when there is one,
-else the function's generic analysis in terms of its own parameters; the others are listed as
-contexts. Differing shapes join per dimension (equal kept, else unknown).
+generic analysis). `finish` joins the observations: the shape of a record is the function's
+generic analysis in terms of its own parameters, else the join of its calls translated into its
+own names (contexts.py); each call is listed as a context, in the calling entry's names.
+Differing shapes join per dimension (equal kept, else unknown).
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from typing import Callable, Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape, dim_str
-from ..shapes.values import IntV, ModuleV, Span, TensorV, Value
-from . import codes
+from ..shapes.values import IntV, ModuleV, Span, TensorV, UnknownV, Value
+from . import codes, contexts
 from .frames import BuiltContext
 from .journal import Journal
 from .result import Diagnostic, Related, ValueRecord
@@ -31,16 +31,24 @@ class _Acc:
     function: str
     is_target: bool
     kind: str
-    obs: list = field(default_factory=list)  # [(context, is_entry, value, iteration label)]
+    # [(context, is_entry, value, iteration label, the call's parameters: contexts.own_names)]
+    obs: list = field(default_factory=list)
     owners: list = field(default_factory=list)  # root analysis that made each observation
     layer_io: Optional[str] = None
     layer_io_owner: str = ""  # the root analysis that set layer_io
+    dropped: bool = False  # observations past the cap were not kept
+
+    def span_key(self) -> tuple:
+        return self.span, self.function, self.name, self.is_target
 
     def observed(self, journal: Journal, o: tuple, owner: str) -> None:
         if len(self.obs) < 64:
             journal.note("record")
             self.obs.append(o)
             self.owners.append(owner)
+        elif not self.dropped:
+            journal.note("record")
+            self.dropped = True
 
 
 class Sink:
@@ -68,6 +76,10 @@ class Sink:
         # first, restored after): finishing puts observations back in from-scratch order
         self.owner_rank: Optional[dict] = None
         self.fixed_restored: dict = j.table("restored")  # function -> its pinned symbols, for restored functions
+        # (span, function, name, is_target) -> ((root analysis, the kinds of the call's
+        # arguments), ...) of the calls that lost that value (unknown there): what the other calls
+        # agree on need not hold for a call that took another path (`_value`)
+        self.lost: dict = j.table("record")
 
     def renames_of(self, function: str) -> dict:
         """`function`'s table of renames, made on first use."""
@@ -84,7 +96,7 @@ class Sink:
         owned.add(line)
 
     def record(self, span: Span, name: str, function: str, value: Value, context: str,
-               is_entry: bool, is_target: bool, sub: str = "") -> None:
+               is_entry: bool, is_target: bool, sub: str = "", call: tuple = ()) -> None:
         if isinstance(value, TensorV):
             kind = "tensor"
         elif isinstance(value, IntV):
@@ -92,12 +104,14 @@ class Sink:
         elif isinstance(value, ModuleV):
             kind = "layer"
         else:
+            if context and isinstance(value, UnknownV):
+                _lose(self, (span, function, name, is_target), (self.owner, call[2] if call else None))
             return
         key = (span, function, name, is_target, kind)
         acc = self._acc.get(key)
         if acc is None:
             acc = self._acc[key] = _Acc(span, name, function, is_target, kind)
-        acc.observed(self.journal, (context, is_entry, value, sub), self.owner)
+        acc.observed(self.journal, (context, is_entry, value, sub, call), self.owner)
 
     def reverse_name(self, function: str, name: str) -> str:
         """The internal symbol a program name stands for (`B` -> `x.shape[0]`), else the name."""
@@ -163,11 +177,29 @@ class Sink:
             self._from_scratch_order()
         values = []
         fixed = {**self.fixed_restored, **(fixed or {})}
+        tables: dict = {}
+
+        def names_of(function: str, values: bool = True) -> dict:
+            """How `function`'s analysis prints its symbols: the program's names, pinned values
+            (a caller's generic analysis pins sizes its own records show: a call's context
+            keeps the caller's names only)."""
+            ren = tables.get((function, values))
+            if ren is None:
+                ren = tables[(function, values)] = {k: Expr.sym(v) for k, v in self.renames.get(function, {}).items()}
+                # a value the facts force beats a name; its own symbols get their names too
+                ren.update({k: v.subs(ren) for k, v in fixed.get(function, {}).items()
+                            if values or not v.is_const})
+            return ren
+        owns: dict = {}  # id(call) -> (the call, its own names): one per call, not per record
+
+        def own_of(call: tuple) -> tuple:
+            hit = owns.get(id(call))
+            if hit is None or hit[0] is not call:
+                hit = owns[id(call)] = (call, contexts.own_names(call, resolve),
+                                        contexts.star_names(call, resolve))
+            return hit[1], hit[2]
         for acc in self._acc.values():
-            ren = {k: Expr.sym(v) for k, v in self.renames.get(acc.function, {}).items()}
-            # a value the facts force beats a name; its own symbols get their names too
-            ren.update({k: v.subs(ren) for k, v in fixed.get(acc.function, {}).items()})
-            rec = self._value(acc, resolve, ren)
+            rec = self._value(acc, resolve, names_of, self.lost.get(acc.span_key(), ()), own_of)
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)
         values.sort(key=lambda v: (v.span.line, v.span.col, not v.is_target))
@@ -191,46 +223,86 @@ class Sink:
             text = text.replace(old, table[old])
         return text
 
-    def _value(self, acc: _Acc, resolve, ren) -> ValueRecord:
+    def _value(self, acc: _Acc, resolve, names_of, lost: tuple, own_of) -> ValueRecord:
         rec = ValueRecord(acc.span, acc.name, acc.function, None, kind=acc.kind, is_target=acc.is_target,
                           layer_io=acc.layer_io)
         if acc.kind == "layer":
             rec.text = acc.obs[0][2].describe()
             return rec
+        ren = names_of(acc.function)
         if acc.kind == "int":
-            exprs = [v.expr.subs(ren) for _, _, v, _ in acc.obs]
-            entry = [v.expr.subs(ren) for _, e, v, _ in acc.obs if e]
-            pick = [e for (c, _, v, _), e in zip(acc.obs, exprs) if c == ""] or entry or exprs
+            exprs = [o[2].expr.subs(ren) for o in acc.obs]
+            entry = [o[2].expr.subs(ren) for o in acc.obs if o[1]]
+            pick = [e for o, e in zip(acc.obs, exprs) if o[0] == ""] or entry or exprs
             rec.text = str(pick[0]) if all(p == pick[0] for p in pick) else " | ".join(dict.fromkeys(map(str, pick)))
             return rec
-        obs = [((c + (" " + sub if sub else "")).strip(), e, resolve(v).subs(ren), v.dtype, c)
-               for c, e, v, sub in acc.obs]
-        entry = [o for o in obs if o[1]]
-        generic = [o for o in obs if o[4] == ""]
-        # a function's own analysis (in terms of its parameters) comes first; calls specialise it;
-        # the models factories build are contexts only (frames.BuiltContext)
-        primary = generic or entry or [o for o in obs if not isinstance(o[4], BuiltContext)]
-        rec.shape = join_shapes([o[2] for o in primary])
+        # (label, shape in the calling entry's names, shape in the function's own names, dtype)
+        generic, calls, chosen = [], [], []  # chosen: the calls the shape joins
+        kinds: set = set()  # of the arguments of the calls that observed a value
+        for (c, _, v, sub, call), owner in zip(acc.obs, acc.owners):
+            shape = resolve(v)
+            if c == "":
+                own = shape.subs(ren)
+                generic.append((sub, own, own, v.dtype))
+                continue
+            table, stars = own_of(call) if call else (({}, {}, set()), {})
+            calls.append((contexts.label(c, sub), shape.subs(names_of(owner, False)),
+                          contexts.translate(shape, table, stars, acc.function).subs(ren), v.dtype))
+            if not isinstance(c, BuiltContext):
+                chosen.append(calls[-1])
+            kinds.add(call[2] if call else None)
+        # a function's own analysis (in terms of its parameters) comes first; else what its calls
+        # agree on, in its own names; the models factories build are contexts only
+        # (frames.BuiltContext: the class may be built in other ways elsewhere)
+        primary = generic or chosen
+        # a call that lost the value after other arguments than those that observed it (a `kv`
+        # given where the others omitted it) may have taken another path: any shape
+        other_path = any(k not in kinds for _, k in lost)
+        rec.shape = join_shapes([o[2] for o in primary]) if generic or not other_path else None
+        if not generic and acc.dropped and rec.shape is not None:
+            rec.shape = _sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
         rec.dtype = dtypes.pop() if len(dtypes) == 1 else None
         seen = set()
         text = {}  # printing shapes is most of the cost here: once per distinct shape
-        for o in obs:
-            if o[2] not in text:
-                text[o[2]] = str(o[2])
         shown = str(rec.shape)
-        for c, _, s, _, _ in obs:
-            key = (c or "generic", text[s])
-            if key not in seen and text[s] != shown:
+
+        def listed(label: str, s) -> None:
+            t = text.get(s)
+            if t is None:
+                t = text[s] = str(s)
+            key = (label, t)
+            if key not in seen and len(rec.contexts) < contexts.MAX_CONTEXTS:
                 seen.add(key)
-                rec.contexts.append((c or "in terms of the parameters", s))
-        if len(primary) > 1 and len({text[o[2]] for o in primary}) > 1:
-            for c, _, s, _, _ in primary:
-                key = (c, text[s])
-                if key not in seen:
-                    seen.add(key)
-                    rec.contexts.append((c or "generic", s))
+                rec.contexts.append((label, s))
+        for lbl, s, _, _ in generic + _alike_iterations(calls, text):
+            if text.setdefault(s, str(s)) != shown:
+                listed(lbl or "in terms of the parameters", s)
+        if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
+            for lbl, s, _, _ in generic:
+                listed(lbl or "generic", s)
         return rec
+
+
+def _alike_iterations(calls: list, text: dict) -> list:
+    """Calls whose every iteration of a loop gave the same shape are one context (`Q:N`), not one
+    per iteration."""
+    shapes: dict = {}
+    for lbl, s, _, _ in calls:
+        shapes.setdefault(contexts.split(lbl)[0], set()).add(text.setdefault(s, str(s)))
+    out = []
+    for lbl, s, own, dtype in calls:
+        where = contexts.split(lbl)[0]
+        out.append((where if len(shapes[where]) == 1 else lbl, s, own, dtype))
+    return out
+
+
+def _sizes_unknown(shape: Shape) -> Shape:
+    """`shape` with its sizes (constants but 1) unknown: what calls agree on in own names holds
+    for calls not seen too, a size they passed need not."""
+    def dim(d: Expr) -> Expr:
+        return Expr.sym("?join") if d.is_const and d.value != 1 else d
+    return Shape(tuple(map(dim, shape.dims)), shape.star, tuple(map(dim, shape.suffix)))
 
 
 def join_shapes(shapes: list) -> Optional[Shape]:
@@ -269,17 +341,29 @@ __all__ = ["Sink", "join_shapes", "related_at", "dim_str"]
 def capture(sink: Sink, owner: str, resolve) -> dict:
     """Everything the root analysis `owner` contributed, with shapes frozen."""
     obs = []
+    calls: dict = {}  # id(call) -> (the call, frozen): one frozen call per call, as in the sink
     for key, acc in sink._acc.items():
         for o, who in zip(acc.obs, acc.owners):
             if who == owner:
-                c, e, v, sub = o
+                c, e, v, sub, call = o
                 if isinstance(v, TensorV):
-                    v = TensorV(resolve(v), v.dtype, v.origin, v.contiguous, v.layout_note)
-                obs.append((key, acc.kind, o[:2] + (v, sub)))
+                    v = _frozen(v, resolve)
+                if call:
+                    hit = calls.get(id(call))
+                    if hit is None:
+                        hit = calls[id(call)] = (call, (tuple((p, _frozen(t, resolve)) for p, t in call[0]),)
+                                                 + call[1:])
+                    call = hit[1]
+                obs.append((key, acc.kind, (c, e, v, sub, call)))
     diags = [d for d in sink._diags.items() if d[1].owner == owner]
     layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
+    lost = [(key, who) for key, calls in sink.lost.items() for who in calls if who[0] == owner]
     return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ())),
-            "layer_io": layer_io}
+            "layer_io": layer_io, "lost": lost}
+
+
+def _frozen(t: TensorV, resolve) -> TensorV:
+    return TensorV(resolve(t), t.dtype, t.origin, t.contiguous, t.layout_note)
 
 
 def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
@@ -288,7 +372,7 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
     from dataclasses import replace
     if any(line_map(line) is None for line in captured_lines(captured)):
         return False  # checked first: a half-restored function analysed again would count twice
-    for key, kind, (c, e, v, sub) in captured["obs"]:
+    for key, kind, (c, e, v, sub, call) in captured["obs"]:
         c = relabel(c, line_map)
         span = key[0]
         nl, nel = line_map(span.line), line_map(span.end_line)
@@ -298,7 +382,7 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         acc = sink._acc.get(nkey)
         if acc is None:
             acc = sink._acc[nkey] = _Acc(nkey[0], key[2], key[1], key[3], kind)
-        acc.obs.append((c, e, v, sub))  # (restored as captured, past the cap of 64 too)
+        acc.obs.append((c, e, v, sub, call))  # (restored as captured, past the cap of 64 too)
         acc.owners.append(owner)
         sink.journal.note("record")
     for (line, code, msg), d in captured["diags"]:
@@ -314,11 +398,21 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         acc = sink._acc.get((Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:])
         if acc is not None:
             sink._set_layer_io(acc, text, owner)
+    for key, who in captured.get("lost", ()):
+        span = key[0]
+        _lose(sink, (Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:],
+              (owner, who[1]))
     for line in captured.get("annotated", ()):
         nl = line_map(line)
         if nl is not None:
             sink.annotate(nl)
     return True
+
+
+def _lose(sink: Sink, key: tuple, who: tuple) -> None:
+    """`who`: (the root analysis, the kinds of the call's arguments)."""
+    if who not in sink.lost.get(key, ()):
+        sink.lost[key] = sink.lost.get(key, ()) + (who,)
 
 
 def captured_lines(captured: dict) -> list:
@@ -349,6 +443,8 @@ def _merge_observations(sink: Sink, captured: dict, owner: str) -> None:
         acc = acc_of.get(key)
         if acc is not None:
             sink._set_layer_io(acc, text, owner)
+    for key, who in captured.get("lost", ()):
+        _lose(sink, key, (owner, who[1]))
 
 
 def restore_unmoved(sink: Sink, captured: dict, owner: str, observations: bool = True) -> None:

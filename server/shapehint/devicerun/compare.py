@@ -259,13 +259,11 @@ def _caller_envs(context: str, envs: dict, run: dict, depth: int = 3) -> list:
 
 
 def _context_shape(cand, context: str):
-    """The engine's per-context shape whose label names the same call site (`Net.forward (line 25)`)."""
+    """The engine's per-context shape whose label names the same call site (`Net.forward:25`)."""
     if ":" not in context or context.startswith("entry:"):
         return None
-    caller, line = context.rsplit(":", 1)
     for c in cand.get("contexts") or []:
-        label = str(c.get("context", ""))
-        if caller in label and f"line {line}" in label and c.get("shape") is not None:
+        if str(c.get("context", "")) == context and c.get("shape") is not None:
             return c["shape"]
     return None
 

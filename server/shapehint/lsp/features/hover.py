@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
+from ...analysis.contexts import describe
 from ...shapes.shape import DYN_PREFIX
 
 
@@ -50,7 +51,7 @@ def _tensor_hover(v, result) -> str:
         head += f" · `{v.dtype}`"
     parts = [head]
     if v.contexts:
-        parts.append("\n".join(f"- {_md_escape(str(label))}: `{tensor_type(s)}`"
+        parts.append("\n".join(f"- {_md_escape(describe(str(label)))}: `{tensor_type(s)}`"
                                for label, s in v.contexts))
     dims = dims_section(_symbols(v.shape, v.contexts), result)
     if dims:

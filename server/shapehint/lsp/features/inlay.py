@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from ...analysis.contexts import MAX_CONTEXTS, is_call
 from .hover import dims_section, tensor_type
 
 _COMMENT = re.compile(r"#\s*(?:shape\s*:\s*)?([\[(].*[\])])\s*$")
@@ -35,15 +36,28 @@ def inlay_hints(result, start_line: int, end_line: int, mode: str = "assignments
         if not (start_line <= v.span.line <= end_line) or v.kind != "tensor" or v.shape is None:
             continue
         if v.is_target:
-            if v.has_annotation or _comment_matches(lines, v.span.line, str(v.shape)):
+            shape = shown_shape(v)
+            if v.has_annotation or _comment_matches(lines, v.span.line, str(shape)):
                 continue
-            hints.append(Hint(v.span.end_line, v.span.end_col, f": {v.shape}", _key(v)))
+            hints.append(Hint(v.span.end_line, v.span.end_col, f": {shape}", _key(v)))
     if mode == "all":
         # expression hints only on lines without an assignment target or annotation
         taken = {v.span.line for v in result.values if v.is_target or v.has_annotation}
         hints += _expression_hints(result, lines, start_line, end_line, taken)
     hints.sort(key=lambda h: (h.line, h.col))
     return hints
+
+
+def shown_shape(v):
+    """The record's shape, or the concrete one every calling context agrees on (a helper called
+    from one entry with concrete inputs shows those sizes; called with others, its own shape)."""
+    ctxs = v.contexts
+    if not ctxs or len(ctxs) >= MAX_CONTEXTS or not all(is_call(label) for label, _ in ctxs):
+        return v.shape
+    first = ctxs[0][1]
+    if first is None or first.rank is None or not all(d.is_const for d in first.dims):
+        return v.shape
+    return first if all(s == first for _, s in ctxs) else v.shape
 
 
 def _expression_hints(result, lines, start_line, end_line, taken) -> list:
@@ -58,8 +72,8 @@ def _expression_hints(result, lines, start_line, end_line, taken) -> list:
         cur = best.get(s.end_line)
         if cur is None or (s.line, s.col) < (cur.span.line, cur.span.col):
             best[s.end_line] = v
-    return [Hint(v.span.end_line, v.span.end_col, f" → {v.shape}", _key(v)) for v in best.values()
-            if not _comment_matches(lines, v.span.end_line, str(v.shape))]
+    return [Hint(v.span.end_line, v.span.end_col, f" → {shown_shape(v)}", _key(v)) for v in best.values()
+            if not _comment_matches(lines, v.span.end_line, str(shown_shape(v)))]
 
 
 def _ends_code(lines, line: int, col: int) -> bool:

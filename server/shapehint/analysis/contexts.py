@@ -1,0 +1,119 @@
+"""Shapes per calling context (DESIGN §3, issue 24 semantics 3): labels and the function's own names.
+
+A body reached from calls is observed once per call, in the names of the analysis that made the
+call (the calling entry's: `input_features.shape[0]`, `B`, or concrete sizes). What a record shows
+as its `shape` must be in the function's *own* names, so an observation made in a call is also
+translated: a dimension equal to an axis of a tensor parameter as the call bound it becomes that
+axis (`keys.shape[1]`, or the name the parameter's annotation gave it), and anything still naming
+another function's symbols is unknown (`?`). The join of the translations keeps what every
+context agrees on; each context is listed with its own shape under `QUALNAME:LINE`.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ..shapes.expr import Expr
+from ..shapes.shape import Shape
+
+MAX_CONTEXTS = 8  # listed per record; the join summarises the rest
+
+_CALLED = re.compile(r"^called from (?P<q>\S+) \(line (?P<l>\d+)\)")
+_LABEL = re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?: (?P<rest>.*))?$")
+_UNKNOWN = Expr.sym("?join")
+
+
+def label(context: str, sub: str = "") -> str:
+    """`called from Q (line N)` -> `Q:N` (the contract's form), an iteration label after it."""
+    m = _CALLED.match(context)
+    if m is not None:
+        context = f"{m.group('q')}:{m.group('l')}{context[m.end():]}"
+    return f"{context} {sub}".strip() if sub else context
+
+
+def split(text: str) -> tuple:
+    """A record's context label -> (`QUALNAME:LINE` or the label, the rest: "iteration 2" or "")."""
+    m = _LABEL.match(text)
+    if m is None:
+        return text, ""
+    return f"{m.group('q')}:{m.group('l')}", m.group("rest") or ""
+
+
+def describe(text: str) -> str:
+    """A label in words, for hover: `Q:N iteration 1` -> `called from Q (line N) iteration 1`."""
+    m = _LABEL.match(text)
+    if m is None:
+        return text
+    rest = m.group("rest")
+    return f"called from {m.group('q')} (line {m.group('l')})" + (f" {rest}" if rest else "")
+
+
+def is_call(text: str) -> bool:
+    return _LABEL.match(text) is not None
+
+
+def own_names(call: tuple, resolve) -> tuple:
+    """(dimension -> own name, symbol -> own name, the own names) of one call: `call` is
+    (the call's tensor parameters as bound, the names their annotations bound)."""
+    params, bound = call[0], call[1]
+    whole: dict = {}
+    by_symbol: dict = {}
+    names: set = set()
+    for name, got in (bound or {}).items():  # an annotation's name wins over an axis
+        if isinstance(got, Expr) and not name.startswith("?"):
+            _take(got, Expr.sym(name), whole, by_symbol)
+            names.add(name)
+    for param, t in params:
+        shape = resolve(t)
+        for i, d in enumerate(shape.dims):
+            own = f"{param}.shape[{i}]"
+            if d not in whole and not (d.is_const and d.value == 1):  # (a 1 is mostly a kept axis)
+                _take(d, Expr.sym(own), whole, by_symbol)
+                names.add(own)
+    return whole, by_symbol, names
+
+
+def _take(d: Expr, own: Expr, whole: dict, by_symbol: dict) -> None:
+    whole.setdefault(d, own)
+    syms = d.symbols()
+    if len(syms) == 1 and not d.is_const:
+        s = next(iter(syms))
+        if d == Expr.sym(s) and not s.startswith("?"):
+            by_symbol.setdefault(s, own)
+
+
+def translate(shape: Optional[Shape], table: tuple, star_owner: dict, qualname: str) -> Optional[Shape]:
+    """`shape` (in a caller's names) in the function's own names, `?` where it has none."""
+    if shape is None:
+        return None
+    whole, by_symbol, names = table
+
+    def dim(d: Expr) -> Expr:
+        own = whole.get(d)
+        if own is not None:
+            return own
+        if d.is_const:
+            return d
+        out = d.subs(by_symbol)
+        return out if all(s in names or _global(s) for s in out.symbols()) else _UNKNOWN
+
+    star = shape.star
+    if star is not None:
+        param = star_owner.get(star)
+        star = f"{qualname}:{param}*" if param is not None else "?s"
+    return Shape(tuple(dim(d) for d in shape.dims), star, tuple(dim(d) for d in shape.suffix))
+
+
+def star_names(call: tuple, resolve) -> dict:
+    """The caller's variadic segments that are a parameter's whole unknown shape -> that parameter."""
+    out = {}
+    for param, t in call[0]:
+        shape = resolve(t)
+        if shape.star is not None and not shape.dims:
+            out.setdefault(shape.star, param)
+    return out
+
+
+def _global(name: str) -> bool:
+    """A name no function owns: a configuration's or an object's attribute (`config.hidden_size`)."""
+    return "." in name and ".shape[" not in name and not name.startswith("?")

@@ -1,0 +1,262 @@
+"""Shapes per calling context, in the function's own names, the user's names kept (issue 24,
+items 3-6; semantics 3-5 in docs/ARCHITECTURE.md, "Calling contexts and names").
+
+A body reached from calls lists each call as `{"context": "QUALNAME:LINE", "shape": ...}` in the
+calling entry's names; its `shape` is the join, in its own parameters' names, never the caller's."""
+from shapehint.analysis.api import analyze_source
+from shapehint.lsp.features.hover import hover
+from shapehint.lsp.features.inlay import inlay_hints
+
+SEQ2SEQ = '''import torch
+from torch import nn, Tensor
+from jaxtyping import Float
+
+
+class Attend(nn.Module):
+    def __init__(self, d_q, d_k):
+        super().__init__()
+        self.proj = nn.Linear(d_k, d_q)
+
+    def forward(self, query, keys):
+        k = self.proj(keys)
+        scores = torch.einsum("bd,bsd->bs", query, k)
+        w = scores.softmax(-1)
+        q = w.unsqueeze(-1) * k
+        return q.sum(1)
+
+
+class Seq2Seq(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attend = Attend(16, 20)
+
+    def forward(self, state: Float[Tensor, "2 16"], memory: Float[Tensor, "2 9 20"]):
+        ctx = self.attend(state, memory)
+        return ctx
+'''
+
+
+def _values(src: str, name: str = "m.py") -> dict:
+    data = analyze_source(src, name).infer_json()
+    return {(v["line"], v["name"]): v for v in data["values"]}
+
+
+def test_a_helper_shows_its_own_names_and_the_entry_its_concrete_shapes():
+    vals = _values(SEQ2SEQ)
+    q = vals[(15, "q")]
+    assert q["function"] == "Attend.forward"
+    assert q["shape"] == ["query.shape[0]", "keys.shape[1]", "query.shape[1]"]
+    assert q["contexts"] == [{"context": "Seq2Seq.forward:25", "shape": [2, 9, 16]}]
+    for v in vals.values():
+        if v["function"] == "Attend.forward":  # never the caller's parameters
+            assert not any(isinstance(d, str) and d.startswith(("state", "memory")) for d in v["shape"]), v
+    assert vals[(25, "ctx")]["shape"] == [2, 16]
+
+
+def test_hover_shows_the_generic_shape_and_each_context_and_inlay_the_agreed_one():
+    r = analyze_source(SEQ2SEQ, "m.py")
+    text = hover(r, 15, 9).markdown
+    assert "Tensor[query.shape[0], keys.shape[1], query.shape[1]]" in text
+    assert "called from Seq2Seq.forward (line 25): `Tensor[2, 9, 16]`" in text
+    hints = {h.line: h.label for h in inlay_hints(r, 1, 30)}
+    assert hints[15] == ": [2, 9, 16]"  # the one calling context is concrete
+
+
+SHARED = '''import torch
+from torch import nn, Tensor
+from jaxtyping import Float
+
+
+class Attention(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.q = nn.Linear(d, d)
+
+    def forward(self, hidden, kv=None):
+        kv = hidden if kv is None else kv
+        q = self.q(hidden)
+        scores = torch.einsum("btd,bsd->bts", q, kv)
+        out = torch.einsum("bts,bsd->btd", scores.softmax(-1), kv)
+        return out
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc_attn = Attention(32)
+        self.dec_attn = Attention(32)
+        self.cross = Attention(32)
+
+    def forward(self, src: Float[Tensor, "2 30 32"], tgt: Float[Tensor, "2 7 32"]):
+        memory = self.enc_attn(src)
+        h = self.dec_attn(tgt)
+        h = self.cross(h, memory)
+        return h
+'''
+
+
+def test_attention_shared_by_encoder_and_decoder_has_each_length_per_context():
+    scores = _values(SHARED)[(14, "scores")]
+    # the join, in the attention's own names: the decoder's calls are not the encoder's 30; the
+    # keys' length is the queries' in self-attention (`kv` omitted) and the memory's across
+    assert scores["shape"] == ["hidden.shape[0]", "hidden.shape[1]", "?"]
+    assert scores["contexts"] == [{"context": "Model.forward:27", "shape": [2, 30, 30]},
+                                  {"context": "Model.forward:28", "shape": [2, 7, 7]},
+                                  {"context": "Model.forward:29", "shape": [2, 7, 30]}]
+    r = analyze_source(SHARED, "m.py")
+    hints = {h.line: h.label for h in inlay_hints(r, 1, 40)}
+    assert hints[14] == ": [hidden.shape[0], hidden.shape[1], ?]"  # the contexts disagree
+
+
+MANY = '''import torch
+
+
+def mix(a, b, n: int):
+    z = torch.einsum("bi,bj->bij", a, b)
+    w = z.reshape(z.shape[0], n, -1)
+    return w
+
+
+def main():
+    a = torch.randn(3, 5)
+{calls}
+'''
+
+
+def test_differing_dims_join_to_unknown_and_at_most_eight_contexts_are_listed():
+    calls = "\n".join(f"    w{k} = mix(a, torch.randn(3, {2 * k + 2}), 1)" for k in range(10))
+    w = _values(MANY.format(calls=calls))[(6, "w")]
+    assert w["shape"] == ["a.shape[0]", 1, "?"]  # 10, 20, ... 100: no parameter's axis
+    assert len(w["contexts"]) == 8
+    assert w["contexts"][0] == {"context": "main:12", "shape": [3, 1, 10]}
+    assert all(c["context"].startswith("main:") for c in w["contexts"])
+
+
+def test_contexts_are_in_the_calling_entrys_names():
+    src = '''import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = Head()
+
+    def forward(self, feats):
+        N, L, C = feats.shape
+        out = self.head(feats)
+        return out
+'''
+    y = _values(src)[(11, "y")]
+    assert y["shape"] == ["*x", 4]
+    assert y["contexts"] == [{"context": "Net.forward:22", "shape": ["N", "L", 4]}]
+
+
+BANK = '''import torch
+from torch import nn, Tensor
+from jaxtyping import Float
+
+
+class Lookup(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.key = nn.Linear(16, 8)
+        self.query = nn.Linear(16, 8)
+
+    def forward(self, x: Float[Tensor, "B 16"], bank: Float[Tensor, "B S 16"]):
+        k = self.key(bank)
+        q = self.query(x)
+        att = q.unsqueeze(1) @ k
+        return att
+'''
+
+
+def test_a_dimension_the_user_named_keeps_its_name_and_the_learned_equality_is_a_fact():
+    vals = _values(BANK)
+    assert vals[(13, "k")]["shape"] == ["B", "S", 8]  # not [B, 8, 8]: `q @ k` needs S == 8
+    r = analyze_source(BANK, "m.py")
+    text = hover(r, 13, 9).markdown
+    assert "`S == 8`" in text
+
+
+def test_a_dimension_the_user_fixed_prints_as_the_number():
+    src = BANK.replace("        k = self.key(bank)", "        assert bank.shape[1] == 8\n        k = self.key(bank)")
+    vals = _values(src)
+    assert vals[(14, "k")]["shape"] == ["B", 8, 8]
+
+
+LAYER_TWICE = '''import torch
+from torch import nn, Tensor
+from jaxtyping import Float
+
+
+class Norm(nn.Module):
+    def forward(self, x: Float[Tensor, "B D"]) -> Float[Tensor, "B D"]:
+        z = x - x.mean(-1, keepdim=True)
+        return z
+
+
+class Block(nn.Module):
+    def __init__(self, d_in, d_out):
+        super().__init__()
+        self.fc = nn.Linear(d_in, d_out)
+
+    def forward(self, x: Float[Tensor, "B D"]):
+        return self.fc(x)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.norm = Norm()
+        self.fc = nn.Linear(128, 64)
+        self.blocks = nn.ModuleList([Block(64, 32), Block(32, 16)])
+
+    def forward(self, x: Float[Tensor, "4 128"]):
+        a = self.norm(x)
+        b = self.fc(a)
+        c = self.norm(b)
+        for blk in self.blocks:
+            c = blk(c)
+        return c
+'''
+
+
+def test_annotation_names_are_bound_afresh_at_each_call():
+    r = analyze_source(LAYER_TWICE, "m.py")
+    assert not [d for d in r.diagnostics if d.severity == "error"]
+    vals = {(v["line"], v["name"]): v for v in r.infer_json()["values"]}
+    assert vals[(8, "z")]["shape"] == ["B", "D"]
+    assert vals[(8, "z")]["contexts"] == [{"context": "Net.forward:29", "shape": [4, 128]},
+                                          {"context": "Net.forward:31", "shape": [4, 64]}]
+    assert vals[(31, "c")]["shape"] == [4, 64]
+    assert vals[(33, "c")]["contexts"][-1]["shape"] == [4, 16]
+    # the check (with the call memo on) agrees
+    checked = analyze_source(LAYER_TWICE, "m.py", records=False)
+    assert not [d for d in checked.diagnostics if d.severity == "error"]
+
+
+def test_a_size_the_kept_calls_agree_on_is_unknown_when_calls_were_left_out():
+    few = "\n".join("    w = mix(a, torch.randn(3, 2), 1)" for _ in range(3))
+    assert _values(MANY.format(calls=few))[(6, "w")]["shape"] == ["a.shape[0]", 1, 10]
+    # past the observations one line keeps (64), a call not kept may have passed another size
+    many = "\n".join("    w = mix(a, torch.randn(3, 2), 1)" for _ in range(70))
+    assert _values(MANY.format(calls=many))[(6, "w")]["shape"] == ["a.shape[0]", 1, "?"]
+
+
+def test_a_call_that_lost_the_value_leaves_the_join_unknown():
+    calls = "    w = mix(a, torch.randn(3, 2), 1)\n    w = mix(a, elsewhere.make(), 1)"
+    src = MANY.format(calls=calls).replace("import torch\n", "import torch\nimport elsewhere\n", 1)
+    w = _values(src)[(7, "w")]
+    assert w["shape"] is None  # the second call's `w` may have any shape
+    assert w["contexts"] == [{"context": "main:13", "shape": [3, 1, 10]}]
