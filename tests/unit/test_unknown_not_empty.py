@@ -1,0 +1,121 @@
+"""What is not understood is unknown — never the identity, never an empty list (issue 25,
+items 3 and 7): parts a constructor builds only for given arguments, attributes written in the
+arms of an undecided `if`."""
+from shapehint.analysis.api import analyze_source
+
+
+def _errors(text):
+    return [(d.line, d.code) for d in analyze_source(text, "parts.py").diagnostics if d.severity == "error"]
+
+
+def _shapes(text, name):
+    return [None if v.shape is None else str(v.shape) for v in analyze_source(text, "parts.py").values
+            if v.name == name]
+
+
+OPTIONAL_PARTS = '''import torch
+import torch.nn as nn
+from typing import Optional
+
+
+class Fuse(nn.Module):
+    def __init__(self, dim: int, a_dim: Optional[int] = None, b_dim: Optional[int] = None):
+        super().__init__()
+        self.query = nn.Linear(dim, dim)
+        if a_dim is not None:
+            self.key_a = nn.Linear(a_dim, dim)
+        else:
+            self.key_a = None
+        self.key_b = nn.Linear(b_dim, dim) if b_dim is not None else None
+
+    def forward(self, q, a, b):
+        q = self.query(q)
+        if self.key_a is not None:
+            ka = self.key_a(a)
+        else:
+            ka = None
+        if self.key_b is not None:
+            kb = self.key_b(b)
+        else:
+            kb = None
+        keys = [k for k in [ka, kb] if k is not None]
+        keys = torch.cat(keys, dim=1)
+        return q @ keys.transpose(1, 2)
+'''
+
+
+def test_parts_built_only_for_given_arguments_are_not_taken_as_absent():
+    # the generic instance (built with the None defaults) has no key layers; callers that pass
+    # a_dim or b_dim do: the list of keys is not known to be empty
+    assert _errors(OPTIONAL_PARTS) == []
+
+
+def test_a_list_filtered_to_nothing_for_every_construction_still_fails():
+    # no constructor call builds a key layer: the list is empty for every input
+    text = OPTIONAL_PARTS.replace("nn.Linear(a_dim, dim)", "None").replace(
+        "nn.Linear(b_dim, dim) if b_dim is not None else None", "None")
+    assert _errors(text) == [(27, "SH107")]
+
+
+def test_an_argument_stored_as_it_came_keeps_its_default():
+    # `self.layer_idx = layer_idx` is the argument itself, not a part built for it: the instance
+    # keeps the default's None (whether defaults are facts is the calling contexts' question)
+    text = '''import torch.nn as nn
+
+
+class Layer(nn.Module):
+    def __init__(self, layer_idx=None):
+        super().__init__()
+        self.layer_idx = layer_idx
+
+    def forward(self, x):
+        assert self.layer_idx is None
+        return x
+'''
+    assert _errors(text) == []
+    assert _errors(text.replace("is None", "is not None")) == [(10, "SH108")]
+
+
+UNDECIDED_ATTR = '''import torch
+import torch.nn as nn
+
+
+class Head(nn.Module):
+    def __init__(self, dim, proj):
+        super().__init__()
+        if proj > 4:
+            self.out = nn.Linear(dim, proj)
+        else:
+            self.out = None
+
+    def forward(self, x):
+        y = self.out(x)
+        return y
+'''
+
+
+def test_an_attribute_written_in_both_arms_of_an_undecided_if_is_not_the_last_arms():
+    # `proj` is a symbol: the instance holds a Linear or None; the None arm, run last, must not
+    # win (calling it is no error: some constructions build the Linear)
+    assert _errors(UNDECIDED_ATTR) == []
+    # a Linear(dim, proj) or the identity: y is not x's shape (the identity arm used to win)
+    text = UNDECIDED_ATTR.replace("self.out = None", "self.out = nn.Identity()").replace(
+        "        y = self.out(x)", "        x = x.reshape(2, 3, 8)\n        y = self.out(x)")
+    assert all(s != "[2, 3, 8]" for s in _shapes(text, "y"))
+    assert "[2, 3, 8]" in _shapes(text, "x")
+
+
+def test_an_attribute_written_in_one_arm_only_joins_with_what_it_was():
+    text = UNDECIDED_ATTR.replace("            self.out = None\n", "            pass\n").replace(
+        "        if proj > 4:", "        self.out = nn.Linear(dim, 4)\n        if proj > 4:")
+    # a Linear(dim, proj) or a Linear(dim, 4): the last axis is neither known to be proj (the
+    # arm's write used to win) nor 4
+    shapes = _shapes(text, "y")
+    assert all(s is None or not s.endswith((", 4]", ", proj]")) for s in shapes)
+
+
+def test_an_attribute_written_in_an_arm_that_raises_is_the_other_arms():
+    text = UNDECIDED_ATTR.replace("            self.out = None\n", "            self.out = None\n            raise ValueError(proj)\n")
+    assert _errors(text) == []
+    shapes = _shapes(text, "y")
+    assert shapes and shapes[0].endswith(", proj]")
