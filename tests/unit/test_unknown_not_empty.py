@@ -119,3 +119,35 @@ def test_an_attribute_written_in_an_arm_that_raises_is_the_other_arms():
     assert _errors(text) == []
     shapes = _shapes(text, "y")
     assert shapes and shapes[0].endswith(", proj]")
+
+
+FILLED_SEQUENTIAL = '''import torch
+import torch.nn as nn
+
+
+class Block(nn.Sequential):
+    def __init__(self, cin, cout, n):
+        super().__init__()
+        for i in range(n):
+            self.add_module(f"conv{i}", nn.Conv2d(cin if i == 0 else cout, cout, 3, padding=1))
+            self.add_module(f"act{i}", nn.ReLU())
+
+
+def main():
+    block = Block(3, 32, 2)
+    out = block(torch.randn(2, 3, 64, 48))
+    return out
+'''
+
+
+def test_a_sequential_filled_with_add_module_in_a_loop_runs_its_layers():
+    # the f-string names are known in the unrolled loop: conv0, act0, conv1, act1, in order
+    assert set(_shapes(FILLED_SEQUENTIAL, "out")) == {"[2, 32, 64, 48]"}
+
+
+def test_a_sequential_filled_under_names_not_known_is_unknown_not_the_identity():
+    # the names come from somewhere the analysis does not follow: which layers the block holds
+    # is not understood, so its output is unknown — never the input's shape (the identity)
+    text = FILLED_SEQUENTIAL.replace('f"conv{i}"', 'names[2 * i]').replace('f"act{i}"', 'names[2 * i + 1]').replace(
+        "        super().__init__()\n", "        super().__init__()\n        names = make_names(n)\n")
+    assert _shapes(text, "out") in ([], [None])

@@ -17,7 +17,7 @@ from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV,
                              UnknownV, Value)
 from .layers import CONTAINERS
 from .typetests import isinstance_of
-from .objects import ClassObj, InstanceObj, OpaqueV, OpenKwargs, PartialV, RangeV, SuperV
+from .objects import UNNAMED_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, PartialV, RangeV, SuperV
 
 # activation checkpointing: torch's and timm's (`from ._manipulate import checkpoint_seq` inside timm)
 CHECKPOINT = {"torch.utils.checkpoint.checkpoint", "timm.models._manipulate.checkpoint", "timm.models.checkpoint",
@@ -371,8 +371,12 @@ class Builtins:
         if isinstance(t, InstanceObj):
             if name in ("register_buffer", "register_parameter") and len(args) >= 2 and isinstance(args[0], StrV):
                 t.attrs[args[0].value] = args[1]
-            elif name == "add_module" and len(args) == 2 and isinstance(args[0], StrV):
+            elif name == "add_module" and len(args) == 2 and isinstance(args[0], StrV) and args[0].value is not None:
                 t.attrs[args[0].value] = args[1]
+            elif name == "add_module":
+                # a name not known: which layers it holds, and in what order, is not understood —
+                # unknown, never the layers seen so far (layers._run_sequential)
+                t.attrs[UNNAMED_MODULES] = UnknownV("add_module")
             elif name in ("to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"):
                 return t
             return NoneV()

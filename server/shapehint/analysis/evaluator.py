@@ -321,7 +321,25 @@ class Expressions:
         return self.eval(node.value, fr)
 
     def e_JoinedStr(self, node, fr) -> Value:
-        return StrV(None)
+        """`f"conv{i}"` with `i` a known int or string: that text (the names a loop gives the
+        layers it registers, `self.add_module(f"conv{i}", ...)`); else a string not known.
+        Only names are read: an f-string's calls are messages, not worth running."""
+        parts = []
+        for part in node.values:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                parts.append(part.value)
+                continue
+            if not (isinstance(part, ast.FormattedValue) and part.format_spec is None and part.conversion == -1
+                    and isinstance(part.value, ast.Name)):
+                return StrV(None)
+            v = fr.env.get(part.value.id)
+            if isinstance(v, StrV) and v.value is not None:
+                parts.append(v.value)
+            elif isinstance(v, IntV) and v.expr.is_const:
+                parts.append(str(v.expr.value))
+            else:
+                return StrV(None)
+        return StrV("".join(parts))
 
     def e_Lambda(self, node, fr) -> Value:
         return UnknownV("lambda")

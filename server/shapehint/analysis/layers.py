@@ -11,7 +11,7 @@ from ..ops import registry
 from ..ops.context import NotApplicable, OpFailed
 from ..shapes.shape import Shape
 from ..shapes.values import DictV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
-from .objects import InstanceObj
+from .objects import UNNAMED_MODULES, InstanceObj
 from .opctx import AnalysisContext
 from .frames import span_of
 from .ruleargs import ForwardRule, bind_arguments
@@ -98,7 +98,10 @@ class Layers:
 
     def _run_sequential(self, inst: InstanceObj, x: Value, fr, span, labels) -> Value:
         """A subclass of nn.Sequential without a forward: its layers in the order registered —
-        those given to `super().__init__`, then those assigned or `add_module`d."""
+        those given to `super().__init__`, then those assigned or `add_module`d; unknown when
+        one was added under a name not known."""
+        if UNNAMED_MODULES in inst.attrs:
+            return UnknownV("Sequential")
         layers = list(inst.seq or []) + [v for v in inst.attrs.values() if isinstance(v, ModuleV) or
                                          isinstance(v, InstanceObj) and v.cls.is_module()]
         for layer in layers:

@@ -100,6 +100,11 @@ class ClassObj(Value):
         return f"class {self.qualname}"
 
 
+# the key under which an instance notes a layer registered under a name not known
+# (`self.add_module(name, layer)` with `name` computed): its layers are not understood
+UNNAMED_MODULES = "<add_module: a name not known>"
+
+
 @dataclass(eq=False)
 class InstanceObj(Value):
     cls: ClassObj
