@@ -151,3 +151,36 @@ def test_a_sequential_filled_under_names_not_known_is_unknown_not_the_identity()
     text = FILLED_SEQUENTIAL.replace('f"conv{i}"', 'names[2 * i]').replace('f"act{i}"', 'names[2 * i + 1]').replace(
         "        super().__init__()\n", "        super().__init__()\n        names = make_names(n)\n")
     assert _shapes(text, "out") in ([], [None])
+
+
+RANK_BRANCH = '''import torch
+import torch.nn as nn
+
+
+class Norm(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.ln = nn.LayerNorm(c)
+
+    def forward(self, x):
+        if x.dim() == 4:
+            b, c, h, w = x.shape
+            x = self.ln(x.permute(0, 2, 3, 1))
+            y = x.permute(0, 3, 1, 2)
+        else:
+            y = self.ln(x)
+        return y
+'''
+
+
+def _generic(text, line, name):
+    return [str(v.shape) for v in analyze_source(text, "parts.py").values
+            if v.span.line == line and v.name == name and v.is_target]
+
+
+def test_a_rank_learned_in_one_arm_of_a_rank_test_is_not_the_other_arms():
+    # `b, c, h, w = x.shape` speaks for 4-D inputs only: the else arm is for the others, and
+    # must not be shown with the 4-D shape
+    assert _generic(RANK_BRANCH, 14, "y") == ["[b, c, h, w]"]
+    other = _generic(RANK_BRANCH, 16, "y")
+    assert other and all("b, c, h, w" not in s for s in other)

@@ -12,14 +12,15 @@ iteration. A `try` whose handler gets on is an undecided arm too.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.shape import FALSE, ge, neg
+from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
-from .guards import reads_rank
+from .guards import rank_tested_names, reads_rank
 from .liveness import exposed_names
 
 MAX_UNROLL = 32
@@ -29,8 +30,8 @@ class ControlFlow:
     """`if`, loops, `try`, `with` (a component of the interpreter)."""
 
     _USES = ("eval", "exec_block", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
-             "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "mutation_log", "note_omitted",
-             "truth")
+             "arm_segment", "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "mutation_log", "note_omitted",
+             "resolve", "truth")
 
     def s_If(self, st: ast.If, fr):
         flow = self._if(st, fr)
@@ -64,7 +65,10 @@ class ControlFlow:
         if decided is False:
             return self.exec_block(st.orelse, fr)
         origin = (span_of(st.test), f"condition on line {st.lineno}")
+        own = reads_rank(st.test)
         env0, dead0 = dict(fr.env), fr.dead
+        if own:
+            self._own_segments(st.test, fr)
         me = fr.self_obj if isinstance(fr.self_obj, InstanceObj) else None
         attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
         f1, died1 = self.in_arm(fr, (implied,), origin, lambda: self.exec_block(st.body, fr))
@@ -72,6 +76,8 @@ class ControlFlow:
         fr.env.clear()
         fr.env.update(env0)
         attrs1 = self._restore_attrs(me, attrs0, log0)
+        if own:
+            self._own_segments(st.test, fr)
         f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.exec_block(st.orelse, fr))
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
@@ -93,6 +99,16 @@ class ControlFlow:
         else:
             fr.env.update(self.join_envs(env1, env2, fr.facts))
         return None
+
+    def _own_segments(self, test, fr) -> None:
+        """An undecided test of a tensor's rank: the tensor gets a segment of its own (a copy
+        of unknown rank), so what one arm learns of its rank does not make the other arm's
+        inputs of that rank (Environment.arm_segment); the arms' tensors join after."""
+        for name in rank_tested_names(test):
+            t = fr.env.get(name)
+            if isinstance(t, TensorV) and self.resolve(t).star is not None:
+                s = t.shape
+                fr.env[name] = dataclasses.replace(t, shape=Shape(s.dims, self.arm_segment(s.star), s.suffix))
 
     def _wrote(self, me, log0: int) -> bool:
         return any(o is me for o in self.mutation_log[log0:])
