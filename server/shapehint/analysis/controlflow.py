@@ -65,10 +65,10 @@ class ControlFlow:
         if decided is False:
             return self.exec_block(st.orelse, fr)
         origin = (span_of(st.test), f"condition on line {st.lineno}")
-        own = reads_rank(st.test)
+        own = ({}, set()) if reads_rank(st.test) else None  # (name -> tensor, ids of its copies)
         env0, dead0 = dict(fr.env), fr.dead
-        if own:
-            self._own_segments(st.test, fr)
+        if own is not None:
+            self._own_segments(st.test, fr, own)
         me = fr.self_obj if isinstance(fr.self_obj, InstanceObj) else None
         attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
         f1, died1 = self.in_arm(fr, (implied,), origin, lambda: self.exec_block(st.body, fr))
@@ -76,8 +76,8 @@ class ControlFlow:
         fr.env.clear()
         fr.env.update(env0)
         attrs1 = self._restore_attrs(me, attrs0, log0)
-        if own:
-            self._own_segments(st.test, fr)
+        if own is not None:
+            self._own_segments(st.test, fr, own)
         f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.exec_block(st.orelse, fr))
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
@@ -87,6 +87,10 @@ class ControlFlow:
                              None if dead2 else dict(me.attrs), fr)
         if dead1 and dead2:
             return "return"
+        for name, t in (own[0].items() if own else ()):
+            for env in (env1, env2):
+                if id(env.get(name)) in own[1]:
+                    env[name] = t  # untouched by the arm: the tensor itself again
         fr.env.clear()
         if dead1:
             fr.env.update(env2)
@@ -100,15 +104,20 @@ class ControlFlow:
             fr.env.update(self.join_envs(env1, env2, fr.facts))
         return None
 
-    def _own_segments(self, test, fr) -> None:
-        """An undecided test of a tensor's rank: the tensor gets a segment of its own (a copy
-        of unknown rank), so what one arm learns of its rank does not make the other arm's
-        inputs of that rank (Environment.arm_segment); the arms' tensors join after."""
+    def _own_segments(self, test, fr, own: tuple) -> None:
+        """An undecided test of a tensor's rank: in each arm the tensor gets a segment of its
+        own (a copy of unknown rank), so what one arm learns of its rank does not make the other
+        arm's inputs of that rank (Environment.arm_segment); past the `if`, a name neither arm
+        reassigned is the tensor itself again (`own`: name -> the tensor, ids of the copies)."""
+        originals, copies = own
         for name in rank_tested_names(test):
-            t = fr.env.get(name)
+            t = originals.get(name, fr.env.get(name))
             if isinstance(t, TensorV) and self.resolve(t).star is not None:
+                originals[name] = t
                 s = t.shape
-                fr.env[name] = dataclasses.replace(t, shape=Shape(s.dims, self.arm_segment(s.star), s.suffix))
+                copy = dataclasses.replace(t, shape=Shape(s.dims, self.arm_segment(s.star), s.suffix))
+                copies.add(id(copy))
+                fr.env[name] = copy
 
     def _wrote(self, me, log0: int) -> bool:
         return any(o is me for o in self.mutation_log[log0:])
