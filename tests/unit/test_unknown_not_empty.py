@@ -184,3 +184,21 @@ def test_a_rank_learned_in_one_arm_of_a_rank_test_is_not_the_other_arms():
     assert _generic(RANK_BRANCH, 14, "y") == ["[b, c, h, w]"]
     other = _generic(RANK_BRANCH, 16, "y")
     assert other and all("b, c, h, w" not in s for s in other)
+
+
+def test_a_tensor_compared_with_what_is_not_understood_is_no_python_bool():
+    # `length.max().item()` is not followed in the generic analysis, so the left side is unknown:
+    # the comparison is an elementwise result of unknown shape, and `torch.as_tensor` of it is not
+    # a 0-D tensor (whose `unsqueeze(1)` would be out of range)
+    text = '''import torch
+
+
+def to_mask(length, max_len=None):
+    if max_len is None:
+        max_len = length.max().long().item()
+    mask = torch.arange(max_len).expand(len(length), max_len) < length.unsqueeze(1)
+    m = torch.as_tensor(mask, dtype=torch.float32)
+    return m.unsqueeze(1)
+'''
+    assert _errors(text) == []
+    assert all(s != "[]" for s in _generic(text, 8, "m"))

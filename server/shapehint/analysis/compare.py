@@ -34,6 +34,10 @@ class Comparisons:
             r = self.compare(type(op), left, right, node, fr)
             if isinstance(r, TensorV):
                 return r if len(node.ops) == 1 else UnknownV("chained tensor compare")
+            if r is None and _elementwise(op, left, right):
+                # a tensor compared with what is not understood (`unknown < mask`): an elementwise
+                # result of unknown shape, not a Python bool (`torch.as_tensor` of which is 0-D)
+                return UnknownV("tensor comparison")
             exact, imp = (r.pred, r.implied) if isinstance(r, BoolV) else (r, r)
             preds.append(exact)
             implied.append(exact if exact is not None else imp)
@@ -228,3 +232,8 @@ def _identity(a: Value, b: Value) -> Optional[bool]:
         if (a.pred.is_true or a.pred.is_false) and (b.pred.is_true or b.pred.is_false):
             return a.pred.is_true == b.pred.is_true
     return None
+
+
+def _elementwise(op, a, b) -> bool:
+    return not isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) and \
+        (isinstance(a, TensorV) or isinstance(b, TensorV))
