@@ -202,3 +202,18 @@ def to_mask(length, max_len=None):
 '''
     assert _errors(text) == []
     assert all(s != "[]" for s in _generic(text, 8, "m"))
+
+
+def test_a_slice_of_a_list_of_unknown_length_is_a_list_not_an_item():
+    # `list(range(n - k))[::-1]` is a list: `torch.tensor` of it is 1-D, never the 0-D tensor of
+    # one item (whose `[None, :]` would have too many indices)
+    text = '''import torch
+
+
+def f(ids, k: int):
+    n = ids.size(1)
+    t = torch.tensor(list(range(n - k))[::-1])
+    return t[None, :]
+'''
+    assert _errors(text) == []
+    assert all(s != "[]" for s in _generic(text, 7, "t"))

@@ -184,7 +184,8 @@ class Expressions:
                 isinstance(idx, IntV) and idx.expr.value is not None:
             return OpaqueV(f"{obj.name}[{idx.expr.value}]")  # `window_size[0]` of `window_size: List[int]`
         if isinstance(obj, ListV) and obj.elem is not None:
-            return obj.elem
+            # a slice of a list of unknown length is such a list (`list(range(n))[::-1]`), not an item
+            return ListV(None, obj.elem) if isinstance(idx, SliceV) else obj.elem
         if isinstance(obj, DictV) and isinstance(idx, StrV) and idx.value in obj.items:
             return obj.items[idx.value]
         return UnknownV("subscript")
