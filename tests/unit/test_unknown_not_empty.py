@@ -217,3 +217,27 @@ def f(ids, k: int):
 '''
     assert _errors(text) == []
     assert all(s != "[]" for s in _generic(text, 7, "t"))
+
+
+FILLED_BY_KEY = '''import torch
+
+
+def pad(inputs: list[dict]):
+    batched = {"ids": [], "mask": []}
+    for entry in inputs:
+        for key, t in entry.items():
+            batched[key].append(t)
+    for key in ["ids", "mask"]:
+        batched[key] = torch.cat(batched[key], dim=0)
+    return batched
+'''
+
+
+def test_lists_filled_through_a_key_not_known_are_not_judged_empty():
+    # `batched[key]` may be any item, and the loop fills it: no list is known to stay empty
+    assert _errors(FILLED_BY_KEY) == []
+
+
+def test_lists_no_code_fills_are_still_empty():
+    text = FILLED_BY_KEY.replace("            batched[key].append(t)\n", "            print(key, t)\n")
+    assert _errors(text) == [(10, "SH107")]
