@@ -129,6 +129,9 @@ class Comparisons:
             return None, conj(*implied) if implied else None
         if isinstance(a, StrV) and isinstance(b, StrV) and a.value is not None and b.value is not None:
             return (TRUE, TRUE) if a.value == b.value else (FALSE, FALSE)
+        if isinstance(a, DtypeV) and isinstance(b, DtypeV) and a.name and b.name:
+            # `x.dtype in [torch.int32, torch.long]` (names canonical: `torch.long` is int64)
+            return (TRUE, TRUE) if a.name == b.name else (FALSE, FALSE)
         if isinstance(a, NoneV) or isinstance(b, NoneV):
             same = _identity(a, b) if isinstance(b, NoneV) else _identity(b, a)
             if same is not None:
