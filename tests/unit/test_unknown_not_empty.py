@@ -241,3 +241,17 @@ def test_lists_filled_through_a_key_not_known_are_not_judged_empty():
 def test_lists_no_code_fills_are_still_empty():
     text = FILLED_BY_KEY.replace("            batched[key].append(t)\n", "            print(key, t)\n")
     assert _errors(text) == [(10, "SH107")]
+
+
+def test_an_in_place_op_with_an_operand_not_understood_keeps_the_tensors_shape():
+    # the comparison's left side (an arange of an unknown dtype's device...) is not followed, so
+    # its result is unknown; `*=` works in place: the mask keeps its shape (or the line raises)
+    text = '''import torch
+
+
+def mask(s: int, t: int, dtype, pos):
+    m = torch.full((s, t), fill_value=torch.finfo(dtype).min, dtype=dtype, device=pos.device)
+    m *= torch.arange(t, device=pos.device) > pos.reshape(-1, 1)
+    return m
+'''
+    assert _generic(text, 6, "m") == ["[s, t]"]

@@ -80,6 +80,9 @@ class Statements:
     def s_AugAssign(self, st: ast.AugAssign, fr):
         cur = self.eval(st.target, fr) if not isinstance(st.target, ast.Name) else self.e_Name(st.target, fr)
         v = self.binop(type(st.op), cur, self.eval(st.value, fr), st, fr)
+        if isinstance(cur, TensorV) and isinstance(v, UnknownV):
+            # `mask *= <not understood>`: in place, so the tensor keeps its shape (or raises)
+            v = TensorV(cur.shape, None, cur.origin, cur.contiguous, cur.layout_note)
         self.assign(st.target, v, fr, st)
         self.check_shape_comment(st, v, fr)
 
