@@ -34,6 +34,10 @@ class Comparisons:
             r = self.compare(type(op), left, right, node, fr)
             if isinstance(r, TensorV):
                 return r if len(node.ops) == 1 else UnknownV("chained tensor compare")
+            if r is None and _elementwise(op, left, right):
+                # a tensor compared with what is not understood (`unknown < mask`): an elementwise
+                # result of unknown shape, not a Python bool (`torch.as_tensor` of which is 0-D)
+                return UnknownV("tensor comparison")
             exact, imp = (r.pred, r.implied) if isinstance(r, BoolV) else (r, r)
             preds.append(exact)
             implied.append(exact if exact is not None else imp)
@@ -133,6 +137,9 @@ class Comparisons:
         if isinstance(a, StrV) and isinstance(b, (IntV, FloatV)) or isinstance(b, StrV) and isinstance(a, (IntV, FloatV)):
             # a number never equals a string: `v == "M"` over a config list like [64, "M", 128]
             return FALSE, FALSE
+        if isinstance(a, DtypeV) and isinstance(b, DtypeV) and a.name and b.name:
+            # `x.dtype in [torch.int32, torch.long]` (names canonical: `torch.long` is int64)
+            return (TRUE, TRUE) if a.name == b.name else (FALSE, FALSE)
         if isinstance(a, NoneV) or isinstance(b, NoneV):
             same = _identity(a, b) if isinstance(b, NoneV) else _identity(b, a)
             if same is not None:
@@ -255,3 +262,8 @@ def _identity(a: Value, b: Value) -> Optional[bool]:
         if (a.pred.is_true or a.pred.is_false) and (b.pred.is_true or b.pred.is_false):
             return a.pred.is_true == b.pred.is_true
     return None
+
+
+def _elementwise(op, a, b) -> bool:
+    return not isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) and \
+        (isinstance(a, TensorV) or isinstance(b, TensorV))

@@ -12,14 +12,15 @@ iteration. A `try` whose handler gets on is an undecided arm too.
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.shape import FALSE, ge, neg
+from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .frames import BranchRecord, add_fact, span_of
-from .objects import RangeV
-from .guards import reads_rank
+from .objects import InstanceObj, RangeV
+from .guards import rank_tested_names, reads_rank
 from .liveness import exposed_names
 
 MAX_UNROLL = 32
@@ -29,7 +30,8 @@ class ControlFlow:
     """`if`, loops, `try`, `with` (a component of the interpreter)."""
 
     _USES = ("eval", "exec_block", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
-             "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "note_omitted", "truth")
+             "arm_segment", "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "mutation_log", "note_omitted",
+             "resolve", "truth")
 
     def s_If(self, st: ast.If, fr):
         flow = self._if(st, fr)
@@ -63,17 +65,32 @@ class ControlFlow:
         if decided is False:
             return self.exec_block(st.orelse, fr)
         origin = (span_of(st.test), f"condition on line {st.lineno}")
+        own = ({}, set()) if reads_rank(st.test) else None  # (name -> tensor, ids of its copies)
         env0, dead0 = dict(fr.env), fr.dead
+        if own is not None:
+            self._own_segments(st.test, fr, own)
+        me = fr.self_obj if isinstance(fr.self_obj, InstanceObj) else None
+        attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
         f1, died1 = self.in_arm(fr, (implied,), origin, lambda: self.exec_block(st.body, fr))
         env1 = dict(fr.env)
         fr.env.clear()
         fr.env.update(env0)
+        attrs1 = self._restore_attrs(me, attrs0, log0)
+        if own is not None:
+            self._own_segments(st.test, fr, own)
         f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.exec_block(st.orelse, fr))
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
         dead1, dead2 = f1 in ("return", "raise"), f2 in ("return", "raise")
+        if attrs1 is not None or me is not None and self._wrote(me, log0):
+            self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
+                             None if dead2 else dict(me.attrs), fr)
         if dead1 and dead2:
             return "return"
+        for name, t in (own[0].items() if own else ()):
+            for env in (env1, env2):
+                if id(env.get(name)) in own[1]:
+                    env[name] = t  # untouched by the arm: the tensor itself again
         fr.env.clear()
         if dead1:
             fr.env.update(env2)
@@ -86,6 +103,51 @@ class ControlFlow:
         else:
             fr.env.update(self.join_envs(env1, env2, fr.facts))
         return None
+
+    def _own_segments(self, test, fr, own: tuple) -> None:
+        """An undecided test of a tensor's rank: in each arm the tensor gets a segment of its
+        own (a copy of unknown rank), so what one arm learns of its rank does not make the other
+        arm's inputs of that rank (Environment.arm_segment); past the `if`, a name neither arm
+        reassigned is the tensor itself again (`own`: name -> the tensor, ids of the copies)."""
+        originals, copies = own
+        for name in rank_tested_names(test):
+            t = originals.get(name, fr.env.get(name))
+            if isinstance(t, TensorV) and self.resolve(t).star is not None:
+                originals[name] = t
+                s = t.shape
+                copy = dataclasses.replace(t, shape=Shape(s.dims, self.arm_segment(s.star), s.suffix))
+                copies.add(id(copy))
+                fr.env[name] = copy
+
+    def _wrote(self, me, log0: int) -> bool:
+        return any(o is me for o in self.mutation_log[log0:])
+
+    def _restore_attrs(self, me, attrs0, log0: int):
+        """After an undecided `if`'s first arm: `self`'s attributes as that arm left them (None when
+        it wrote none), and back as they were for the other arm — both arms write the one
+        instance, and the last writer must not win (`self.key = nn.Linear(...)` if an argument
+        is given, else `None`: the instance holds one or the other)."""
+        if me is None or not self._wrote(me, log0):
+            return None
+        attrs1 = dict(me.attrs)
+        self.mutated(me)
+        me.attrs.clear()
+        me.attrs.update(attrs0)
+        return attrs1
+
+    def _join_attrs(self, me, attrs1, attrs2, fr) -> None:
+        """`self`'s attributes past the `if`: those of the arms that get on, joined."""
+        arms = [a for a in (attrs1, attrs2) if a is not None]
+        if not arms:
+            return
+        joined = dict(arms[0])
+        if len(arms) == 2:
+            for k in set(attrs1) | set(attrs2):
+                v1, v2 = attrs1.get(k), attrs2.get(k)
+                joined[k] = v1 if v1 is v2 else self.join_values([v1, v2], fr.facts)
+        self.mutated(me)
+        me.attrs.clear()
+        me.attrs.update(joined)
 
     def in_arm(self, fr, conds, origin, run):
         """`run()` as one arm of an undecided branch: under `conds` (None ones skipped), with its

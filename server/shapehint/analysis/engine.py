@@ -23,6 +23,7 @@ from . import interp as interp_limits
 from .interp import Interp
 from .defaults import default_symbol, name_copies, open_default_nones
 from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
+from .optional_parts import open_optional_parts
 from .result import AnalysisResult, DimInfo, Diagnostic
 from .sink import Sink
 from .usage import param_kind, tensor_uses
@@ -188,7 +189,10 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
     it.generic_returns[f.qualname] = list(fr.returns)
     if is_init and params and flow != "raise" and f.cls not in it.generic_instances:
         # (one its defaults do not build is rebuilt: generic_instance)
-        it.generic_instances[f.cls] = _forget_state(f.cls, open_default_nones(f, fr.env[params[0].arg]))
+        inst = open_default_nones(f, fr.env[params[0].arg])
+        if isinstance(inst, InstanceObj):
+            open_optional_parts(inst, f, lambda i, o: _construct(it, i, o, False, given=True))
+        it.generic_instances[f.cls] = _forget_state(f.cls, inst)
 
 
 def _cut_short(it: Interp, f: FuncObj) -> None:
@@ -386,6 +390,9 @@ def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
         # analysed with an instance some constructor call builds, not with the refused one
         inst.attrs.clear()
         _construct(it, init, inst, open_nones=True, prefix=prefix)
+    elif isinstance(init, FuncObj):
+        # parts built only for given arguments are unknown, not absent (optional_parts)
+        open_optional_parts(inst, init, lambda i, o: _construct(it, i, o, False, given=True, prefix=prefix))
     if isinstance(init, FuncObj):
         open_default_nones(init, inst)
         if prefix:
@@ -453,15 +460,21 @@ def _self_targets(fn: ast.FunctionDef) -> set:
     return fn._shapehint_self_targets
 
 
-def _construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, prefix: str = ""):
-    """Run `init` on `inst` with its defaults (`open_nones`: a `None` default is unknown); the
-    flow it ends with ("raise" when every path raises)."""
+def _construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, given: bool = False,
+               prefix: str = ""):
+    """Run `init` on `inst` with its defaults (`open_nones`: a `None` default is unknown;
+    `given`: a value of its name instead, errors on that path not reported — it only tells which
+    parts a caller's argument builds, optional_parts; `prefix`: what names a config's attributes,
+    defaults.py); the flow it ends with ("raise" when every path raises)."""
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=init.cls, record=False)
+    fr.caught = 1 if given else 0
     a = init.node.args
     params = a.posonlyargs + a.args
     for i, p in enumerate(params + a.kwonlyargs):
         v = inst if i == 0 and params else param_value(it, init, p, fr, True, prefix)
-        fr.env[p.arg] = UnknownV(p.arg) if open_nones and isinstance(v, NoneV) else v
+        if isinstance(v, NoneV) and (open_nones or given):
+            v = OpaqueV(p.arg) if given else UnknownV(p.arg)
+        fr.env[p.arg] = v
     if a.vararg is not None:
         fr.env[a.vararg.arg] = UnknownV("*args")
     if a.kwarg is not None:

@@ -132,6 +132,16 @@ class Environment:
         self.dims.setdefault(name, DimInfo(name, f"parameter `{param}`, axis {name.split('[')[1][:-1]}{where}"))
         return Expr.sym(name)
 
+    def arm_segment(self, star: str) -> str:
+        """A segment of its own for a tensor inside one arm of an undecided test of its rank
+        (`if x.dim() == 4:`): what the arm learns of the rank (`b, c, h, w = x.shape`) holds in
+        that arm only, not for the other arm's inputs; axes keep the parameter's names."""
+        alias = f"{star}~{self.journal.note('fresh')}"
+        owner = self.star_owner.get(star)
+        if owner is not None:
+            self.star_owner[alias] = owner
+        return alias
+
     def learn_rank(self, t: TensorV, rank: int, span: Optional[Span]) -> tuple:
         s = self.resolve(t)
         if s.star is None:

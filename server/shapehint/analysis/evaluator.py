@@ -40,8 +40,8 @@ class Expressions:
     parts is bound when the interpreter wires it (`_USES`)."""
 
     _USES = ("eval", "assign", "call_function", "call_rule", "eval_defaults", "fresh_dyn", "fresh_star", "hole_symbol",
-             "in_arm", "interp", "iterate", "module_param", "note_omitted", "opaque_symbol", "resolve", "trip_count",
-             "truth")
+             "in_arm", "interp", "iterate", "module_param", "mutated", "note_omitted", "opaque_symbol", "resolve",
+             "trip_count", "truth")
 
     # ---- atoms --------------------------------------------------------------
     def e_Constant(self, node: ast.Constant, fr) -> Value:
@@ -185,10 +185,23 @@ class Expressions:
                 isinstance(idx, IntV) and idx.expr.value is not None:
             return OpaqueV(f"{obj.name}[{idx.expr.value}]")  # `window_size[0]` of `window_size: List[int]`
         if isinstance(obj, ListV) and obj.elem is not None:
-            return obj.elem
+            # a slice of a list of unknown length is such a list (`list(range(n))[::-1]`), not an item
+            return ListV(None, obj.elem) if isinstance(idx, SliceV) else obj.elem
         if isinstance(obj, DictV) and isinstance(idx, StrV) and idx.value in obj.items:
             return obj.items[idx.value]
+        if isinstance(obj, DictV) and (not isinstance(idx, (StrV, IntV)) or isinstance(idx, StrV) and idx.value is None):
+            self._escaped_items(obj, fr)
         return UnknownV("subscript")
+
+    def _escaped_items(self, d: DictV, fr) -> None:
+        """`batched[key]` with a key not known may be any item, which the code may then fill
+        (`batched[key].append(t)`): the lists and dicts among the items are no longer known —
+        never the empty ones they started as."""
+        changed = {k: (ListV(None, UnknownV("item")) if isinstance(v, ListV) else DictV({}, open=True))
+                   for k, v in d.items.items() if isinstance(v, (ListV, DictV))}
+        if changed:
+            self.mutated(d)
+            d.items.update(changed)
 
     # ---- operators ------------------------------------------------------------
     def e_BinOp(self, node: ast.BinOp, fr) -> Value:

@@ -90,6 +90,9 @@ class Statements:
             v = v if isinstance(v, TensorV) else cur
         else:
             v = self.binop(type(st.op), cur, other, st, fr)
+            if isinstance(cur, TensorV) and isinstance(v, UnknownV):
+                # `mask *= <not understood>`: in place, so the tensor keeps its shape (or raises)
+                v = TensorV(cur.shape, None, cur.origin, cur.contiguous, cur.layout_note)
         self.assign(st.target, v, fr, st)
         self.check_shape_comment(st, v, fr)
 

@@ -99,6 +99,11 @@ def reads_rank(test: ast.expr) -> bool:
     return any(_rank_of(n) is not None for n in ast.walk(test))
 
 
+def rank_tested_names(test: ast.expr) -> set:
+    """The names whose rank `test` reads (`x` in `if x.dim() == 4`)."""
+    return {b.id for b in map(_rank_of, ast.walk(test)) if isinstance(b, ast.Name)}
+
+
 def rank_outcomes(test: ast.expr, rank_base, value) -> Optional[dict]:
     """{"segment": the variadic segment, "outcomes": {outcome: its length}} for a test over the ranks of tensors whose rank is unknown, all of
     one variadic segment (`x.dim() not in (4, 5)`, `hx is not None and hx.dim() != 2`): for each

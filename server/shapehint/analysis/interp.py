@@ -101,7 +101,7 @@ class Interp:
         self.fresh_symbol, self.fresh_dyn, self.fresh_star = env.fresh_symbol, env.fresh_dyn, env.fresh_star
         self.opaque_symbol, self.new_store, self.hole_symbol = env.opaque_symbol, env.new_store, env.hole_symbol
         self.resolve, self.resolve_shape, self.param_star = env.resolve, env.resolve_shape, env.param_star
-        self.learn_rank, self.learn_edge = env.learn_rank, env.learn_edge
+        self.learn_rank, self.learn_edge, self.arm_segment = env.learn_rank, env.learn_edge, env.arm_segment
         reporter = self.reporter = Reporter(sink)  # diagnostics and failure records
         self.report, self.failed = reporter.report, reporter.failed
         self.steps = 0

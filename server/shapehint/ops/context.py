@@ -91,10 +91,16 @@ class OpContext:
         if r is None:
             if ranks is None:
                 raise NotApplicable("rank unknown")
-            if t.shape.min_rank > max(ranks):
+            # the axes named before the variadic segment and those after it may be the same
+            # axes (`x.shape[2]` read, then `x` meets a Linear(16, ...): x may be [B, T, 16]):
+            # only either side alone is sure to exist (issue 25)
+            surely = max(len(t.shape.dims), len(t.shape.suffix))
+            if surely > max(ranks):
                 self.fail(f"{self.opname} expects a {_ranks(ranks)} {what}, but {self.label(t)} has at least "
-                          f"{t.shape.min_rank} dimensions", "SH102")
+                          f"{surely} dimensions", "SH102")
             good = [k for k in ranks if k >= t.shape.min_rank]
+            if not good:
+                raise NotApplicable("the named axes may overlap: the rank is not known")
             return self.learn_rank(t, good[0])
         if ranks is not None and r not in ranks:
             self.fail(f"{self.opname} expects a {_ranks(ranks)} {what}, but {self.label(t)} is {r}D "
