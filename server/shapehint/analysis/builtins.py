@@ -384,10 +384,12 @@ class Builtins:
         if isinstance(t, InstanceObj):
             if name in ("register_buffer", "register_parameter") and len(args) >= 2 and isinstance(args[0], StrV):
                 t.attrs[args[0].value] = args[1]
-            elif name == "add_module" and len(args) == 2 and isinstance(args[0], StrV):
-                # a name not known (in a loop of unknown count, too): which modules it holds is not
-                # known either (objects.UNKNOWN_MODULES), never one layer in place of several
-                t.attrs[args[0].value if args[0].value is not None else UNKNOWN_MODULES] = args[1]
+            elif name == "add_module" and len(args) == 2:
+                # a name not known (in a loop of unknown count, too; a value not even known to be a
+                # string): which modules it holds is not known either (objects.UNKNOWN_MODULES),
+                # never one layer in place of several
+                known = isinstance(args[0], StrV) and args[0].value is not None
+                t.attrs[args[0].value if known else UNKNOWN_MODULES] = args[1]
             elif name in ("items", "values", "keys", "children", "named_children") and not args and t.cls.is_module():
                 # a container subclass's own modules (`for name, layer in self.items()` in a
                 # ModuleDict subclass), in the order they were registered
