@@ -141,6 +141,8 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
     args = node.args
     store = it.new_store()
     fr = Frame({}, f.qualname, store, f.globals, cls=f.cls, root=f.qualname)
+    if node.returns is not None:  # checked at each `return` (contracts.py), in its own names
+        fr.declared_return = it.declared_return(f, fr, f.globals, None, span_of(node))
     params = args.posonlyargs + args.args
     is_method = f.cls is not None and not _decorated(node, "staticmethod")
     is_init = is_method and node.name == "__init__"

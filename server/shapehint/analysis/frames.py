@@ -78,6 +78,8 @@ class Frame:
     # inside how many `try` bodies whose handler catches a shape error and gets on: an error
     # there is caught, not a failure (controlflow.s_Try)
     caught: int = 0
+    # the function's declared result (contracts.Declared), checked at each `return`
+    declared_return: Optional[object] = None
 
 
 class BranchRecord(NamedTuple):
