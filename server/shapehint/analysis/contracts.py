@@ -18,12 +18,10 @@ from typing import Optional
 from ..shapes.shape import Shape, eq
 from ..shapes.values import ListV, ModuleV, TensorV, TupleV, Value
 from .frames import span_of
+from .objects import ShapeAliasV
 from .result import Related
 
 _TUPLE_NAMES = ("tuple", "Tuple")
-# names that are never a shape alias (the common plain return annotations)
-_TYPING_ONLY = dict.fromkeys(("Tensor", "FloatTensor", "LongTensor", "BoolTensor", "int", "float", "bool", "str",
-                              "None", "Module", "dict", "list", "tuple", "Any"), True)
 
 
 class Declared:
@@ -45,7 +43,7 @@ class Contracts:
         maps the parameters' annotation names to the call's dims (None: the function's own
         analysis, where the names are its symbols); other names are fresh per call."""
         node = f.node.returns
-        if node is None or not _may_declare(node):
+        if node is None or not _may_declare(node, globals_):
             return None
         items = _tuple_items(node)
         if items is None:
@@ -132,13 +130,14 @@ class Contracts:
                     f"`{self.source(node)}` divides by zero: `{self.source(right)}` is 0 here", [])
 
 
-def _may_declare(node) -> bool:
+def _may_declare(node, globals_: dict) -> bool:
     """Whether an annotation can spell a shape: a dims string or list (`Float[Tensor, "B 64"]`,
-    `TensorType([1, 2])`) or a name that may be an alias. `torch.Tensor`, `Optional[...]` of
-    names: no (read on every call of every annotated function, so it must cost nothing)."""
-    if isinstance(node, (ast.Name, ast.Attribute)):
-        return not _TYPING_ONLY.get(node.attr if isinstance(node, ast.Attribute) else node.id, False)
-    return any(isinstance(n, ast.Constant) and isinstance(n.value, (str, int)) for n in ast.walk(node))
+    `TensorType([1, 2])`) or the name of an alias. `torch.Tensor`, `nn.Sequential`,
+    `Optional[...]` of names: no (asked on every call of every annotated function, so it must
+    cost no evaluation)."""
+    if isinstance(node, ast.Name):
+        return isinstance(globals_.get(node.id), ShapeAliasV)
+    return not isinstance(node, ast.Attribute) and any(isinstance(n, ast.Constant) and isinstance(n.value, (str, int)) for n in ast.walk(node))
 
 
 def _tuple_items(node) -> Optional[list]:
