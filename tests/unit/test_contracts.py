@@ -185,3 +185,26 @@ def test_hover_shows_the_declaration_beside_the_inferred_shape():
     n = next(i for i, ln in enumerate(lines, 1) if "return x" in ln)
     md = hover(res, n, lines[n - 1].index("x")).markdown
     assert "`Tensor[B, T, 64]`" in md and 'declared: `Float[Tensor, "B 64"]`' in md, md
+
+
+def test_quick_fix_writes_the_inferred_shape_into_the_annotation():
+    import ast
+
+    from shapehint.lsp.features.actions import ActionContext, code_actions
+    text = HEAD + textwrap.dedent("""
+        def f(x: Float[Tensor, "B T 64"], w: Float[Tensor, "64 32"]):
+            h: Float[Tensor, "B T 64"] = x @ w
+            return h
+    """)
+    res = analyze_source(text, "/tmp/contracts_fix.py")
+    d = next(d for d in res.diagnostics if d.code == "SH110")
+    acts = [a for a in code_actions(ActionContext(res, d.line, d.col, d.end_line, d.end_col, [d]))
+            if a.title.startswith("Update the annotation")]
+    assert len(acts) == 1 and acts[0].preferred
+    e = acts[0].edits[0]
+    line = text.split("\n")[d.line - 1]
+    new = line[:e.col] + e.new_text + line[e.end_col:]
+    assert new == '    h: Float[Tensor, "B T 32"] = x @ w'
+    ast.parse(new.strip())
+    fixed = text.replace(line, new)
+    assert not [x for x in analyze_source(fixed, "/tmp/contracts_fix.py").diagnostics if x.severity == "error"]
