@@ -14,6 +14,8 @@ from _contract_types import Image
 # entry: project; inputs: x=[B,T,64], w=[32,10]
 # entry: score; inputs: x=[B,T,64], w=[64,10]
 # entry: stem; inputs: img=[B,3,H,W]
+# entry: widen; inputs: h=[B,T,128], w=[64,256]
+# entry: wrong_stem; inputs: img=[B,3,H,W]
 # verify: B=2,T=5,H=16,W=16; B=1,T=3,H=8,W=12
 
 Tokens = Float[Tensor, "B T 64"]

@@ -9,6 +9,7 @@ from torch import Tensor
 
 # entry: Attention(); inputs: x=[B,T,64]
 # entry: three_wrong; inputs: x=[B,T,64]
+# entry: learns_a_name; inputs: x=[B,T,64], w=[64,128]
 # verify: B=2,T=6; B=1,T=9
 
 

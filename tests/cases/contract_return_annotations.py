@@ -7,8 +7,13 @@ from jaxtyping import Float, Shaped
 from torch import Tensor
 
 # entry: pool_tokens; inputs: x=[B,T,64]
+# entry: forgot_to_pool; inputs: x=[B,T,64]
+# entry: grid; inputs:
+# entry: concat; inputs: a=[N,8], b=[M,8]
+# entry: stacked; inputs: a=[N,8], b=[N,8]
+# entry: split_heads; inputs: x=[B,T,64]
 # entry: head; inputs: x=[B,T,64]
-# verify: B=2,T=5; B=3,T=7
+# verify: B=2,T=5,N=3,M=4; B=3,T=1,N=2,M=2
 
 
 def pool_tokens(x: Float[Tensor, "B T 64"]) -> Float[Tensor, "B 64"]:

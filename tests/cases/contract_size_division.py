@@ -1,12 +1,14 @@
 """A size divided by zero raises ZeroDivisionError (SH112): `H // window` with `window=0` given
-explicitly by a caller, `T % chunk` with `chunk=0`, `dim // heads` with `heads=0`. A default of
-0 is one possible value only (callers pass others), so a division by a default alone is no error."""
+explicitly by a caller, `T % chunk` with `chunk=0`, `dim // heads` with `heads=0`; the same
+code given non-zero sizes is fine. (A default of 0 alone is no error: tests/unit/test_contracts.py.)"""
 import torch
 import torch.nn as nn
 from jaxtyping import Float
 from torch import Tensor
 
 # entry: windows_ok; inputs: x=[B,16,32,32]
+# entry: chunks_ok; inputs: x=[B,12,8]
+# entry: heads_ok; inputs: x=[B,12,64]
 # entry: windows_zero; inputs: x=[B,16,32,32]
 # entry: chunks_zero; inputs: x=[B,12,8]
 # entry: heads_zero; inputs: x=[B,12,64]
@@ -14,13 +16,13 @@ from torch import Tensor
 
 
 class Windows(nn.Module):
-    def __init__(self, window=0):
+    def __init__(self, window=4):
         super().__init__()
-        self.window = window  # 0 by default: callers give the real one
+        self.window = window
 
     def forward(self, x):
         B, C, H, W = x.shape
-        rows = x.reshape(B, C, H // self.window, self.window, W)
+        rows = x.reshape(B, C, H // self.window, self.window, W)  # expect: [B, C, H // 4, 4, W]
         return rows.sum(dim=3)
 
 
