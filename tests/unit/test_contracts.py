@@ -208,3 +208,15 @@ def test_quick_fix_writes_the_inferred_shape_into_the_annotation():
     ast.parse(new.strip())
     fixed = text.replace(line, new)
     assert not [x for x in analyze_source(fixed, "/tmp/contracts_fix.py").diagnostics if x.severity == "error"]
+
+
+def test_a_tuple_only_a_typing_hint_shapes_is_unpacked_freely():
+    # transformers' funnel: `attention_inputs: tuple[torch.Tensor]` holds four tensors
+    assert codes("""
+        def f(attention_inputs: tuple[torch.Tensor]):
+            a, b, c, d = attention_inputs
+            return a
+        def g(pair: Tuple[torch.Tensor, torch.Tensor]):
+            x, y, z = pair
+            return x
+    """) == []

@@ -35,7 +35,9 @@ class Declared:
 
 class Contracts:
     # `zero_defaults`: ids of the 0s that are parameter defaults (Interp.zero_defaults)
-    _USES = ("annotation_shape", "resolve", "report", "declared", "source", "fresh_symbol", "zero_defaults")
+    # `hinted`: ids of the tuples a parameter's typing hint alone shapes (Interp.hinted)
+    _USES = ("annotation_shape", "resolve", "report", "declared", "source", "fresh_symbol", "zero_defaults",
+             "hinted")
 
     # ---- reading ----------------------------------------------------------------------------
     def declared_return(self, f, fr, globals_, binding: Optional[dict], span) -> Optional[Declared]:
@@ -105,8 +107,8 @@ class Contracts:
     def check_unpack(self, target, items: Optional[list], v: Value, value_node, fr) -> bool:
         """`a, b, c = value` where the value's structure is known: whether the count fits
         (SH111 when it does not; Python raises ValueError there)."""
-        if items is None or not isinstance(v, (TupleV, ListV, ModuleV)):
-            return True
+        if items is None or not isinstance(v, (TupleV, ListV, ModuleV)) or id(v) in self.hinted:
+            return True  # (`x: Tuple[Tensor]` is a hint: people write it for tuples of any length)
         names = target.elts
         starred = any(isinstance(e, ast.Starred) for e in names)
         want = len(names) - starred

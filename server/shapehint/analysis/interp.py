@@ -126,6 +126,7 @@ class Interp:
         self.module_spans: list = j.log("module-span")  # (first, last) creation serials of module code's objects
         self.memo = CallMemo() if memo else None
         self.module_code = 0  # module bodies running (exec_module_body)
+        self.hinted: set[int] = j.tally("hinted")  # ids of tuples only a parameter's typing hint shapes (contracts.py)
         self.zero_defaults: set[int] = j.tally("zero-default")  # ids of the 0s that are parameter defaults (contracts.py)
         self.omitted: set[int] = j.tally("omitted")  # ids of the None values standing for omitted optional arguments
         self.param_values: dict = j.table("param-values")  # function -> {param: Value} of its generic analysis
