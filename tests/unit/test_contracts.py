@@ -220,3 +220,25 @@ def test_a_tuple_only_a_typing_hint_shapes_is_unpacked_freely():
             x, y, z = pair
             return x
     """) == []
+
+
+def test_a_user_function_result_shaped_by_defaults_is_unpacked_freely():
+    # the generic analysis takes `if self.output_attentions` with its default False: a 1-tuple,
+    # but constructions passing True return two values (defaults are not facts)
+    assert codes("""
+        class Layer(nn.Module):
+            def __init__(self, output_attentions=False):
+                super().__init__()
+                self.output_attentions = output_attentions
+            def forward(self, x: Float[Tensor, "B 4"]):
+                if self.output_attentions:
+                    return x, x
+                return (x,)
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layer = Layer()
+            def forward(self, x: Float[Tensor, "B 4"]):
+                h, attn = self.layer(x)
+                return h
+    """) == []

@@ -16,9 +16,9 @@ import ast
 from typing import Optional
 
 from ..shapes.shape import Shape, eq
-from ..shapes.values import ListV, ModuleV, TensorV, TupleV, Value
+from ..shapes.values import ExtRef, ListV, ModuleV, TensorV, TupleV, Value
 from .frames import span_of
-from .objects import ShapeAliasV
+from .objects import BoundOp, ShapeAliasV, TensorMethod
 from .result import Related
 
 _TUPLE_NAMES = ("tuple", "Tuple")
@@ -37,7 +37,7 @@ class Contracts:
     # `zero_defaults`: ids of the 0s that are parameter defaults (Interp.zero_defaults)
     # `hinted`: ids of the tuples a parameter's typing hint alone shapes (Interp.hinted)
     _USES = ("annotation_shape", "resolve", "report", "declared", "source", "fresh_symbol", "zero_defaults",
-             "hinted")
+             "hinted", "_safe_eval")
 
     # ---- reading ----------------------------------------------------------------------------
     def declared_return(self, f, fr, globals_, binding: Optional[dict], span) -> Optional[Declared]:
@@ -68,8 +68,8 @@ class Contracts:
     def check_declared(self, v: Value, ann: Shape, dtype, node, fr, what: str) -> Value:
         """`v` against a declared tensor shape: SH110 when no admissible input makes them agree;
         else the agreement is a fact and the value has the declared form (its names)."""
-        if not isinstance(v, TensorV):
-            return v
+        if not isinstance(v, TensorV) or fr.assumes_default:
+            return v  # (a path that took an optional argument omitted: callers that pass it differ)
         actual = self.resolve(v)
         if ann.rank is None or actual.rank is None:
             return v
@@ -96,7 +96,7 @@ class Contracts:
             return self.check_declared(v, decl.one[0], decl.one[1], node, fr, what)
         if not isinstance(v, TupleV):
             return v
-        if len(v.items) != len(decl.items):
+        if len(v.items) != len(decl.items) and not fr.assumes_default:
             self.declared(fr, span_of(node), "SH110", f"{what} declares {len(decl.items)} values, but this returns "
                           f"{len(v.items)}: {describe(v)}", [])
             return v
@@ -107,12 +107,15 @@ class Contracts:
     def check_unpack(self, target, items: Optional[list], v: Value, value_node, fr) -> bool:
         """`a, b, c = value` where the value's structure is known: whether the count fits
         (SH111 when it does not; Python raises ValueError there)."""
-        if items is None or not isinstance(v, (TupleV, ListV, ModuleV)) or id(v) in self.hinted:
-            return True  # (`x: Tuple[Tensor]` is a hint: people write it for tuples of any length)
+        if items is None or not isinstance(v, (TupleV, ListV, ModuleV)) or id(v) in self.hinted \
+                or fr.assumes_default:
+            # (`x: Tuple[Tensor]` is a hint: people write it for tuples of any length; a path that
+            # took an optional argument omitted may return fewer values than calls passing it)
+            return True
         names = target.elts
         starred = any(isinstance(e, ast.Starred) for e in names)
         want = len(names) - starred
-        if len(items) == want or starred and len(items) > want:
+        if len(items) == want or starred and len(items) > want or not self._intrinsic(value_node, fr):
             return True
         src = f"`{self.source(value_node)}` " if value_node is not None else ""
         many = "at least " if starred else ""
@@ -120,6 +123,23 @@ class Contracts:
                     f"{src}gives {len(items)} value{'s' if len(items) != 1 else ''} {describe(v)}, "
                     f"but {many}{want} names take them", [])
         return False
+
+    def _intrinsic(self, node, fr) -> bool:
+        """Whether the unpacked value's length is its own, whatever the configuration: a literal,
+        a shape (`x.shape`, `x.size()`), or what a torch layer or function returns (`self.lstm(x)`,
+        `x.chunk(3)`). A user function's result is not: the analysis may have taken its `if`s
+        with defaults (`if self.output_attentions: return y, attn`), which are not facts."""
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return True
+        if isinstance(node, ast.Attribute):
+            return node.attr == "shape"
+        if not isinstance(node, ast.Call):
+            return False
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "size" and not node.args:
+            return True
+        f = self._safe_eval(node.func, fr)
+        return isinstance(f, (ExtRef, TensorMethod, BoundOp)) or isinstance(f, ModuleV) and f.children is None \
+            and f.elem is None
 
     def check_divisor(self, divisor: Value, node, fr) -> None:
         """`H // window_size` with `window_size` 0 on this path: ZeroDivisionError (SH112). A 0
