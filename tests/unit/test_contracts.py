@@ -242,3 +242,16 @@ def test_a_user_function_result_shaped_by_defaults_is_unpacked_freely():
                 h, attn = self.layer(x)
                 return h
     """) == []
+
+
+def test_an_unnamed_declared_dimension_keeps_the_value_s_own():
+    res = analyze_source(HEAD + textwrap.dedent("""
+        def f(x: Float[Tensor, "B 64"]) -> Float[Tensor, "B _"]:
+            return x * 2
+        def g(x: Float[Tensor, "B 64"]):
+            y = f(x)
+            z: Float[Tensor, "_ 64"] = y
+            return z
+    """), "/tmp/contracts_dyn.py")
+    shapes = {v["name"]: v["shape"] for v in res.infer_json()["values"] if v["function"] == "g"}
+    assert shapes == {"y": ["B", 64], "z": ["B", 64]}, shapes

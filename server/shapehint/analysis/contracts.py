@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..shapes.shape import Shape, eq
+from ..shapes.shape import Shape, eq, is_dyn
 from ..shapes.values import ExtRef, ListV, ModuleV, TensorV, TupleV, Value
 from .frames import span_of
 from .objects import BoundOp, ShapeAliasV, TensorMethod
@@ -87,7 +87,9 @@ class Contracts:
                 return v
         for a, b in zip(ann.dims, actual.dims):
             fr.facts.add(eq(a, b), (span, f"{what} on line {span.line}"))
-        return TensorV(ann, dtype or v.dtype, v.origin, v.contiguous, v.layout_note)
+        # the declared names, except where it declares nothing (`_`): there the value's own dim
+        dims = tuple(b if is_dyn(a) else a for a, b in zip(ann.dims, actual.dims))
+        return TensorV(Shape(dims), dtype or v.dtype, v.origin, v.contiguous, v.layout_note)
 
     def check_return(self, v: Value, decl: Declared, node, fr) -> Value:
         """One `return` against the function's declared result (every path's is checked)."""
