@@ -255,3 +255,21 @@ def test_an_unnamed_declared_dimension_keeps_the_value_s_own():
     """), "/tmp/contracts_dyn.py")
     shapes = {v["name"]: v["shape"] for v in res.infer_json()["values"] if v["function"] == "g"}
     assert shapes == {"y": ["B", 64], "z": ["B", 64]}, shapes
+
+
+def test_zero_defaults_of_config_fields_and_tuple_items_are_no_facts():
+    assert codes("""
+        from dataclasses import dataclass
+        @dataclass
+        class Config:
+            window: int = 0
+        class M(nn.Module):
+            def __init__(self, config: Config, strides=(0, 2)):
+                super().__init__()
+                self.window = config.window
+                self.stride = strides[0]
+            def forward(self, x: Float[Tensor, "B H"]):
+                a = x.shape[1] // self.window
+                b = x.shape[1] % self.stride
+                return x.view(x.shape[0], a + b, -1)
+    """) == []

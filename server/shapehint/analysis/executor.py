@@ -299,6 +299,7 @@ class Statements:
                 if dv is not None and _is_field_call(item.value):
                     dv = self._field_default(item.value, fr)
                 cls.fields.append((item.target.id, dv))
+                self._note_zero_defaults([dv])  # (a config field's default is one value of many)
                 if dv is not None:
                     cls.attrs[item.target.id] = dv
             elif isinstance(item, ast.ClassDef):
@@ -326,10 +327,16 @@ class Statements:
         for arg, d in zip(a.kwonlyargs, a.kw_defaults):
             if d is not None:
                 out[arg.arg] = self._safe_eval(d, fr)
-        for v in out.values():
-            if isinstance(v, IntV) and v.expr.value == 0:
-                self.interp.zero_defaults.add(id(v))  # (a division by it is no error: contracts.py)
+        self._note_zero_defaults(out.values())
         return out
+
+    def _note_zero_defaults(self, values) -> None:
+        """The 0s among defaults (and their tuples' items): a division by one is no error (contracts.py)."""
+        for v in values:
+            items = v.items if isinstance(v, (TupleV, ListV)) and v.items is not None else [v]
+            for i in items:
+                if isinstance(i, IntV) and i.expr.value == 0:
+                    self.interp.zero_defaults.add(id(i))
 
     def _safe_eval(self, node, fr) -> Value:
         """`node`'s value without recording it (a second look at code that already ran)."""
