@@ -16,7 +16,8 @@ binding (or once, when its inputs are concrete) with random inputs (`:long` -> r
 `:bool` -> all True).
 
 Error markers (`E[...]`, `bug:`) must be the line (any case-file frame of the traceback) where the
-exception happens; `W[SH201]`/`W[SH203]` must see a Python warning on that line. The report also
+exception happens, except `E[SH110]` (a declared shape Python does not check): there the value
+the line binds or returns must not fit its jaxtyping annotation in some run; `W[SH201]`/`W[SH203]` must see a Python warning on that line. The report also
 lists expectations never checked and executed tensor assignments without an expectation.
 """
 from __future__ import annotations
@@ -59,6 +60,8 @@ class Tracer:
         self.skipped = set()
         self.failures = []
         self.missing = set()
+        self.declared = Declarations(case.text)
+        self.broken = set()     # lines whose declared shape (SH110) the value did not have
 
     # -- tracing --
     def global_trace(self, frame, event, arg):
@@ -96,6 +99,8 @@ class Tracer:
             if stmt is not None:
                 self.pending[frame] = stmt
         elif event == "return":
+            if frame.f_lineno in self.declared.returns and arg is not None:
+                self.check_declared(frame, frame.f_lineno, arg, self.declared.returns[frame.f_lineno])
             prev = self.pending.pop(frame, None)
             if prev is not None and self._returned_normally(frame):
                 self.record(frame, prev)
@@ -144,7 +149,27 @@ class Tracer:
                     env[k] = v
         return env, nondefault
 
+    def check_declared(self, frame, line, value, specs):
+        """The value against a jaxtyping declaration (`specs`: one dims string, or one per tuple
+        item), with the names bound by the function's annotated parameters at entry."""
+        binding = {}
+        fn = self.declared.params.get(frame.f_code.co_firstlineno, {})
+        for name, shp in self.args.get(frame, {}).items():
+            if name in fn:
+                _bind(fn[name], shp.shape, binding)
+        values = [value] if len(specs) == 1 else list(value) if isinstance(value, tuple) else None
+        if values is None or len(values) != len(specs):
+            self.broken.add(line)
+            return
+        for spec, v in zip(specs, values):
+            if spec is not None and isinstance(v, torch.Tensor) and not _bind(spec, tuple(v.shape), binding):
+                self.broken.add(line)
+
     def record(self, frame, stmt):
+        if stmt in self.declared.locals:
+            name, spec = self.declared.locals[stmt]
+            if isinstance(frame.f_locals.get(name), torch.Tensor):
+                self.check_declared(frame, stmt, frame.f_locals[name], [spec])
         names = [n for n in self.case.targets.get(stmt, []) if n != "_"]
         tensors = {n: tuple(frame.f_locals[n].shape) for n in names
                    if isinstance(frame.f_locals.get(n), torch.Tensor)}
@@ -183,6 +208,63 @@ def make_input(dims, dtype, env):
     if dtype == "bool":
         return torch.ones(shape, dtype=torch.bool)
     return torch.randn(shape)
+
+
+class Declarations:
+    """The jaxtyping dims strings of a case file: annotated variables (line -> (name, dims)),
+    return annotations (line of each `return` -> [dims per item]) and the parameters' (the
+    function's first line -> {param: dims})."""
+
+    def __init__(self, text):
+        import ast
+        self.locals, self.returns, self.params = {}, {}, {}
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and _dims(node.annotation):
+                self.locals[node.lineno] = (node.target.id, _dims(node.annotation))
+            if isinstance(node, ast.FunctionDef):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                self.params[first] = {a.arg: _dims(a.annotation) for a in node.args.args if _dims(a.annotation)}
+                ret = node.returns
+                items = ret.slice.elts if isinstance(ret, ast.Subscript) and getattr(ret.value, "id", "") in \
+                    ("tuple", "Tuple") and isinstance(ret.slice, ast.Tuple) else [ret]
+                specs = [_dims(i) for i in items]
+                if any(specs):
+                    for r in ast.walk(node):
+                        if isinstance(r, ast.Return):
+                            self.returns[r.lineno] = specs
+
+
+def _dims(ann):
+    """`Float[Tensor, "B T 64"]` -> "B T 64"; None for anything else."""
+    import ast
+    if isinstance(ann, ast.Subscript) and isinstance(ann.slice, ast.Tuple) and len(ann.slice.elts) == 2:
+        spec = ann.slice.elts[1]
+        if isinstance(spec, ast.Constant) and isinstance(spec.value, str):
+            return spec.value
+    return None
+
+
+def _bind(spec, shape, binding):
+    """Whether `shape` fits the dims string, binding its names (jaxtyping's rules, no `*`/`...`)."""
+    toks = spec.split()
+    if any(t.startswith("*") or t == "..." for t in toks):
+        return True
+    if len(toks) != len(shape):
+        return False
+    for tok, size in zip(toks, shape):
+        if tok == "_" or tok.startswith("_"):
+            continue
+        if tok.isidentifier():
+            if binding.setdefault(tok, size) != size:
+                return False
+            continue
+        try:
+            want = eval(tok, {"__builtins__": {}}, dict(binding))  # `4`, `N+M`
+        except Exception:  # noqa: BLE001  (a name not bound yet: nothing to compare)
+            continue
+        if want != size:
+            return False
+    return True
 
 
 def verify(path):
@@ -238,6 +320,8 @@ def verify(path):
             problems.append(f"{label}: unexpected {type(exc).__name__} at lines {sorted(lines)}: "
                             f"{str(exc).splitlines()[0] if str(exc) else ''}")
     for m in err_markers:
+        if m.code == "SH110" and m.line in tr.broken:
+            continue  # a declaration Python does not check: the value seen did not fit it
         if not any(m.line in lines for _, lines, _ in raised):
             problems.append(f"line {m.line}: marked {m.kind}[{m.code}] but no exception there")
     for m in case.markers:

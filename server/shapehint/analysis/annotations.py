@@ -25,15 +25,21 @@ DYN_PATHS = {"torch.fx.tensor_type.Dyn"}
 _EXPR_OK = re.compile(r"^[A-Za-z_0-9+\-*/() ]+$")
 
 
+def is_shape_type(path: str) -> bool:
+    """`jaxtyping.Float`, `TensorType`: what, subscripted, spells a shape annotation."""
+    return path.startswith("jaxtyping.") and path.rsplit(".", 1)[-1] in JAXTYPING_DTYPES or path in TENSORTYPE_PATHS
+
+
 class AnnotationReader:
     """Turns annotation AST nodes into shapes. `resolve` maps a node to a Value (names → imports)."""
 
     def __init__(self, resolve: Callable[[ast.AST], Value], fresh_dyn: Callable[[], Expr],
-                 fresh_star: Callable[[], str], hole: Callable[[ast.AST], Expr]):
+                 fresh_star: Callable[[], str], hole: Callable[[ast.AST], Expr], follow=None):
         self.resolve = resolve
         self.fresh_dyn = fresh_dyn
         self.fresh_star = fresh_star
         self.hole = hole
+        self.follow = follow  # an alias value (objects.ShapeAliasV) -> what its annotation reads as
 
     def read(self, node: Optional[ast.AST]) -> Optional[tuple[Shape, Optional[str]]]:
         """(shape, dtype) for a tensor annotation, None when it is not one we read."""
@@ -59,6 +65,8 @@ class AnnotationReader:
                 return self._tensortype(node.slice), None
             return None
         v = self.resolve(node)
+        if self.follow is not None and hasattr(v, "globals") and hasattr(v, "node") and not isinstance(v, ExtRef):
+            return self.follow(v)  # `x: Batch` with `Batch = Float[Tensor, "B T C"]`
         if isinstance(v, ExtRef) and (v.path in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor")
                                       or v.path in DYN_PATHS):
             return Shape.unknown(self.fresh_star()), None

@@ -37,7 +37,7 @@ class Calls:
     interpreter). The module whose code runs (`lines`, `path`: a call into another file swaps
     them) and whether module code runs are read from the interpreter."""
 
-    _USES = ("interp", "eval", "exec_block", "_layer_io", "_run_sequential", "annotation_shape", "bound_op",
+    _USES = ("interp", "eval", "exec_block", "_layer_io", "_run_sequential", "annotation_shape", "declared_return", "bound_op",
              "build_container", "build_layer", "builtin", "call_module", "call_stack", "external_special", "failed",
              "fresh_symbol", "function_named", "gave_up_in", "internal_errors", "iterate", "join_values", "journal", "loop_element",
              "max_depth", "memo", "module_lines", "mutation_log", "note_called_from", "observe", "recursion_guessed",
@@ -291,6 +291,8 @@ class Calls:
             names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
             sub.params = (tuple((n, env[n]) for n in names if isinstance(env.get(n), TensorV)), binding,
                           tuple(type(env.get(n)).__name__ for n in names))
+        if f.node.returns is not None:
+            sub.declared_return = self.declared_return(f, fr, f.globals, binding, span)
         if fr.root and fr.root != f.qualname and not foreign:
             self.note_called_from(f.qualname, fr.root)
         saved_lines = self.interp.lines

@@ -14,8 +14,9 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, eq, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StrV, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ClassObj, FuncObj, InstanceObj, ModuleNS, OpaqueV, SuperV,
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ClassObj, FuncObj, InstanceObj, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
                       TensorMethod)
+from .annotations import is_shape_type
 from .frames import span_of
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
@@ -39,9 +40,9 @@ class Expressions:
     counts the steps, `Interp.eval`). A component of the interpreter: what it calls on the other
     parts is bound when the interpreter wires it (`_USES`)."""
 
-    _USES = ("eval", "assign", "call_function", "call_rule", "eval_defaults", "fresh_dyn", "fresh_star", "hole_symbol",
-             "in_arm", "interp", "iterate", "module_param", "mutated", "note_omitted", "opaque_symbol", "resolve",
-             "trip_count", "truth")
+    _USES = ("eval", "assign", "call_function", "call_rule", "check_divisor", "eval_defaults", "fresh_dyn", "fresh_star",
+             "hole_symbol", "in_arm", "interp", "iterate", "module_param", "mutated", "note_omitted", "opaque_symbol",
+             "resolve", "trip_count", "truth")
 
     # ---- atoms --------------------------------------------------------------
     def e_Constant(self, node: ast.Constant, fr) -> Value:
@@ -155,6 +156,8 @@ class Expressions:
                 if isinstance(idx, IntV) and idx.expr.value is not None:
                     return self.call_rule("Tensor.size", [base, idx], {}, fr, node, "shape")
         obj = self.eval(node.value, fr)
+        if type(obj) is ExtRef and is_shape_type(obj.path):
+            return ShapeAliasV(node, fr.globals)  # `Batch = Float[Tensor, "B T C"]`, read where used
         idx = self.eval(node.slice, fr)
         return self.subscript(obj, idx, node, fr)
 
@@ -219,6 +222,8 @@ class Expressions:
         if isinstance(a, (IntV, BoolV)) and isinstance(b, (IntV, BoolV)):
             x, y = self._int(a), self._int(b)
             if x is not None and y is not None:
+                if y.value == 0 and op in _DIVISIONS:
+                    self.check_divisor(b, node, fr)
                 return _tracked(_int_binop(op, x, y))
         if isinstance(a, (IntV, OpaqueV)) and isinstance(b, (IntV, OpaqueV)):
             x, y = self.int_value(a), self.int_value(b)
@@ -523,6 +528,9 @@ def expr_nodes(e: Expr, limit: int) -> int:
         if n > limit:
             break
     return n
+
+
+_DIVISIONS = (ast.FloorDiv, ast.Mod, ast.Div)
 
 
 def _int_binop(op, x: Expr, y: Expr) -> Value:

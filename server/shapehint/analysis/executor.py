@@ -31,7 +31,7 @@ class Statements:
     module being run (`path`, `functions`, `classes`: an import swaps them) is read from it."""
 
     _USES = ("interp", "eval", "exec_stmt", "source", "_learn_guarded_ranks", "_learn_unpack_rank", "annotation_shape", "binop",
-             "call_rule", "check_shape_comment", "e_Name", "function_named", "implied", "import_module", "iterate",
+             "call_rule", "check_declared", "check_return", "check_unpack", "check_shape_comment", "e_Name", "function_named", "implied", "import_module", "iterate",
              "join_values", "mutated", "new_store", "report", "reporter", "resolve", "env", "observe", "sink",
              "span_log")
 
@@ -68,7 +68,10 @@ class Statements:
         return "raise"
 
     def s_Return(self, st: ast.Return, fr):
-        fr.returns.append(self.eval(st.value, fr) if st.value is not None else NoneV())
+        v = self.eval(st.value, fr) if st.value is not None else NoneV()
+        if fr.declared_return is not None:  # (contracts.py: every path's result is checked)
+            v = self.check_return(v, fr.declared_return, st, fr)
+        fr.returns.append(v)
         return "return"
 
     def s_Assign(self, st: ast.Assign, fr):
@@ -101,29 +104,10 @@ class Statements:
             return
         v = self.eval(st.value, fr)
         ann = self.annotation_shape(st.annotation, fr)
-        if ann is not None and isinstance(v, TensorV):
-            v = self.check_annotation(v, ann[0], ann[1], st, fr)
+        if ann is not None:
+            v = self.check_declared(v, ann[0], ann[1], st, fr, "the annotation")
         self.sink.annotate(st.lineno)
         self.assign(st.target, v, fr, st)
-
-    def check_annotation(self, v: TensorV, ann, dtype, st, fr) -> TensorV:
-        """`b: Float[Tensor, "k*64"] = f(a)`: the value must fit; afterwards it has the annotated form."""
-        actual = self.resolve(v)
-        if ann.rank is None or actual.rank is None:
-            return v
-        span = span_of(st)
-        if ann.rank != actual.rank:
-            self.report(fr, span, "SH102", f"the annotation says rank {ann.rank} {ann}, but the value is {actual}", [])
-            return v
-        for a, b in zip(ann.dims, actual.dims):
-            p = eq(a, b)
-            ok, core = fr.facts.possible(p)
-            if ok is False:
-                self.report(fr, span, "SH101", f"the annotation says {ann}, but the value is {actual}",
-                            [Related(o[0].line, o[0].col, o[1]) for o in core if o])
-                return v
-            fr.facts.add(p, (span, f"annotation on line {span.line}"))
-        return TensorV(ann, dtype or v.dtype, v.origin, v.contiguous, v.layout_note)
 
     def s_Assert(self, st: ast.Assert, fr):
         if falsy_literal(st.test):  # `assert False, "unsupported"`: a raise (see _raises_on_purpose)
@@ -229,6 +213,8 @@ class Statements:
             return
         if isinstance(target, (ast.Tuple, ast.List)):
             items = self.unpack(v, len(target.elts), fr)
+            if not self.check_unpack(target, items, v, getattr(stmt, "value", None), fr):
+                items = None
             star = next((i for i, e in enumerate(target.elts) if isinstance(e, ast.Starred)), None)
             if items is not None and star is not None:
                 n_after = len(target.elts) - star - 1
@@ -326,6 +312,7 @@ class Statements:
                 if dv is not None and _is_field_call(item.value):
                     dv = self._field_default(item.value, fr)
                 cls.fields.append((item.target.id, dv))
+                self._note_zero_defaults([dv])  # (a config field's default is one value of many)
                 if dv is not None:
                     cls.attrs[item.target.id] = dv
             elif isinstance(item, ast.ClassDef):
@@ -353,7 +340,16 @@ class Statements:
         for arg, d in zip(a.kwonlyargs, a.kw_defaults):
             if d is not None:
                 out[arg.arg] = self._safe_eval(d, fr)
+        self._note_zero_defaults(out.values())
         return out
+
+    def _note_zero_defaults(self, values) -> None:
+        """The 0s among defaults (and their tuples' items): a division by one is no error (contracts.py)."""
+        for v in values:
+            items = v.items if isinstance(v, (TupleV, ListV)) and v.items is not None else [v]
+            for i in items:
+                if isinstance(i, IntV) and i.expr.value == 0:
+                    self.interp.zero_defaults.add(id(i))
 
     def _safe_eval(self, node, fr) -> Value:
         """`node`'s value without recording it (a second look at code that already ran)."""

@@ -87,6 +87,8 @@ class Frame:
     # records of this call translate into the function's own names (contexts.own_names); empty
     # in a function's own analysis
     params: tuple = ()
+    # the function's declared result (contracts.Declared), checked at each `return`
+    declared_return: Optional[object] = None
 
 
 class BuiltContext(str):

@@ -27,6 +27,7 @@ from .annotations import AnnotationReader
 from .builtins import Builtins
 from .calls import Calls
 from .layers import Layers
+from .objects import ShapeAliasV
 from .compare import Comparisons
 from .evaluator import Expressions
 from .callmemo import WRITABLE, CallMemo
@@ -34,6 +35,7 @@ from .environment import Environment
 from .reporter import Reporter
 from .callstack import CallStack
 from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
+from .contracts import Contracts
 from .controlflow import ControlFlow
 from .executor import Statements
 from .ranks import Ranks
@@ -81,7 +83,7 @@ class Interp:
     # the importer, wired by the engine once the module's globals exist)
     FIXED = ("path", "lines", "sink", "env", "observe", "cancel", "modules", "max_depth", "memo",
              "comments", "param_ranks", "reporter", "call_stack", "shape_comments", "ranks", "expressions",
-             "comparisons", "statements", "control", "calls", "layers", "builtins", "parts")
+             "comparisons", "statements", "control", "calls", "layers", "builtins", "contracts", "parts")
     WORKING = ("module_code",)
     CURSOR = ("steps", "step_limit", "_tensor_names", "imports", "_eval_of", "_exec_of")  # (and the dispatch caches)
 
@@ -103,7 +105,7 @@ class Interp:
         self.resolve, self.resolve_shape, self.param_star = env.resolve, env.resolve_shape, env.param_star
         self.learn_rank, self.learn_edge, self.arm_segment = env.learn_rank, env.learn_edge, env.arm_segment
         reporter = self.reporter = Reporter(sink)  # diagnostics and failure records
-        self.report, self.failed = reporter.report, reporter.failed
+        self.report, self.failed, self.declared = reporter.report, reporter.failed, reporter.declared
         self.steps = 0
         self.step_limit = MAX_STEPS  # the running function's share (engine.analyze_function)
         self.generic_instances: dict = j.table("generic-instance")
@@ -124,6 +126,8 @@ class Interp:
         self.module_spans: list = j.log("module-span")  # (first, last) creation serials of module code's objects
         self.memo = CallMemo() if memo else None
         self.module_code = 0  # module bodies running (exec_module_body)
+        self.hinted: set[int] = j.tally("hinted")  # ids of tuples only a parameter's typing hint shapes (contracts.py)
+        self.zero_defaults: set[int] = j.tally("zero-default")  # ids of the 0s that are parameter defaults (contracts.py)
         self.omitted: set[int] = j.tally("omitted")  # ids of the None values standing for omitted optional arguments
         self.param_values: dict = j.table("param-values")  # function -> {param: Value} of its generic analysis
         # function -> {param: rank} given instead of an unknown rank (engine.analyze)
@@ -151,10 +155,11 @@ class Interp:
         self.calls = Calls()  # calls of everything callable, instantiation of user classes
         self.layers = Layers()  # nn layers and containers
         self.builtins = Builtins()  # Python builtins, container methods, library helpers
+        self.contracts = Contracts()  # annotations and unpackings checked (what users declare)
         # Every part's methods are the interpreter's (what engine, the questions and the rules'
         # context call), bound once; then each part gets what it calls on the others.
         self.parts = (self.expressions, self.comparisons, self.statements, self.control, self.calls, self.layers,
-                      self.builtins, ranks)
+                      self.builtins, ranks, self.contracts)
         for part in self.parts:
             for name in _methods(type(part)):
                 setattr(self, name, getattr(part, name))
@@ -292,7 +297,9 @@ class Interp:
             finally:
                 fr.record = rec
                 fr.globals = saved
-        reader = AnnotationReader(resolve, self.fresh_dyn, self.fresh_star, self.hole_symbol)
+        def follow(alias):  # (a cycle of aliases ends in RecursionError, caught below)
+            return self.annotation_shape(alias.node, fr, alias.globals) if isinstance(alias, ShapeAliasV) else None
+        reader = AnnotationReader(resolve, self.fresh_dyn, self.fresh_star, self.hole_symbol, follow)
         try:
             return reader.read(node)
         except (RecursionError, ValueError):

@@ -25,6 +25,17 @@ class FuncObj(Value):
         return f"function {self.qualname}"
 
 
+@dataclass(eq=False)
+class ShapeAliasV(Value):
+    """`Batch = Float[Tensor, "B T C"]` (or `Batch: TypeAlias = ...`, `type Batch = ...`): the
+    annotation it names, read where it is used (`def f(x: Batch)`) in its own module's names."""
+    node: ast.AST
+    globals: dict
+
+    def describe(self) -> str:
+        return "shape annotation"
+
+
 MODULE = {"torch.nn.Module", "torch.nn.modules.module.Module"}
 SEQUENTIAL = {"torch.nn.Sequential", "torch.nn.modules.container.Sequential"}
 CONTAINER_BASES = SEQUENTIAL | {"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.modules.container.ModuleList",

@@ -74,6 +74,13 @@ class Reporter:
             rel.append(Related(c.line, c.col, "the layer is created here"))
         self.sink.diag(span, code, message, rel, function=frame.qualname)
 
+    def declared(self, frame: Frame, span: Optional[Span], code: str, message: str, related: list) -> None:
+        """A declaration no admissible value meets (an annotation, contracts.py): an error, but
+        Python does not execute annotations, so the path goes on and later lines are checked."""
+        dead = frame.dead
+        self.report(frame, span, code, message, related)
+        frame.dead = dead
+
     def failed(self, frame: Frame, span: Span, err: OpFailed, extra_related: list) -> None:
         if not frame.caught:  # (a handler gets on from it: controlflow.s_Try)
             self.failures.append(Failure(frame.qualname, span, getattr(err, "pred", FALSE), err.code, err.message,

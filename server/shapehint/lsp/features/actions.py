@@ -10,7 +10,8 @@ Built in:
   refactor.rewrite  "Annotate with inferred shape"       in the file's style: jaxtyping when the
                     file imports it, TensorType when it imports torch.fx's, else an
                     `assert y.shape == (B, 10)` after the statement (needs no import)
-  quickfix          "Update shape comment" for SH204, and "Ignore SHxxx on this line".
+  quickfix          "Update shape comment" for SH204, "Update the annotation" for SH110 on an
+                    annotated variable, and "Ignore SHxxx on this line".
 Edits are in code points (1-based lines). Tests: tests/lsp/test_code_actions.py.
 """
 from __future__ import annotations
@@ -162,6 +163,25 @@ def update_shape_comment(ctx: ActionContext):
         prefix = "# shape: " if re.match(r"#\s*shape\s*:", text[col:]) else "# "
         yield Action(f"Update shape comment to {vs[0].shape}", QUICKFIX,
                      [Edit(d.line, col, d.line, len(text.rstrip()), f"{prefix}{vs[0].shape}")],
+                     preferred=True, diagnostics=[d])
+
+
+@provider
+def update_annotation(ctx: ActionContext):
+    """SH110 on `h: Float[Tensor, "B T 64"] = x @ w`: write the inferred shape into the
+    annotation's dims string (only where the whole shape is known and the string is on the line)."""
+    for d in ctx.diagnostics:
+        if d.code != "SH110":
+            continue
+        text = ctx.line_text(d.line)
+        vs = [v for v in _targets(ctx) if v.span.line == d.line and v.span.col == d.col]
+        m = re.match(r"\s*[A-Za-z_][\w.]*\s*:[^=]*?(\"[^\"\n]*\"|'[^'\n]*')[^=]*=(?!=)", text)
+        if len(vs) != 1 or m is None or vs[0].name not in text[:m.start(1)]:
+            continue
+        items = ["_" if i == "?" else i.replace(" ", "") for i in _items(vs[0].shape)]
+        q = m.group(1)[0]
+        yield Action(f"Update the annotation to {vs[0].shape}", QUICKFIX,
+                     [Edit(d.line, m.start(1), d.line, m.end(1), f"{q}{' '.join(items)}{q}")],
                      preferred=True, diagnostics=[d])
 
 

@@ -11,6 +11,7 @@ from typing import Optional
 
 from ...analysis.contexts import describe
 from ...shapes.shape import DYN_PREFIX
+from .declared import declared_at
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,9 @@ def _tensor_hover(v, result) -> str:
     if v.dtype:
         head += f" · `{v.dtype}`"
     parts = [head]
+    declared = declared_at(result.text, v.span) if result.text else None
+    if declared:
+        parts.append(f"declared: `{declared}`")  # (contracts: the check is analysis/contracts.py)
     if v.contexts:
         parts.append("\n".join(f"- {_md_escape(describe(str(label)))}: `{tensor_type(s)}`"
                                for label, s in v.contexts))
