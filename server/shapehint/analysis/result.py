@@ -132,7 +132,12 @@ class _LineIndex:
     """line -> the records whose span covers it, built on first use (a cache the result owns)."""
 
     def __init__(self):
-        self.table = None
+        self._table = None
+
+    def get(self, build) -> dict:
+        if self._table is None:
+            self._table = build()
+        return self._table
 
 
 @dataclass(frozen=True, eq=False)
@@ -165,14 +170,14 @@ class AnalysisResult:
     def line_index(self) -> dict:
         """line -> the records whose span covers it (hover asks per position; a scan of every
         record costs a millisecond on a 2,000-line module). Built on first use."""
-        table = self._index.table
-        if table is None:
-            by_line: dict = {}
-            for v in self.values:
-                for ln in range(v.span.line, v.span.end_line + 1):
-                    by_line.setdefault(ln, []).append(v)
-            table = self._index.table = by_line
-        return table
+        return self._index.get(self._by_line)
+
+    def _by_line(self) -> dict:
+        by_line: dict = {}
+        for v in self.values:
+            for ln in range(v.span.line, v.span.end_line + 1):
+                by_line.setdefault(ln, []).append(v)
+        return by_line
 
     def infer_json(self) -> dict:
         vals = []

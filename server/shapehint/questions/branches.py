@@ -149,7 +149,7 @@ class _Answering:
         probe = self.probes.get(id(rec.store))
         if probe is None:
             probe = self.probes[id(rec.store)] = probe_store(rec.store)
-        probe.facts = rec.facts
+        probe.take_facts(rec.facts)
         return probe.possible(pred)[0]
 
     def outcomes(self, rec) -> Optional[set]:

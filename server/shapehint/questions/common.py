@@ -61,8 +61,8 @@ def param_symbols(params: dict) -> list:
 
 
 def probe_store(store: FactStore) -> FactStore:
-    """An empty store with `store`'s symbol bounds, for questions about some of its facts (set
-    `.facts`); it shares the analysis's Z3 context (a new context costs ~10 ms)."""
+    """An empty store with `store`'s symbol bounds, for questions about some of its facts
+    (`take_facts`); it shares the analysis's Z3 context (a new context costs ~10 ms)."""
     probe = FactStore(store.limits, session=store.session)
     probe.lower.update(store.lower)
     probe.upper.update(store.upper)
@@ -79,7 +79,7 @@ def witness(session, qualname: str, store: FactStore, facts: list, extra: list,
     m = small_model([f.pred for f in facts] + list(extra), syms, store.lower, store.upper)
     if m is None:
         probe = probe_store(store)
-        probe.facts = list(facts)
+        probe.take_facts(list(facts))
         m = probe.model(extra, names=syms, minimize=syms)
     if m is None:
         return None

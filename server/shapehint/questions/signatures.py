@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from ..shapes.expr import Expr
@@ -95,9 +95,7 @@ def signatures_json(session, budget: Optional[list] = None) -> list:
 
 
 def signature(session, qualname: str, budget: Optional[list] = None) -> Signature:
-    sig = _signature(session, qualname, budget)
-    sig.callers = src.callers(session, qualname)
-    return sig
+    return replace(_signature(session, qualname, budget), callers=src.callers(session, qualname))
 
 
 def _signature(session, qualname: str, budget: Optional[list] = None) -> Signature:
@@ -266,7 +264,7 @@ def _irredundant(store, preds: list) -> list:
     for p in list(reversed(preds)):
         rest = [q for q in kept if q is not p]
         probe = probe_store(store)
-        probe.facts = [Fact(q, None) for q in rest]
+        probe.take_facts([Fact(q, None) for q in rest])
         if probe.entails(p):
             kept = rest
     return kept
