@@ -33,15 +33,11 @@ def foreign_writes(source: str) -> list:
                     and n.value.func.id in own:
                 made |= {t.id for t in n.targets if isinstance(t, ast.Name)}
         for n in _own_nodes(scope):
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target] \
-                if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
-            for t in targets:
-                for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
-                    if isinstance(e, ast.Attribute):
-                        base = e.value
-                        if isinstance(base, ast.Name) and (base.id in ("self", "cls") or base.id in made):
-                            continue
-                        out.append((n.lineno, ast.unparse(e)))
+            for e in _attribute_targets(n):
+                base = e.value
+                if isinstance(base, ast.Name) and (base.id in ("self", "cls") or base.id in made):
+                    continue
+                out.append((n.lineno, ast.unparse(e)))
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr":
                 out.append((n.lineno, ast.unparse(n)))
     return sorted(set(out))
@@ -51,16 +47,22 @@ def result_writes(source: str) -> list:
     """(line, target) of assignments to an attribute of something named `result`."""
     out = []
     for n in ast.walk(ast.parse(source)):
-        targets = n.targets if isinstance(n, ast.Assign) else [n.target] \
-            if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
-        for t in targets:
-            for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
-                if isinstance(e, ast.Attribute):
-                    base = e.value
-                    name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
-                    if name == "result":
-                        out.append((n.lineno, ast.unparse(e)))
+        for e in _attribute_targets(n):
+            base = e.value
+            name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+            if name == "result":
+                out.append((n.lineno, ast.unparse(e)))
     return out
+
+
+def _attribute_targets(n: ast.AST):
+    """The `x.attr` targets an assignment statement assigns (unpacking included)."""
+    targets = n.targets if isinstance(n, ast.Assign) else [n.target] \
+        if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+    for t in targets:
+        for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+            if isinstance(e, ast.Attribute):
+                yield e
 
 
 def _own_nodes(scope):
