@@ -109,12 +109,12 @@ def test_the_programs_own_names_are_used(tmp_path):
 
 
 def test_an_analysis_that_failed_internally_has_no_signatures_and_infer_still_answers(monkeypatch, tmp_path):
-    # A bug inside the analysis costs the file its answers (api.analyze_source), never the command.
+    # A bug inside the analysis costs the file its answers (api.analyze_session), never the command.
     import shapehint.analysis.engine as engine
 
     def broken(*a, **k):
         raise ValueError("simulated analysis bug")
-    monkeypatch.setattr(engine, "analyze", broken)
-    result = analyze_session("import torch\ndef f(x):\n    return x.sum()\n", "m.py")
-    assert result.result.stats["internal_errors"] == ["ValueError: simulated analysis bug"]
-    assert signatures_json(result) == []
+    monkeypatch.setattr(engine, "run", broken)
+    session = analyze_session("import torch\ndef f(x):\n    return x.sum()\n", "m.py")
+    assert session.result.stats["internal_errors"] == ["ValueError: simulated analysis bug"]
+    assert signatures_json(session) == []

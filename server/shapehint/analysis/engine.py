@@ -121,7 +121,7 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     result = AnalysisResult(path, text, diagnostics, values, dims,
                             {f.qualname: span_of(f.node) for f in it.functions}, stats,
                             failures=tuple(it.reporter.failures), entries=entries(it))
-    return AnalysisSession(result, it)  # questions (migration, branches, holes) reuse the run
+    return AnalysisSession(result, it, analyze_function)  # the questions reuse the run
 
 
 def _finisher(sink: Sink, resolve_shape, fixed: dict):

@@ -22,10 +22,13 @@ from .result import AnalysisResult
 class AnalysisSession:
     """One analysis's result and the interpreter that made it (replayed after `release`)."""
 
-    def __init__(self, result: AnalysisResult, interp=None, replay: Optional[Callable] = None,
-                 memo: Optional[dict] = None):
+    def __init__(self, result: AnalysisResult, interp=None, analyse: Optional[Callable] = None,
+                 replay: Optional[Callable] = None, memo: Optional[dict] = None):
         self.result = result
         self._interp = interp
+        # (interp, FuncObj, again=True): a function's generic analysis (engine.analyze_function,
+        # given by the engine, which imports this module); it serves a replayed interpreter too
+        self._analyse = analyse
         self._replay = replay  # () -> an AnalysisSession of the same text whose interpreter stands in
         self._lock = threading.RLock()
         self._memo = memo if memo is not None else {}
@@ -33,10 +36,11 @@ class AnalysisSession:
     def replacing(self, **changes) -> "AnalysisSession":
         """The same analysis with a result changed in those fields (diagnostics after the user's
         configuration, the comments a tokenizer would find)."""
-        return AnalysisSession(dataclasses.replace(self.result, **changes), self._interp, self._replay, self._memo)
+        return AnalysisSession(dataclasses.replace(self.result, **changes), self._interp, self._analyse,
+                               self._replay, self._memo)
 
     def with_replay(self, replay: Callable) -> "AnalysisSession":
-        return AnalysisSession(self.result, self._interp, replay, self._memo)
+        return AnalysisSession(self.result, self._interp, self._analyse, replay, self._memo)
 
     # ---- the interpreter ------------------------------------------------------------------
     @property
@@ -82,7 +86,6 @@ class AnalysisSession:
         """Functions whose summaries were restored from the warm cache, or that an analysis
         limited to some functions skipped, have no solver state in this run: analyse those now
         (the questions need their facts, branches and failures) — all, or those named in `only`."""
-        from .engine import analyze_function
         it = self.interp
         if it is None:
             return
@@ -91,7 +94,7 @@ class AnalysisSession:
                 continue
             if f.qualname not in it.generic_stores:
                 try:
-                    analyze_function(it, f, again=True)
+                    self._analyse(it, f, again=True)
                 except Exception:  # the answer for this function is then "unknown"
                     continue
 
