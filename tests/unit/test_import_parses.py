@@ -46,8 +46,8 @@ def test_edits_in_an_editor_reuse_the_siblings_parses(tmp_path):
     model = tmp_path / "model.py"
     layers = str((tmp_path / "layers.py").resolve())
     ws = Workspace()
-    a = ws.update(str(model), MODEL, 1)
-    lines = a.interp.module_lines[layers]
+    ws.update(str(model), MODEL, 1)
+    lines = ws.session(str(model)).interp.module_lines[layers]
     b = ws.update(str(model), MODEL.replace("2, 8", "3, 8"), 2)
-    assert b.interp.module_lines[layers] is lines
+    assert ws.session(str(model)).interp.module_lines[layers] is lines
     assert [d.code for d in b.diagnostics] == []

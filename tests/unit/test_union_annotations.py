@@ -2,7 +2,7 @@
 generic analysis takes them for. `Optional[int]` was a tensor of unknown rank, and so was
 `int | tuple[int, int]` (diffusers' `spatial_size`): `isinstance(spatial_size, int)` and
 `spatial_size[1]` then read a tensor, and a tensor's index became the size of an `arange`."""
-from shapehint.analysis.api import analyze_session
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.analysis.objects import OpaqueV
 from shapehint.shapes.values import ListV, NoneV, TensorV, TupleV
 
