@@ -2,7 +2,7 @@
 
     python bench/peer/run_shapehint.py BENCHMARK_NAME     # one JSON line per question
 
-Each question analyses the program from scratch (`analyze_source`, without the records that
+Each question analyses the program from scratch (`analyze_session`, without the records that
 only hover shows and the compiler-only syntax check, as the CLI's questions do) and asks `answer_migration` (Q1; Q2 with the constraints as
 `--assume` strings scoped to `Cls.forward`; only that function's own analysis runs, as in
 `shapehint migrate --function Cls.forward`) or `answer_branches` (Q3; constraints unscoped;
@@ -20,15 +20,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from benchmarks import PROGRAMS, answer_all, by_name, q3_tags  # noqa: E402
 
-from shapehint.analysis.api import analyze_source  # noqa: E402
+from shapehint.analysis.api import analyze_session, analyze_source  # noqa: E402
 from shapehint.questions.branches import answer_branches  # noqa: E402
 from shapehint.questions.migrate import answer_migration  # noqa: E402
 
 
 def migration(bench: dict, path: str, text: str, constraints: list) -> dict:
     fn = f"{bench['cls']}.forward"
-    result = analyze_source(text, path, records=False, functions={fn}, compile_errors=False)  # as `shapehint migrate --function`
-    got = answer_migration(result, assume=[f"{fn}: {c}" for c in constraints], only=fn)
+    session = analyze_session(text, path, records=False, functions={fn}, compile_errors=False)  # as `shapehint migrate --function`
+    got = answer_migration(session, assume=[f"{fn}: {c}" for c in constraints], only=fn)
     if not got:
         return {"answer": "n/a", "error": f"no migratable function {fn}"}
     a = got[0]
@@ -39,8 +39,8 @@ def migration(bench: dict, path: str, text: str, constraints: list) -> dict:
 
 def branches(bench: dict, path: str, text: str, constraints: list, tags: dict) -> dict:
     fn = f"{bench['cls']}.forward"  # the entry torch.fx traces: `shapehint branches --function`
-    result = analyze_source(text, path, records=False, functions={fn}, compile_errors=False)
-    got = answer_branches(result, assume=list(constraints), entry=fn)
+    session = analyze_session(text, path, records=False, functions={fn}, compile_errors=False)
+    got = answer_branches(session, assume=list(constraints), entry=fn)
     by_line = {b["line"]: b for b in got}
     out = {}
     for tag, (line, _) in tags.items():

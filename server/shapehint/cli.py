@@ -152,21 +152,21 @@ def cmd_infer(args) -> int:
     if text is None or (is_notebook and analysed is None):
         raise UsageError(f"{args.file}: larger than the size cap")
     from .project.deps import uses_torch
-    result = None  # None: not PyTorch code, no shape analysis and so no signatures (project/deps.py)
+    session = None  # None: not PyTorch code, no shape analysis and so no signatures (project/deps.py)
     if is_notebook:
         from .notebook import map_infer
-        result, joined = analysed
-        data = map_infer(joined, result.infer_json(), args.file)
+        session, joined = analysed
+        data = map_infer(joined, session.result.infer_json(), args.file)
     elif uses_torch(args.file, text):
-        result = analyze_path(args.file, text, config)
-        data = result.infer_json()
+        session = analyze_path(args.file, text, config)
+        data = session.result.infer_json()
     else:
         from .analysis.result import AnalysisResult
         data = AnalysisResult(args.file, text).infer_json()
     from .notebook import place
     if args.format == "json":
         from .questions.signatures import signatures_json
-        data["signatures"] = signatures_json(result) if result is not None else []
+        data["signatures"] = signatures_json(session) if session is not None else []
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:

@@ -74,19 +74,20 @@ def expand_paths(paths: Iterable[str], errors: list) -> list:
 
 
 def analyze_path(path: str, text: str, config, records: bool = True, functions=None, compile_errors: bool = True):
-    from .analysis.api import analyze_source
-    result = analyze_source(text, path, config=config, records=records, functions=functions,
-                            compile_errors=compile_errors)
+    """The `AnalysisSession` of one file, its result's diagnostics after the configuration."""
+    from .analysis.api import analyze_session
+    session = analyze_session(text, path, config=config, records=records, functions=functions,
+                              compile_errors=compile_errors)
     try:
         from .config import apply_config
-        result.diagnostics = apply_config(result.diagnostics, text, config)
+        session = session.replacing(diagnostics=apply_config(session.result.diagnostics, text, config))
     except ImportError:
         pass
-    return result
+    return session
 
 
 def analyze_notebook(path: str, text: str, config, records: bool = True, max_kb: int = DEFAULT_MAX_KB):
-    """(result, joined): the notebook's code cells analysed as one module (notebook.py); the
+    """(session, joined): the notebook's code cells analysed as one module (notebook.py); the
     result's diagnostics are in module lines, `joined` maps them to cells. None when the code
     cells together are over the size cap."""
     from . import notebook
@@ -96,7 +97,7 @@ def analyze_notebook(path: str, text: str, config, records: bool = True, max_kb:
         raise UsageError(f"{path}: {e}")
     if len(joined.text.encode("utf-8")) > max_kb * 1024:
         return None
-    result = analyze_path(path, joined.text, config, records=records)
-    result.diagnostics = sorted(notebook.cell_diagnostics(joined) + list(result.diagnostics),
-                                key=lambda d: (d.line, d.col))
-    return result, joined
+    session = analyze_path(path, joined.text, config, records=records)
+    diagnostics = sorted(notebook.cell_diagnostics(joined) + list(session.result.diagnostics),
+                         key=lambda d: (d.line, d.col))
+    return session.replacing(diagnostics=diagnostics), joined

@@ -58,19 +58,19 @@ def _command(argv: list, steps: list) -> dict:
     """The command's JSON; the steps of the analysis it ran are appended to `steps`."""
     from shapehint import cli
     from shapehint.analysis import api  # what `check` (project/analyse.py) and `infer` both call
-    analyze_source = api.analyze_source
+    analyze_session = api.analyze_session  # (`analyze_source` is its result)
 
     def counted(*args, **kwargs):
-        result = analyze_source(*args, **kwargs)
-        steps.append(result.stats.get("steps"))
-        return result
+        session = analyze_session(*args, **kwargs)
+        steps.append(session.result.stats.get("steps"))
+        return session
     out = io.StringIO()
-    api.analyze_source = counted
+    api.analyze_session = counted
     try:
         with contextlib.redirect_stdout(out):
             cli.main(argv)
     finally:
-        api.analyze_source = analyze_source
+        api.analyze_session = analyze_session
     return json.loads(out.getvalue())
 
 

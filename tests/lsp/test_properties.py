@@ -10,7 +10,7 @@ import sys
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session
 from shapehint.lsp.features import actions, hover, inlay
 
 EXAMPLES = pathlib.Path(__file__).parent / "examples"
@@ -44,7 +44,8 @@ def _apply(text: str, edits) -> str:
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(edited())
 def test_features_never_raise_and_actions_keep_code_valid(text):
-    result = analyze_source(text, "m.py")
+    session = analyze_session(text, "m.py")
+    result = session.result
     n = len(text.split("\n"))
     inlay.inlay_hints(result, 1, n, "all")
     for v in result.values:
@@ -55,7 +56,7 @@ def test_features_never_raise_and_actions_keep_code_valid(text):
     except SyntaxError:
         valid = False
     for line in range(1, n + 1):
-        ctx = actions.ActionContext(result, line, 0, line, 0, list(result.diagnostics))
+        ctx = actions.ActionContext(result, line, 0, line, 0, list(result.diagnostics), session=session)
         for act in actions.code_actions(ctx):
             new = _apply(text, act.edits)
             if valid:
@@ -66,8 +67,9 @@ def test_features_never_raise_and_actions_keep_code_valid(text):
                 tail = len(before) - e.end_line
                 assert before[len(before) - tail:] == after[len(after) - tail:]
             if valid and line % 7 == 0:  # applying it twice is harmless, or it is not offered again
-                again_result = analyze_source(new, "m.py")
-                ctx2 = actions.ActionContext(again_result, line, 0, line, 0, list(again_result.diagnostics))
+                again = analyze_session(new, "m.py")
+                ctx2 = actions.ActionContext(again.result, line, 0, line, 0, list(again.result.diagnostics),
+                                             session=again)
                 for act2 in actions.code_actions(ctx2):
                     if act2.title == act.title:
                         ast.parse(_apply(new, act2.edits))

@@ -9,7 +9,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.signatures import signatures_json
 
 from .conftest import EXAMPLES, apply_edits, find, initialize_params, open_doc, push_capabilities, server_config, \
@@ -65,8 +65,8 @@ async def test_code_lens_shows_the_typical_input_and_runs_it(client: LanguageCli
 
 
 def _clean(text: str, path) -> list:
-    result = analyze_source(text, str(path))
-    return [d for d in result.diagnostics if d.severity == "error"], \
+    result = analyze_session(text, str(path))
+    return [d for d in result.result.diagnostics if d.severity == "error"], \
         {s["function"]: s for s in signatures_json(result)}
 
 

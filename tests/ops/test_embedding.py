@@ -123,10 +123,10 @@ class Bags(nn.Module):
 def test_an_input_of_unknown_rank_takes_the_rank_the_offsets_ask_for():
     """With offsets given the input must be 1-D: taking rank 2 (the other choice) made a false
     "offsets must be None" error in torch's own rpc tests."""
-    from shapehint.analysis.api import analyze_source
+    from shapehint.analysis.api import analyze_session, analyze_source
     from shapehint.questions.migrate import migrate_function
-    result = analyze_source(BAGS, "bags.py")
-    assert [d.code for d in result.diagnostics if d.severity == "error"] == []
+    result = analyze_session(BAGS, "bags.py")
+    assert [d.code for d in result.result.diagnostics if d.severity == "error"] == []
     m = migrate_function(result, "Bags.forward")
     assert m["status"] == "static" and len(m["params"][0]["shape"]) == 1
     ns: dict = {}

@@ -1,15 +1,16 @@
 import ast
 import pathlib
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session
 
 PROGRAMS = pathlib.Path(__file__).parent / "programs"
 
 
 def load(name):
+    """(text, the AnalysisSession of the program)."""
     path = PROGRAMS / name
     text = path.read_text()
-    return text, analyze_source(text, str(path))
+    return text, analyze_session(text, str(path))
 
 
 def line_of(text, needle, start=1):

@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.branches import answer_branches
 from shapehint.questions.holes import answer_holes
 from shapehint.questions.migrate import answer_migration, migratable_functions
@@ -34,19 +34,19 @@ def _ids(paths):
 @pytest.mark.parametrize("path", CORPUS, ids=_ids(CORPUS))
 def test_no_records_same_diagnostics_and_answers(path):
     text = path.read_text()
-    full = analyze_source(text, str(path))
-    light = analyze_source(text, str(path), records=False)
-    assert light.values == [] and light.dims == {}
-    assert [d.to_json() for d in light.diagnostics] == [d.to_json() for d in full.diagnostics]
+    full = analyze_session(text, str(path))
+    light = analyze_session(text, str(path), records=False)
+    assert light.result.values == [] and light.result.dims == {}
+    assert [d.to_json() for d in light.result.diagnostics] == [d.to_json() for d in full.result.diagnostics]
     assert answer_branches(light) == answer_branches(full)
     assert answer_holes(light) == answer_holes(full)
     assert answer_migration(light) == answer_migration(full)
-    assert full.values, "a full analysis still builds its records"
+    assert full.result.values, "a full analysis still builds its records"
 
 
 def _migratable(path):
     text = path.read_text()
-    return [(path, q) for q in migratable_functions(analyze_source(text, str(path), records=False))]
+    return [(path, q) for q in migratable_functions(analyze_session(text, str(path), records=False))]
 
 
 PAIRS = [pair for p in CORPUS for pair in _migratable(p)]
@@ -55,24 +55,24 @@ PAIRS = [pair for p in CORPUS for pair in _migratable(p)]
 @pytest.mark.parametrize("path,qualname", PAIRS, ids=[f"{p.name}:{q}" for p, q in PAIRS])
 def test_one_function_analysis_gives_the_full_migration(path, qualname):
     text = path.read_text()
-    full = answer_migration(analyze_source(text, str(path)), only=qualname)
-    one = analyze_source(text, str(path), records=False, functions={qualname})
-    assert qualname.split(".<locals>.")[0] in one.stats["reanalysed"]  # (and what a nested function needs)
-    assert len(set(one.stats["reanalysed"])) <= qualname.count(".<locals>.") + 1
+    full = answer_migration(analyze_session(text, str(path)), only=qualname)
+    one = analyze_session(text, str(path), records=False, functions={qualname})
+    assert qualname.split(".<locals>.")[0] in one.result.stats["reanalysed"]  # (and what a nested function needs)
+    assert len(set(one.result.stats["reanalysed"])) <= qualname.count(".<locals>.") + 1
     assert answer_migration(one, only=qualname) == full
     # the scoped range constraints of Q2 too
     params = [p["name"] for p in full[0]["params"] if p["ranks"]]
     if params:
         assume = [f"{qualname}: 2 <= {params[0]}.shape[0] <= 9"]
-        assert answer_migration(analyze_source(text, str(path), records=False, functions={qualname}),
+        assert answer_migration(analyze_session(text, str(path), records=False, functions={qualname}),
                                 assume, qualname) == \
-            answer_migration(analyze_source(text, str(path)), assume, qualname)
+            answer_migration(analyze_session(text, str(path)), assume, qualname)
 
 
 def _full_branches(path):
     """(the full analysis's answers, (line, col) -> the entry functions whose analyses reach it);
     entries are the functions no other function calls."""
-    full = analyze_source(path.read_text(), str(path), records=False)
+    full = analyze_session(path.read_text(), str(path), records=False)
     it = full.interp
     called = {f for f, roots in it.called_from.items() if roots - {"<module>", f}}
     entries_at: dict = {}
@@ -95,7 +95,7 @@ ENTRIES = [pair for p in CORPUS for pair in _entries(p)]
 @pytest.mark.parametrize("path,entry", ENTRIES, ids=[f"{p.name}:{q}" for p, q in ENTRIES])
 def test_entry_branches_are_the_full_answers_of_what_only_that_entry_reaches(path, entry):
     full_answers, entries_at = _full_branches(path)
-    one = analyze_source(path.read_text(), str(path), records=False, functions={entry})
+    one = analyze_session(path.read_text(), str(path), records=False, functions={entry})
     got = answer_branches(one, entry=entry)
     assert {(b["line"], b["col"]) for b in got} <= {k for k, v in entries_at.items() if entry in v}
     expected = [b for b in full_answers if entries_at.get((b["line"], b["col"])) == {entry}]
@@ -121,7 +121,7 @@ def test_smallest_model_lowers_dimensions_in_parameter_order():
             "def f(y: TensorType([Dyn, Dyn]), x: TensorType([Dyn, Dyn])):\n"
             "    assert x.shape[1] + y.shape[0] == 12\n"
             "    return y + 1, x + 1\n")
-    got = answer_migration(analyze_source(text, "order.py", records=False), only="f")
+    got = answer_migration(analyze_session(text, "order.py", records=False), only="f")
     # (a batch of 2 first where the facts allow it: BatchNorm in training needs more than one sample)
     assert [(p["name"], p["shape"]) for p in got[0]["params"]] == [("y", [2, 1]), ("x", [2, 10])]
 
@@ -155,10 +155,10 @@ def test_a_nested_function_is_answered_once_and_on_its_own():
             "        return torch.flatten(x, 1) @ torch.zeros(12, 3)\n"
             "    return inner(torch.zeros(n, 3, 4))\n\n"
             "outer(2)\nouter(5)\n")
-    every = answer_migration(analyze_source(text, "nested.py"))
+    every = answer_migration(analyze_session(text, "nested.py"))
     assert [f["function"] for f in every].count("outer.<locals>.inner") == 1
     full = [f for f in every if f["function"] == "outer.<locals>.inner"]
-    one = analyze_source(text, "nested.py", records=False, functions={"outer.<locals>.inner"})
+    one = analyze_session(text, "nested.py", records=False, functions={"outer.<locals>.inner"})
     assert answer_migration(one, only="outer.<locals>.inner") == full
 
 

@@ -5,7 +5,7 @@ import random
 
 import torch
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.branches import answer_branches
 
 from .helpers import branch_outcomes, line_of, namespace
@@ -107,7 +107,7 @@ def _by_condition(got):
 
 
 def test_helper_method_branches_decided_by_the_caller():
-    r = analyze_source(HELPER, "m.py")
+    r = analyze_session(HELPER, "m.py")
     got = _by_condition(answer_branches(r))
     assert got["mask.dim() == 3"]["status"] == "always-false"
     assert got["mask.dim() == 2"]["status"] == "always-true"
@@ -125,7 +125,7 @@ def test_helper_method_branches_decided_by_the_caller():
 
 def test_module_level_calls_do_not_narrow_an_entry():
     # the demo call at the end passes a batch of 2, but forward is judged for every batch size
-    r = analyze_source(HELPER, "m.py")
+    r = analyze_session(HELPER, "m.py")
     b = _by_condition(answer_branches(r))["x.shape[0] > 1"]
     assert b["status"] == "depends" and b["witness_function"] == "Net.forward"
     model = namespace(HELPER)["Net"]()
@@ -136,7 +136,7 @@ def test_module_level_calls_do_not_narrow_an_entry():
 
 
 def test_assumption_scoped_to_a_helper_asks_about_its_own_inputs():
-    r = analyze_source(HELPER, "m.py")
+    r = analyze_session(HELPER, "m.py")
     b = _by_condition(answer_branches(r, ["Net.scale: h.shape[1] == 4"]))["h.shape[1] > 8"]
     assert b["status"] == "always-false" and b["witness_function"] == "Net.scale"
     # unscoped, it names no parameter of the entry: the callers' answer stands
@@ -145,7 +145,7 @@ def test_assumption_scoped_to_a_helper_asks_about_its_own_inputs():
 
 
 def test_constructor_values_of_the_enclosing_model_reach_submodule_branches():
-    r = analyze_source(SUBMODULES, "m.py")
+    r = analyze_session(SUBMODULES, "m.py")
     got = _by_condition(answer_branches(r))
     assert got["self.head_dim * self.heads != C"]["status"] == "always-false"
     assert got["dim % heads != 0"]["status"] == "always-false"  # in __init__, as Model builds it
@@ -168,7 +168,7 @@ def test_constructor_values_of_the_enclosing_model_reach_submodule_branches():
 
 
 def test_generic_analysis_when_no_entry_reaches_the_function():
-    r = analyze_source(SUBMODULES, "m.py")
+    r = analyze_session(SUBMODULES, "m.py")
     b = _by_condition(answer_branches(r))["x.shape[1] > 4"]
     assert b["function"] == "solo" and b["status"] == "depends" and b["witness_function"] == "solo"
     assert b["witnesses"]["true"]["x"][1] > 4 >= b["witnesses"]["false"]["x"][1]
@@ -177,11 +177,11 @@ def test_generic_analysis_when_no_entry_reaches_the_function():
 def test_different_instances_of_a_class_in_one_model():
     # the same submodule class built with two head counts: its check holds in both
     text = SUBMODULES.replace("[Attention(dim, heads) for _ in range(2)]", "[Attention(dim, heads), Attention(dim, 4)]")
-    got = _by_condition(answer_branches(analyze_source(text, "m.py")))
+    got = _by_condition(answer_branches(analyze_session(text, "m.py")))
     assert got["self.head_dim * self.heads != C"]["status"] == "always-false"
     # a head count that does not divide the width makes the check fire in that layer only
     text = SUBMODULES.replace("[Attention(dim, heads) for _ in range(2)]", "[Attention(dim, heads), Attention(dim, 6)]")
-    got = _by_condition(answer_branches(analyze_source(text, "m.py")))
+    got = _by_condition(answer_branches(analyze_session(text, "m.py")))
     assert got["self.head_dim * self.heads != C"]["status"] == "depends"
 
 
@@ -204,7 +204,7 @@ def test_branches_of_an_imported_module_are_not_this_files(tmp_path):
             "            x = x + 1\n"
             "        return self.gate(x)\n")
     (tmp_path / "main.py").write_text(main)
-    got = answer_branches(analyze_source(main, str(tmp_path / "main.py")))
+    got = answer_branches(analyze_session(main, str(tmp_path / "main.py")))
     assert [(b["line"], b["condition"], b["status"]) for b in got] == [(14, "x.shape[0] > 2", "depends")]
 
 
@@ -219,7 +219,7 @@ def test_branch_on_a_list_grown_in_a_loop_is_not_decided_by_the_first_iteration(
             "    return torch.stack(outs)\n\n\n"
             "def main(x: Float[Tensor, 'B 8']):\n"
             "    return collect(x, 60)\n")
-    r = analyze_source(text, "m.py")
+    r = analyze_session(text, "m.py")
     b = _by_condition(answer_branches(r))["len(outs) >= limit"]
     assert b["status"] != "always-false"  # the 60th iteration takes it
     out = namespace(text)["main"](torch.randn(2, 8))
@@ -234,7 +234,7 @@ def test_a_context_the_analysis_cannot_follow_leaves_the_functions_own_answer():
             "    return h\n\n\n"
             "def main(x: Float[Tensor, 'B 16']):\n"
             "    return helper(mystery(x))\n")
-    b = _by_condition(answer_branches(analyze_source(text, "m.py")))["h.shape[1] == 16"]
+    b = _by_condition(answer_branches(analyze_session(text, "m.py")))["h.shape[1] == 16"]
     assert b["status"] == "always-true" and b["witness_function"] == "helper"
 
 
@@ -265,7 +265,7 @@ class Model(nn.Module):
 
 
 def test_an_omitted_optional_argument_does_not_decide_what_follows():
-    got = _by_condition(answer_branches(analyze_source(OPTIONAL, "m.py")))
+    got = _by_condition(answer_branches(analyze_session(OPTIONAL, "m.py")))
     # the analysis saw only calls without a mask; callers may pass a 3-D one: `extend`'s own
     # analysis, where the mask's rank is open, answers (both outcomes occur, as run below)
     assert got["mask.dim() == 3"]["status"] == "depends"
@@ -289,7 +289,7 @@ def test_an_optional_flag_is_not_an_optional_tensor():
             "    if ids.dim() == 2:\n"
             "        ids = ids * 2\n"
             "    return ids\n")
-    got = _by_condition(answer_branches(analyze_source(text, "m.py")))
+    got = _by_condition(answer_branches(analyze_session(text, "m.py")))
     assert got["ids.dim() == 2"]["status"] == "always-true"
 
 
@@ -303,5 +303,5 @@ def f(x: torch.Tensor):
         return x
     return x
 '''
-    got = {b["line"]: b["condition"] for b in answer_branches(analyze_source(src, "c.py", records=False))}
+    got = {b["line"]: b["condition"] for b in answer_branches(analyze_session(src, "c.py", records=False))}
     assert got == {3: "x.size(0)==2", 5: "x.shape[0] > 3 and x.shape[1] == 4"}

@@ -7,7 +7,7 @@ import pathlib
 
 import pytest
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.branches import answer_branches
 
 PROGRAMS = pathlib.Path(__file__).resolve().parents[2] / "bench" / "peer" / "programs"
@@ -27,7 +27,7 @@ def _tags(text: str) -> dict:
 def _answers(name: str, assume=()) -> dict:
     path = PROGRAMS / name
     text = path.read_text()
-    by_line = {b["line"]: b for b in answer_branches(analyze_source(text, str(path)), list(assume))}
+    by_line = {b["line"]: b for b in answer_branches(analyze_session(text, str(path)), list(assume))}
     return {tag: by_line[line] for tag, line in _tags(text).items()}
 
 

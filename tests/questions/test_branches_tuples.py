@@ -5,7 +5,7 @@ import random
 
 import torch
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.branches import answer_branches
 
 from .helpers import branch_outcomes, line_of, namespace
@@ -51,7 +51,7 @@ EXPECTED = {
 
 
 def test_size_comparisons_decided_and_executed():
-    r = analyze_source(SRC, "m.py")
+    r = analyze_session(SRC, "m.py")
     got = {b["condition"]: b for b in answer_branches(r)}
     assert {c: got[c]["status"] for c in EXPECTED} == EXPECTED
     model = namespace(SRC)["M"]()
@@ -73,7 +73,7 @@ def test_size_comparisons_decided_and_executed():
 
 
 def test_an_assumption_decides_a_size_inequality():
-    r = analyze_source(SRC, "m.py")
+    r = analyze_session(SRC, "m.py")
     got = {b["condition"]: b for b in answer_branches(r, ["M.forward: m.shape[1] == 8"])}
     assert got["m.shape != (m.shape[0], 8)"]["status"] == "always-false"
     assert got["m.size() == torch.Size([x.shape[0], x.shape[1]])"]["status"] == "depends"  # T may be 8

@@ -4,7 +4,7 @@ of that rank — checked here by running the function on it. Such tests were `un
 import pytest
 import torch
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.branches import answer_branches
 
 from .helpers import namespace
@@ -59,7 +59,7 @@ EXPECTED = {"four": "depends", "three_or_four": "depends", "two_to_five": "depen
 
 
 def _answers(assume=()):
-    return {b["function"]: b for b in answer_branches(analyze_source(PROGRAM, "ranks.py"), assume=list(assume))}
+    return {b["function"]: b for b in answer_branches(analyze_session(PROGRAM, "ranks.py"), assume=list(assume))}
 
 
 def test_statuses():
@@ -100,4 +100,4 @@ def test_an_assumption_leaves_a_rank_test_unknown():
 def test_an_optional_tensor_is_left_unknown():
     text = "import torch\n\n\ndef f(x, hx=None):\n    if hx is not None and hx.dim() != 2:\n" \
            "        raise ValueError('hx')\n    return x\n"
-    assert answer_branches(analyze_source(text, "opt.py"))[0]["status"] == "unknown"
+    assert answer_branches(analyze_session(text, "opt.py"))[0]["status"] == "unknown"

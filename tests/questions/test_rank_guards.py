@@ -5,7 +5,7 @@ here is checked by running the function on tensors of the migrated shapes."""
 import pytest
 import torch
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.branches import answer_branches
 from shapehint.questions.migrate import migrate_function
 
@@ -45,7 +45,7 @@ GUARDS = {
 @pytest.mark.parametrize("guard", GUARDS.values(), ids=list(GUARDS))
 def test_guard_gives_the_rank_and_the_migration_runs(guard):
     text = MODULE.format(guard=guard)
-    m = migrate_function(analyze_source(text, "guards.py"), "M.forward")
+    m = migrate_function(analyze_session(text, "guards.py"), "M.forward")
     assert m["status"] == "static", m
     shapes = {p["name"]: p["shape"] for p in m["params"]}
     assert [len(shapes["x"]), len(shapes["y"])] == [2, 4]
@@ -61,7 +61,7 @@ def test_guard_gives_the_rank_and_the_migration_runs(guard):
     ("torch._assert(x.shape == (4, 16), 'x')\n        torch._check(y.shape[2:] == (6, 6))", [4, 16], [1, 3, 6, 6]),
 ], ids=["assert", "raise guard", "torch._assert"])
 def test_a_shape_equality_pins_the_dimensions_too(guard, x, y):
-    m = migrate_function(analyze_source(MODULE.format(guard=guard), "guards.py"), "M.forward")
+    m = migrate_function(analyze_session(MODULE.format(guard=guard), "guards.py"), "M.forward")
     assert {p["name"]: p["shape"] for p in m["params"]} == {"x": x, "y": y}
 
 
@@ -79,7 +79,7 @@ NOT_GUARDS = {
 @pytest.mark.parametrize("stmt", NOT_GUARDS.values(), ids=list(NOT_GUARDS))
 def test_what_does_not_fix_the_rank(stmt):
     text = MODULE.format(guard=stmt).replace("self.fc(x), self.conv(y)", "x.sum(), y")
-    m = migrate_function(analyze_source(text, "guards.py"), "M.forward", search=False)  # what the analysis learned
+    m = migrate_function(analyze_session(text, "guards.py"), "M.forward", search=False)  # what the analysis learned
     x = next(p for p in m["params"] if p["name"] == "x")
     assert x["ranks"] == [] and x["shape"] is None
 
@@ -104,7 +104,7 @@ def f(x):
     ("if x.dim() == 2:\n        return x.sum(1)\n    if x.dim() != 3:\n        raise ValueError('x')", []),
 ])
 def test_a_guard_after_a_return_does_not_speak_for_every_path(body, rank):
-    m = migrate_function(analyze_source(CHECK.format(body=body), "check.py"), "f", search=False)
+    m = migrate_function(analyze_session(CHECK.format(body=body), "check.py"), "f", search=False)
     assert m["params"][0]["ranks"] == rank
 
 
@@ -119,7 +119,7 @@ def f(x):
         x = x[0]
     return x.sum(0)
 '''
-    got = {b["line"]: b["status"] for b in answer_branches(analyze_source(text, "g.py"))}
+    got = {b["line"]: b["status"] for b in answer_branches(analyze_session(text, "g.py"))}
     assert got[5] != "always-false"  # inputs of other ranks do take it
     assert got[7] == "always-false"
 

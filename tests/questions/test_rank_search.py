@@ -4,7 +4,7 @@ of answering "partial, rank unknown". Every migration here is run on real tensor
 import pytest
 import torch
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.migrate import answer_migration, migrate_function
 
 from .helpers import namespace
@@ -55,7 +55,7 @@ FUNCTIONS = ["M.linear", "M.norm_then_fc", "M.embed", "matmul", "mean1", "cat", 
 
 @pytest.mark.parametrize("qualname", FUNCTIONS)
 def test_a_rank_is_found_and_the_migration_runs(qualname):
-    result = analyze_source(PROGRAM, "ranks.py")
+    result = analyze_session(PROGRAM, "ranks.py")
     assert migrate_function(result, qualname, search=False)["status"] == "partial"  # the body alone
     m = migrate_function(result, qualname)
     assert m["status"] == "static", m
@@ -69,14 +69,14 @@ def test_a_rank_is_found_and_the_migration_runs(qualname):
 
 def test_the_fewest_axes_first():
     got = {f["function"]: {p["name"]: p["shape"] for p in f["params"]}
-           for f in answer_migration(analyze_source(PROGRAM, "ranks.py"))}
+           for f in answer_migration(analyze_session(PROGRAM, "ranks.py"))}
     assert got["M.linear"] == {"x": [16]}
     assert got["mean1"] == {"x": [2, 1]}  # a batch of 2 where the facts allow it
     assert got["pairwise"] == {"a": [1], "b": [2, 1]}  # axis 0 of a rank >= 2 input: a batch of 2
 
 
 def test_ranks_and_constraints_together():
-    m = migrate_function(analyze_source(PROGRAM, "ranks.py"), "cat", ["cat: x.shape[1] == 5", "cat: y.shape[0] >= 3"])
+    m = migrate_function(analyze_session(PROGRAM, "ranks.py"), "cat", ["cat: x.shape[1] == 5", "cat: y.shape[0] >= 3"])
     assert m["status"] == "static"
     x, y = ({p["name"]: p["shape"] for p in m["params"]}[k] for k in ("x", "y"))
     assert x[1] == 5 and y[0] >= 3 and x[0] == y[0]
@@ -85,7 +85,7 @@ def test_ranks_and_constraints_together():
 
 def test_no_rank_that_works_leaves_it_partial():
     text = "import torch\n\n\ndef f(x):\n    return x.view(3, 5) + x.view(2, 7)\n"
-    m = migrate_function(analyze_source(text, "bad.py"), "f")
+    m = migrate_function(analyze_session(text, "bad.py"), "f")
     assert m["status"] in ("partial", "none") and m["params"][0]["shape"] is None
 
 
@@ -93,7 +93,7 @@ def test_no_rank_is_vouched_for_past_an_operation_the_analysis_cannot_follow():
     """`somelib.transform(x)` might need any rank: finding no error at rank 1 proves nothing."""
     text = ("import torch\nimport somelib\n\n\ndef f(x):\n    y = somelib.transform(x)\n"
             "    return x + 1\n")
-    m = migrate_function(analyze_source(text, "unknown_op.py"), "f")
+    m = migrate_function(analyze_session(text, "unknown_op.py"), "f")
     assert m["status"] == "partial" and m["params"][0]["shape"] is None
 
 
@@ -101,10 +101,10 @@ def test_the_search_stays_within_its_step_budget(monkeypatch):
     """The tries are counted in interpreter steps (the same answer on any machine): once an
     answer's budget is spent, the functions after are answered without a search."""
     from shapehint.questions import migrate
-    result = analyze_source(PROGRAM, "ranks.py")
+    result = analyze_session(PROGRAM, "ranks.py")
     free = {f["function"]: f["status"] for f in answer_migration(result)}
     monkeypatch.setattr(migrate, "SEARCH_STEPS_PER_ANSWER", 1)
-    tight = {f["function"]: f["status"] for f in answer_migration(analyze_source(PROGRAM, "ranks.py"))}
+    tight = {f["function"]: f["status"] for f in answer_migration(analyze_session(PROGRAM, "ranks.py"))}
     searched = [q for q in FUNCTIONS if q in free]
     assert [tight[q] for q in searched] == ["static"] + ["partial"] * (len(searched) - 1)
     assert all(free[q] == "static" for q in searched)
@@ -123,5 +123,5 @@ def test_rank_combinations_come_fewest_axes_first_and_lazily():
 def test_many_parameters_of_unknown_rank():
     params = ", ".join(f"a{i}" for i in range(14))
     text = f"import torch\n\n\ndef f({params}):\n    return " + " + ".join(f"a{i}" for i in range(14)) + "\n"
-    m = migrate_function(analyze_source(text, "many.py"), "f")
+    m = migrate_function(analyze_session(text, "many.py"), "f")
     assert m["status"] == "static" and all(p["shape"] == [1] for p in m["params"])

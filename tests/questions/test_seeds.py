@@ -13,8 +13,8 @@ from shapehint.questions.migrate import answer_migration
 from .helpers import line_of, load, namespace
 
 
-def errors(result):
-    return [d for d in result.diagnostics if d.severity == "error"]
+def errors(session):
+    return [d for d in session.result.diagnostics if d.severity == "error"]
 
 
 def test_listing1_rank_two_input_to_conv_is_an_error():
@@ -130,7 +130,7 @@ def test_tfp_holes_unique_and_unbounded():
 
 
 def _value(r, function, name):
-    vals = [v for v in r.infer_json()["values"] if v["function"] == function and v["name"] == name]
+    vals = [v for v in r.result.infer_json()["values"] if v["function"] == function and v["name"] == name]
     assert vals, (function, name)
     return vals[-1]["shape"]
 

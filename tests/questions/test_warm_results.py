@@ -3,7 +3,7 @@ touch have their summaries restored from the cache (no solver state), and a huge
 may stop at its step budget. Either way the answer for an untouched function is the one a cold
 analysis gives, or `unknown` — never an exception (which dropped the code action silently)."""
 from shapehint.analysis import interp
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.analysis.workspace import Workspace
 from shapehint.lsp.questions import migration_edits
 from shapehint.questions.migrate import answer_migration, migrate_function
@@ -34,12 +34,12 @@ def _warm_after_edit(tmp_path):
     ws.update(path, SRC, 1)
     result = ws.update(path, EDITED, 2)
     assert result.stats["reanalysed"] == ["g"]  # M.forward's summary came from the cache
-    return result, path
+    return ws.session(path), path
 
 
 def test_migration_of_an_untouched_function_after_an_edit(tmp_path):
     warm, path = _warm_after_edit(tmp_path)
-    cold = analyze_source(EDITED, path)
+    cold = analyze_session(EDITED, path)
     got = migration_edits(warm, "M.forward")
     assert got[0] == "static" and got[1]
     assert got == migration_edits(cold, "M.forward")
@@ -49,9 +49,9 @@ def test_a_function_the_budget_cut_off_is_unknown(monkeypatch):
     text = "import torch\n\n" + "\n".join(
         f"def f{i}(x):\n    a, b = x.shape\n    return x.view(b, a)\n" for i in range(40))
     monkeypatch.setattr(interp, "MAX_STEPS", 60)
-    result = analyze_source(text, "big.py")
-    assert result.stats["truncated"]
-    last = migrate_function(result, "f39")
+    session = analyze_session(text, "big.py")
+    assert session.result.stats["truncated"]
+    last = migrate_function(session, "f39")
     assert last == {"function": "f39", "status": "unknown", "params": [], "clash": []}
-    assert migration_edits(result, "f39") == ("unknown", [])
-    assert all(a["status"] in ("static", "partial", "unknown") for a in answer_migration(result))
+    assert migration_edits(session, "f39") == ("unknown", [])
+    assert all(a["status"] in ("static", "partial", "unknown") for a in answer_migration(session))

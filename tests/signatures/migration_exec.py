@@ -96,12 +96,12 @@ def run_proposal(ns: dict, mig: dict, dtypes: dict):
 
 def check_file(path: str) -> tuple:
     """([(function, shapes, error)], ran, skipped) for every static proposal of the file."""
-    from shapehint.analysis.api import analyze_source
+    from shapehint.analysis.api import analyze_session, analyze_source
     from shapehint.questions.migrate import answer_migration
     from shapehint.questions.signatures import signature
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    result = analyze_source(text, path)
+    result = analyze_session(text, path)
     migs = [m for m in answer_migration(result) if m["status"] == "static"]
     if not migs:
         return [], 0, 0

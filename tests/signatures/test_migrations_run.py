@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.migrate import answer_migration, migrate_function
 
 from .migration_exec import ROOT, check_file, corpus, definitions, run_proposal
@@ -43,7 +43,7 @@ def test_the_corpus_is_mostly_executed():
 def _run(src, qualname, tmp_path, assume=()):
     path = tmp_path / "m.py"
     path.write_text(src)
-    result = analyze_source(src, str(path))
+    result = analyze_session(src, str(path))
     m = migrate_function(result, qualname, list(assume))
     return m, definitions(src, str(path))
 
@@ -91,7 +91,7 @@ def test_sizes_passed_to_constructors_are_not_tensors(tmp_path):
     src = "import torch.nn as nn\n\ndef block(cin, cout):\n    return nn.Sequential(nn.Conv2d(cin, cout, 3), nn.ReLU())\n"
     path = tmp_path / "b.py"
     path.write_text(src)
-    assert [m["function"] for m in answer_migration(analyze_source(src, str(path)))] == []
+    assert [m["function"] for m in answer_migration(analyze_session(src, str(path)))] == []
 
 
 def test_under_constraints_the_batch_follows_them(tmp_path):

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.signatures import signatures_json
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -20,7 +20,7 @@ def program(name):
 def sigs(name):
     path = program(name)
     with open(path, encoding="utf-8") as f:
-        result = analyze_source(f.read(), path)
+        result = analyze_session(f.read(), path)
     return {s["function"]: s for s in signatures_json(result)}
 
 
@@ -83,7 +83,7 @@ def test_provable_error_has_no_example(tmp_path):
     f.write_text("import torch.nn as nn\n\nclass Two(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                  "        self.a = nn.Conv2d(2, 4, 3)\n        self.b = nn.Conv2d(4, 4, 3)\n\n"
                  "    def forward(self, x):\n        return self.a(x) + self.b(x)\n")
-    s = analyze_source(f.read_text(), str(f))
+    s = analyze_session(f.read_text(), str(f))
     sig = {g["function"]: g for g in signatures_json(s)}["Two.forward"]
     assert param(sig, "x")["example"] is None and sig["problem"].startswith("no input passes line 10")
 
@@ -102,19 +102,19 @@ def test_infer_json_carries_signatures():
 def test_the_programs_own_names_are_used(tmp_path):
     f = tmp_path / "names.py"
     f.write_text("import torch\n\n\ndef f(x):\n    B, T, C = x.size()\n    y = x.view(B, T, 4, C // 4)\n    return y\n")
-    s = {g["function"]: g for g in signatures_json(analyze_source(f.read_text(), str(f)))}
+    s = {g["function"]: g for g in signatures_json(analyze_session(f.read_text(), str(f)))}
     x = param(s["f"], "x")
     assert x["shape"] == ["B", "T", "C"] and x["example"] == [2, 32, 32]
     assert holds(x, [3, 5, 8]) and not holds(x, [3, 5, 10])
 
 
 def test_an_analysis_that_failed_internally_has_no_signatures_and_infer_still_answers(monkeypatch, tmp_path):
-    # A bug inside the analysis costs the file its answers (api.analyze_source), never the command.
+    # A bug inside the analysis costs the file its answers (api.analyze_session), never the command.
     import shapehint.analysis.engine as engine
 
     def broken(*a, **k):
         raise ValueError("simulated analysis bug")
-    monkeypatch.setattr(engine, "analyze", broken)
-    result = analyze_source("import torch\ndef f(x):\n    return x.sum()\n", "m.py")
-    assert result.stats["internal_errors"] == ["ValueError: simulated analysis bug"]
-    assert signatures_json(result) == []
+    monkeypatch.setattr(engine, "run", broken)
+    session = analyze_session("import torch\ndef f(x):\n    return x.sum()\n", "m.py")
+    assert session.result.stats["internal_errors"] == ["ValueError: simulated analysis bug"]
+    assert signatures_json(session) == []

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.analysis.callmemo import alike
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
@@ -17,12 +17,14 @@ from shapehint.shapes.values import IntV, ModuleV, TensorV
 CASES = os.path.join(os.path.dirname(__file__), "..", "cases")
 
 
-def _diags(result) -> list:
+def _diags(analysed) -> list:
+    """Of a result, or of a session's result."""
+    result = getattr(analysed, "result", analysed)
     return sorted((d.line, d.code, d.message, tuple(r.line for r in d.related)) for d in result.diagnostics)
 
 
 def _run(src: str, records: bool = False):
-    return analyze_source(src, "m.py", records=records)
+    return analyze_session(src, "m.py", records=records)
 
 
 STACK = '''import torch
@@ -57,8 +59,8 @@ class Net(nn.Module):
 
 
 def test_a_stack_of_layers_built_alike_runs_the_forward_once():
-    fast = analyze_source(STACK, "m.py", records=False, functions={"Net.forward"})
-    slow = analyze_source(STACK, "m.py", records=True, functions={"Net.forward"})
+    fast = analyze_session(STACK, "m.py", records=False, functions={"Net.forward"})
+    slow = analyze_session(STACK, "m.py", records=True, functions={"Net.forward"})
     assert fast.interp.memo.hits == 5  # blocks 2..6 repeat block 1
     assert slow.interp.memo.hits == 0  # records keep every call's context
     assert fast.interp.steps < 0.8 * slow.interp.steps  # the six blocks' construction is most of the rest
@@ -180,7 +182,7 @@ def test_a_repeat_is_answered_only_while_nothing_it_can_read_changed():
 
 
 def _built(src: str, fn: str = "f"):
-    r = analyze_source(src, "m.py", records=False, functions={fn})
+    r = analyze_session(src, "m.py", records=False, functions={fn})
     return r, _diags(r)
 
 
@@ -275,7 +277,7 @@ def f():
 '''
     r = _run(src)
     assert r.interp.memo.hits == 1
-    [d] = r.diagnostics
+    [d] = r.result.diagnostics
     lines = [rel.line for rel in d.related]
     assert 11 in lines and 10 not in lines  # b was made on line 11 (x2), not line 10
     assert _diags(r) == _diags(_run(src, records=True))
@@ -340,7 +342,7 @@ def test_a_copy_names_and_places_its_layers_as_the_construction_left_them():
 '''
     fast, slow = _built(src)
     assert fast.interp.memo.built_hits == 1
-    [d] = fast.diagnostics
+    [d] = fast.result.diagnostics
     assert d.message.startswith("nn.Linear(d, d) expects") and 10 in [r.line for r in d.related]
     assert diags_equal(fast, src)
 

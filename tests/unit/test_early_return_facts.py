@@ -1,7 +1,7 @@
 """What a callee's path learns past an undecided `if` that returned holds only for the rest of
 that call (executor._continue_past): the caller must not believe that no input takes the early
 return. Past a `raise` the fact holds for every admissible input, callers included."""
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.branches import answer_branches
 
 HEAD = '''import torch
@@ -38,7 +38,7 @@ def test_an_early_return_in_a_helper_does_not_decide_the_callers_branch():
         return a
     return x
 '''
-    result = analyze_source(src, "m.py", records=False, functions={"f"})
+    result = analyze_session(src, "m.py", records=False, functions={"f"})
     [b] = [b for b in answer_branches(result, entry="f") if b["function"] == "f"]
     assert b["status"] == "depends"
 
@@ -91,6 +91,6 @@ def f(x: Float[Tensor, "B N"], flag: bool):
     assert x.shape[1] != 7
     return a
 '''
-    result = analyze_source(src, "m.py")
-    assert [(d.line, d.code) for d in result.diagnostics] == []
+    result = analyze_session(src, "m.py")
+    assert [(d.line, d.code) for d in result.result.diagnostics] == []
     assert all(st.depth == 0 for st in result.interp.env.stores)  # every mark pushed was popped

@@ -1,6 +1,6 @@
 """Imported workspace modules are parsed once while their text is unchanged (shared by the
 analyses of every file that imports them), and parsed again as soon as it changes."""
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.analysis.workspace import Workspace
 
 LAYERS = '''import torch.nn as nn
@@ -28,17 +28,17 @@ def test_a_sibling_is_parsed_once_and_again_when_it_changes(tmp_path):
     model.write_text(MODEL)
     layers = str((tmp_path / "layers.py").resolve())
 
-    first = analyze_source(MODEL, str(model))
-    second = analyze_source(MODEL + "\n", str(model))
-    assert [d.code for d in first.diagnostics] == []
+    first = analyze_session(MODEL, str(model))
+    second = analyze_session(MODEL + "\n", str(model))
+    assert [d.code for d in first.result.diagnostics] == []
     # the same parse (its lines list is the very same object), not a second one
     assert second.interp.module_lines[layers] is first.interp.module_lines[layers]
 
     # same size, another text: in_features 8 -> 9, so the call in model.py now fails
     (tmp_path / "layers.py").write_text(LAYERS.format(n=9))
-    third = analyze_source(MODEL, str(model))
+    third = analyze_session(MODEL, str(model))
     assert third.interp.module_lines[layers] is not first.interp.module_lines[layers]
-    assert "SH101" in [d.code for d in third.diagnostics]
+    assert "SH101" in [d.code for d in third.result.diagnostics]
 
 
 def test_edits_in_an_editor_reuse_the_siblings_parses(tmp_path):
@@ -46,8 +46,8 @@ def test_edits_in_an_editor_reuse_the_siblings_parses(tmp_path):
     model = tmp_path / "model.py"
     layers = str((tmp_path / "layers.py").resolve())
     ws = Workspace()
-    a = ws.update(str(model), MODEL, 1)
-    lines = a.interp.module_lines[layers]
+    ws.update(str(model), MODEL, 1)
+    lines = ws.session(str(model)).interp.module_lines[layers]
     b = ws.update(str(model), MODEL.replace("2, 8", "3, 8"), 2)
-    assert b.interp.module_lines[layers] is lines
+    assert ws.session(str(model)).interp.module_lines[layers] is lines
     assert [d.code for d in b.diagnostics] == []

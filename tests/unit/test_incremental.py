@@ -3,7 +3,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.analysis.workspace import Workspace
 
 PROGRAM = '''\
@@ -156,9 +156,9 @@ def test_questions_on_a_warm_result_match_a_fresh_one():
     from shapehint.questions.migrate import answer_migration
     ws = Workspace()
     _update(ws, PROGRAM, 1)
-    warm = _update(ws, PROGRAM, 2)
-    assert warm.stats["reanalysed"] == []
-    fresh = analyze_source(PROGRAM, "m.py")
+    assert _update(ws, PROGRAM, 2).stats["reanalysed"] == []
+    warm = ws.session("m.py")
+    fresh = analyze_session(PROGRAM, "m.py")
     assert answer_migration(warm) == answer_migration(fresh)
     assert answer_branches(warm) == answer_branches(fresh)
 
@@ -194,7 +194,9 @@ def test_line_index_answers_like_a_scan_of_every_record():
             assert r.values_at(line, col) == scan
 
 
-def test_a_compacted_result_replays_its_interpreter_for_questions():
+def test_a_released_session_replays_its_interpreter_for_questions():
+    import gc
+    import weakref
     from shapehint.lsp.features.lenses import run_lenses
     from shapehint.questions.branches import answer_branches
     from shapehint.questions.holes import answer_holes
@@ -203,16 +205,20 @@ def test_a_compacted_result_replays_its_interpreter_for_questions():
     _update(ws, PROGRAM, 1)
     edited = PROGRAM.replace("w = z + 1", "w = z - 1")
     r = _update(ws, edited, 2)
+    session = ws.session("m.py")
     lenses = run_lenses(r)
     before = _records(r)
-    r.compact()
-    assert r.__dict__["_interp"] is None and r.module_globals is None
+    first = weakref.ref(session.interp)
+    session.release()
+    gc.collect()  # (the interpreter and its parts refer to each other)
+    assert first() is None  # dropped: nothing else holds the interpreter (the result least of all)
     _update(ws, PROGRAM, 3)  # the document moves on: the replay must not depend on its cache
-    assert run_lenses(r) == lenses and r.__dict__["_interp"] is None  # kept from before compacting
-    fresh = analyze_source(edited, "m.py")
-    assert answer_migration(r) == answer_migration(fresh)
-    assert answer_branches(r) == answer_branches(fresh)
-    assert answer_holes(r) == answer_holes(fresh)
+    assert run_lenses(r) == lenses  # plain data: no interpreter needed
+    fresh = analyze_session(edited, "m.py")
+    assert answer_migration(session) == answer_migration(fresh)
+    assert session.interp is not None and first() is None  # a replayed one stands in
+    assert answer_branches(session) == answer_branches(fresh)
+    assert answer_holes(session) == answer_holes(fresh)
     assert _records(r) == before
 
 

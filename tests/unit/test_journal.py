@@ -19,7 +19,7 @@ import os
 
 import pytest
 
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.analysis.frames import span_of
 from shapehint.analysis.interp import Interp
 
@@ -58,7 +58,7 @@ def returns_seen(monkeypatch):
 
 def test_the_program_exercises_the_memo():
     # without the new effect, the stack's repeated forward is answered from the memo
-    assert analyze_source(STACK, "m.py", records=False).interp.memo.hits > 0
+    assert analyze_session(STACK, "m.py", records=False).interp.memo.hits > 0
 
 
 def test_the_memo_notices_a_new_kind_of_effect(returns_seen):
@@ -173,15 +173,15 @@ def test_the_guard_catches_fixed_state_that_changes(analyses, monkeypatch):
 # ---- memo on and off ------------------------------------------------------------------------------
 
 def _answers(path: str, memo: bool) -> dict:
-    from shapehint.analysis.engine import analyze
+    from shapehint.analysis.engine import run
     from shapehint.questions.branches import answer_branches
     from shapehint.questions.holes import answer_holes
     from shapehint.questions.migrate import answer_migration
     text = open(path).read()
-    r = analyze(text, path, records=False, memo=memo)
+    r = run(text, path, records=False, memo=memo)
     it = r.interp
     return {
-        "diagnostics": [d.to_json() for d in r.diagnostics],
+        "diagnostics": [d.to_json() for d in r.result.diagnostics],
         "failures": sorted((f.function, f.span.line, f.span.col, str(f.pred), f.code, f.message, f.context)
                            for f in it.reporter.failures),
         "questions": (repr(answer_migration(r)), repr(answer_branches(r)), repr(answer_holes(r))),

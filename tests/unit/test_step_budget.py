@@ -4,7 +4,7 @@ depends on a value the analysis does not know is followed only a few levels (it 
 level before: timm's DlaTree spent the whole module's budget and 24 of 35 functions went
 unanalysed, silently). Steps are the interpreter's deterministic work count, not a timing."""
 from shapehint.analysis import interp
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.migrate import migrate_function
 
 LONG = '''import torch
@@ -25,12 +25,12 @@ def after(x):
 
 
 def test_a_long_function_is_cut_short_and_the_rest_still_analysed():
-    r = analyze_source(LONG, "long.py")
-    cut = [d for d in r.diagnostics if d.code == "SH004"]
+    r = analyze_session(LONG, "long.py")
+    cut = [d for d in r.result.diagnostics if d.code == "SH004"]
     assert [(d.line, d.col, d.end_col, d.severity) for d in cut] == [(4, 4, 8, "information")]
     assert "`long`" in cut[0].message and "150,000 steps" in cut[0].message
-    assert not r.stats["truncated"] and r.stats["cut_short"] == ["long"]  # the module's budget is not spent
-    assert [(d.line, d.code) for d in r.diagnostics if d.severity == "error"] == [(14, "SH103")]
+    assert not r.result.stats["truncated"] and r.result.stats["cut_short"] == ["long"]  # the module's budget is not spent
+    assert [(d.line, d.code) for d in r.result.diagnostics if d.severity == "error"] == [(14, "SH103")]
     assert migrate_function(r, "long")["status"] == "unknown"  # its facts stop midway
 
 

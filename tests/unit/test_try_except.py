@@ -1,7 +1,7 @@
 """`try` with a handler that gets on (executor.s_Try): the body is an undecided arm — what it
 requires holds only where it did not raise, and a shape error a handler catches is no error.
 A handler that re-raises leaves the body as the only way on, with its facts."""
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.questions.migrate import answer_migration
 
 HEAD = '''import torch
@@ -34,7 +34,7 @@ def test_a_caught_shape_error_does_not_bind_the_migration():
         y = x
     return y.sum()
 '''
-    [a] = answer_migration(analyze_source(src, "m.py", records=False), only="f")
+    [a] = answer_migration(analyze_session(src, "m.py", records=False), only="f")
     # any x gets on (the handler takes the others): was [21], the view's 7 * 3 elements
     assert a["status"] == "static" and a["params"][0]["shape"] != [21]
 

@@ -2,7 +2,7 @@
 and path conditions: a torch.Size equals a tuple of the same length with equal items, never a
 list; `!=` is the negation; an item the analysis cannot follow leaves the comparison unknown, but
 the known items still constrain the shapes where the comparison must hold."""
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 
 HEAD = '''import torch
 from jaxtyping import Float
@@ -13,9 +13,13 @@ def f(x: Float[Tensor, "a b"]):
 '''
 
 
-def _run(body: str):
+def _session(body: str):
     text = HEAD + "".join(f"    {line}\n" for line in body.strip().splitlines())
-    return analyze_source(text, "m.py")
+    return analyze_session(text, "m.py")
+
+
+def _run(body: str):
+    return _session(body).result
 
 
 def _shape(r, name):
@@ -79,7 +83,7 @@ def test_unknown_comparison_constrains_only_its_true_arm():
 
 
 def test_impossible_known_part_decides_the_condition():
-    r = _run("assert x.shape[0] == 5\nif x.shape == (4, g()):\n    y = x.flatten()\nelse:\n    y = x\nreturn y")
+    r = _session("assert x.shape[0] == 5\nif x.shape == (4, g()):\n    y = x.flatten()\nelse:\n    y = x\nreturn y")
     branch = r.interp.branches[0]
     assert branch.decided is False
 

@@ -2,7 +2,7 @@
 generic analysis takes them for. `Optional[int]` was a tensor of unknown rank, and so was
 `int | tuple[int, int]` (diffusers' `spatial_size`): `isinstance(spatial_size, int)` and
 `spatial_size[1]` then read a tensor, and a tensor's index became the size of an `arange`."""
-from shapehint.analysis.api import analyze_source
+from shapehint.analysis.api import analyze_session, analyze_source
 from shapehint.analysis.objects import OpaqueV
 from shapehint.shapes.values import ListV, NoneV, TensorV, TupleV
 
@@ -18,7 +18,7 @@ def f(a: int | tuple[int, int], b: Union[int, Tuple[int, int]], c: Optional[int]
 
 
 def test_what_each_union_parameter_is():
-    got = analyze_source(SRC, "f.py").interp.param_values["f"]
+    got = analyze_session(SRC, "f.py").interp.param_values["f"]
     assert all(isinstance(got[p], OpaqueV) for p in "abcd"), {p: got[p] for p in "abcd"}
     for p in "egh":  # a tensor that may be None: `if e is not None` runs both ways
         assert isinstance(got[p], TensorV) and got[p].optional, p

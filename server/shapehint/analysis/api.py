@@ -2,12 +2,14 @@
 
 `analyze_source(text, path)` analyses one module from scratch; `Workspace` keeps documents and
 warm per-function summaries and re-analyses only what an edit touched. Both return an
-`AnalysisResult` (plain data; see result.py). Nothing here imports pygls, lsprotocol or torch.
+`AnalysisResult` (plain data; see result.py); `analyze_session` and `Workspace.session` give
+the `AnalysisSession` the questions ask (session.py). Nothing here imports pygls, lsprotocol or torch.
 """
 from __future__ import annotations
 
 from .result import AnalysisResult
 from .frames import Cancelled
+from .session import AnalysisSession
 
 
 def analyze_source(text: str, path: str = "<string>", config=None, cancel=None,
@@ -17,18 +19,28 @@ def analyze_source(text: str, path: str = "<string>", config=None, cancel=None,
     not need them; with `records=False` they are never built (`values` is empty). `functions`:
     only these functions get their own analysis; `ranks`: ranks for parameters that would have
     an unknown one; `compile_errors=False`: no SH001 for errors only CPython's compiler finds
-    (engine.analyze)."""
-    from .engine import analyze
+    (engine.run)."""
+    return analyze_session(text, path, config, cancel, records, functions, ranks, compile_errors).result
+
+
+def analyze_session(text: str, path: str = "<string>", config=None, cancel=None,
+                    records: bool = True, functions=None, ranks=None, compile_errors: bool = True) -> AnalysisSession:
+    """`analyze_source`, with the live analysis the questions need (session.py)."""
+    from .engine import run
     try:
-        return analyze(text, path, config=config, cancel=cancel, on_store=interrupt_hook(cancel),
-                       defer_values=True, records=records, functions=functions, ranks=ranks,
-                       compile_errors=compile_errors)
+        return run(text, path, config=config, cancel=cancel, on_store=interrupt_hook(cancel),
+                   defer_values=True, records=records, functions=functions, ranks=ranks,
+                   compile_errors=compile_errors)
     except Cancelled:
         raise
     except (Exception, RecursionError) as exc:  # a bug must cost one file's answers, not the session
-        result = AnalysisResult(path, text)
-        result.stats = {"internal_errors": [f"{type(exc).__name__}: {exc}"], "reanalysed": []}
-        return result
+        return failed(text, path, exc)
+
+
+def failed(text: str, path: str, exc: BaseException) -> AnalysisSession:
+    """The session of an analysis that raised: no answers, and the error in `stats`."""
+    return AnalysisSession(AnalysisResult(path, text, stats={"internal_errors": [f"{type(exc).__name__}: {exc}"],
+                                                             "reanalysed": []}))
 
 
 def interrupt_hook(cancel):

@@ -24,7 +24,8 @@ from .interp import Interp
 from .defaults import default_symbol, name_copies, open_default_nones
 from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .optional_parts import open_optional_parts
-from .result import AnalysisResult, DimInfo, Diagnostic
+from .result import AnalysisResult, DimInfo, Diagnostic, Entry, Pending
+from .session import AnalysisSession
 from .sink import Sink
 from .usage import param_kind, tensor_uses
 
@@ -36,10 +37,16 @@ def parse(text: str, path: str, compile_errors: bool = True):
     return parse_module(text, path, compile_errors)
 
 
-def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
-            on_store=None, cache=None, defer_values: bool = False, records: bool = True,
-            functions=None, ranks=None, compile_errors: bool = True, memo: bool = True) -> AnalysisResult:
-    """`defer_values`: leave the records to the first read of `result.values` (the language
+def analyze(text: str, path: str = "<string>", **options) -> AnalysisResult:
+    """The plain result of one analysis (`run` for the options)."""
+    return run(text, path, **options).result
+
+
+def run(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
+        on_store=None, cache=None, defer_values: bool = False, records: bool = True,
+        functions=None, ranks=None, compile_errors: bool = True, memo: bool = True) -> AnalysisSession:
+    """One analysis: its plain result and the live interpreter, as an `AnalysisSession`.
+    `defer_values`: leave the records to the first read of `result.values` (the language
     server publishes the diagnostics first). `records=False`: no records and no hover table at
     all (the CLI's questions print neither). `functions`: analyse only these functions
     generically (qualnames; the module body always runs) — a question about one function needs
@@ -58,7 +65,7 @@ def analyze(text: str, path: str = "<string>", config=None, cancel=None, parsed=
 
 
 def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
-             functions, ranks=None, memo: bool = True) -> AnalysisResult:
+             functions, ranks=None, memo: bool = True) -> AnalysisSession:
     limits = Limits()
     if config is not None:
         limits = Limits(getattr(config, "timeout_ms", limits.timeout_ms), getattr(config, "rlimit", limits.rlimit))
@@ -66,9 +73,8 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     it = Interp(path, parsed.lines, sink, limits, cancel, on_store=on_store, observe=records,
                 comments=parsed.comments, param_ranks=ranks, memo=memo)
     from .imports import Importer
-    result = AnalysisResult(path, text)
-    for e in parsed.errors:
-        result.diagnostics.append(Diagnostic(e.line, e.col, e.end_line, e.end_col, "error", "SH001", e.message))
+    diagnostics = [Diagnostic(e.line, e.col, e.end_line, e.end_col, "error", "SH001", e.message)
+                   for e in parsed.errors]
     globals_: dict = {}
     mod = Frame(globals_, "<module>", it.new_store(), globals_, root="<module>")
     it.imports = imports if imports is not None else Importer(it, path, globals_, parse)
@@ -83,7 +89,6 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
             for f in list(it.functions):
                 if functions is not None and f.qualname not in functions:
                     continue
-                sink.owner = f.qualname
                 parts[f.qualname] = log(it, lambda: analyze_function(it, f))
                 reanalysed.append(f.qualname)
         else:
@@ -98,28 +103,42 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     if truncated:
         _not_analysed(it, functions)
     if not records:
-        result.values = []
+        values = []
     elif defer_values:
-        fixed = fixed_symbols(it)
-        result.defer_values(lambda: sink.finish_values(it.resolve_shape, fixed))
+        values = Pending(_finisher(sink, it.resolve_shape, fixed_symbols(it)))
     else:
-        result.values = sink.finish_values(it.resolve_shape, fixed_symbols(it))
-    result.diagnostics.extend(sink.finish_diagnostics())
-    result.diagnostics.sort(key=lambda d: (d.line, d.col, d.code))
+        values = sink.finish_values(it.resolve_shape, fixed_symbols(it))
+    diagnostics.extend(sink.finish_diagnostics())
+    diagnostics.sort(key=lambda d: (d.line, d.col, d.code))
+    dims = {}
     if records:
         order = ["<module>"] + [f.qualname for f in it.functions]
-        result.dims = compose_dims(it, [parts[q] for q in order if parts.get(q) is not None])
-    result.functions = {f.qualname: span_of(f.node) for f in it.functions}
-    result.stats = {"solver_queries": sum(s.queries for s in it.env.stores), "truncated": truncated,
-                    "internal_errors": it.internal_errors[:20], "steps": it.steps, "reanalysed": reanalysed,
-                    "cut_short": list(it.cut_short)}
+        dims = compose_dims(it, [parts[q] for q in order if parts.get(q) is not None])
+    stats = {"solver_queries": sum(s.queries for s in it.env.stores), "truncated": truncated,
+             "internal_errors": it.internal_errors[:20], "steps": it.steps, "reanalysed": reanalysed,
+             "cut_short": list(it.cut_short)}
     for st in it.env.stores:
         st.release()
     if it.env.session is not None:
         it.env.session.release()
-    result.interp = it  # questions (migration, branches, holes) reuse the run
-    result.module_globals = globals_
-    return result
+    result = AnalysisResult(path, text, diagnostics, values, dims,
+                            {f.qualname: span_of(f.node) for f in it.functions}, stats,
+                            failures=tuple(it.reporter.failures), entries=entries(it))
+    return AnalysisSession(result, it, analyze_function)  # the questions reuse the run
+
+
+def _finisher(sink: Sink, resolve_shape, fixed: dict):
+    """The records' builder: what it needs of the analysis, and no more (not the interpreter)."""
+    return lambda: sink.finish_values(resolve_shape, fixed)
+
+
+def entries(it: Interp) -> tuple:
+    """Module-level nn.Module classes with a `forward` and public module-level functions."""
+    out = [Entry("class", c.qualname, c.name, c.node.lineno, c.node.col_offset) for c in it.classes
+           if c.node is not None and "." not in c.qualname and c.is_module() and c.lookup("forward") is not None]
+    out += [Entry("function", f.qualname, f.qualname, f.node.lineno, f.node.col_offset) for f in it.functions
+            if f.cls is None and "." not in f.qualname and not f.node.name.startswith("_")]
+    return tuple(out)
 
 
 def with_enclosing(qualnames) -> set:
@@ -140,6 +159,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
     if f in it.generic_done and not again:
         return
     it.generic_done.add(f)
+    it.sink.owner = f.qualname  # what it finds is its own (for per-function capture, sink.py)
     node = f.node
     args = node.args
     store = it.new_store()

@@ -5,6 +5,7 @@ DESIGN §4 (`shapehint infer` / `check`). Positions: line 1-based, col 0-based c
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Optional
 
@@ -68,6 +69,17 @@ class Failure(NamedTuple):
     context: str  # "" in the function's own analysis, else the calling context ("called from ...")
 
 
+class Entry(NamedTuple):
+    """A module-level nn.Module class with a `forward`, or a public module-level function: what
+    a device run can start from."""
+
+    kind: str  # "class" | "function"
+    qualname: str
+    name: str
+    line: int  # of the `class`/`def` keyword
+    col: int
+
+
 @dataclass
 class DimInfo:
     """Where a symbol comes from and what is known about it (for hover)."""
@@ -95,97 +107,79 @@ class ValueRecord:
     layer_io: Optional[str] = None  # "[B, 128] → [B, 10]" for a layer
 
 
-@dataclass
+class Pending:
+    """Records not built yet: the language server publishes diagnostics as soon as they exist
+    and builds the records (hover, inlay hints, code actions) right after, off the edit's
+    critical path. `get()` runs the builder once, under a lock (a hover on the event loop may
+    race the worker), and drops it: a built result holds nothing of the analysis."""
+
+    def __init__(self, build):
+        self._build = build
+        self._value = None
+        self._lock = threading.Lock()
+
+    def ready(self) -> bool:
+        return self._build is None
+
+    def get(self) -> list:
+        if self._build is not None:
+            with self._lock:
+                if self._build is not None:
+                    self._value = self._build()
+                    self._build = None
+        return self._value
+
+
+class _LineIndex:
+    """line -> the records whose span covers it, built on first use (a cache the result owns)."""
+
+    def __init__(self):
+        self._table = None
+
+    def get(self, build) -> dict:
+        if self._table is None:
+            self._table = build()
+        return self._table
+
+
+@dataclass(frozen=True, eq=False)
 class AnalysisResult:
+    """What one analysis found, as plain data: frozen (no attribute can be set after the
+    analysis; a changed copy is `dataclasses.replace(result, ...)`), and holding nothing of the
+    interpreter. What needs the live analysis (the questions, re-analysing a function) goes
+    through its `AnalysisSession` (session.py)."""
+
     path: str
     text: str
     diagnostics: list = field(default_factory=list)
-    values: list = field(default_factory=list)  # ValueRecord, in source order
+    records: Any = field(default_factory=list, repr=False)  # [ValueRecord] in source order, or Pending
     dims: dict = field(default_factory=dict)  # symbol name -> DimInfo
     functions: dict = field(default_factory=dict)  # qualname -> Span of the def
     stats: dict = field(default_factory=dict)  # e.g. {"reanalysed": [...], "solver_queries": n}
     comments: Optional[dict] = None  # line -> comment text, when the text parsed without errors
+    failures: tuple = ()  # Failure records, in the order the analysis found them
+    entries: tuple = ()  # Entry: what a device run can start from (run lenses)
+    _index: _LineIndex = field(default_factory=_LineIndex, init=False, repr=False, compare=False)
 
-    # ---- records built on first use; the interpreter dropped and replayed -----------------
-    # The language server publishes diagnostics as soon as they exist and builds the records
-    # (hover, inlay hints, code actions) right after, off the edit's critical path:
-    # `defer_values(build)` stores the builder and the first read of `values` runs it (once,
-    # under a lock: a hover on the event loop may race the worker). Reading `interp` builds the
-    # records first: questions re-analyse functions on the interpreter, which would add to what
-    # the records join. `compact()` then drops the interpreter (its sink, stores and the module's
-    # objects: most of an open document's memory) when `replay` can rebuild it on demand.
-
-    def defer_values(self, build) -> None:
-        self.__dict__["_build_values"] = build
+    @property
+    def values(self) -> list:
+        r = self.records
+        return r.get() if isinstance(r, Pending) else r
 
     def values_ready(self) -> bool:
-        return self.__dict__.get("_build_values") is None
-
-    def _lock(self):
-        lock = self.__dict__.get("_lazy_lock")
-        if lock is None:
-            import threading
-            lock = self.__dict__.setdefault("_lazy_lock", threading.RLock())
-        return lock
-
-    def _get_values(self) -> list:
-        if self.__dict__.get("_build_values") is not None:
-            with self._lock():
-                build = self.__dict__.get("_build_values")
-                if build is not None:
-                    self.__dict__["_values"] = build()
-                    self.__dict__["_build_values"] = None
-        return self.__dict__["_values"]
-
-    def _set_values(self, values: list) -> None:
-        self.__dict__["_build_values"] = None
-        self.__dict__["_values"] = values
-        self.__dict__["_by_line"] = None
+        return not isinstance(self.records, Pending) or self.records.ready()
 
     def line_index(self) -> dict:
         """line -> the records whose span covers it (hover asks per position; a scan of every
         record costs a millisecond on a 2,000-line module). Built on first use."""
-        values = self.values
-        index = self.__dict__.get("_by_line")
-        if index is None or index[0] is not values:
-            by_line: dict = {}
-            for v in values:
-                for ln in range(v.span.line, v.span.end_line + 1):
-                    by_line.setdefault(ln, []).append(v)
-            index = self.__dict__["_by_line"] = (values, by_line)
-        return index[1]
+        return self._index.get(self._by_line)
 
-    def set_replay(self, replay) -> None:
-        """`replay()` -> an AnalysisResult of the same text whose interpreter can stand in for this one."""
-        self.__dict__["_replay"] = replay
-
-    def compact(self) -> None:
-        """Build the records, then drop the interpreter when it can be replayed."""
-        self.line_index()
-        if self.__dict__.get("_replay") is not None:
-            with self._lock():
-                self.__dict__["_interp"] = None
-                self.module_globals = None
-
-    def memo(self, key: str, compute):
-        """A value derived from the result once (kept through `compact`)."""
-        memo = self.__dict__.setdefault("_memo", {})
-        if key not in memo:
-            memo[key] = compute()
-        return memo[key]
-
-    def _get_interp(self):
-        self._get_values()
-        it = self.__dict__.get("_interp")
-        if it is None and self.__dict__.get("_replay") is not None:
-            with self._lock():
-                it = self.__dict__.get("_interp")
-                if it is None:
-                    it = self.__dict__["_interp"] = self.__dict__["_replay"]().interp
-        return it
-
-    def _set_interp(self, it) -> None:
-        self.__dict__["_interp"] = it
+    def _by_line(self) -> dict:
+        by_line: dict = {}
+        for v in self.values:
+            for ln in range(v.span.line, v.span.end_line + 1):
+                by_line.setdefault(ln, []).append(v)
+        return by_line
 
     def infer_json(self) -> dict:
         vals = []
@@ -215,7 +209,3 @@ def _context_json(label: str, shape: Optional[Shape]) -> dict:
         out["detail"] = detail
     return out
 
-
-# after @dataclass, so that its __init__ assigns through them
-AnalysisResult.values = property(AnalysisResult._get_values, AnalysisResult._set_values)
-AnalysisResult.interp = property(AnalysisResult._get_interp, AnalysisResult._set_interp)

@@ -25,6 +25,7 @@ from typing import Callable, Optional
 from ..ops import registry
 from .objects import ClassObj, FuncObj
 from .result import AnalysisResult
+from .session import AnalysisSession
 from .sink import capture, captured_lines, restore
 from .frames import Cancelled
 
@@ -346,17 +347,17 @@ def _show(it, v) -> str:
 # ---- documents ----------------------------------------------------------------------
 
 def _replayer(path: str, text: str, cache: SummaryCache, config):
-    """Rebuilds the interpreter of the analysis that just filled `cache` (for a compacted result):
+    """Rebuilds the interpreter of the analysis that just filled `cache` (for a released session):
     the same text against a private copy of the summaries it left, so every function is restored
     (the questions re-analyse what they need, as on any warm result) and the document's own cache,
     which may have moved on to a newer version, is not touched."""
     entries, lines = cache.entries, list(cache.old_lines)
 
-    def replay() -> AnalysisResult:
-        from .engine import analyze
+    def replay() -> AnalysisSession:
+        from .engine import run
         private = SummaryCache()
         private.entries, private.old_lines = dict(entries), list(lines)
-        return analyze(text, path, config=config, cache=private, defer_values=True)
+        return run(text, path, config=config, cache=private, defer_values=True)
     return replay
 
 
@@ -366,16 +367,20 @@ class Document:
     text: str
     version: Optional[int]
     cache: SummaryCache = field(default_factory=SummaryCache)
-    result: Optional[AnalysisResult] = None
+    session: Optional[AnalysisSession] = None  # of the latest analysis
 
 
 class Workspace:
-    """Open documents and their warm summaries. Not thread-safe: one analysis per document at a time."""
+    """Open documents, their warm summaries and the session of each one's latest analysis. Not
+    thread-safe: one analysis per document at a time."""
 
     def __init__(self, config=None):
         self.config = config
         self.docs: dict[str, Document] = {}
         self._parser = None
+
+    def configure(self, config) -> None:
+        self.config = config
 
     def _parse(self, text: str, path: str):
         from ..frontend.parse import IncrementalParser
@@ -384,25 +389,27 @@ class Workspace:
         return self._parser.parse(text, path)
 
     def update(self, path: str, text: str, version: Optional[int] = None, cancel=None, on_store=None) -> AnalysisResult:
-        from .engine import analyze
+        """Analyse the document's new text (only what the edit touched); its session is then
+        `session(path)`."""
+        from .engine import run
         doc = self.docs.get(path)
         if doc is None:
             doc = self.docs[path] = Document(path, text, version)
         doc.text, doc.version = text, version
         parsed = self._parse(text, path)
-        from .api import analyze_source, interrupt_hook
+        from .api import analyze_session, interrupt_hook
         try:
-            doc.result = analyze(text, path, config=self.config, cancel=cancel, parsed=parsed, cache=doc.cache,
-                                 on_store=on_store or interrupt_hook(cancel), defer_values=True)
+            session = run(text, path, config=self.config, cancel=cancel, parsed=parsed, cache=doc.cache,
+                          on_store=on_store or interrupt_hook(cancel), defer_values=True)
             if not parsed.errors:  # what a tokenizer would find (for suppression comments)
-                doc.result.comments = parsed.comments
-            doc.result.set_replay(_replayer(path, text, doc.cache, self.config))
+                session = session.replacing(comments=parsed.comments)
+            doc.session = session.with_replay(_replayer(path, text, doc.cache, self.config))
         except Cancelled:
             raise
         except (Exception, RecursionError):  # never trust a cache an exception went through
             doc.cache = SummaryCache()
-            doc.result = analyze_source(text, path, config=self.config, cancel=cancel)
-        return doc.result
+            doc.session = analyze_session(text, path, config=self.config, cancel=cancel)
+        return doc.session.result
 
     def close(self, path: str) -> None:
         self.docs.pop(path, None)
@@ -411,4 +418,9 @@ class Workspace:
 
     def result(self, path: str) -> Optional[AnalysisResult]:
         doc = self.docs.get(path)
-        return doc.result if doc else None
+        return doc.session.result if doc and doc.session else None
+
+    def session(self, path: str) -> Optional[AnalysisSession]:
+        """The live analysis of the document's latest text (the questions ask it)."""
+        doc = self.docs.get(path)
+        return doc.session if doc else None

@@ -19,9 +19,9 @@ def complete(plans: list, path: str, text: str) -> None:
     if not todo:
         return
     try:
-        from ..analysis.api import analyze_source
+        from ..analysis.api import analyze_session
         from ..questions.signatures import signature
-        result = analyze_source(text, path)
+        session = analyze_session(text, path)
     except Exception as exc:  # noqa: BLE001 - no analysis: the plans keep their own problem
         for p in todo:
             p.problem += f" (the input could not be inferred: {type(exc).__name__}: {exc})"
@@ -31,7 +31,7 @@ def complete(plans: list, path: str, text: str) -> None:
     for plan in todo:
         qual = f"{plan.defined_in or plan.qualname}.{plan.method}" if plan.kind == "class" else plan.qualname
         try:
-            sig = signature(result, qual, budget)
+            sig = signature(session, qual, budget)
         except Exception as exc:  # noqa: BLE001 - a bug costs this entry's inference, not the run
             plan.problem = f"no input can be inferred for {qual}: {type(exc).__name__}: {exc}"
             continue

@@ -105,7 +105,7 @@ async def hover(ls: ShapeHintServer, params: lsp.HoverParams):
     info = hover_feature.hover(snap.result, line, col, ls.settings)
     if info is None:  # on a `def`/class name: the inferred input signature (may ask the solver)
         job = Job("hover", uri=params.text_document.uri, version=snap.version, request_id=ls.protocol.msg_id)
-        found = await ls.worker.run(job, lambda job: signatures.signature_hover(snap.result, line, col),
+        found = await ls.worker.run(job, lambda job: signatures.signature_hover(snap.session, line, col),
                                     executor=ls.worker.analysis_executor)
         return None if found is None else lsp.Hover(
             contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found[0]))
@@ -182,7 +182,7 @@ async def code_action(ls: ShapeHintServer, params: lsp.CodeActionParams):
     lines = ls.doc_lines(uri, snap)
     (l0, c0), (l1, c1) = lines.from_lsp(params.range.start), lines.from_lsp(params.range.end)
     diags = [d for d in ls.all_diagnostics(snap) if d.line <= l1 and d.end_line >= l0]
-    ctx = actions.ActionContext(snap.result, l0, c0, l1, c1, diags, ls.settings, uri)
+    ctx = actions.ActionContext(snap.result, l0, c0, l1, c1, diags, ls.settings, uri, snap.session)
     only = [str(k.value if hasattr(k, "value") else k) for k in (params.context.only or [])]
     lsp_diags = {id(d): x for d, x in ls.pairs_for(uri, snap)}
     versioned = bool(ls._cap("workspace.workspace_edit.document_changes"))
@@ -220,7 +220,7 @@ async def code_lens(ls: ShapeHintServer, params: lsp.CodeLensParams):
         out.append(lsp.CodeLens(range=lsp.Range(start=start, end=start), command=lsp.Command(
             title=lens.title, command="shapehint.deviceRun", arguments=[{"uri": uri, "entry": lens.entry}])))
     job = Job("codeLens", uri=uri, version=snap.version, request_id=ls.protocol.msg_id)
-    for lens in await ls.worker.run(job, lambda job: signatures.signature_lenses(snap.result),
+    for lens in await ls.worker.run(job, lambda job: signatures.signature_lenses(snap.session),
                                     executor=ls.worker.analysis_executor):
         if elsewhere(lens):
             continue

@@ -373,14 +373,11 @@ def _warm_up() -> None:
 
 
 def _prepare(snap: Snapshot) -> None:
-    """After publishing (analysis thread): what hover, inlay hints and code lenses read is built
-    now, then the result is compacted (its interpreter is replayed if a question needs it)."""
-    from .features.lenses import run_lenses
-    result = snap.result
-    if hasattr(result, "compact"):
-        result.line_index()
-        run_lenses(result)
-        result.compact()
+    """After publishing (analysis thread): the records and line index hover and inlay hints read
+    are built now, then the session releases its interpreter (replayed if a question needs it)."""
+    snap.result.line_index()
+    if snap.session is not None:
+        snap.session.release()
 
 
 def _empty(path: str, text: str):
@@ -393,6 +390,7 @@ def _body(uri: str, version, text: str, path: str, config, analyses=None):
     def body(job: Job) -> Snapshot:
         from ..analysis.result import AnalysisResult, Diagnostic
         from ..project.deps import uses_torch
+        session = None
         if len(text.encode("utf-8")) > config.max_file_size_kb * 1024:
             note = Diagnostic(1, 0, 1, 0, "information", "SH002",
                               f"file larger than {config.max_file_size_kb} KB: not analysed")
@@ -401,11 +399,13 @@ def _body(uri: str, version, text: str, path: str, config, analyses=None):
             result = AnalysisResult(path=path, text=text)
         else:
             if analyses is not None:  # warm per-function summaries: only what the edit touched
-                analyses.config = config
-                result = analyses.update(path, text, version, cancel=job)
+                analyses.configure(config)
+                analyses.update(path, text, version, cancel=job)
+                session = analyses.session(path)
             else:
-                from ..analysis.api import analyze_source
-                result = analyze_source(text, path, config=config, cancel=job)
+                from ..analysis.api import analyze_session
+                session = analyze_session(text, path, config=config, cancel=job)
+            result = session.result
             errors = (getattr(result, "stats", None) or {}).get("internal_errors")
             if errors:
                 log.warning("internal errors analysing %s: %s", path, errors[:3])
@@ -414,5 +414,5 @@ def _body(uri: str, version, text: str, path: str, config, analyses=None):
         comments = getattr(result, "comments", None)
         supp = cfgmod.comment_suppressions(comments) if comments is not None else text
         diags = cfgmod.apply_config(result.diagnostics, supp, config)
-        return Snapshot(uri, version, text, result, tuple(diags), config)
+        return Snapshot(uri, version, text, result, tuple(diags), config, session)
     return body

@@ -116,6 +116,7 @@ class Snapshot:
     result: Any  # AnalysisResult
     diagnostics: tuple  # after config filtering (severity overrides, suppressions)
     config: Any = None
+    session: Any = None  # AnalysisSession: the live analysis the questions ask (None: no analysis)
 
 
 @dataclass

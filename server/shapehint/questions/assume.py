@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from typing import Optional
 
@@ -30,13 +31,9 @@ def parse_assumption(text: str) -> tuple[Optional[str], ast.expr]:
         node = ast.parse(body.strip(), mode="eval").body
     except SyntaxError as e:
         raise AssumeError(f"--assume {text!r}: not a Python expression ({e.msg})")
-    names = []
     for n in _nodes(node):
         if isinstance(n, _FORBIDDEN):
             raise AssumeError(f"--assume {text!r}: only comparisons over shapes and symbols are allowed")
-        if isinstance(n, ast.Name):
-            names.append(n.id)
-    node.shapehint_names = names  # for to_pred: one walk per assumption
     return scope, node
 
 
@@ -59,20 +56,13 @@ def _nodes(node: ast.AST):
 
 def to_pred(it, fr, node: ast.expr, text: str) -> Pred:
     """Evaluate the assumption in the function's generic frame; names not bound there are symbols."""
-    names = getattr(node, "shapehint_names", None)
-    if names is None:
-        names = [n.id for n in _nodes(node) if isinstance(n, ast.Name)]
-    env_missing = {n for n in names if n not in fr.env and n not in fr.globals}
-    saved = dict(fr.env)
-    for n in env_missing:
-        fr.env[n] = IntV(Expr.sym(it.sink.reverse_name(fr.qualname, n)))
-    rec, fr.record = fr.record, False
-    try:
-        v = it.eval(node, fr)
-    finally:
-        fr.record = rec
-        fr.env.clear()
-        fr.env.update(saved)
+    names = [n.id for n in _nodes(node) if isinstance(n, ast.Name)]
+    env = dict(fr.env)
+    for n in names:
+        if n not in fr.env and n not in fr.globals:
+            env[n] = IntV(Expr.sym(it.sink.reverse_name(fr.qualname, n)))
+    # in a copy of the frame: the generic frame is the session's, and an assumption records nothing
+    v = it.eval(node, dataclasses.replace(fr, env=env, record=False))
     p = it.implied(v)
     if p is None:
         raise AssumeError(f"--assume {text!r}: does not constrain shapes")

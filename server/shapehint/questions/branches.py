@@ -34,7 +34,7 @@ from typing import Optional
 
 from ..shapes.shape import conj, neg
 from .assume import parse_assumption, to_pred
-from .common import ensure_generic, generic_frame, probe_store, witness
+from .common import probe_store, witness
 
 SHAPE_WORDS = {"shape", "size", "dim", "ndim", "numel", "ndimension"}
 MODULE = "<module>"
@@ -49,12 +49,12 @@ def shape_dependent(test: ast.expr, preds) -> bool:
     return False
 
 
-def answer_branches(result, assume: list = (), entry: Optional[str] = None) -> list:
+def answer_branches(session, assume: list = (), entry: Optional[str] = None) -> list:
     """Every shape-dependent `if` of the module; with `entry`, those that the function `entry`
     reaches (its own and its callees'), judged for the inputs of `entry` alone — the paper's
     question about one model's `forward`, and no other function's analysis is needed."""
-    ensure_generic(result, None if entry is None else {entry})
-    it = result.interp
+    session.ensure_generic(None if entry is None else {entry})
+    it = session.interp
     groups: dict = {}
     for rec in it.branches:
         if rec.root:  # auxiliary runs (the generic instance's __init__, imports) are not analyses
@@ -62,7 +62,7 @@ def answer_branches(result, assume: list = (), entry: Optional[str] = None) -> l
     called = {f for f, roots in it.called_from.items() if roots - {MODULE, f}}
     parsed = _parse(assume)
     scoped = {scope for scope, _, _ in parsed if scope is not None}
-    ctx = _Answering(result, parsed)
+    ctx = _Answering(session, parsed)
     out = []
     for (line, col), recs in groups.items():
         node, fn = recs[0].node, recs[0].function
@@ -71,7 +71,7 @@ def answer_branches(result, assume: list = (), entry: Optional[str] = None) -> l
         if isinstance(node.test, ast.Call) and isinstance(node.test.func, ast.Name) and node.test.func.id == "isinstance":
             continue
         if not shape_dependent(node.test, [r.pred for r in recs]) and \
-                (entry is None or fn in (entry, MODULE) or not shape_dependent(node.test, [r.pred for r in _own(result, node, fn)])):
+                (entry is None or fn in (entry, MODULE) or not shape_dependent(node.test, [r.pred for r in _own(session, node, fn)])):
             # (whether an `if` depends on shapes is the function's own analysis's to say: the
             # entry's may have run it with concrete ints only)
             continue
@@ -83,7 +83,7 @@ def answer_branches(result, assume: list = (), entry: Optional[str] = None) -> l
         if not answer and any(r.root != fn for r in chosen):
             # the callers' contexts leave it open (an argument the analysis could not follow, an
             # omitted optional argument): the function's own analysis holds for every input it admits
-            answer = ctx.judge(_own(result, node, fn) if entry is not None else [r for r in recs if r.root == fn])
+            answer = ctx.judge(_own(session, node, fn) if entry is not None else [r for r in recs if r.root == fn])
         item.update(answer)
         out.append(item)
     out.sort(key=lambda b: (b["line"], b["col"]))
@@ -97,10 +97,10 @@ def _condition_text(lines: list, test: ast.expr) -> str:
     return ast.unparse(test)
 
 
-def _own(result, node: ast.If, fn: str) -> list:
+def _own(session, node: ast.If, fn: str) -> list:
     """The executions of `node` in `fn`'s own analysis (run now if it has not run)."""
-    ensure_generic(result, {fn})
-    return [r for r in result.interp.branches if r.node is node and r.root == fn]
+    session.ensure_generic({fn})
+    return [r for r in session.interp.branches if r.node is node and r.root == fn]
 
 
 def _contexts(recs: list, fn: str, called: set, scoped: set) -> list:
@@ -125,8 +125,8 @@ def _parse(assume) -> list:
 class _Answering:
     """Per-root state of one `answer_branches` call: translated assumptions and solver probes."""
 
-    def __init__(self, result, parsed: list):
-        self.result = result
+    def __init__(self, session, parsed: list):
+        self.session = session
         self.parsed = parsed
         self.extra: dict = {}
         self.probes: dict = {}
@@ -135,12 +135,12 @@ class _Answering:
         got = self.extra.get(root)
         if got is None:
             got = self.extra[root] = []
-            fr = generic_frame(self.result, root) if self.parsed else None
+            fr = self.session.generic_frame(root) if self.parsed else None
             for scope, node, text in self.parsed if fr is not None else ():
                 if scope is not None and scope != root:
                     continue
                 try:
-                    got.append(to_pred(self.result.interp, fr, node, text))
+                    got.append(to_pred(self.session.interp, fr, node, text))
                 except ValueError:
                     continue
         return got
@@ -149,7 +149,7 @@ class _Answering:
         probe = self.probes.get(id(rec.store))
         if probe is None:
             probe = self.probes[id(rec.store)] = probe_store(rec.store)
-        probe.facts = rec.facts
+        probe.take_facts(rec.facts)
         return probe.possible(pred)[0]
 
     def outcomes(self, rec) -> Optional[set]:
@@ -198,11 +198,11 @@ class _Answering:
         for outcome, rec in first.items():
             if rec.pred is None:  # rank outcomes: the facts hold for every length of the segment
                 wit["true" if outcome else "false"] = witness(
-                    self.result, rec.root, rec.store, rec.facts, [],
+                    self.session, rec.root, rec.store, rec.facts, [],
                     segments=(rec.ranks["params"], rec.ranks["outcomes"][outcome]))
             else:
                 p = rec.pred if outcome else neg(rec.pred)
-                wit["true" if outcome else "false"] = witness(self.result, rec.root, rec.store, rec.facts,
+                wit["true" if outcome else "false"] = witness(self.session, rec.root, rec.store, rec.facts,
                                                               [p] + self.assumptions(rec.root))
             where = where or rec.root
         return {"status": status, "witnesses": wit, "witness_function": where}

@@ -1,48 +1,18 @@
-"""Shared by the questions: the generic frame of a function, witnesses, display names."""
+"""Shared by the questions: tensor parameters, witnesses, display names (over an AnalysisSession)."""
 from __future__ import annotations
 
 import ast
 from typing import Optional
 
-from ..analysis.frames import Frame
 from ..shapes.expr import Expr
 from ..shapes.values import TensorV
 from ..solver.facts import FactStore
 
 
-def ensure_generic(result, only=None) -> None:
-    """Functions whose summaries were restored from the warm cache, or that an analysis limited
-    to some functions skipped, have no solver state in this run: analyse those now (the
-    questions need their facts, branches and failures) — all of them, or those named in `only`."""
-    from ..analysis.engine import analyze_function
-    it = getattr(result, "interp", None)
-    if it is None:
-        return
-    for f in list(it.functions):
-        if only is not None and f.qualname not in only:
-            continue
-        if f.qualname not in it.generic_stores:
-            it.sink.owner = f.qualname
-            try:
-                analyze_function(it, f, again=True)
-            except Exception:  # the answer for this function is then "unknown"
-                continue
-
-
-def generic_frame(result, qualname: str) -> Optional[Frame]:
-    it = result.interp
-    params = it.param_values.get(qualname)
-    store = it.generic_stores.get(qualname)
-    if params is None or store is None:
-        return None
-    fn = next((f for f in it.functions if f.qualname == qualname), None)
-    return Frame(dict(params), qualname, store, fn.globals if fn else {}, record=False)
-
-
-def tensor_params(result, qualname: str) -> dict:
-    it = result.interp
+def tensor_params(session, qualname: str) -> dict:
+    it = session.interp
     out = {}
-    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    fn = session.function(qualname)
     sizes = constructor_arguments(fn.node) if fn is not None else frozenset()
     for name, v in (it.param_values.get(qualname) or {}).items():
         if isinstance(v, TensorV) and name not in sizes:
@@ -79,8 +49,8 @@ def constructor_arguments(node) -> frozenset:
     return _CTOR_ARGS[id(node)][1]
 
 
-def display(result, qualname: str, e: Expr) -> Expr:
-    ren = result.interp.sink.renames.get(qualname, {})
+def display(session, qualname: str, e: Expr) -> Expr:
+    ren = session.interp.sink.renames.get(qualname, {})
     return e.subs({k: Expr.sym(v) for k, v in ren.items()})
 
 
@@ -91,25 +61,25 @@ def param_symbols(params: dict) -> list:
 
 
 def probe_store(store: FactStore) -> FactStore:
-    """An empty store with `store`'s symbol bounds, for questions about some of its facts (set
-    `.facts`); it shares the analysis's Z3 context (a new context costs ~10 ms)."""
+    """An empty store with `store`'s symbol bounds, for questions about some of its facts
+    (`take_facts`); it shares the analysis's Z3 context (a new context costs ~10 ms)."""
     probe = FactStore(store.limits, session=store.session)
     probe.lower.update(store.lower)
     probe.upper.update(store.upper)
     return probe
 
 
-def witness(result, qualname: str, store: FactStore, facts: list, extra: list,
+def witness(session, qualname: str, store: FactStore, facts: list, extra: list,
             segments: Optional[tuple] = None) -> Optional[dict]:
     """Concrete parameter shapes satisfying `facts ∧ extra`, preferring small values. With
     `segments` = ({parameter: its shape of unknown rank}, n), those parameters get n axes in their
     variadic segment (of size 1: facts only speak of the axes around it)."""
-    params = tensor_params(result, qualname)
+    params = tensor_params(session, qualname)
     syms = param_symbols(params)
     m = small_model([f.pred for f in facts] + list(extra), syms, store.lower, store.upper)
     if m is None:
         probe = probe_store(store)
-        probe.facts = list(facts)
+        probe.take_facts(list(facts))
         m = probe.model(extra, names=syms, minimize=syms)
     if m is None:
         return None
@@ -208,12 +178,11 @@ def _holds(preds: list, env: dict) -> bool:
         return False
 
 
-def never_returns(result, qualname: str) -> bool:
+def never_returns(session, qualname: str) -> bool:
     """Every path of the function's analysis raised: it has `return` statements, none reached."""
-    it = result.interp
-    if it.generic_returns.get(qualname):
+    if session.interp.generic_returns.get(qualname):
         return False
-    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    fn = session.function(qualname)
     if fn is None:
         return False
     todo, found = list(fn.node.body), False
@@ -226,10 +195,9 @@ def never_returns(result, qualname: str) -> bool:
     return found
 
 
-def rank_tested(result, qualname: str) -> set:
+def rank_tested(session, qualname: str) -> set:
     """Parameters whose rank the body tests (`x.dim()`, `x.ndim`, `len(x.shape)`, `x.ndimension()`)."""
-    it = result.interp
-    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    fn = session.function(qualname)
     if fn is None:
         return set()
     out = set()

@@ -11,10 +11,9 @@ from ..shapes.expr import Expr
 from ..solver.facts import Unknown
 
 
-def answer_holes(result) -> list:
-    from .common import ensure_generic
-    ensure_generic(result)
-    it = result.interp
+def answer_holes(session) -> list:
+    session.ensure_generic()
+    it = session.interp
     out = []
     for name, span in sorted(it.env.holes.items(), key=lambda kv: (kv[1].line, kv[1].col)):
         item = {"line": span.line, "col": span.col, "status": "unknown", "value": None, "lo": None, "hi": None,

@@ -23,7 +23,7 @@ from ..analysis.frames import Cancelled
 from ..shapes.shape import conj, eq
 from ..shapes.values import TensorV
 from .assume import parse_assumption, to_pred
-from .common import display, generic_frame, never_returns, param_symbols, rank_tested, tensor_params
+from .common import display, never_returns, param_symbols, rank_tested, tensor_params
 
 # The rank search: at most this many analyses of the function per migration, ranks tried per
 # parameter from the fewest axes the body allows, and interpreter steps of those analyses together
@@ -36,40 +36,38 @@ SEARCH_STEPS = 20_000
 SEARCH_STEPS_PER_ANSWER = 100_000
 
 
-def migratable_functions(result) -> list:
-    it = result.interp
+def migratable_functions(session) -> list:
+    it = session.interp
     out = []
     for f in it.functions:
         if f.node.name == "__init__" or f.qualname in out:
             continue  # (a nested function is defined again by each run of the body around it)
-        if tensor_params(result, f.qualname):
+        if tensor_params(session, f.qualname):
             out.append(f.qualname)
     return out
 
 
-def answer_migration(result, assume: list = (), only: Optional[str] = None) -> list:
-    from .common import ensure_generic
-    ensure_generic(result, None if only is None else {only})
+def answer_migration(session, assume: list = (), only: Optional[str] = None) -> list:
+    session.ensure_generic(None if only is None else {only})
     budget = [SEARCH_STEPS_PER_ANSWER]
-    return [migrate_function(result, q, assume, budget=budget) for q in migratable_functions(result) if only in (None, q)]
+    return [migrate_function(session, q, assume, budget=budget) for q in migratable_functions(session) if only in (None, q)]
 
 
-def migrate_function(result, qualname: str, assume=(), search: bool = True, budget: Optional[list] = None) -> dict:
+def migrate_function(session, qualname: str, assume=(), search: bool = True, budget: Optional[list] = None) -> dict:
     """The migration of one function. `search`: try ranks for parameters of unknown rank, within
     `budget` ([interpreter steps left], shared by the calls it is passed to)."""
-    from .common import ensure_generic
-    ensure_generic(result, {qualname})  # a warm result restored its summary without solver state
-    it = result.interp
+    session.ensure_generic({qualname})  # a warm session restored its summary without solver state
+    it = session.interp
     store = it.generic_stores.get(qualname)
     if store is None:  # its analysis ran out of budget (or raised): nothing is known
         return {"function": qualname, "status": "unknown", "params": [], "clash": []}
-    params = tensor_params(result, qualname)
+    params = tensor_params(session, qualname)
     # its own provable errors, and those its direct calls hit with its arguments (a helper's
     # `einsum`, a block's conv): a migration must pass every precondition on its path
     fails = [f for f in it.reporter.failures
              if (f.function == qualname and f.context == "") or f.context.startswith(f"called from {qualname} (")]
     extra = []
-    fr = generic_frame(result, qualname)
+    fr = session.generic_frame(qualname)
     for text in assume:
         scope, node = parse_assumption(text)
         if scope is not None and scope != qualname:
@@ -94,7 +92,7 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True, budg
         if ok is False:
             out["status"] = "none"
             lines = sorted({o[0].line for o in core if o})
-            out["clash"].append({"line": result.functions[qualname].line, "col": 0, "end_line": result.functions[qualname].line,
+            out["clash"].append({"line": session.result.functions[qualname].line, "col": 0, "end_line": session.result.functions[qualname].line,
                                  "end_col": 0, "severity": "error", "code": "SH401",
                                  "message": f"the constraints {', '.join(t for _, t in extra)} contradict "
                                             + (f"lines {', '.join(map(str, lines))}" if lines else "the program"),
@@ -102,27 +100,27 @@ def migrate_function(result, qualname: str, assume=(), search: bool = True, budg
     if out["status"] != "none" and model is None:
         out["status"] = "unknown"
     for name, t in params.items():
-        out["params"].append(_param(result, qualname, name, t, model, store, fail_syms, fails))
+        out["params"].append(_param(session, qualname, name, t, model, store, fail_syms, fails))
     if fails:
         out["status"] = "none"
     elif out["status"] == "static" and any(p["shape"] is None for p in out["params"]):
         out["status"] = "partial"
         if search:
-            return _search_ranks(result, qualname, assume, params, budget) or out
+            return _search_ranks(session, qualname, assume, params, budget) or out
     elif out["status"] == "static" and search:
-        return _recheck_ranks(result, qualname, assume, params, out, budget)
+        return _recheck_ranks(session, qualname, assume, params, out, budget)
     return out
 
 
-def _recheck_ranks(result, qualname: str, assume, params: dict, out: dict, budget: Optional[list]) -> dict:
+def _recheck_ranks(session, qualname: str, assume, params: dict, out: dict, budget: Optional[list]) -> dict:
     """A rank learned from a use behind a test of that rank (`if x.dim() == 4: x = self.conv(x)`)
     leaves the test undecided in the generic analysis, and what its arm required is not a fact
     after it: analysed again with the ranks given, the test is decided and the migration meets
     the arm's preconditions — or those ranks fail, and the fewest axes that pass are searched."""
-    tested = rank_tested(result, qualname) & {n for n, t in params.items() if t.shape.rank is not None}
+    tested = rank_tested(session, qualname) & {n for n, t in params.items() if t.shape.rank is not None}
     if not tested:
         return out
-    found = search_ranks(result, qualname, assume, params, budget,
+    found = search_ranks(session, qualname, assume, params, budget,
                          start={n: len(params[n].shape.dims) for n in tested})
     return found[0] if found else out
 
@@ -144,17 +142,17 @@ def _spread(t: int, n: int):
             yield (first,) + rest
 
 
-def _search_ranks(result, qualname: str, assume, params: dict, budget: Optional[list]) -> Optional[dict]:
-    found = search_ranks(result, qualname, assume, params, budget)
+def _search_ranks(session, qualname: str, assume, params: dict, budget: Optional[list]) -> Optional[dict]:
+    found = search_ranks(session, qualname, assume, params, budget)
     return found[0] if found else None
 
 
-def search_ranks(result, qualname: str, assume, params: dict, budget: Optional[list],
+def search_ranks(session, qualname: str, assume, params: dict, budget: Optional[list],
                  start: Optional[dict] = None) -> Optional[tuple]:
     """(the migration, the analysis it came from) with ranks given to the parameters of unknown
     rank (the fewest axes first), or None when no ranks tried give a static one. `start`
     ({parameter: rank}): ranks the generic analysis learned, tried first, then from one axis up."""
-    from ..analysis.engine import analyze, parse
+    from ..analysis.engine import parse, run
     from ..analysis.imports import parsed_module
     lows = {}
     for name, t in params.items():
@@ -169,7 +167,7 @@ def search_ranks(result, qualname: str, assume, params: dict, budget: Optional[l
     spent = 0
     # once for all the tries of all the functions (trees are never changed; the cache of parses
     # shared by analyses is bounded by source size)
-    parsed = parsed_module(result.path, result.text, parse)
+    parsed = parsed_module(session.result.path, session.result.text, parse)
     tries = itertools.chain([first], (e for e in _fewest_first(len(names)) if e != first)) if start else \
         _fewest_first(len(names))
     for extra in itertools.islice(tries, MAX_RANK_TRIALS):
@@ -177,14 +175,14 @@ def search_ranks(result, qualname: str, assume, params: dict, budget: Optional[l
             return None
         ranks = {n: lows[n] + e for n, e in zip(names, extra)}
         try:
-            tried = analyze(result.text, result.path, parsed=parsed, records=False, functions={qualname},
+            tried = run(session.result.text, session.result.path, parsed=parsed, records=False, functions={qualname},
                             ranks={qualname: ranks})
             got = migrate_function(tried, qualname, assume, search=False)
         except Cancelled:
             raise
         except (Exception, RecursionError):  # a bug costs this try, not the answer the search began from
             return None
-        steps = tried.stats.get("steps", 0) or 1
+        steps = tried.result.stats.get("steps", 0) or 1
         spent += steps
         if budget is not None:
             budget[0] -= steps
@@ -201,7 +199,7 @@ def search_ranks(result, qualname: str, assume, params: dict, budget: Optional[l
     return None
 
 
-def _param(result, qualname, name, t: TensorV, model, store, fail_syms, fails) -> dict:
+def _param(session, qualname, name, t: TensorV, model, store, fail_syms, fails) -> dict:
     s = t.shape
     item = {"name": name, "ranks": [s.rank] if s.rank is not None else [], "shape": None, "dyn_dims": [],
             "reason": None, "forced": [], "names": []}
@@ -210,7 +208,7 @@ def _param(result, qualname, name, t: TensorV, model, store, fail_syms, fails) -
         return item
     shape, forced, names = [], [], []
     for i, d in enumerate(s.dims):
-        shown = display(result, qualname, d)
+        shown = display(session, qualname, d)
         if d.is_const:
             names.append(d.value)
         elif all(n.startswith("?") for n in shown.symbols()):
@@ -219,7 +217,7 @@ def _param(result, qualname, name, t: TensorV, model, store, fail_syms, fails) -
             names.append(str(shown))
         if d.symbols() & fail_syms:
             item["dyn_dims"].append(i)
-            item["reason"] = fails[0][4]
+            item["reason"] = fails[0].message
             shape.append("?")
             forced.append(None)
             continue

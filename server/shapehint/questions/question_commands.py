@@ -20,21 +20,21 @@ def run(args) -> int:
     only = getattr(args, "function", None)
     # answers only: no records, no diagnostics (so not the compiler's own syntax errors);
     # `--function F` needs F's own analysis and no other's
-    result = analyze_path(args.file, text, load_config_for(args.file), records=False,
-                          functions=None if only is None else {only}, compile_errors=False)
-    if only is not None and only not in result.functions:
-        known = ", ".join(sorted(q for q in result.functions if not q.endswith(".__init__"))) or "none"
+    session = analyze_path(args.file, text, load_config_for(args.file), records=False,
+                           functions=None if only is None else {only}, compile_errors=False)
+    if only is not None and only not in session.result.functions:
+        known = ", ".join(sorted(q for q in session.result.functions if not q.endswith(".__init__"))) or "none"
         raise UsageError(f"{args.file}: no function {only!r} (functions: {known})")
     try:
         if args.cmd == "migrate":
             from .migrate import answer_migration
-            data = {"functions": answer_migration(result, args.assume, only)}
+            data = {"functions": answer_migration(session, args.assume, only)}
         elif args.cmd == "branches":
             from .branches import answer_branches
-            data = {"branches": answer_branches(result, args.assume, entry=only)}
+            data = {"branches": answer_branches(session, args.assume, entry=only)}
         else:
             from .holes import answer_holes
-            data = {"holes": answer_holes(result)}
+            data = {"holes": answer_holes(session)}
     except AssumeError as e:
         raise UsageError(str(e))
     if args.format == "json":

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from ..shapes.expr import Expr
@@ -78,15 +78,15 @@ class Signature:
         return {p.name: (p.example, p.dtype or "float32") for p in self.params if p.example is not None}
 
 
-def signatures_json(result, budget: Optional[list] = None) -> list:
+def signatures_json(session, budget: Optional[list] = None) -> list:
     """DESIGN §4 `signatures`: one entry per function that takes tensors."""
     from .migrate import SEARCH_STEPS_PER_ANSWER
     from ..analysis.frames import Cancelled
     budget = budget if budget is not None else [SEARCH_STEPS_PER_ANSWER]  # shared: one answer's rank searches
     out = []
-    for q in src.functions(result):
+    for q in src.functions(session):
         try:
-            out.append(signature(result, q, budget).to_json())
+            out.append(signature(session, q, budget).to_json())
         except Cancelled:
             raise
         except (Exception, RecursionError) as exc:  # a bug costs this function's signature, not the answer
@@ -94,26 +94,24 @@ def signatures_json(result, budget: Optional[list] = None) -> list:
     return out
 
 
-def signature(result, qualname: str, budget: Optional[list] = None) -> Signature:
-    sig = _signature(result, qualname, budget)
-    sig.callers = src.callers(result, qualname)
-    return sig
+def signature(session, qualname: str, budget: Optional[list] = None) -> Signature:
+    return replace(_signature(session, qualname, budget), callers=src.callers(session, qualname))
 
 
-def _signature(result, qualname: str, budget: Optional[list] = None) -> Signature:
+def _signature(session, qualname: str, budget: Optional[list] = None) -> Signature:
     from .migrate import SEARCH_STEPS_PER_ANSWER
     if budget is None:
         budget = [SEARCH_STEPS_PER_ANSWER]
-    line = src.def_line(result, qualname)
-    base, reasons = result, {}
-    params = src.params(result, qualname)
-    if src.store(result, qualname) is None:
+    line = src.def_line(session, qualname)
+    base, reasons = session, {}
+    params = src.params(session, qualname)
+    if src.store(session, qualname) is None:
         return Signature(qualname, line, [ParamSig(n, None) for n in params],
                          "its analysis did not finish (see the SH004 note)")
     # an optional tensor (`mask=None`) whose rank only its own branch fixes needs no rank here:
     # the typical input omits it
-    if any(t.shape.rank is None and not t.optional for t in params.values()) and not src.failures(result, qualname):
-        found = src.with_ranks(result, qualname, budget)
+    if any(t.shape.rank is None and not t.optional for t in params.values()) and not src.failures(session, qualname):
+        found = src.with_ranks(session, qualname, budget)
         if found is None:
             open_ = [n for n, t in params.items() if t.shape.rank is None and not t.optional]
             return Signature(qualname, line, [ParamSig(n, None, reason="the rank is not determined by the code")
@@ -126,11 +124,11 @@ def _signature(result, qualname: str, budget: Optional[list] = None) -> Signatur
     return _read(base, qualname, line, params, reasons)
 
 
-def _read(result, qualname: str, line, params: dict, reasons: dict) -> Signature:
-    store = src.store(result, qualname)
-    fails = src.failures(result, qualname)
-    ids = _id_params(result, qualname)
-    names = _names(result, qualname, params, ids)
+def _read(session, qualname: str, line, params: dict, reasons: dict) -> Signature:
+    store = src.store(session, qualname)
+    fails = src.failures(session, qualname)
+    ids = _id_params(session, qualname)
+    names = _names(session, qualname, params, ids)
     order = list(dict.fromkeys(s for t in params.values() for d in t.shape.dims for s in sorted(d.symbols())))
     problem = None
     if fails:
@@ -167,7 +165,7 @@ def _read(result, qualname: str, line, params: dict, reasons: dict) -> Signature
     return Signature(qualname, line, out, problem)
 
 
-def _names(result, qualname: str, params: dict, ids: set) -> dict:
+def _names(session, qualname: str, params: dict, ids: set) -> dict:
     """symbol -> the name a signature prints: the user's (annotation, unpacking), else a
     conventional one for its place (B, C, H, W ...), made unique per parameter when taken."""
     out, taken = {}, set()
@@ -177,7 +175,7 @@ def _names(result, qualname: str, params: dict, ids: set) -> dict:
             if len(syms) != 1 or next(iter(syms)) in out:
                 continue
             raw = next(iter(syms))
-            text = str(src.shown(result, qualname, Expr.sym(raw)))
+            text = str(src.shown(session, qualname, Expr.sym(raw)))
             if ANON.match(text) or text.startswith("?") or not text.isidentifier():
                 table = (ID_RANK_NAMES if pname in ids else {}).get(t.shape.rank) or RANK_NAMES.get(t.shape.rank)
                 text = table[i] if table and i < len(table) else f"{pname}{i}"
@@ -266,7 +264,7 @@ def _irredundant(store, preds: list) -> list:
     for p in list(reversed(preds)):
         rest = [q for q in kept if q is not p]
         probe = probe_store(store)
-        probe.facts = [Fact(q, None) for q in rest]
+        probe.take_facts([Fact(q, None) for q in rest])
         if probe.entails(p):
             kept = rest
     return kept
@@ -284,14 +282,14 @@ def _membership(store, s: str, box) -> Optional[list]:
     return vals if 1 < len(vals) else None
 
 
-def _id_params(result, qualname: str) -> set:
+def _id_params(session, qualname: str) -> set:
     """Parameters used as integer ids or class indices: passed (directly or through indexing and
     methods) to an `Embedding` layer, `F.embedding`, `one_hot`, or as a loss's target — also
     through the forward of a submodule whose class the file defines (`self.embeddings(input_ids)`)."""
-    fn, cls = src.function_node(result, qualname)
+    fn, cls = src.function_node(session, qualname)
     if fn is None:
         return set()
-    classes = {n.name: n for n in ast.walk(ast.parse(result.text)) if isinstance(n, ast.ClassDef)}
+    classes = {n.name: n for n in ast.walk(ast.parse(session.result.text)) if isinstance(n, ast.ClassDef)}
     return _ids_in(fn, cls, classes, 3)
 
 

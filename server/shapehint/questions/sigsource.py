@@ -1,5 +1,5 @@
-"""What the signatures read of an analysis, in one place (the analysis's result API is being
-reshaped: this adapter is the only module of the signature feature that touches it).
+"""What the signatures read of an analysis, in one place: the only module of the signature
+feature that asks the `AnalysisSession` (analysis/session.py).
 
 Everything returned is plain: names, `TensorV`s, `Pred`s, spans as (line, col)."""
 from __future__ import annotations
@@ -7,80 +7,79 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .common import display, ensure_generic, tensor_params
+from .common import display, tensor_params
 
 
-def functions(result) -> list:
+def functions(session) -> list:
     """Qualnames of the functions that take tensors (not `__init__`), in definition order; none
     when the analysis did not run (an internal error costs the file its answers, not the command)."""
     from .migrate import migratable_functions
-    if result.interp is None:
+    if not session.live():
         return []
-    ensure_generic(result)
-    return migratable_functions(result)
+    session.ensure_generic()
+    return migratable_functions(session)
 
 
-def takes_tensors(result, qualname: str) -> bool:
+def takes_tensors(session, qualname: str) -> bool:
     """Does the function (analysed now if it was not) take tensors?"""
     if qualname.endswith(".__init__"):
         return False
-    ensure_generic(result, {qualname})
-    return bool(tensor_params(result, qualname))
+    session.ensure_generic({qualname})
+    return bool(tensor_params(session, qualname))
 
 
-def params(result, qualname: str) -> dict:
-    return tensor_params(result, qualname)
+def params(session, qualname: str) -> dict:
+    return tensor_params(session, qualname)
 
 
-def store(result, qualname: str):
-    return result.interp.generic_stores.get(qualname)
+def store(session, qualname: str):
+    return session.interp.generic_stores.get(qualname)
 
 
-def failures(result, qualname: str) -> list:
+def failures(session, qualname: str) -> list:
     """[(line, message)] of the provable errors of the function's own analysis."""
-    return [(f.span.line, f.message) for f in result.interp.reporter.failures
+    return [(f.span.line, f.message) for f in session.interp.reporter.failures
             if f.function == qualname and f.context == ""]
 
 
-def gave_up(result, qualname: str) -> bool:
+def gave_up(session, qualname: str) -> bool:
     """True when some operation on tensors was not followed (it lets any shape through)."""
-    return bool(result.interp.gave_up_in.get(qualname))
+    return bool(session.interp.gave_up_in.get(qualname))
 
 
-def shown(result, qualname: str, e):
+def shown(session, qualname: str, e):
     """`e` with the analysis's symbols in the names the user sees (annotations, unpacking)."""
-    return display(result, qualname, e)
+    return display(session, qualname, e)
 
 
-def with_ranks(result, qualname: str, budget: Optional[list]) -> Optional[tuple]:
+def with_ranks(session, qualname: str, budget: Optional[list]) -> Optional[tuple]:
     """(analysis, {param: reason}) with ranks given to the parameters whose rank the body leaves
     open (the migration's rank search), or None when no ranks tried pass."""
     from .migrate import search_ranks
-    found = search_ranks(result, qualname, (), params(result, qualname), budget)
+    found = search_ranks(session, qualname, (), params(session, qualname), budget)
     if found is None:
         return None
     got, tried = found
     return tried, {p["name"]: p["reason"] for p in got["params"] if p.get("reason")}
 
 
-def def_line(result, qualname: str) -> Optional[int]:
-    span = result.functions.get(qualname)
+def def_line(session, qualname: str) -> Optional[int]:
+    span = session.result.functions.get(qualname)
     return span.line if span is not None else None
 
 
-def function_node(result, qualname: str):
+def function_node(session, qualname: str):
     """(the function's `ast` node, its class's node or None)."""
-    it = result.interp
-    fn = next((f for f in it.functions if f.qualname == qualname), None)
+    fn = session.function(qualname)
     if fn is None:
         return None, None
     cls = fn.cls.node if getattr(fn, "cls", None) is not None else None
     if cls is None and "." in qualname:
         head = qualname.split(".")[0]
-        cls = next((n for n in ast.walk(ast.parse(result.text)) if isinstance(n, ast.ClassDef) and n.name == head), None)
+        cls = next((n for n in ast.walk(ast.parse(session.result.text)) if isinstance(n, ast.ClassDef) and n.name == head), None)
     return fn.node, cls
 
 
-def callers(result, qualname: str) -> list:
+def callers(session, qualname: str) -> list:
     """The functions whose analyses call this one (they give it its inputs)."""
-    return sorted(set(result.interp.called_from.get(qualname, ())) - {qualname})
+    return sorted(set(session.interp.called_from.get(qualname, ())) - {qualname})

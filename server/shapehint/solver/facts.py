@@ -80,6 +80,11 @@ class FactStore:
         self.interrupted = False
 
     # ---- facts ----------------------------------------------------------
+    def take_facts(self, facts: list) -> None:
+        """Make `facts` this store's facts, as they are (a probe asked about one set of facts
+        after another: questions/common.probe_store); nothing else of the store changes."""
+        self.facts = facts
+
     def add(self, pred: Pred, origin: Any = None) -> None:
         if pred.is_true:
             return

@@ -58,6 +58,7 @@ class ActionContext:
     diagnostics: list  # domain diagnostics overlapping the range (after config)
     settings: object = None
     uri: str = ""
+    session: object = None  # AnalysisSession: the live analysis (questions); None without one
 
     @property
     def lines(self) -> list:

@@ -17,20 +17,7 @@ class Lens:
 
 
 def run_lenses(result) -> list:
-    memo = getattr(result, "memo", None)  # kept when the result drops its interpreter
-    return memo("lenses", lambda: _lenses(result)) if memo is not None else _lenses(result)
-
-
-def _lenses(result) -> list:
-    it = getattr(result, "interp", None)
-    if it is None:
-        return []
-    out = []
-    for cls in it.classes:
-        if cls.node is not None and "." not in cls.qualname and cls.is_module() and cls.lookup("forward") is not None:
-            out.append(Lens(cls.node.lineno, cls.node.col_offset, cls.qualname, f"▶ Run shapes: {cls.name}"))
-    for f in it.functions:
-        if f.cls is None and "." not in f.qualname and not f.node.name.startswith("_"):
-            out.append(Lens(f.node.lineno, f.node.col_offset, f.qualname, f"▶ Run shapes: {f.qualname}()"))
-    out.sort(key=lambda lens: lens.line)
-    return out
+    """From the result's plain `entries` (module-level modules with a `forward`, public functions)."""
+    title = {"class": "▶ Run shapes: {}", "function": "▶ Run shapes: {}()"}
+    return sorted((Lens(e.line, e.col, e.qualname, title[e.kind].format(e.name)) for e in result.entries),
+                  key=lambda lens: lens.line)

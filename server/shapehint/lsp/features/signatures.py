@@ -1,9 +1,9 @@
 """Inferred input signatures in the editor: hover on `def forward` / a class name, a code lens
 with the typical input, and a quick fix that writes the signature as an annotation.
 
-Plain functions of the analysis result (no protocol types). Signatures may query the solver and
+Plain functions of the analysis session (no protocol types). Signatures may query the solver and
 re-analyse a function (the rank search), so the handlers call these on the analysis thread;
-each is kept with the result (`AnalysisResult.memo`). The annotation is written in the file's
+each is kept with the session (`AnalysisSession.memo`). The annotation is written in the file's
 own style (`questions.edits.style_of`): jaxtyping where the file imports it (symbolic names
 where the code leaves a dimension free), else an `assert` of the rank, the fixed dimensions and
 the constraints, over `x.shape[i]`. Tests: tests/lsp/test_signatures.py.
@@ -30,24 +30,24 @@ class SigLens:
     inputs: dict  # {param: "2,1,28,28[:dtype]"} for shapehint.deviceRun
 
 
-def signature_of(result, qualname: str):
+def signature_of(session, qualname: str):
     from ...questions.signatures import signature
-    # one step budget for all the rank searches of a result's signatures: the editor asks for
+    # one step budget for all the rank searches of a session's signatures: the editor asks for
     # lenses after every change, on the thread that analyses the next version
-    budget = result.memo("signature budget", lambda: [SIGNATURE_STEPS])
-    return result.memo(f"signature {qualname}", lambda: signature(result, qualname, budget))
+    budget = session.memo("signature budget", lambda: [SIGNATURE_STEPS])
+    return session.memo(f"signature {qualname}", lambda: signature(session, qualname, budget))
 
 
-def _takes_tensors(result, qualname: str) -> bool:
+def _takes_tensors(session, qualname: str) -> bool:
     from ...questions import sigsource
-    return result.memo(f"takes tensors {qualname}", lambda: sigsource.takes_tensors(result, qualname))
+    return session.memo(f"takes tensors {qualname}", lambda: sigsource.takes_tensors(session, qualname))
 
 
-def qualname_at(result, line: int, col: Optional[int]) -> Optional[str]:
+def qualname_at(session, line: int, col: Optional[int]) -> Optional[str]:
     """The function whose `def` name, or the class (its `forward`) whose name, is at the position
     (anywhere on that line when `col` is None)."""
-    for start, end, q in result.memo("def names", lambda: _def_names(result.text)).get(line, ()):
-        if (col is None or start <= col <= end) and _takes_tensors(result, q):
+    for start, end, q in session.memo("def names", lambda: _def_names(session.result.text)).get(line, ()):
+        if (col is None or start <= col <= end) and _takes_tensors(session, q):
             return q
     return None
 
@@ -73,12 +73,14 @@ def _def_names(text: str) -> dict:
     return out
 
 
-def signature_hover(result, line: int, col: int) -> Optional[tuple]:
+def signature_hover(session, line: int, col: int) -> Optional[tuple]:
     """(markdown, (line, col, end_col)) for a signature at the position, or None."""
-    q = qualname_at(result, line, col)
+    if session is None or not session.live():
+        return None
+    q = qualname_at(session, line, col)
     if q is None:
         return None
-    return markdown(signature_of(result, q)), q
+    return markdown(signature_of(session, q)), q
 
 
 def markdown(sig) -> str:
@@ -96,15 +98,17 @@ def markdown(sig) -> str:
     return "\n".join(parts)
 
 
-def signature_lenses(result) -> list:
+def signature_lenses(session) -> list:
     """A lens above each entry (top-level module class, top-level function) with a typical input."""
-    return result.memo("signature lenses", lambda: _lenses(result))
+    if session is None or not session.live():
+        return []
+    return session.memo("signature lenses", lambda: _lenses(session))
 
 
-def _lenses(result) -> list:
+def _lenses(session) -> list:
     out = []
     try:
-        tree = ast.parse(result.text)
+        tree = ast.parse(session.result.text)
     except SyntaxError:
         return out
     for n in tree.body:
@@ -114,9 +118,9 @@ def _lenses(result) -> list:
             q, entry = n.name, n.name
         else:
             continue
-        if not _takes_tensors(result, q):
+        if not _takes_tensors(session, q):
             continue
-        sig = signature_of(result, q)
+        sig = signature_of(session, q)
         example = sig.example()
         if not example:
             continue
@@ -128,11 +132,11 @@ def _lenses(result) -> list:
     return out
 
 
-def annotation_edits(result, qualname: str) -> list:
+def annotation_edits(session, qualname: str) -> list:
     """Edits writing the signature of `qualname` as an annotation in the file's style."""
     from ...questions.edits import style_of
-    sig = signature_of(result, qualname)
-    fn = _def_node(result.text, qualname)
+    sig = signature_of(session, qualname)
+    fn = _def_node(session.result.text, qualname)
     if fn is None:
         return []
     args = {a.arg: a for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
@@ -140,8 +144,8 @@ def annotation_edits(result, qualname: str) -> list:
               and args[p.name].annotation is None]
     if not params:
         return []
-    if style_of(result.text) == "jaxtyping":
-        tensor = "Tensor" if re.search(r"from\s+torch\s+import\s+[^\n]*\bTensor\b", result.text) else "torch.Tensor"
+    if style_of(session.result.text) == "jaxtyping":
+        tensor = "Tensor" if re.search(r"from\s+torch\s+import\s+[^\n]*\bTensor\b", session.result.text) else "torch.Tensor"
         edits = []
         for p in params:
             a = args[p.name]
@@ -186,11 +190,11 @@ def _def_node(text: str, qualname: str):
 @provider
 def annotate_inputs(ctx: ActionContext):
     """On the `def` line (or a class's name): write the inferred input signature."""
-    if getattr(ctx.result, "interp", None) is None:
+    if ctx.session is None or not ctx.session.live():
         return
-    q = qualname_at(ctx.result, ctx.line, None)
+    q = qualname_at(ctx.session, ctx.line, None)
     if q is None:
         return
-    edits = annotation_edits(ctx.result, q)
+    edits = annotation_edits(ctx.session, q)
     if edits:
         yield Action(f"Annotate {q.split('.')[-1]}'s inputs with their inferred signature", QUICKFIX, edits)
