@@ -53,6 +53,7 @@ def test_errors(line, code):
 def test_symbolic_precondition_kept():
     # C must be 3 for the cross product: no error when it can be 3, an error when the facts rule it out
     shapes, errors = _run("y = torch.linalg.cross(x, x, dim=1)")
-    assert not errors and shapes["y"] == "[B, 3, H, W]"  # the requirement fixes C
+    # the requirement makes C == 3 a fact; the name the user gave C is kept (issue 24, semantics 4)
+    assert not errors and shapes["y"] == "[B, C, H, W]"
     shapes, errors = _run("y = torch.linalg.cross(x, x, dim=1)", 'x: Float[Tensor, "B 4 H W"]')
     assert [c for c, _ in errors] == ["SH101"], errors

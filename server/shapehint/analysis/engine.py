@@ -580,7 +580,9 @@ def fixed_symbols(it: Interp) -> dict:
     return out
 
 
-_USER_FACTS = ("assert ", "torch._check ", "annotation on line", "argument `")
+# the user's own words fix a dim: an assertion, a check, an annotation, an argument, a condition
+# the code tests (`if x.size() != (4, 3): raise ...` holds after it)
+_USER_FACTS = ("assert ", "torch._check ", "annotation on line", "argument `", "condition on line")
 
 
 def _by_user(origin) -> bool:
