@@ -36,7 +36,7 @@ class Declared:
 class Contracts:
     # `zero_defaults`: ids of the 0s that are parameter defaults (Interp.zero_defaults)
     # `hinted`: ids of the tuples a parameter's typing hint alone shapes (Interp.hinted)
-    _USES = ("annotation_shape", "resolve", "report", "declared", "source", "fresh_symbol", "zero_defaults",
+    _USES = ("annotation_shape", "resolve", "raised", "declared", "source", "fresh_symbol", "zero_defaults",
              "hinted", "_safe_eval")
 
     # ---- reading ----------------------------------------------------------------------------
@@ -121,7 +121,7 @@ class Contracts:
             return True
         src = f"`{self.source(value_node)}` " if value_node is not None else ""
         many = "at least " if starred else ""
-        self.report(fr, span_of(target), "SH111",
+        self.raised(fr, span_of(target), "SH111",
                     f"{src}gives {len(items)} value{'s' if len(items) != 1 else ''} {describe(v)}, "
                     f"but {many}{want} names take them", [])
         return False
@@ -150,7 +150,7 @@ class Contracts:
         if id(divisor) in self.zero_defaults:
             return
         right = node.value if isinstance(node, ast.AugAssign) else node.right
-        self.report(fr, span_of(node), "SH112",
+        self.raised(fr, span_of(node), "SH112",
                     f"`{self.source(node)}` divides by zero: `{self.source(right)}` is 0 here", [])
 
 

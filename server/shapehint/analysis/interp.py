@@ -106,6 +106,7 @@ class Interp:
         self.learn_rank, self.learn_edge, self.arm_segment = env.learn_rank, env.learn_edge, env.arm_segment
         reporter = self.reporter = Reporter(sink)  # diagnostics and failure records
         self.report, self.failed, self.declared = reporter.report, reporter.failed, reporter.declared
+        self.raised = reporter.raised
         self.steps = 0
         self.step_limit = MAX_STEPS  # the running function's share (engine.analyze_function)
         self.generic_instances: dict = j.table("generic-instance")

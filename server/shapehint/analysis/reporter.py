@@ -74,6 +74,14 @@ class Reporter:
             rel.append(Related(c.line, c.col, "the layer is created here"))
         self.sink.diag(span, code, message, rel, function=frame.qualname)
 
+    def raised(self, frame: Frame, span: Span, code: str, message: str, related: list) -> None:
+        """A line that raises for every admissible input on this path (an unpacking of the wrong
+        arity, a division by zero, contracts.py): a failure the questions see, as an operation's
+        (`failed`) — a migration must not offer inputs that reach it."""
+        if not frame.caught and not frame.dead:
+            self.failures.append(Failure(frame.qualname, span, FALSE, code, message, frame.context))
+        self.report(frame, span, code, message, related)
+
     def declared(self, frame: Frame, span: Optional[Span], code: str, message: str, related: list) -> None:
         """A declaration no admissible value meets (an annotation, contracts.py): an error, but
         Python does not execute annotations, so the path goes on and later lines are checked."""
