@@ -10,11 +10,22 @@ from __future__ import annotations
 
 import ast
 import os
+import threading
+
+
+# CPython 3.11 can fail `ast.parse` run in two threads at once ("SystemError: AST constructor
+# recursion depth mismatch"): the benchmark's model threads parse one at a time.
+_PARSE_LOCK = threading.Lock()
+
+
+def parse(source: str, mode: str = "exec"):
+    with _PARSE_LOCK:
+        return ast.parse(source, mode=mode)
 
 
 def assertion_line(source: str, entry: str, inputs: dict):
     """(line number to insert at, text of the line) or (None, why not)."""
-    tree = ast.parse(source)
+    tree = parse(source)
     cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == entry), None)
     if cls is None:
         return None, "no class %s in the file" % entry
