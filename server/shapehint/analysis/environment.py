@@ -23,7 +23,7 @@ from .result import DimInfo
 class DimTable(Table):
     """Symbol -> DimInfo, logging while `log` is a list: the writes one function's analysis
     makes, so a function restored from the summary cache brings its hover information back
-    (engine.compose_dims replays the logs in program order, as a fresh analysis writes them)."""
+    (hover_facts.compose_dims replays the logs in program order, as a fresh analysis writes them)."""
 
     __slots__ = ("log",)
 

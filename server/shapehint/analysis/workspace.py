@@ -37,8 +37,8 @@ class _Entry:
     captured: dict
     renames: dict
     deps: Optional[set] = None
-    fixed: Optional[dict] = None  # what its facts pin down, for display (engine.fixed_symbols)
-    dims: Optional[tuple] = None  # its share of the hover information (engine.logged_dims)
+    fixed: Optional[dict] = None  # what its facts pin down, for display (hover_facts.fixed_symbols)
+    dims: Optional[tuple] = None  # its share of the hover information (hover_facts.logged_dims)
 
 
 class SummaryCache:
@@ -87,7 +87,7 @@ class SummaryCache:
 
     # ---- the incremental run --------------------------------------------------------
     def run(self, it, parsed, analyze_function: Callable) -> list:
-        from .engine import logged_dims
+        from .hover_facts import logged_dims
         self.new_lines = parsed.lines
         self._map = None
         funcs = {f.qualname: f for f in it.functions}
@@ -141,7 +141,7 @@ class SummaryCache:
                 done.add(q)
                 new_entries[q] = _Entry(keys[q], signature(it, q), capture(it.sink, q, it.resolve_shape),
                                         dict(it.sink.renames.get(q, {})), dims=dims)
-        from .engine import fixed_symbols  # of the functions analysed now; restored ones keep theirs
+        from .hover_facts import fixed_symbols  # of the functions analysed now; restored ones keep theirs
         fixed = fixed_symbols(it)
         for q, e in new_entries.items():
             e.deps = deps.get(q)
