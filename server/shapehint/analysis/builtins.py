@@ -16,6 +16,7 @@ from ..shapes.expr import Expr, emax, emin, product
 from ..shapes.shape import FALSE, TRUE, ge, le
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
+from .choices import registry_choice
 from .layers import CONTAINERS
 from .typetests import isinstance_of
 from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, PartialV, RangeV, SuperV
@@ -298,6 +299,11 @@ class Builtins:
             if name == "setdefault":
                 t.items[key] = default
             return default
+        if name == "get" and args and _unknown_key(args[0]):
+            # a registry read with a key not known, with a fallback: one of them (choices.py)
+            picked = registry_choice(t, tuple(args[1:2]))
+            if picked is not None:
+                return picked
         if name in ("get", "pop", "setdefault", "popitem", "clear") or name == "update" and not args:
             t.open = t.open or name != "get"  # an unknown key read or removed: no longer all known
             return UnknownV(name)
@@ -552,3 +558,12 @@ def _layer_base(cls, depth: int = 0):
             if got is not None:
                 return got
     return None
+
+
+def _unknown_key(v: Value) -> bool:
+    """A dict key whose value the analysis does not know (a config string, a parameter)."""
+    if isinstance(v, StrV):
+        return v.value is None
+    if isinstance(v, IntV):
+        return v.expr.value is None
+    return not isinstance(v, (NoneV, BoolV, FloatV, TupleV))

@@ -16,7 +16,7 @@ from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpenKwargs, PartialV, SuperV,
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, OpenKwargs, PartialV, SuperV,
                       TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .layers import CONTAINERS
@@ -37,7 +37,7 @@ class Calls:
     interpreter). The module whose code runs (`lines`, `path`: a call into another file swaps
     them) and whether module code runs are read from the interpreter."""
 
-    _USES = ("interp", "eval", "exec_block", "_layer_io", "_run_sequential", "annotation_shape", "declared_return", "bound_op",
+    _USES = ("interp", "eval", "exec_block", "in_arm", "_layer_io", "_run_sequential", "annotation_shape", "declared_return", "bound_op",
              "build_container", "build_layer", "builtin", "call_module", "call_stack", "external_special", "failed",
              "fresh_symbol", "function_named", "gave_up_in", "internal_errors", "iterate", "join_values", "journal", "loop_element",
              "max_depth", "memo", "module_lines", "mutation_log", "note_called_from", "observe", "recursion_guessed",
@@ -121,7 +121,25 @@ class Calls:
             merged = {**fn.kwargs, **kwargs}
             return self.call_value(fn.func, list(fn.args) + list(args),
                                    OpenKwargs(merged) if type(kwargs) is OpenKwargs else merged, fr, span, node, labels)
+        if isinstance(fn, ChoiceV):
+            return self._call_each(fn, args, kwargs, fr, span, node, labels)
         return UnknownV("call")
+
+    def _call_each(self, fn: ChoiceV, args: list, kwargs: dict, fr, span, node, labels) -> Value:
+        """A call of one of several options (choices.py): each called as an undecided arm, so
+        what one requires does not hold after it, and with its errors not reported (the program
+        may take another option); the results of those that return are joined."""
+        outs = []
+        fr.caught += 1
+        try:
+            for o in fn.options:
+                out, died = self.in_arm(fr, (None,), None,
+                                        lambda o=o: self.call_value(o, args, kwargs, fr, span, node, labels))
+                if not died:
+                    outs.append(out)
+        finally:
+            fr.caught -= 1
+        return self.join_values(outs) if outs else UnknownV("call")
 
     def _opname(self, node, default: str) -> str:
         return self.source(node, 48) if isinstance(node, ast.Call) else default

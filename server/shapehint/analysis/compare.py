@@ -16,7 +16,7 @@ from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne
 from ..shapes.values import (BoolV, DictV, DtypeV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
 from .frames import add_fact, span_of
-from .objects import BoundMethod, BuiltinFn, ClassObj, FuncObj, InstanceObj, PartialV, RangeV
+from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, PartialV, RangeV
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
@@ -153,7 +153,7 @@ class Comparisons:
             return ne(v.expr, 0)
         if isinstance(v, NoneV):
             return FALSE
-        if isinstance(v, (ModuleV, InstanceObj, FuncObj, ClassObj, DtypeV)):
+        if isinstance(v, (ModuleV, InstanceObj, FuncObj, ClassObj, DtypeV, ChoiceV)):
             return TRUE
         if isinstance(v, (TupleV, ListV)) and v.items is not None:
             return TRUE if v.items else FALSE
@@ -254,7 +254,7 @@ def _identity(a: Value, b: Value) -> Optional[bool]:
             return False
         # a layer factory passed as an argument (`norm_layer=partial(nn.BatchNorm2d, eps=...)`,
         # a class, a torch callable) is not None: `if norm_layer is None:` is decided
-        if isinstance(a, (PartialV, ClassObj, BoundMethod, BuiltinFn, DictV, DtypeV, BoolV)):
+        if isinstance(a, (PartialV, ClassObj, BoundMethod, BuiltinFn, DictV, DtypeV, BoolV, ChoiceV)):
             return False
         if isinstance(a, ExtRef) and a.path.startswith("torch."):
             return False

@@ -14,9 +14,10 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, eq, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StrV, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ClassObj, FuncObj, InstanceObj, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
                       TensorMethod)
 from .annotations import is_shape_type
+from .choices import choice_of, registry_choice
 from .frames import span_of
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
@@ -142,6 +143,8 @@ class Expressions:
             return obj.items[0 if name == "values" else 1]
         if isinstance(obj, (ListV, DictV, TupleV, StrV)):
             return BoundOp(obj, name)
+        if isinstance(obj, ChoiceV):  # what every option holds (a method: one of theirs)
+            return self.join_values([self.attribute(o, name, node, fr) for o in obj.options])
         return UnknownV(f".{name}")
 
     def _opaque_name(self, obj: InstanceObj) -> str:
@@ -193,6 +196,9 @@ class Expressions:
         if isinstance(obj, DictV) and isinstance(idx, StrV) and idx.value in obj.items:
             return obj.items[idx.value]
         if isinstance(obj, DictV) and (not isinstance(idx, (StrV, IntV)) or isinstance(idx, StrV) and idx.value is None):
+            picked = registry_choice(obj)  # a registry of layers or functions: one of them
+            if picked is not None:
+                return picked
             self._escaped_items(obj, fr)
         return UnknownV("subscript")
 
@@ -470,7 +476,8 @@ class Expressions:
             return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
-        return UnknownV("join")
+        picked = choice_of(vals)  # different layers or functions: one of them, each called
+        return picked if picked is not None else UnknownV("join")
 
 
 def _same_flags(a: TensorV, b: TensorV) -> bool:

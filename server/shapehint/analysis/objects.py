@@ -179,6 +179,18 @@ class PartialV(Value):
         return f"partial({self.func.describe()})"
 
 
+@dataclass(eq=False)
+class ChoiceV(Value):
+    """One of several known callables the analysis cannot tell apart (choices.py): a registry
+    read with a key it does not know (`LAYERS[cfg.kind]`), or the arms of an undecided `if`
+    that bound different layers or functions. Calling it calls each option and joins the
+    results, so where every option gives the same shape that is the shape."""
+    options: tuple
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(o.describe() for o in self.options)
+
+
 class OpenKwargs(dict):
     """Keyword arguments that a caller's open `**kwargs` (DictV.open) may add to: a parameter
     the call leaves at its default may not take it (Frame.open_defaults). The call carries it
