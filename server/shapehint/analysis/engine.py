@@ -21,6 +21,7 @@ from .annotations import is_none, is_plain, union_members, unstring
 from .frames import Budget, Cancelled, Frame, span_of
 from . import interp as interp_limits
 from .interp import Interp
+from .hints import hint_of_one_tensor, read_as_sequence
 from .hover_facts import compose_dims, fixed_symbols, logged_dims
 from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .optional_parts import open_optional_parts
@@ -241,6 +242,10 @@ def _not_analysed(it: Interp, wanted) -> None:
 
 
 def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
+    if p.annotation is not None and hint_of_one_tensor(p.annotation, lambda n: it._safe_eval(n, fr)) \
+            and not read_as_sequence(f.node, p.arg):
+        p = ast.arg(arg=p.arg, annotation=None, lineno=p.lineno, col_offset=p.col_offset,
+                    end_lineno=p.end_lineno, end_col_offset=p.end_col_offset)  # a hint the body overrules (hints.py)
     union = _union_param(it, f, p, fr) if p.annotation is not None else None
     if union is not None:
         return union
