@@ -15,12 +15,14 @@ from ..ops import registry
 from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
-from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, Span, TensorV, TupleV, UnknownV, Value)
+from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, Span, StarSizeV, TensorV, TupleV,
+                             UnknownV, Value)
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, OpenKwargs, PartialV, SuperV,
                       TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .layers import CONTAINERS
 from .ruleargs import binds
+from . import sizes
 from .opctx import AnalysisContext
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -37,7 +39,7 @@ class Calls:
     interpreter). The module whose code runs (`lines`, `path`: a call into another file swaps
     them) and whether module code runs are read from the interpreter."""
 
-    _USES = ("interp", "eval", "exec_block", "in_arm", "_layer_io", "_run_sequential", "annotation_shape", "declared_return", "bound_op",
+    _USES = ("interp", "eval", "exec_block", "in_arm", "_size_int", "_layer_io", "_run_sequential", "annotation_shape", "declared_return", "bound_op",
              "build_container", "build_layer", "builtin", "call_module", "call_stack", "external_special", "failed",
              "fresh_symbol", "function_named", "gave_up_in", "internal_errors", "iterate", "join_values", "journal", "loop_element",
              "max_depth", "memo", "module_lines", "mutation_log", "note_called_from", "observe", "recursion_guessed",
@@ -50,6 +52,9 @@ class Calls:
         for a in node.args:
             if isinstance(a, ast.Starred):
                 v = self.eval(a.value, fr)
+                if isinstance(v, StarSizeV):  # `.reshape(*input_shape, -1)`: (after the loop)
+                    args.append(v)
+                    continue
                 items = self.iterate(v, fr)
                 if items is None:
                     if len(node.args) == 1 and isinstance(func, ExtRef) and func.path == "torch.nn.Sequential":
@@ -76,6 +81,13 @@ class Calls:
                 kwargs[kw.arg] = v
         if open_kwargs:  # (bind_params reads it, if the callee is a user function)
             kwargs = OpenKwargs(kwargs)
+        if any(isinstance(v, StarSizeV) for v in args):
+            # sizes around an unknown segment given as varargs to a torch op: one size argument
+            # (sizes.py); a user function would bind them to several parameters
+            packed = sizes.displayed(args, self._size_int) if isinstance(func, (TensorMethod, ExtRef)) else None
+            if packed is None:
+                return UnknownV("*args")
+            args = [packed]
         out = self.call_value(func, args, kwargs, fr, span_of(node), node, labels)
         if isinstance(func, TensorMethod) and func.name in RESHAPING_IN_PLACE and isinstance(out, TensorV) \
                 and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):

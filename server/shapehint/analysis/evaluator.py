@@ -13,11 +13,12 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, eq, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
-                             SliceV, StrV, TensorV, TupleV, UnknownV, Value)
+                             SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
                       TensorMethod)
 from .annotations import is_shape_type
 from .choices import choice_of, registry_choice
+from . import sizes
 from .frames import span_of
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
@@ -151,13 +152,20 @@ class Expressions:
         return obj.cls.name[:1].lower() + obj.cls.name[1:]
 
     def e_Subscript(self, node: ast.Subscript, fr) -> Value:
-        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-            # `x.shape[1]` on a tensor of unknown rank: that one dimension (its rank stays open)
-            base = self.eval(node.value.value, fr)
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" or _sizes_call(node.value):
+            # `x.shape[1]` on a tensor of unknown rank: that one dimension (its rank stays open);
+            # `x.shape[:-1]`, `x.size()[:-1]`: the sizes around its unknown segment (sizes.py)
+            base = self.eval(node.value.value if isinstance(node.value, ast.Attribute) else node.value.func.value, fr)
             if isinstance(base, TensorV) and self.resolve(base).rank is None:
                 idx = self.eval(node.slice, fr)
                 if isinstance(idx, IntV) and idx.expr.value is not None:
                     return self.call_rule("Tensor.size", [base, idx], {}, fr, node, "shape")
+                for i in sizes.last_axes(self.resolve(base), idx):
+                    # (`x.shape[:-1]` of `[*x]`: its last axis read first, so that it is one of its own)
+                    self.call_rule("Tensor.size", [base, IntV(Expr.const(i))], {}, fr, node, "shape")
+                got = sizes.sliced(self.resolve(base), idx)
+                if got is not None:
+                    return got
         obj = self.eval(node.value, fr)
         if type(obj) is ExtRef and is_shape_type(obj.path):
             return ShapeAliasV(node, fr.globals)  # `Batch = Float[Tensor, "B T C"]`, read where used
@@ -239,6 +247,8 @@ class Expressions:
             return FloatV(_float_op(op, a, b))
         if op is ast.Add and isinstance(a, TupleV) and isinstance(b, TupleV):
             return TupleV(a.items + b.items, a.is_size or b.is_size)
+        if op is ast.Add and (isinstance(a, StarSizeV) or isinstance(b, StarSizeV)):
+            return sizes.added(a, b, self._size_int) or UnknownV("size")  # `x.size()[:-1] + (h, d)`
         if op is ast.Add and isinstance(a, ListV) and isinstance(b, ListV) and a.items is not None and b.items is not None:
             return ListV(a.items + b.items)
         if op is ast.Mult and isinstance(a, (ListV, TupleV)) and isinstance(b, IntV) and b.expr.value is not None \
@@ -316,6 +326,8 @@ class Expressions:
                 v = self.eval(e.value, fr)
                 if isinstance(v, (TupleV, ListV)) and v.items is not None:
                     out.extend(v.items)
+                elif isinstance(v, StarSizeV):
+                    out.append(v)  # (e_Tuple makes the sizes around its segment)
                 else:
                     return None
             else:
@@ -324,10 +336,18 @@ class Expressions:
 
     def e_Tuple(self, node: ast.Tuple, fr) -> Value:
         items = self._items(node.elts, fr)
+        if items is not None and any(isinstance(v, StarSizeV) for v in items):
+            return sizes.displayed(items, self._size_int) or UnknownV("tuple")  # `(*input_shape, -1, d)`
         return TupleV(tuple(items)) if items is not None else UnknownV("tuple")
+
+    def _size_int(self, v: Value):
+        """An item of a size: its int (a number, or a name that stands for one), else None."""
+        return self.int_value(v) if isinstance(v, (IntV, OpaqueV)) else None
 
     def e_List(self, node: ast.List, fr) -> Value:
         items = self._items(node.elts, fr)
+        if items is not None and any(isinstance(v, StarSizeV) for v in items):
+            return ListV(None)
         return ListV(items) if items is not None else ListV(None)
 
     def e_Set(self, node, fr) -> Value:
@@ -478,6 +498,13 @@ class Expressions:
             return first if isinstance(first, NoneV) else type(first)()
         picked = choice_of(vals)  # different layers or functions: one of them, each called
         return picked if picked is not None else UnknownV("join")
+
+
+def _sizes_call(node: ast.AST) -> bool:
+    """`x.size()` of a name: its sizes, subscripted as `x.shape` is (a name only: the receiver
+    is evaluated again when it is not a tensor of unknown rank)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+        and isinstance(node.func.value, ast.Name) and not node.args and not node.keywords
 
 
 def _same_flags(a: TensorV, b: TensorV) -> bool:

@@ -133,6 +133,17 @@ class TupleV(Value):
 
 
 @dataclass(eq=False)
+class StarSizeV(Value):
+    """A torch.Size of a tensor whose rank is unknown: `x.shape[:-1]` of `[*batch, C]` is
+    `[*batch]`, and `(*x.shape[:-1], -1, 64)` is `[*batch, -1, 64]` — sizes around one variadic
+    segment (`shape.star`), which a view of a tensor with the same segment cancels."""
+    shape: Shape
+
+    def describe(self) -> str:
+        return f"torch.Size({self.shape})"
+
+
+@dataclass(eq=False)
 class ListV(Value):
     items: Optional[list] = None  # None: unknown length
     elem: Optional[Value] = None  # join of the elements when the length is unknown

@@ -14,7 +14,7 @@ import math
 
 from ...shapes.expr import Expr, product
 from ...shapes.shape import Shape, disj, eq, ge, ne
-from ...shapes.values import DtypeV, IntV, ListV, TensorV, TupleV
+from ...shapes.values import DtypeV, IntV, ListV, StarSizeV, TensorV, TupleV
 from ..common import (compute_stride, dim_list, shape_str, size_list, strides_of, view_result,
                       view_strides as _view_strides)
 from ..context import NotApplicable, OpContext
@@ -91,9 +91,43 @@ def _tensor(x) -> TensorV:
     return x
 
 
+def _around_segment(cx: OpContext, x: TensorV, size) -> Shape | None:
+    """`x.view(sizes)` where the sizes are around x's own unknown segment (`(*x.shape[:-1], -1,
+    64)`, a StarSizeV): the segment's elements cancel, so the sizes around it are exact; None
+    when the sizes are not such. Only what the known sizes decide exactly: no -1 that does not
+    divide out, no claim that fails (that is left to the code's known ranks)."""
+    if len(size) != 1 or not isinstance(size[0], StarSizeV):
+        return None
+    t, s = size[0].shape, x.shape
+    # (sizes on both sides of a segment may be the same axes when it is empty: not cancelled)
+    if s.star is None or t.star != s.star or (s.dims and s.suffix) or (t.dims and t.suffix):
+        raise NotApplicable("sizes around another segment")
+    sizes = list(t.dims + t.suffix)
+    numel = product(s.dims + s.suffix)
+    neg = [i for i, d in enumerate(sizes) if d.value == -1]
+    if len(neg) > 1 or any(d.value is not None and d.value < -1 for d in sizes):
+        raise NotApplicable("sizes not exact")
+    known = [d for d in sizes if d.value != -1]
+    kprod = product(known)
+    if not neg:
+        cx.require(eq(kprod, numel), lambda: f"{cx.opname}: the shape {t} needs {kprod} elements for each one of "
+                   f"the leading sizes, but {cx.label(x)} {s} has {numel}", "SH103")
+    else:
+        if kprod.value == 0:
+            raise NotApplicable("sizes multiply to 0")
+        num, den = _cancel(numel, known)
+        cx.require(eq(num % den, 0), lambda: f"{cx.opname}: the shape {t} cannot hold the elements of {cx.label(x)} "
+                   f"{s}: {numel} is not a multiple of {kprod}", "SH103")
+        sizes[neg[0]] = num // den
+    return Shape(tuple(sizes[:len(t.dims)]), t.star, tuple(sizes[len(t.dims):]))
+
+
 @op("Tensor.view")
 def view(cx: OpContext, self, *size):
     x = _tensor(self)
+    around = _around_segment(cx, x, size)
+    if around is not None:
+        return cx.tensor(around, like=x)
     new = infer_size(cx, x, _sizes_of(cx, size), "shape")
     if x.shape.rank is None:
         return cx.tensor(new, like=x)
@@ -104,6 +138,9 @@ def view(cx: OpContext, self, *size):
 @op("torch.reshape", "Tensor.reshape")
 def reshape(cx: OpContext, input, *shape):
     x = _tensor(input)
+    around = _around_segment(cx, x, shape)
+    if around is not None:
+        return cx.tensor(around, like=x)
     new = infer_size(cx, x, size_list(cx, shape), "shape")
     return _reshaped(cx, x, new)
 

@@ -1,0 +1,67 @@
+"""Shapes held in variables when the rank is unknown (issue 28, cause 4): `x.shape[:-1]`,
+`(*input_shape, -1, d)`, `x.size()[:-1] + (h, -1)`, `.view(shape)`, `.view(*shape)`,
+`.reshape(*input_shape, -1)`. The program is tests/unit/values/sizes.py; each claimed shape is
+evaluated against torch for inputs of several ranks (the unknown segment is the input's
+leading axes)."""
+import functools
+import importlib.util
+import os
+
+import pytest
+
+from shapehint.analysis.api import analyze_source
+
+PROGRAM = os.path.join(os.path.dirname(__file__), "values", "sizes.py")
+
+
+@functools.lru_cache(maxsize=None)
+def _answer(src=None):
+    if src is None:
+        with open(PROGRAM) as f:
+            src = f.read()
+    return analyze_source(src, PROGRAM).infer_json()
+
+
+def _values(answer=None):
+    return {v["name"]: v["shape"] for v in (answer or _answer())["values"] if v["function"] == "Attention.forward"}
+
+
+def _claimed(shape, x, d, head_dim):
+    assert shape[0] == "*hidden_states", shape
+    rest = [s if isinstance(s, int) else eval(s, {"d": d, "head_dim": head_dim}) for s in shape[1:]]
+    return list(x.shape[:-1]) + rest
+
+
+@pytest.mark.parametrize("name", ["heads", "heads2", "merged", "split"])
+@pytest.mark.parametrize("lead", [(5,), (2, 5), (2, 3, 5)])
+@pytest.mark.parametrize("d,head_dim", [(32, 8), (12, 4)])
+def test_sizes_around_the_unknown_leading_axes_agree_with_torch(name, lead, d, head_dim):
+    import torch
+    shape = _values()[name]
+    spec = importlib.util.spec_from_file_location("sizes_program", PROGRAM)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    x = torch.randn(*lead, d)
+    with torch.no_grad():
+        got = list(mod.upto(mod.Attention(d, head_dim), x)[name].shape)
+    assert _claimed(shape, x, d, head_dim) == got
+
+
+def _alone(body):
+    src = ("import torch\n\n"
+           "def f(x, y):\n" + "".join(f"    {line}\n" for line in body) + "    return z\n")
+    return {v["name"]: v["shape"] for v in analyze_source(src, "t.py").infer_json()["values"]}
+
+
+def test_sizes_of_another_tensor_with_other_leading_axes_give_nothing():
+    assert _alone(["s = y.shape[:-1]", "z = x.view(*s, -1)"]).get("z") is None
+
+
+def test_a_slice_into_the_unknown_axes_gives_nothing():
+    # `x.shape[1:]` of `[*x]`: where the unknown axes start is not known
+    assert _alone(["s = x.shape[1:]", "z = x.view(*s, -1)"]).get("z") is None
+    assert _alone(["s = x.shape[:-1]", "t = s + s", "z = x.view(t)"]).get("z") is None
+
+
+def test_no_diagnostic_from_a_view_the_facts_allow():
+    assert _answer()["diagnostics"] == []
