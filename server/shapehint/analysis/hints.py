@@ -33,8 +33,9 @@ def _tuple_of_one_tensor(node: ast.AST, resolve: Callable[[ast.AST], Value]) -> 
 def hint_of_one_tensor(annotation: Optional[ast.AST], resolve: Callable[[ast.AST], Value]) -> bool:
     """`tuple[Tensor]`, `Optional[tuple[torch.FloatTensor]]`: a tuple of one tensor, maybe None."""
     node = unstring(annotation)
-    if node is None:
-        return False
+    if node is None or not any(isinstance(n, ast.Name) and n.id in TUPLES or isinstance(n, ast.Attribute)
+                               and n.attr in TUPLES for n in ast.walk(node)):
+        return False  # (no tuple spelled: nothing evaluated, most annotations)
     members = union_members(node, resolve)
     rest = [m for m in members if not is_none(m)] if members is not None else [node]
     return len(rest) == 1 and _tuple_of_one_tensor(rest[0], resolve)
