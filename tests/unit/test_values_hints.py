@@ -3,20 +3,13 @@ on a parameter the body uses as a tensor is the tensor its callers pass — the 
 analysis follows it like an unannotated parameter, and the hint is never a source of
 diagnostics; a hint the body reads as a sequence keeps its meaning. The program is
 tests/unit/values/hints.py."""
-import functools
-import os
+from .values import answer, path_of, program
 
-from shapehint.analysis.api import analyze_source
-
-PROGRAM = os.path.join(os.path.dirname(__file__), "values", "hints.py")
+PROGRAM = path_of("hints")
 
 
-@functools.lru_cache(maxsize=None)
 def _answer(src=None):
-    if src is None:
-        with open(PROGRAM) as f:
-            src = f.read()
-    return analyze_source(src, PROGRAM).infer_json()
+    return answer("hints", src)
 
 
 def _shape(function, line, name):
@@ -33,10 +26,7 @@ def test_a_tuple_hint_on_a_tensor_is_followed_as_the_tensor_in_the_functions_own
 
 def test_the_hinted_function_agrees_with_torch():
     import torch
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("hints", PROGRAM)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = program("hints")
     with torch.no_grad():
         out = mod.MLP(8)(torch.randn(2, 5, 8))
     claimed = _shape("MLP.forward", 21, "out")

@@ -2,33 +2,21 @@
 analysis does not know is one of its values; a call follows each, and a shape is claimed only
 where they agree. The program is tests/unit/values/registries.py; every shape claimed is
 evaluated against torch for each key of each registry."""
-import functools
-import importlib.util
 import itertools
-import os
 
 import pytest
 
 from shapehint.analysis.api import analyze_source
 
-PROGRAM = os.path.join(os.path.dirname(__file__), "values", "registries.py")
+from .values import answer, program
 
 
-@functools.lru_cache(maxsize=None)
-def _answer(path=PROGRAM):
-    with open(path) as f:
-        return analyze_source(f.read(), path).infer_json()
+def _answer():
+    return answer("registries")
 
 
 def _values(function="Block.forward"):
     return {v["name"]: v for v in _answer()["values"] if v["function"] == function}
-
-
-def _program():
-    spec = importlib.util.spec_from_file_location("registries", PROGRAM)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _claimed(shape, x, d):
@@ -42,7 +30,7 @@ def test_the_options_of_a_registry_agree_so_the_shape_is_theirs(name):
     shape = _values()[name]["shape"]
     assert shape is not None and "?" not in shape and not any(str(s).startswith("*") for s in shape), shape
     import torch
-    mod = _program()
+    mod = program("registries")
     x = torch.randn(3, 5, 16)
     keys = itertools.product(mod.ACTIVATIONS, mod.ACTIVATION_FUNCTIONS, list(mod.ATTENTION) + ["unknown"], mod.POOLS)
     for act, fn, impl, pool in keys:

@@ -3,23 +3,15 @@
 `.reshape(*input_shape, -1)`. The program is tests/unit/values/sizes.py; each claimed shape is
 evaluated against torch for inputs of several ranks (the unknown segment is the input's
 leading axes)."""
-import functools
-import importlib.util
-import os
-
 import pytest
 
 from shapehint.analysis.api import analyze_source
 
-PROGRAM = os.path.join(os.path.dirname(__file__), "values", "sizes.py")
+from .values import answer, program
 
 
-@functools.lru_cache(maxsize=None)
-def _answer(src=None):
-    if src is None:
-        with open(PROGRAM) as f:
-            src = f.read()
-    return analyze_source(src, PROGRAM).infer_json()
+def _answer():
+    return answer("sizes")
 
 
 def _values(answer=None):
@@ -38,9 +30,7 @@ def _claimed(shape, x, d, head_dim):
 def test_sizes_around_the_unknown_leading_axes_agree_with_torch(name, lead, d, head_dim):
     import torch
     shape = _values()[name]
-    spec = importlib.util.spec_from_file_location("sizes_program", PROGRAM)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = program("sizes")
     x = torch.randn(*lead, d)
     with torch.no_grad():
         got = list(mod.upto(mod.Attention(d, head_dim), x)[name].shape)
