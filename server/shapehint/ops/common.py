@@ -176,6 +176,11 @@ def is_contiguous(cx: OpContext, dims, strides) -> bool:
     return True
 
 
+def located(cx: OpContext, what: str) -> str:
+    """How a view's layout note names where the view was made ("transposed on line 12")."""
+    return f"{what} on line {cx.span.line}" if cx.span is not None else what
+
+
 def view_result(cx: OpContext, dims, src: TensorV, strides: Optional[tuple], note: str = "",
                 dtype: Optional[str] = None) -> TensorV:
     """A tensor sharing `src`'s storage with the given strides (None: unknown unless src is contiguous)."""

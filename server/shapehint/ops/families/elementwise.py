@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...shapes.shape import Shape, eq
 from ...shapes.values import BoolV, DtypeV, FloatV, IntV, NoneV, TensorV, UnknownV, Value
 from ..common import broadcast_shapes, inherit_layout, result_dtype, same_layout
-from ..dtypes import category, is_integral, of_operand, to_float
+from ..dtypes import COMPLEX_OF_PARTS, category, is_integral, of_operand, to_float
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 
@@ -401,19 +401,16 @@ def copy_(cx: OpContext, self, src, non_blocking=False):
     return into_self(cx, self, broadcast_shapes(cx, self.shape, src.shape))
 
 
-COMPLEX_OF = {"float32": "complex64", "float64": "complex128", "float16": "complex32"}
-
-
 @op("torch.complex", "torch.polar")
 def complex_(cx: OpContext, real, imag, *, out=None):
     """complex(real, imag) / polar(abs, angle): two real tensors of one float dtype, broadcast."""
     if not isinstance(real, TensorV) or not isinstance(imag, TensorV):
         raise NotApplicable("operand unknown")
     for t in (real, imag):
-        if t.dtype is not None and t.dtype not in COMPLEX_OF:
+        if t.dtype is not None and t.dtype not in COMPLEX_OF_PARTS:
             cx.fail(f"{cx.opname} expects both inputs to be float16, float32 or float64 tensors, but "
                     f"{cx.label(t)} is {t.dtype}", "SH107")
     if real.dtype and imag.dtype and real.dtype != imag.dtype:
         cx.fail(f"{cx.opname} expects both inputs to have one dtype, but got {real.dtype} and {imag.dtype}", "SH107")
-    return TensorV(broadcast_shapes(cx, real.shape, imag.shape), COMPLEX_OF.get(real.dtype or imag.dtype or ""),
+    return TensorV(broadcast_shapes(cx, real.shape, imag.shape), COMPLEX_OF_PARTS.get(real.dtype or imag.dtype or ""),
                    origin=cx.span)
