@@ -3,12 +3,12 @@ movedim and rot90. Each result but rot90's (a copy) is a view with permuted stri
 `view` is rejected exactly when PyTorch rejects it (the stride model: ops/common.py)."""
 from __future__ import annotations
 
-from ...shapes.shape import Shape
+from ...shapes.shape import Shape, divides, ge
 from ...shapes.values import ListV, TensorV, TupleV
-from ..arguments import known_tensor
+from ..arguments import known_tensor, ranked_tensor
 from ..common import dim_list, located, strides_of, view_result
 from ..context import NotApplicable, OpContext
-from ..registry import op
+from ..registry import module, op
 
 
 def permuted(cx: OpContext, x: TensorV, perm: list, what: str) -> TensorV:
@@ -152,3 +152,30 @@ def rot90(cx: OpContext, input, k=1, dims=(0, 1)):
     if turns % 2:
         out[ds[0]], out[ds[1]] = out[ds[1]], out[ds[0]]
     return cx.tensor(out, like=x)  # rot90 copies (flip + transpose)
+
+
+@op("torch.nn.functional.channel_shuffle", "torch.channel_shuffle", "torch.native_channel_shuffle")
+def channel_shuffle(cx: OpContext, input, groups):
+    x = ranked_tensor(input)
+    if x.shape.rank < 3:
+        cx.fail(f"{cx.opname}: channel_shuffle expects an input with more than 2 dimensions, but {cx.label(x)} is "
+                f"{x.shape.rank}D {x.shape}", "SH102")
+    g = cx.int_of(groups)
+    if g is None:
+        raise NotApplicable("groups unknown")
+    cx.require(ge(g, 1), lambda: f"{cx.opname}: the number of groups to divide channels in must be positive, got {g}",
+               "SH107")
+    c = x.shape.dims[1]
+    cx.require(divides(g, c), lambda: f"{cx.opname}: the number of channels ({c}, dimension 1 of {cx.label(x)} {x.shape}) "
+               f"must be divisible by groups ({g})", "SH107")
+    return cx.tensor(x.shape, like=x)
+
+
+@module("torch.nn.ChannelShuffle")
+def ChannelShuffle(cx: OpContext, groups):
+    return None
+
+
+@ChannelShuffle.forward(twin=channel_shuffle)
+def _cs_fwd(cx: OpContext, m, input):
+    return channel_shuffle(cx, input, m.cfg["groups"])

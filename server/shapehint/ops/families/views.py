@@ -15,7 +15,7 @@ import math
 from ...shapes.expr import Expr, product
 from ...shapes.shape import Shape, disj, eq, ge, ne
 from ...shapes.values import DtypeV, IntV, TensorV, TupleV
-from ..arguments import known_tensor
+from ..arguments import known_tensor, ranked_tensor
 from ..common import (compute_stride, dim_list, located, shape_str, size_list, strides_of, view_result,
                       view_strides as _view_strides)
 from ..dtypes import COMPLEX_OF_PARTS
@@ -151,7 +151,7 @@ def unflatten(cx: OpContext, input, dim, sizes):
     sz = size_list(cx, [sizes])
     if not sz:
         cx.fail(f"{cx.opname}: sizes must be non-empty", "SH107")
-    sub = TensorV(Shape((dims[d],)), x.dtype)
+    sub = cx.tensor(Shape((dims[d],)), dtype=x.dtype)
     new = infer_size(cx, sub, sz, "sizes")
     return _reshaped(cx, x, dims[:d] + new + dims[d + 1:])
 
@@ -321,7 +321,6 @@ def narrow(cx: OpContext, input, dim, start, length):
     return view_result(cx, dims[:d] + (ln,) + dims[d + 1:], x, strides, located(cx, "narrowed"))
 
 
-
 # ---- sliding windows and explicit strides ----------------------------------------------------
 
 @op("Tensor.unfold")
@@ -419,3 +418,23 @@ def resize_(cx: OpContext, self, *sizes, memory_format=None):
 def resize_as_(cx: OpContext, self, the_template, *, memory_format=None):
     x, t = known_tensor(self), known_tensor(the_template)
     return cx.tensor(cx.dims(t, None), like=x)
+
+
+@op("torch.repeat_interleave", "Tensor.repeat_interleave")
+def repeat_interleave(cx: OpContext, input, repeats=None, dim=None, *, output_size=None):
+    x = ranked_tensor(input)
+    r = cx.int_of(repeats)
+    if r is None:
+        if isinstance(repeats, TensorV):
+            return cx.tensor([cx.fresh("repeated")], like=x)
+        raise NotApplicable("repeats unknown")
+    cx.require(ge(r, 0), lambda: f"{cx.opname}: repeats must be non-negative, got {r}", "SH107")
+    if cx.is_none(dim):
+        n = Expr.const(1)
+        for d in x.shape.dims:
+            n = n * d
+        return cx.tensor([n * r], like=x)
+    k = cx.norm_dim(dim, x.shape.rank)
+    dims = list(x.shape.dims)
+    dims[k] = dims[k] * r
+    return cx.tensor(dims, like=x)
