@@ -174,13 +174,7 @@ def _search(g: Expr, sign: int, v: str, d: int, env: dict, lo: dict, hi: dict) -
                 lo[v] = top  # nothing up to the cap: keep a sound bound and stop
                 return True
             bad, step = t, step * 2
-        while good - bad > 1:
-            mid = (bad + good) // 2
-            if h(mid) >= 0:
-                good = mid
-            else:
-                bad = mid
-        lo[v] = good
+        lo[v] = good = _bisect(h, good, bad)
         if b is not None and good > b:
             raise Empty
         return True
@@ -198,14 +192,19 @@ def _search(g: Expr, sign: int, v: str, d: int, env: dict, lo: dict, hi: dict) -
         if t >= top:
             return False
         good, step = t, step * 2
-    while bad - good > 1:
+    hi[v] = _bisect(h, good, bad)
+    return True
+
+
+def _bisect(h, good: int, bad: int) -> int:
+    """The last `t` from `good` towards `bad` with `h(t) >= 0` (h(good) >= 0 > h(bad), monotone between)."""
+    while abs(good - bad) > 1:
         mid = (bad + good) // 2
         if h(mid) >= 0:
             good = mid
         else:
             bad = mid
-    hi[v] = good
-    return True
+    return good
 
 
 def propagate(cons: list, lo: dict, hi: dict, changed_syms: Optional[Iterable[str]] = None,
