@@ -1,5 +1,6 @@
 """Tensor creation: zeros/ones/empty/rand/randn/randint/full, arange/linspace/logspace, eye,
-*_like, Tensor.new_*, tensor/as_tensor from nested lists, tril/triu_indices.
+*_like, Tensor.new_*, tensor/as_tensor from nested lists, tril/triu_indices, multinomial
+samples, and nn.Transformer's causal mask.
 
 Sizes may be varargs or one tuple/list/torch.Size and may be symbolic. The dtype keyword
 arrives as a DtypeV whose name is already canonical ("float32", "int64", ...).

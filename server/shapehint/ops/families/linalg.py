@@ -1,4 +1,4 @@
-"""Linear algebra: diagonals and traces, torch.linalg decompositions/solvers/norms, cross, kron, inner.
+"""Linear algebra: diagonals and traces, torch.linalg decompositions/solvers, vector/matrix norms, cross, kron, inner.
 
 Batched linalg functions take `(*, m, n)` inputs; the "square" ones require m == n as PyTorch's
 `squareCheckInputs` does. Decompositions return tuples in PyTorch's order (U, S, Vh / Q, R / ...).

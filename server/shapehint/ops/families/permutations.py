@@ -1,6 +1,7 @@
 """Permutations of a tensor's dimensions: permute, transpose/swapaxes, t, .T/.mT/.H/.mH,
-movedim and rot90. Each result but rot90's (a copy) is a view with permuted strides, so a later
-`view` is rejected exactly when PyTorch rejects it (the stride model: ops/common.py)."""
+movedim and rot90, and channel_shuffle (a permutation of the channels). Each result but rot90's
+and channel_shuffle's (copies) is a view with permuted strides, so a later `view` is rejected
+exactly when PyTorch rejects it (the stride model: ops/common.py)."""
 from __future__ import annotations
 
 from ...shapes.shape import Shape, divides, ge

@@ -1,6 +1,7 @@
-"""Views and shape-changing operators: reshape/view, flatten, squeeze, expand/repeat, narrow,
-the sliding-window Tensor.unfold, as_strided, view_as_real/view_as_complex, sum_to_size and
-resize_ (permutations and transposes: permutations.py).
+"""Views and shape-changing operators: reshape/view, flatten, squeeze, expand/repeat,
+repeat_interleave, narrow, the sliding-window Tensor.unfold, as_strided,
+view_as_real/view_as_complex, sum_to_size and resize_ (permutations and transposes:
+permutations.py).
 
 Contiguity is modelled by *strides* (the stride model lives in ops/common.py because indexing
 and joins make views too): transpose/permute/expand/narrow results carry explicit strides, so
