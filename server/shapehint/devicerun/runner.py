@@ -6,7 +6,8 @@ user configured. It writes one JSON result to `request["result_path"]` (or stdou
 Invariants:
 - STANDALONE: imports only the standard library and torch (a test checks this), so it runs in an
   interpreter where shapehint is not installed. Its own folder is removed from sys.path first, so
-  a user's `import api` cannot pick up our files.
+  a user's `import api` cannot pick up our files; its parts beside it (`PARTS`: the source map and
+  the line recorder in runner_trace.py) are loaded by path.
 - Only frames whose code comes from the user's file are line-traced (sys.settrace; works on 3.10+);
   torch internals run untraced. A statement's targets are recorded when the next statement of the
   same frame starts (or the frame returns) and only if the statement did not raise.
