@@ -84,18 +84,23 @@ def test_meta_matches_cpu_and_reports_data_dependent_lines():
 
 
 def test_runner_is_standalone(tmp_path):
-    """runner.py imports only the standard library and torch, and runs where shapehint is absent."""
-    tree = ast.parse(open(runner.__file__).read())
-    mods = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    mods |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
-    assert not [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level > 0]
-    assert mods - set(sys.stdlib_module_names) <= {"torch"}, mods
+    """runner.py and the parts it loads beside it import only the standard library and torch, and
+    run where shapehint is absent, from a folder holding nothing else of ours."""
+    here = os.path.dirname(runner.__file__)
+    files = [runner.__file__] + [os.path.join(here, part + ".py") for part in runner.PARTS]
+    for path in files:
+        tree = ast.parse(open(path).read())
+        mods = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        mods |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level == 0}
+        assert not [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level > 0], path
+        assert mods - set(sys.stdlib_module_names) <= {"torch"}, (path, mods)
     # a shadowing `shapehint` that fails on import: the runner must not need the real one
     shadow = tmp_path / "shadow" / "shapehint"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise ImportError('shapehint must not be imported by the runner')\n")
     copy = tmp_path / "runner.py"
-    copy.write_text(open(runner.__file__).read())
+    for path in files:
+        (tmp_path / os.path.basename(path)).write_text(open(path).read())
     user = tmp_path / "m.py"
     user.write_text("import torch\n\ndef f(x):\n    y = x * 2\n    return y\n")
     req = ('{"path": "%s", "device": "cpu", "entries": [{"qualname": "f", "kind": "function", '

@@ -221,7 +221,8 @@ def test_symbolic_view_split_heads():
 def test_symbolic_view_after_transpose_rescue():
     # [B, T, C].transpose(0, 1).view(T*B, C) is legal when B == 1 or T == 1: not a provable error
     cx = ConcreteContext("x.view")
-    from shapehint.ops.families.views import view, transpose
+    from shapehint.ops.families.views import view
+    from shapehint.ops.families.permutations import transpose
     x = transpose(cx, sym(B, Tt, C), IntV(Expr.const(0)), IntV(Expr.const(1)))
     y = view(cx, x, IntV(Tt * B), IntV(C))
     assert str(y.shape) == "[B*T, C]"
@@ -306,7 +307,8 @@ class Recording(ConcreteContext):
 
 
 def test_symbolic_view_after_transpose_needs_a_unit_dim():
-    from shapehint.ops.families.views import transpose, view
+    from shapehint.ops.families.permutations import transpose
+    from shapehint.ops.families.views import view
     H = 12
     cx = Recording("y.view(B, T, C)")
     x = TensorV(Shape.of((B, Tt, C)), "float32")

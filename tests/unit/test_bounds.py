@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from shapehint.shapes.expr import Expr, emax, emin
 from shapehint.shapes.shape import Pred, conj, disj, eq, ge, le, lt, ne
-from shapehint.solver import bounds
+from shapehint.solver import bounds, propagation
 from shapehint.solver.facts import FactStore
 
 NAMES = ("a", "b", "c")
@@ -185,21 +185,21 @@ def _tangle():
 LOWER = {"n2": 0, "n3": 0, "n6": 0, "n7": 0}
 
 
-def _count_calls(monkeypatch, name: str) -> list:
-    """Replace bounds.<name> with a wrapper that counts its calls (the work a query spends)."""
+def _count_calls(monkeypatch, name: str, module=bounds) -> list:
+    """Replace module.<name> with a wrapper that counts its calls (the work a query spends)."""
     calls = [0]
-    real = getattr(bounds, name)
+    real = getattr(module, name)
 
     def counting(*args, **kwargs):
         calls[0] += 1
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(bounds, name, counting)
+    monkeypatch.setattr(module, name, counting)
     return calls
 
 
 def test_a_tangle_of_disjunctions_is_left_to_z3_within_the_work_budget(monkeypatch):
-    calls = _count_calls(monkeypatch, "_propagate")
+    calls = _count_calls(monkeypatch, "propagate")
     verdict, _ = bounds.solve(_tangle(), LOWER, {})
     assert verdict is None and calls[0] <= bounds.MAX_PROPAGATIONS
     want = _z3(_tangle(), LOWER, {})[0]
@@ -226,7 +226,7 @@ def test_a_query_over_many_facts_stops_within_the_tightening_budget(monkeypatch)
     blocks: 2.6M evaluations for one migration): the query stops at MAX_TIGHTENINGS and Z3 decides."""
     xs = [Expr.sym(f"x{i}") for i in range(30)]  # 436 facts: ~1,600 tightenings to settle
     preds = [ge(xs[j] * 3, xs[i] + j - i) for i in range(30) for j in range(i + 1, 30)] + [disj(eq(xs[0], 3), eq(xs[29], 7))]
-    calls = _count_calls(monkeypatch, "_tighten")
+    calls = _count_calls(monkeypatch, "tighten", propagation)
     verdict, _ = bounds.solve(preds, {}, {})
     assert verdict is None and calls[0] == bounds.MAX_TIGHTENINGS
     st = FactStore()  # which Z3 then answers

@@ -1,5 +1,5 @@
 """Shapes per calling context, in the function's own names, the user's names kept (issue 24,
-items 3-6; semantics 3-5 in docs/ARCHITECTURE.md, "Calling contexts and names").
+items 3-6; semantics 3-5 in docs/analysis.md, "Calling contexts and names").
 
 A body reached from calls lists each call as `{"context": "QUALNAME:LINE", "shape": ...}` in the
 calling entry's names; its `shape` is the join, in its own parameters' names, never the caller's."""

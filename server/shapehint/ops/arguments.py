@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..shapes.expr import Expr
 from ..shapes.shape import ge
-from ..shapes.values import ListV, TupleV
+from ..shapes.values import ListV, TensorV, TupleV
 from .context import NotApplicable, OpContext
 
 
@@ -56,3 +56,17 @@ def positive(cx: OpContext, vals, what: str, lo: int = 1) -> None:
     for v in vals:
         cx.require(ge(v, lo), lambda: f"{cx.opname}: {what} must be {'positive' if lo == 1 else f'at least {lo}'}, "
                    f"got {v}", "SH107")
+
+
+def known_tensor(v) -> TensorV:
+    """The argument as a tensor; any other value makes the rule not applicable."""
+    if not isinstance(v, TensorV):
+        raise NotApplicable("input unknown")
+    return v
+
+
+def ranked_tensor(v) -> TensorV:
+    """The argument as a tensor of known rank; else the rule is not applicable."""
+    if not isinstance(v, TensorV) or v.shape.rank is None:
+        raise NotApplicable("tensor of known rank needed")
+    return v

@@ -79,7 +79,7 @@ def result_dtype(*vals: Value) -> str | None:
 def same_shape(cx: OpContext, x: Value) -> TensorV:
     if not isinstance(x, TensorV):
         raise NotApplicable("not a tensor")
-    return TensorV(x.shape, x.dtype, origin=cx.span)
+    return cx.tensor(x.shape, like=x)
 
 
 # ---- size arguments (appended for the tensor-manipulation families) ---------------
@@ -176,11 +176,16 @@ def is_contiguous(cx: OpContext, dims, strides) -> bool:
     return True
 
 
+def located(cx: OpContext, what: str) -> str:
+    """How a view's layout note names where the view was made ("transposed on line 12")."""
+    return f"{what} on line {cx.span.line}" if cx.span is not None else what
+
+
 def view_result(cx: OpContext, dims, src: TensorV, strides: Optional[tuple], note: str = "",
                 dtype: Optional[str] = None) -> TensorV:
     """A tensor sharing `src`'s storage with the given strides (None: unknown unless src is contiguous)."""
     dims = tuple(Expr.lift(d) for d in dims)
-    out = TensorV(_Shape(dims), dtype or src.dtype, origin=cx.span)
+    out = cx.tensor(_Shape(dims), dtype=dtype or src.dtype)
     if strides is None:
         out.contiguous = src.contiguous
         out.layout_note = src.layout_note

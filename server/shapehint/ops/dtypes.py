@@ -24,6 +24,9 @@ COMPLEX = ("complex32", "complex64", "complex128")
 KNOWN = (BOOL,) + INTEGRAL + FLOATING + COMPLEX
 DEFAULT_FLOAT = "float32"  # torch.get_default_dtype() unless the program changes it
 _COMPLEX_OF = {"float16": "complex32", "bfloat16": "complex64", "float32": "complex64", "float64": "complex128"}
+# what torch.complex and view_as_complex make of a real dtype (no complex of bfloat16 there,
+# unlike type promotion)
+COMPLEX_OF_PARTS = {"float32": "complex64", "float64": "complex128", "float16": "complex32"}
 _REAL_OF = {"complex32": "float16", "complex64": "float32", "complex128": "float64"}
 
 

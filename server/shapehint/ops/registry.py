@@ -38,13 +38,24 @@ class ModuleRule:
     aliases: tuple = ()
     forward_fn: Optional[Callable] = None
     params_fn: Optional[Callable] = None  # cfg -> {"weight": shape dims, ...}
+    twin: Optional[Callable] = None  # the functional rule this layer computes: counted once with it
     signature: inspect.Signature = field(init=False)
     _var_positional: Optional[frozenset] = field(init=False, default=None)
 
     def __post_init__(self):
         self.signature = inspect.signature(self.ctor)
 
-    def forward(self, fn: Callable) -> Callable:
+    def forward(self, fn: Optional[Callable] = None, *, twin: Optional[Callable] = None) -> Callable:
+        """Declare the forward rule: `@rule.forward`, or `@rule.forward(twin=F)` when the layer
+        computes the functional rule `F` (`nn.Linear` and `F.linear`) — the one place a layer is
+        linked to its functional form."""
+        if fn is None:
+            return lambda f: self.forward(f, twin=twin)
+        if twin is not None:
+            if not isinstance(getattr(twin, "rule", None), OpRule):
+                raise TypeError(f"{self.name}: the functional twin {getattr(twin, '__name__', twin)!r} is not a "
+                                "registered operator rule (declare it with @op first)")
+            self.twin = twin
         self.forward_fn = fn
         return fn
 
@@ -122,10 +133,7 @@ def distinct_rules() -> list[str]:
     """Canonical rule names (aliases and a layer's functional twin counted once)."""
     _ensure_loaded()
     names = set(RULES)
-    for m in MODULES.values():
-        twin = getattr(m.forward_fn, "twin", None)
-        if twin is None:
-            names.add(m.name)
+    names.update(m.name for m in MODULES.values() if m.twin is None)
     return sorted(names)
 
 

@@ -6,7 +6,7 @@ FAMILIES = [
     # layers and functional NN ops
     "conv", "pool", "norm", "embedding", "rnn", "packed", "attention", "loss", "resize",
     # tensor manipulation
-    "views", "joins", "indexing", "reductions", "matmul", "creation", "gather_scatter", "einops_rules", "tensor_metadata", "misc",
+    "views", "permutations", "joins", "indexing", "reductions", "matmul", "creation", "gather_scatter", "einops_rules", "tensor_metadata", "distances", "activations",
     "linalg", "fft", "scans", "init",
 ]
 

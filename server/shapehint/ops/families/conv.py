@@ -99,8 +99,7 @@ def _conv_fn(nsp: int):
     return rule
 
 
-for _n in (1, 2, 3):
-    op(f"torch.nn.functional.conv{_n}d", f"torch.conv{_n}d")(_conv_fn(_n))
+_CONV = {_n: op(f"torch.nn.functional.conv{_n}d", f"torch.conv{_n}d")(_conv_fn(_n)) for _n in (1, 2, 3)}
 
 
 # ---- transposed convolution ---------------------------------------------------------------
@@ -151,8 +150,8 @@ def _convT_fn(nsp: int):
     return rule
 
 
-for _n in (1, 2, 3):
-    op(f"torch.nn.functional.conv_transpose{_n}d", f"torch.conv_transpose{_n}d")(_convT_fn(_n))
+_CONV_T = {_n: op(f"torch.nn.functional.conv_transpose{_n}d", f"torch.conv_transpose{_n}d")(_convT_fn(_n))
+           for _n in (1, 2, 3)}
 
 
 # ---- layers ---------------------------------------------------------------------------------
@@ -199,7 +198,7 @@ def _conv_layer(nsp: int):
         _ctor_checks(cx, nsp, in_channels, out_channels, kernel_size, stride, padding, groups, padding_mode, False)
     rule = module(f"torch.nn.Conv{nsp}d")(ctor)
 
-    @rule.forward
+    @rule.forward(twin=_CONV[nsp])
     def fwd(cx: OpContext, m, input):
         cin, cout, ks, st, dil, g = _cfg(cx, m, nsp)
         mode = cx.str_of(m.cfg["padding_mode"]) or "zeros"
@@ -221,7 +220,7 @@ def _convT_layer(nsp: int):
         _ctor_checks(cx, nsp, in_channels, out_channels, kernel_size, stride, padding, groups, padding_mode, True)
     rule = module(f"torch.nn.ConvTranspose{nsp}d")(ctor)
 
-    @rule.forward
+    @rule.forward(twin=_CONV_T[nsp])
     def fwd(cx: OpContext, m, input, output_size=None):
         cin, cout, ks, st, dil, g = _cfg(cx, m, nsp)
         size = None if cx.is_none(output_size) else _output_size(cx, output_size, nsp, input)

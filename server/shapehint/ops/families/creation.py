@@ -1,5 +1,6 @@
 """Tensor creation: zeros/ones/empty/rand/randn/randint/full, arange/linspace/logspace, eye,
-*_like, Tensor.new_*, tensor/as_tensor from nested lists, tril/triu_indices.
+*_like, Tensor.new_*, tensor/as_tensor from nested lists, tril/triu_indices, multinomial
+samples, and nn.Transformer's causal mask.
 
 Sizes may be varargs or one tuple/list/torch.Size and may be symbolic. The dtype keyword
 arrives as a DtypeV whose name is already canonical ("float32", "int64", ...).
@@ -11,6 +12,7 @@ import math
 from ...shapes.expr import Expr
 from ...shapes.shape import Shape, ge
 from ...shapes.values import BoolV, DtypeV, FloatV, IntV, ListV, NoneV, StrV, TensorV, TupleV
+from ..arguments import ranked_tensor
 from ..common import size_list
 from ..context import NotApplicable, OpContext
 from ..registry import op
@@ -39,7 +41,7 @@ def _sizes(cx: OpContext, size) -> list:
 
 
 def _new(cx: OpContext, dims, dtype) -> TensorV:
-    return TensorV(Shape.of(dims), dtype, origin=cx.span)
+    return cx.tensor(Shape.of(dims), dtype=dtype)
 
 
 def _filled(name: str, default_dtype="float32"):
@@ -180,7 +182,7 @@ def _like(name: str, fixed_dtype=None):
         dt = dtype_name(dtype, None)
         if dt is None and name == "full_like" and args and input.dtype is None:
             dt = _scalar_dtype(args[0])
-        return TensorV(input.shape, dt or fixed_dtype or input.dtype, origin=cx.span)
+        return cx.tensor(input.shape, dtype=dt or fixed_dtype or input.dtype)
     rule.__name__ = name
     return rule
 
@@ -250,7 +252,7 @@ def tensor(cx: OpContext, data, *args, dtype=None, device=None, requires_grad=Fa
     if isinstance(data, TensorV):
         if data.shape.rank is None:
             raise NotApplicable("input unknown")
-        return TensorV(data.shape, dtype_name(dtype, data.dtype), origin=cx.span)
+        return cx.tensor(data.shape, dtype=dtype_name(dtype, data.dtype))
     dims, dt = nested_shape(cx, data)
     return _new(cx, dims, dtype_name(dtype, dt))
 
@@ -275,3 +277,26 @@ def _tri(lower: bool):
 
 op("torch.tril_indices")(_tri(True))
 op("torch.triu_indices")(_tri(False))
+
+
+@op("torch.multinomial", "Tensor.multinomial")
+def multinomial(cx: OpContext, input, num_samples, replacement=False, *, generator=None, out=None):
+    x = ranked_tensor(input)
+    n = cx.int_of(num_samples)
+    if n is None:
+        raise NotApplicable("num_samples")
+    if x.shape.rank not in (1, 2):
+        cx.fail(f"{cx.opname}: prob_dist must be 1 or 2 dim, got {x.shape.rank}D", "SH102")
+    cx.require(ge(n, 1), lambda: f"{cx.opname}: cannot sample n_sample <= 0 samples", "SH107")
+    if cx.bool_of(replacement) is False:
+        cx.require(ge(x.shape.dims[-1], n), lambda: f"{cx.opname}: cannot sample {n} > {x.shape.dims[-1]} samples without "
+                   "replacement", "SH107")
+    return cx.tensor(x.shape.dims[:-1] + (n,), dtype="int64")
+
+
+@op("torch.nn.Transformer.generate_square_subsequent_mask")
+def square_subsequent_mask(cx: OpContext, sz, device=None, dtype=None):
+    n = cx.int_of(sz)
+    if n is None:
+        raise NotApplicable("size")
+    return cx.tensor([n, n], dtype="float32")

@@ -217,7 +217,7 @@ def _apply(cx: OpContext, tensor, pattern, operation, kwargs) -> TensorV:
     pat = cx.str_of(pattern)
     if pat is None:
         raise NotApplicable("pattern unknown")
-    return TensorV(transform(cx, x, pat, operation, _lengths(cx, kwargs)), x.dtype, origin=cx.span)
+    return cx.tensor(transform(cx, x, pat, operation, _lengths(cx, kwargs)), dtype=x.dtype)
 
 
 @op("einops.rearrange")
@@ -243,13 +243,10 @@ def Rearrange(cx: OpContext, pattern, **axes_lengths):
     return None
 
 
-@Rearrange.forward
+@Rearrange.forward(twin=rearrange)
 def _rearrange_fwd(cx: OpContext, m, input):
     cfg = dict(m.cfg)
     return _apply(cx, input, cfg.pop("pattern"), "rearrange", cfg.get("axes_lengths", {}))
-
-
-_rearrange_fwd.twin = rearrange  # counted once with einops.rearrange
 
 
 @module("einops.layers.torch.Reduce")
@@ -257,16 +254,13 @@ def Reduce(cx: OpContext, pattern, reduction, **axes_lengths):
     return None
 
 
-@Reduce.forward
+@Reduce.forward(twin=reduce)
 def _reduce_fwd(cx: OpContext, m, input):
     cfg = dict(m.cfg)
     red = cx.str_of(cfg["reduction"])
     if red is None:
         raise NotApplicable("custom reduction")
     return _apply(cx, input, cfg["pattern"], red, cfg.get("axes_lengths", {}))
-
-
-_reduce_fwd.twin = reduce
 
 
 # ---- pack / unpack --------------------------------------------------------------------

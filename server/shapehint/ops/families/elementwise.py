@@ -9,7 +9,7 @@ from __future__ import annotations
 from ...shapes.shape import Shape, eq
 from ...shapes.values import BoolV, DtypeV, FloatV, IntV, NoneV, TensorV, UnknownV, Value
 from ..common import broadcast_shapes, inherit_layout, result_dtype, same_layout
-from ..dtypes import category, is_integral, of_operand, to_float
+from ..dtypes import COMPLEX_OF_PARTS, category, is_integral, of_operand, to_float
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 
@@ -75,7 +75,7 @@ def _unary(name: str):
             cx.fail(f"{cx.opname}: negation of a bool tensor is not supported (to invert a mask use `~` or "
                     "logical_not())", "SH107")
         # clone() too keeps the layout (memory_format=torch.preserve_format)
-        out = TensorV(input.shape, _unary_dtype(name, input.dtype, args, kwargs), origin=cx.span)
+        out = cx.tensor(input.shape, dtype=_unary_dtype(name, input.dtype, args, kwargs))
         return inherit_layout(out, input)
     rule.__name__ = name
     return rule
@@ -166,15 +166,14 @@ def _layer(layer: str, fn) -> None:
 
     def fwd(cx, m, input):
         return fn(cx, input)
-    fwd.twin = fn  # counted once with its functional form
-    rule.forward(fwd)
+    rule.forward(fwd, twin=fn)
 
 
 @op("Tensor.contiguous")
 def contiguous(cx: OpContext, self, memory_format=None):
     if not isinstance(self, TensorV):
         raise NotApplicable("input unknown")
-    return TensorV(self.shape, self.dtype, origin=cx.span, contiguous=True)
+    return cx.tensor(self.shape, dtype=self.dtype)
 
 
 # ---- binary ops with broadcasting ------------------------------------------------
@@ -224,7 +223,7 @@ def _binary(name: str, inplace: bool = False, reflected: bool = False):
         if inplace and isinstance(input, TensorV):
             _cast_back(cx, dtype, input)
             dtype = input.dtype
-        out = TensorV(shape, dtype, origin=cx.span)
+        out = cx.tensor(shape, dtype=dtype)
         dense = [t for t in ts if t.shape.rank]
         if dense and all(same_layout(t, dense[0]) for t in dense[1:]):
             return inherit_layout(out, dense[0])
@@ -265,7 +264,7 @@ def where(cx: OpContext, condition, input=None, other=None):
     for v in (condition, input, other):
         if not isinstance(v, (TensorV, IntV, FloatV)):
             raise NotApplicable("operand unknown")
-    return TensorV(broadcast_shapes(cx, *[t.shape for t in ts]), result_dtype(input, other), origin=cx.span)
+    return cx.tensor(broadcast_shapes(cx, *[t.shape for t in ts]), dtype=result_dtype(input, other))
 
 
 @op("Tensor.masked_fill", "Tensor.masked_fill_", "torch.masked_fill")
@@ -275,7 +274,7 @@ def masked_fill(cx: OpContext, input, mask, value):
     out = broadcast_shapes(cx, input.shape, mask.shape)
     if out.rank is not None and input.shape.rank is not None and out.rank > input.shape.rank:
         cx.fail(f"{cx.opname}: the mask {mask.shape} has more dimensions than {cx.label(input)} {input.shape}", "SH106")
-    return TensorV(input.shape, input.dtype, origin=cx.span)
+    return cx.tensor(input.shape, dtype=input.dtype)
 
 
 _register_unary()
@@ -302,7 +301,7 @@ def into_self(cx: OpContext, self: TensorV, shape: Shape) -> TensorV:
             cx.fail(bad, "SH106")
         for a, b in zip(shape.dims, self.shape.dims):
             cx.require(eq(a, b), bad, "SH106")
-    return inherit_layout(TensorV(self.shape, self.dtype, origin=cx.span), self)
+    return inherit_layout(cx.tensor(self.shape, dtype=self.dtype), self)
 
 
 def _pointwise(cx: OpContext, *vals: Value) -> tuple:
@@ -315,7 +314,7 @@ def _pointwise(cx: OpContext, *vals: Value) -> tuple:
 @op("torch.lerp", "Tensor.lerp")
 def lerp(cx: OpContext, input, end, weight):
     shape, _ = _pointwise(cx, input, end, weight)
-    return TensorV(shape, result_dtype(input, end, weight), origin=cx.span)
+    return cx.tensor(shape, dtype=result_dtype(input, end, weight))
 
 
 @op("Tensor.lerp_")
@@ -333,7 +332,7 @@ def _addc(name: str, inplace: bool):
         if inplace:
             return into_self(cx, input, shape)
         dt = result_dtype(input, tensor1, tensor2)
-        return TensorV(shape, to_float(dt) if name == "addcdiv" else dt, origin=cx.span)
+        return cx.tensor(shape, dtype=to_float(dt) if name == "addcdiv" else dt)
     rule.__name__ = name + ("_" if inplace else "")
     return rule
 
@@ -346,7 +345,7 @@ for _n in ("addcmul", "addcdiv"):
 @op("torch.rsub")
 def rsub(cx: OpContext, input, other, *, alpha=1):
     shape, _ = _pointwise(cx, input, other)
-    return TensorV(shape, result_dtype(input, other), origin=cx.span)
+    return cx.tensor(shape, dtype=result_dtype(input, other))
 
 
 @op("Tensor.where")
@@ -359,7 +358,7 @@ def type_as(cx: OpContext, self, other):
     if not isinstance(self, TensorV):
         raise NotApplicable("input unknown")
     dtype = other.dtype if isinstance(other, TensorV) else None
-    return inherit_layout(TensorV(self.shape, dtype, origin=cx.span), self)
+    return inherit_layout(cx.tensor(self.shape, dtype=dtype), self)
 
 
 @op("torch.isfinite", "Tensor.isfinite", "torch.isposinf", "Tensor.isposinf", "torch.isneginf", "Tensor.isneginf",
@@ -367,14 +366,14 @@ def type_as(cx: OpContext, self, other):
 def isfinite(cx: OpContext, input):
     if not isinstance(input, TensorV):
         raise NotApplicable("input unknown")
-    return TensorV(input.shape, "bool", origin=cx.span)
+    return cx.tensor(input.shape, dtype="bool")
 
 
 @op("torch.bernoulli", "Tensor.bernoulli")
 def bernoulli(cx: OpContext, input, p=None, *, generator=None, out=None):
     if not isinstance(input, TensorV):
         raise NotApplicable("input unknown")
-    return TensorV(input.shape, input.dtype, origin=cx.span)
+    return cx.tensor(input.shape, dtype=input.dtype)
 
 
 @op("Tensor.bernoulli_")
@@ -384,14 +383,14 @@ def bernoulli_(cx: OpContext, self, p=0.5, *, generator=None):
         raise NotApplicable("input unknown")
     if isinstance(p, TensorV):
         return into_self(cx, self, broadcast_shapes(cx, self.shape, p.shape))
-    return TensorV(self.shape, self.dtype, origin=cx.span)
+    return cx.tensor(self.shape, dtype=self.dtype)
 
 
 @op("Tensor.random_", "Tensor.exponential_", "Tensor.geometric_", "Tensor.cauchy_", "Tensor.log_normal_")
 def random_fill_(cx: OpContext, self, *args, **kwargs):
     if not isinstance(self, TensorV):
         raise NotApplicable("input unknown")
-    return TensorV(self.shape, self.dtype, origin=cx.span)
+    return cx.tensor(self.shape, dtype=self.dtype)
 
 
 @op("Tensor.copy_")
@@ -401,19 +400,16 @@ def copy_(cx: OpContext, self, src, non_blocking=False):
     return into_self(cx, self, broadcast_shapes(cx, self.shape, src.shape))
 
 
-COMPLEX_OF = {"float32": "complex64", "float64": "complex128", "float16": "complex32"}
-
-
 @op("torch.complex", "torch.polar")
 def complex_(cx: OpContext, real, imag, *, out=None):
     """complex(real, imag) / polar(abs, angle): two real tensors of one float dtype, broadcast."""
     if not isinstance(real, TensorV) or not isinstance(imag, TensorV):
         raise NotApplicable("operand unknown")
     for t in (real, imag):
-        if t.dtype is not None and t.dtype not in COMPLEX_OF:
+        if t.dtype is not None and t.dtype not in COMPLEX_OF_PARTS:
             cx.fail(f"{cx.opname} expects both inputs to be float16, float32 or float64 tensors, but "
                     f"{cx.label(t)} is {t.dtype}", "SH107")
     if real.dtype and imag.dtype and real.dtype != imag.dtype:
         cx.fail(f"{cx.opname} expects both inputs to have one dtype, but got {real.dtype} and {imag.dtype}", "SH107")
-    return TensorV(broadcast_shapes(cx, real.shape, imag.shape), COMPLEX_OF.get(real.dtype or imag.dtype or ""),
-                   origin=cx.span)
+    return cx.tensor(broadcast_shapes(cx, real.shape, imag.shape),
+                     dtype=COMPLEX_OF_PARTS.get(real.dtype or imag.dtype or ""))

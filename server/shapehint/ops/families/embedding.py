@@ -55,13 +55,10 @@ def Embedding(cx: OpContext, num_embeddings, embedding_dim, padding_idx=None, ma
         _padding_idx(cx, padding_idx, n)
 
 
-@Embedding.forward
+@Embedding.forward(twin=embedding)
 def _emb_fwd(cx: OpContext, m, input):
     _indices(cx, input)
     return _append(cx, input, need_int(cx, m.cfg["embedding_dim"], "embedding_dim"), "float32")
-
-
-_emb_fwd.twin = embedding
 
 
 @Embedding.params
@@ -134,13 +131,10 @@ def EmbeddingBag(cx: OpContext, num_embeddings, embedding_dim, max_norm=None, no
         _padding_idx(cx, padding_idx, n)
 
 
-@EmbeddingBag.forward
+@EmbeddingBag.forward(twin=embedding_bag)
 def _bag_fwd(cx: OpContext, m, input, offsets=None, per_sample_weights=None):
     return _bag(cx, input, need_int(cx, m.cfg["embedding_dim"], "embedding_dim"), offsets, per_sample_weights,
                 m.cfg["mode"], m.cfg["include_last_offset"])
-
-
-_bag_fwd.twin = embedding_bag
 
 
 @EmbeddingBag.params

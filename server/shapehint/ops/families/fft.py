@@ -9,6 +9,7 @@ from __future__ import annotations
 from ...shapes.expr import Expr
 from ...shapes.shape import ge
 from ...shapes.values import TensorV
+from ..arguments import ranked_tensor
 from ..common import dim_list
 from ..context import NotApplicable, OpContext
 from ..registry import op
@@ -25,12 +26,6 @@ def _complex_of(dt):
 
 def _real_of(dt):
     return {"complex32": "float16", "complex128": "float64", "float16": "float16", "float64": "float64"}.get(dt, "float32")
-
-
-def _t(v) -> TensorV:
-    if not isinstance(v, TensorV) or v.shape.rank is None:
-        raise NotApplicable("tensor of known rank needed")
-    return v
 
 
 def _transform(cx: OpContext, x: TensorV, s, dim, kind: str, default_dims) -> TensorV:
@@ -84,7 +79,7 @@ def _all(r):
 
 def _one_d(kind: str):
     def rule(cx: OpContext, input, n=None, dim=-1, norm=None, *, out=None):
-        x = _t(input)
+        x = ranked_tensor(input)
         if x.shape.rank == 0:
             d = cx.const_int(dim)
             if d is None:
@@ -96,7 +91,7 @@ def _one_d(kind: str):
 
 def _n_d(kind: str, defaults):
     def rule(cx: OpContext, input, s=None, dim=None, norm=None, *, out=None):
-        x = _t(input)
+        x = ranked_tensor(input)
         d = dim
         if cx.is_none(dim) and defaults is _last2:
             d = (-2, -1)
@@ -116,7 +111,7 @@ for _kind, _names in {"c2c": ("fft", "ifft"), "r2c": ("rfft", "ihfft"), "c2r": (
 
 @op("torch.fft.fftshift", "torch.fft.ifftshift")
 def fftshift(cx: OpContext, input, dim=None):
-    x = _t(input)
+    x = ranked_tensor(input)
     dim_list(cx, dim, x.shape.rank)
     return cx.tensor(x.shape, like=x)
 

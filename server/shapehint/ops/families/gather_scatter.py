@@ -45,7 +45,7 @@ def gather(cx: OpContext, input, dim, index, *, sparse_grad=False, out=None):
     _same_rank(cx, input, index)
     if all(x.value != 0 for x in index.shape.dims):  # an empty index skips the size checks
         _no_larger(cx, index, input, d, "input")
-    return TensorV(index.shape, input.dtype, origin=cx.span)
+    return cx.tensor(index.shape, dtype=input.dtype)
 
 
 def _scatter(name: str):
@@ -61,7 +61,7 @@ def _scatter(name: str):
             _no_larger(cx, index, input, d, "self")
             if isinstance(s, TensorV) and s.shape.rank is not None:
                 _no_larger(cx, index, s, None, "src")
-        return TensorV(input.shape, input.dtype, origin=cx.span)
+        return cx.tensor(input.shape, dtype=input.dtype)
     rule.__name__ = name
     return rule
 
@@ -90,7 +90,7 @@ def _index_op(name: str, needs_source: bool, index_dtypes=("int64", "int32")):
             got = sd[d] if sd else Expr.const(1)
             cx.require(eq(got, n), lambda: f"{cx.opname}: {n} indices but source has {got} entries along dimension {d}",
                        "SH101")
-        return TensorV(input.shape, input.dtype, origin=cx.span)
+        return cx.tensor(input.shape, dtype=input.dtype)
     rule.__name__ = name
     return rule
 
@@ -105,7 +105,7 @@ def take_along_dim(cx: OpContext, input, indices, dim=None, *, out=None):
     _known(input, indices)
     if dim is None or isinstance(dim, NoneV):  # flattened; any integer index dtype works here
         _int_index(cx, indices)
-        return TensorV(Shape((product(indices.shape.dims),)), input.dtype, origin=cx.span)
+        return cx.tensor(Shape((product(indices.shape.dims),)), dtype=input.dtype)
     _int_index(cx, indices, ("int64",))
     d = cx.norm_dim(dim, input.shape.rank)
     if input.shape.rank != indices.shape.rank:
@@ -119,14 +119,14 @@ def take_along_dim(cx: OpContext, input, indices, dim=None, *, out=None):
     a[d] = b[d] = Expr.const(1)
     out = list(broadcast_shapes(cx, Shape(tuple(a)), Shape(tuple(b))).dims)
     out[d] = k
-    return TensorV(Shape(tuple(out)), input.dtype, origin=cx.span)
+    return cx.tensor(Shape(tuple(out)), dtype=input.dtype)
 
 
 @op("torch.masked_scatter", "Tensor.masked_scatter", "Tensor.masked_scatter_")
 def masked_scatter(cx: OpContext, input, mask, source):
     _known(input, mask)
     broadcast_shapes(cx, input.shape, mask.shape)
-    return TensorV(input.shape, input.dtype, origin=cx.span)
+    return cx.tensor(input.shape, dtype=input.dtype)
 
 
 # ---- data-dependent sizes ----------------------------------------------------------------------
@@ -146,8 +146,8 @@ def nonzero(cx: OpContext, input, *, out=None, as_tuple=False):
     n = _count(cx, input)
     r = input.shape.rank
     if cx.bool_of(as_tuple):
-        return TupleV(tuple(TensorV(Shape((n,)), "int64", origin=cx.span) for _ in range(max(r, 1))))
-    return TensorV(Shape((n, Expr.const(r))), "int64", origin=cx.span)
+        return TupleV(tuple(cx.tensor(Shape((n,)), dtype="int64") for _ in range(max(r, 1))))
+    return cx.tensor(Shape((n, Expr.const(r))), dtype="int64")
 
 
 @op("torch.argwhere", "Tensor.argwhere")
@@ -161,7 +161,7 @@ def _unique(name: str):
         x = input
         if dim is None or isinstance(dim, NoneV):
             n = _count(cx, x)
-            out = [TensorV(Shape((n,)), x.dtype, origin=cx.span)]
+            out = [cx.tensor(Shape((n,)), dtype=x.dtype)]
             inv = x.shape
         else:
             d = cx.norm_dim(dim, x.shape.rank)
@@ -170,11 +170,11 @@ def _unique(name: str):
             inv = Shape((dims[d],) if dims else ())
             if dims:
                 dims[d] = n
-            out = [TensorV(Shape(tuple(dims)), x.dtype, origin=cx.span)]
+            out = [cx.tensor(Shape(tuple(dims)), dtype=x.dtype)]
         if cx.bool_of(return_inverse):
-            out.append(TensorV(inv, "int64", origin=cx.span))
+            out.append(cx.tensor(inv, dtype="int64"))
         if cx.bool_of(return_counts):
-            out.append(TensorV(Shape((n,)), "int64", origin=cx.span))
+            out.append(cx.tensor(Shape((n,)), dtype="int64"))
         return out[0] if len(out) == 1 else TupleV(tuple(out))
     rule.__name__ = name
     return rule
@@ -193,7 +193,7 @@ def bincount(cx: OpContext, input, weights=None, minlength=0):
     _known(input)
     if input.shape.rank != 1:
         cx.fail(f"{cx.opname}: the input must be 1-D, got {input.shape}", "SH102")
-    return TensorV(Shape((cx.fresh("bins"),)), "int64" if weights is None else "float32", origin=cx.span)
+    return cx.tensor(Shape((cx.fresh("bins"),)), dtype="int64" if weights is None else "float32")
 
 
 @op("torch.histc", "Tensor.histc")
@@ -201,7 +201,7 @@ def histc(cx: OpContext, input, bins=100, min=0, max=0, *, out=None):
     n = cx.int_of(bins)
     if n is None:
         raise NotApplicable("bins unknown")
-    return TensorV(Shape((n,)), getattr(input, "dtype", None), origin=cx.span)
+    return cx.tensor(Shape((n,)), dtype=getattr(input, "dtype", None))
 
 
 # torch.where(cond) (one argument) is nonzero(cond, as_tuple=True); the three-argument form is the

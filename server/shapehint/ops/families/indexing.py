@@ -321,7 +321,6 @@ def take(cx: OpContext, input, index):
     return cx.tensor(index.shape, like=input)
 
 
-
 @op("torch.index_put", "Tensor.index_put", "Tensor.index_put_", "torch.index_put_")
 def index_put(cx: OpContext, input, indices, values, accumulate=False):
     """`x[indices] = values` with a tuple of index tensors: values broadcast to the indexed region."""
@@ -333,4 +332,4 @@ def index_put(cx: OpContext, input, indices, values, accumulate=False):
     if not all(isinstance(i, (TensorV, NoneV)) for i in indices.items):
         raise NotApplicable("an index is not a tensor")
     setitem(cx, x, TupleV(tuple(indices.items)), values)
-    return TensorV(x.shape, x.dtype, origin=cx.span)
+    return cx.tensor(x.shape, dtype=x.dtype)

@@ -126,7 +126,7 @@ def stack(cx: OpContext, tensors, dim=0, *, out=None):
     return cx.tensor(dims, dtype=_dtype(ts))
 
 
-def _atleast(t: TensorV, n: int) -> TensorV:
+def _atleast(cx: OpContext, t: TensorV, n: int) -> TensorV:
     dims = t.shape.dims
     if len(dims) >= n:
         return t
@@ -136,12 +136,12 @@ def _atleast(t: TensorV, n: int) -> TensorV:
         dims = {0: (1, 1, 1), 1: (1, dims[0] if dims else 1, 1), 2: tuple(dims) + (1,)}[len(dims)]
     else:
         dims = (Expr.const(1),)
-    return TensorV(Shape.of(dims), t.dtype)
+    return cx.tensor(Shape.of(dims), dtype=t.dtype)
 
 
 @op("torch.hstack")
 def hstack(cx: OpContext, tensors, *, out=None):
-    ts = [_atleast(t, 1) for t in _tensors(cx, tensors)]
+    ts = [_atleast(cx, t, 1) for t in _tensors(cx, tensors)]
     if not ts:
         cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
     return cat(cx, TupleV(tuple(ts)), 0 if ts[0].shape.rank == 1 else 1)
@@ -149,12 +149,12 @@ def hstack(cx: OpContext, tensors, *, out=None):
 
 @op("torch.vstack", "torch.row_stack")
 def vstack(cx: OpContext, tensors, *, out=None):
-    return cat(cx, TupleV(tuple(_atleast(t, 2) for t in _tensors(cx, tensors))), 0)
+    return cat(cx, TupleV(tuple(_atleast(cx, t, 2) for t in _tensors(cx, tensors))), 0)
 
 
 @op("torch.dstack")
 def dstack(cx: OpContext, tensors, *, out=None):
-    return cat(cx, TupleV(tuple(_atleast(t, 3) for t in _tensors(cx, tensors))), 2)
+    return cat(cx, TupleV(tuple(_atleast(cx, t, 3) for t in _tensors(cx, tensors))), 2)
 
 
 # ---- splitting --------------------------------------------------------------------------
@@ -337,7 +337,6 @@ def meshgrid(cx: OpContext, *tensors, indexing=None):
     return TupleV(tuple(cx.tensor(dims, like=t) for t in ts))
 
 
-
 # ---- broadcasting a list, atleast_Nd, direction splits, block and product constructions ----------
 
 def _varargs(cx: OpContext, tensors: tuple) -> tuple[list, bool]:
@@ -359,7 +358,7 @@ def broadcast_tensors(cx: OpContext, *tensors):
 def _atleast_rule(n: int):
     def rule(cx: OpContext, *tensors):
         ts, many = _varargs(cx, tensors)
-        out = tuple(cx.tensor(_atleast(t, n).shape, like=t) if t.shape.rank < n else t for t in ts)
+        out = tuple(cx.tensor(_atleast(cx, t, n).shape, like=t) if t.shape.rank < n else t for t in ts)
         return TupleV(out) if many else out[0]
     rule.__name__ = f"atleast_{n}d"
     return rule
@@ -404,7 +403,7 @@ def column_stack(cx: OpContext, tensors, *, out=None):
     if not ts:
         cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
     one = Expr.const(1)
-    cols = [TensorV(Shape(((t.shape.dims[0] if t.shape.rank else one), one)), t.dtype) if t.shape.rank <= 1 else t
+    cols = [cx.tensor(Shape(((t.shape.dims[0] if t.shape.rank else one), one)), like=t) if t.shape.rank <= 1 else t
             for t in ts]
     return hstack(cx, TupleV(tuple(cols)))
 

@@ -1,4 +1,4 @@
-"""Linear algebra: diagonals and traces, torch.linalg decompositions/solvers/norms, cross, kron, inner.
+"""Linear algebra: diagonals and traces, torch.linalg decompositions/solvers, vector/matrix norms, cross, kron, inner.
 
 Batched linalg functions take `(*, m, n)` inputs; the "square" ones require m == n as PyTorch's
 `squareCheckInputs` does. Decompositions return tuples in PyTorch's order (U, S, Vh / Q, R / ...).
@@ -8,16 +8,10 @@ from __future__ import annotations
 from ...shapes.expr import Expr, emax, emin
 from ...shapes.shape import Shape, conj, eq, neg
 from ...shapes.values import TensorV, TupleV
+from ..arguments import ranked_tensor
 from ..common import broadcast_shapes, shape_str
 from ..context import NotApplicable, OpContext
 from ..registry import op
-from .misc import matrix_norm, vector_norm
-
-
-def _t(v) -> TensorV:
-    if not isinstance(v, TensorV) or v.shape.rank is None:
-        raise NotApplicable("tensor of known rank needed")
-    return v
 
 
 def _decide(cx: OpContext, pred) -> bool | None:
@@ -57,7 +51,7 @@ def diag_len(a: Expr, b: Expr, offset: int) -> Expr:
 
 @op("torch.diagonal", "Tensor.diagonal")
 def diagonal(cx: OpContext, input, offset=0, dim1=0, dim2=1):
-    x = _t(input)
+    x = ranked_tensor(input)
     r = x.shape.rank
     if r < 2:
         cx.fail(f"{cx.opname}: diagonal needs a tensor with at least 2 dimensions, but {cx.label(x)} is {r}D "
@@ -80,7 +74,7 @@ def linalg_diagonal(cx: OpContext, A, *, offset=0, dim1=-2, dim2=-1):
 
 @op("torch.diag", "Tensor.diag")
 def diag(cx: OpContext, input, diagonal=0, *, out=None):
-    x = _t(input)
+    x = ranked_tensor(input)
     k = cx.const_int(diagonal)
     if k is None:
         raise NotApplicable("symbolic diagonal")
@@ -95,7 +89,7 @@ def diag(cx: OpContext, input, diagonal=0, *, out=None):
 
 @op("torch.diag_embed", "Tensor.diag_embed")
 def diag_embed(cx: OpContext, input, offset=0, dim1=-2, dim2=-1):
-    x = _t(input)
+    x = ranked_tensor(input)
     r = x.shape.rank + 1
     d1, d2 = cx.norm_dim(dim1, r, "dim1"), cx.norm_dim(dim2, r, "dim2")
     if d1 == d2:
@@ -110,7 +104,7 @@ def diag_embed(cx: OpContext, input, offset=0, dim1=-2, dim2=-1):
 
 @op("torch.trace", "Tensor.trace")
 def trace(cx: OpContext, input):
-    x = _t(input)
+    x = ranked_tensor(input)
     if x.shape.rank != 2:
         cx.fail(f"{cx.opname}: expected a matrix, but {cx.label(x)} is {x.shape.rank}D {x.shape}", "SH102")
     return cx.tensor([], like=x)
@@ -121,35 +115,35 @@ def trace(cx: OpContext, input):
 @op("torch.linalg.inv", "torch.inverse", "Tensor.inverse", "torch.linalg.cholesky", "torch.cholesky",
     "Tensor.cholesky", "torch.linalg.matrix_exp", "torch.matrix_exp", "Tensor.matrix_exp")
 def inv(cx: OpContext, A, *args, **kwargs):
-    a = _t(A)
+    a = ranked_tensor(A)
     _square(cx, a)
     return cx.tensor(a.shape, like=a)
 
 
 @op("torch.linalg.det", "torch.det", "Tensor.det", "torch.logdet", "Tensor.logdet")
 def det(cx: OpContext, A, *, out=None):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, _ = _square(cx, a)
     return cx.tensor(batch, like=a)
 
 
 @op("torch.linalg.slogdet", "torch.slogdet", "Tensor.slogdet")
 def slogdet(cx: OpContext, A, *, out=None):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, _ = _square(cx, a)
     return _pair(cx, Shape(batch), Shape(batch), a)
 
 
 @op("torch.linalg.eigh")
 def eigh(cx: OpContext, A, UPLO="L", *, out=None):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, n = _square(cx, a)
     return _pair(cx, Shape(batch + (n,)), Shape(batch + (n, n)), a)
 
 
 @op("torch.linalg.eig")
 def eig(cx: OpContext, A, *, out=None):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, n = _square(cx, a)
     c = "complex128" if a.dtype == "float64" else "complex64"
     return TupleV((cx.tensor(batch + (n,), dtype=c), cx.tensor(batch + (n, n), dtype=c)))
@@ -157,35 +151,35 @@ def eig(cx: OpContext, A, *, out=None):
 
 @op("torch.linalg.eigvals")
 def eigvals(cx: OpContext, A, *, out=None):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, n = _square(cx, a)
     return cx.tensor(batch + (n,), dtype="complex128" if a.dtype == "float64" else "complex64")
 
 
 @op("torch.linalg.matrix_power", "torch.matrix_power", "Tensor.matrix_power")
 def matrix_power(cx: OpContext, A, n, *, out=None):
-    a = _t(A)
+    a = ranked_tensor(A)
     _square(cx, a)
     return cx.tensor(a.shape, like=a)
 
 
 @op("torch.linalg.pinv", "torch.pinverse", "Tensor.pinverse")
 def pinv(cx: OpContext, A, *args, **kwargs):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, m, n = _matrices(cx, a)
     return cx.tensor(batch + (n, m), like=a)
 
 
 @op("torch.linalg.matrix_rank")
 def matrix_rank(cx: OpContext, A, *args, **kwargs):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, _, _ = _matrices(cx, a)
     return cx.tensor(batch, dtype="int64")
 
 
 @op("torch.linalg.vecdot")
 def vecdot(cx: OpContext, x, y, *, dim=-1, out=None):
-    a, b = _t(x), _t(y)
+    a, b = ranked_tensor(x), ranked_tensor(y)
     s = broadcast_shapes(cx, a.shape, b.shape)
     if a.shape.rank == 1 and b.shape.rank == 1:
         return cx.tensor([], like=a)  # PyTorch's 1-D fast path ignores dim
@@ -195,14 +189,14 @@ def vecdot(cx: OpContext, x, y, *, dim=-1, out=None):
 
 @op("torch.linalg.eigvalsh")
 def eigvalsh(cx: OpContext, A, UPLO="L", *, out=None):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, n = _square(cx, a)
     return cx.tensor(batch + (n,), like=a)
 
 
 @op("torch.linalg.solve")
 def solve(cx: OpContext, A, B, *, left=True, out=None):
-    a, b = _t(A), _t(B)
+    a, b = ranked_tensor(A), ranked_tensor(B)
     if cx.bool_of(left) is not True:
         raise NotApplicable("left=False")
     batch, n = _square(cx, a)
@@ -233,7 +227,7 @@ def _all_eq(xs, ys):
 
 @op("torch.linalg.svd")
 def svd(cx: OpContext, A, full_matrices=True, *, driver=None, out=None):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, m, n = _matrices(cx, a)
     k = emin(m, n)
     full = cx.bool_of(full_matrices)
@@ -246,7 +240,7 @@ def svd(cx: OpContext, A, full_matrices=True, *, driver=None, out=None):
 
 @op("torch.svd", "Tensor.svd")
 def svd_legacy(cx: OpContext, input, some=True, compute_uv=True, *, out=None):
-    a = _t(input)
+    a = ranked_tensor(input)
     batch, m, n = _matrices(cx, a)
     k = emin(m, n)
     some_, uv = cx.bool_of(some), cx.bool_of(compute_uv)
@@ -260,14 +254,14 @@ def svd_legacy(cx: OpContext, input, some=True, compute_uv=True, *, out=None):
 
 @op("torch.linalg.svdvals")
 def svdvals(cx: OpContext, A, *, driver=None, out=None):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, m, n = _matrices(cx, a)
     return cx.tensor(batch + (emin(m, n),), like=a)
 
 
 @op("torch.linalg.qr")
 def qr(cx: OpContext, A, mode="reduced", *, out=None):
-    a = _t(A)
+    a = ranked_tensor(A)
     batch, m, n = _matrices(cx, a)
     k = emin(m, n)
     md = cx.str_of(mode)
@@ -287,7 +281,7 @@ def qr(cx: OpContext, A, mode="reduced", *, out=None):
 
 @op("torch.linalg.norm")
 def linalg_norm(cx: OpContext, A, ord=None, dim=None, keepdim=False, *, out=None, dtype=None):
-    x = _t(A)
+    x = ranked_tensor(A)
     if cx.is_none(dim):
         if not cx.is_none(ord):
             if x.shape.rank not in (1, 2):
@@ -310,7 +304,7 @@ def linalg_norm(cx: OpContext, A, ord=None, dim=None, keepdim=False, *, out=None
 
 @op("torch.linalg.cross")
 def linalg_cross(cx: OpContext, input, other, *, dim=-1, out=None):
-    return _cross(cx, _t(input), _t(other), dim)
+    return _cross(cx, ranked_tensor(input), ranked_tensor(other), dim)
 
 
 def _cross(cx: OpContext, a: TensorV, b: TensorV, dim) -> TensorV:
@@ -333,7 +327,7 @@ def _same_rank(cx: OpContext, a: TensorV, b: TensorV) -> None:
 
 @op("torch.cross", "Tensor.cross")
 def cross(cx: OpContext, input, other, dim=None, *, out=None):
-    a, b = _t(input), _t(other)
+    a, b = ranked_tensor(input), ranked_tensor(other)
     if cx.is_none(dim):
         # deprecated default: the first dimension of size 3 (of the broadcast shape)
         _same_rank(cx, a, b)
@@ -349,7 +343,7 @@ def cross(cx: OpContext, input, other, dim=None, *, out=None):
 
 @op("torch.kron", "Tensor.kron")
 def kron(cx: OpContext, input, other, *, out=None):
-    a, b = _t(input), _t(other)
+    a, b = ranked_tensor(input), ranked_tensor(other)
     r = max(a.shape.rank, b.shape.rank)
     one = Expr.const(1)
     da = (one,) * (r - a.shape.rank) + a.shape.dims
@@ -359,7 +353,7 @@ def kron(cx: OpContext, input, other, *, out=None):
 
 @op("torch.inner", "Tensor.inner")
 def inner(cx: OpContext, input, other, *, out=None):
-    a, b = _t(input), _t(other)
+    a, b = ranked_tensor(input), ranked_tensor(other)
     if a.shape.rank == 0 or b.shape.rank == 0:
         return cx.tensor(broadcast_shapes(cx, a.shape, b.shape), like=a)
     cx.require(eq(a.shape.dims[-1], b.shape.dims[-1]),
@@ -367,3 +361,32 @@ def inner(cx: OpContext, input, other, *, out=None):
                "SH101")
     return cx.tensor(a.shape.dims[:-1] + b.shape.dims[:-1], like=a)
 
+
+def _reduce(cx: OpContext, x: TensorV, dims, keepdim) -> TensorV:
+    r = x.shape.rank
+    ks = sorted({cx.norm_dim(d, r) for d in dims})
+    keep = cx.bool_of(keepdim)
+    out = [Expr.const(1) if i in ks else d for i, d in enumerate(x.shape.dims) if keep or i not in ks]
+    return cx.tensor(out, like=x)
+
+
+@op("torch.linalg.matrix_norm")
+def matrix_norm(cx: OpContext, A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
+    x = ranked_tensor(A)
+    if x.shape.rank < 2:
+        cx.fail(f"{cx.opname}: the input must have at least 2 dimensions, got {x.shape.rank}D", "SH102")
+    dims = cx.ints_of(dim)
+    if dims is None or len(dims) != 2 or any(d.value is None for d in dims):
+        raise NotApplicable("dims")
+    return _reduce(cx, x, [d.value for d in dims], keepdim)
+
+
+@op("torch.linalg.vector_norm")
+def vector_norm(cx: OpContext, x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    t = ranked_tensor(x)
+    if cx.is_none(dim):
+        return cx.tensor([Expr.const(1)] * t.shape.rank if cx.bool_of(keepdim) else [], like=t)
+    dims = cx.ints_of(dim)
+    if dims is None or any(d.value is None for d in dims):
+        raise NotApplicable("dims")
+    return _reduce(cx, t, [d.value for d in dims], keepdim)

@@ -34,7 +34,7 @@ def Linear(cx: OpContext, in_features, out_features, bias=True, device=None, dty
             cx.fail(f"{cx.opname}: {name} must be non-negative, got {e}", "SH107")
 
 
-@Linear.forward
+@Linear.forward(twin=linear)
 def _linear_fwd(cx: OpContext, m, input):
     fin, fout = cx.int_of(m.cfg["in_features"]), cx.int_of(m.cfg["out_features"])
     if fin is None or fout is None:
@@ -88,7 +88,7 @@ def Bilinear(cx: OpContext, in1_features, in2_features, out_features, bias=True,
     return None
 
 
-@Bilinear.forward
+@Bilinear.forward(twin=bilinear)
 def _bilinear_fwd(cx, m, input1, input2):
     return _bilinear(cx, input1, input2, cx.int_of(m.cfg["in1_features"]), cx.int_of(m.cfg["in2_features"]),
                      cx.int_of(m.cfg["out_features"]))

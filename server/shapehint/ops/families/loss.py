@@ -16,7 +16,7 @@ from ...shapes.values import ListV, TensorV, TupleV
 from ..common import broadcast_shapes, result_dtype
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
-from .misc import pairwise_distance
+from .distances import pairwise_distance
 
 REDUCTIONS = ("none", "mean", "sum")
 
@@ -139,7 +139,8 @@ def cross_entropy(cx: OpContext, input, target, weight=None, size_average=None, 
         cx.require(eq(weight.shape.dims[0], c) if weight.shape.rank == 1 else eq(0, 1),
                    lambda: f"{cx.opname}: weight must be 1-D with {c} entries, got {weight.shape}", "SH101")
     # probabilities promote with the input (float16 logits with float32 targets give float32)
-    return _out(cx, red, (d[0],) + tuple(d[2:]) if len(d) >= 2 else (), TensorV(input.shape, result_dtype(input, target)))
+    probs = cx.tensor(input.shape, dtype=result_dtype(input, target))
+    return _out(cx, red, (d[0],) + tuple(d[2:]) if len(d) >= 2 else (), probs)
 
 
 @op("torch.nn.functional.nll_loss")
@@ -288,8 +289,8 @@ def triplet_margin_loss(cx: OpContext, anchor, positive, negative, margin=1.0, p
     dp = pairwise_distance(cx, anchor, positive, p, eps)
     dn = pairwise_distance(cx, anchor, negative, p, eps)
     if cx.bool_of(swap):
-        dn = TensorV(broadcast_shapes(cx, dn.shape, pairwise_distance(cx, positive, negative, p, eps).shape),
-                     dn.dtype)
+        dn = cx.tensor(broadcast_shapes(cx, dn.shape, pairwise_distance(cx, positive, negative, p, eps).shape),
+                       dtype=dn.dtype)
     return _out(cx, red, broadcast_shapes(cx, dp.shape, dn.shape), anchor)
 
 
@@ -341,8 +342,7 @@ def _layer(name: str, fn, ctor, keys: tuple, nargs: int = 2) -> None:
         if len(args) != nargs:
             raise NotApplicable("arguments")
         return fn(cx, *args, **{k: m.cfg[k] for k in keys})
-    fwd.twin = fn
-    rule.forward(fwd)
+    rule.forward(fwd, twin=fn)
 
 
 def CrossEntropyLoss(cx, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
@@ -396,7 +396,6 @@ _layer("KLDivLoss", kl_div, KLDivLoss, _LEGACY + ("log_target",))
 _layer("SoftMarginLoss", soft_margin_loss, _legacy3, _LEGACY)
 _layer("CosineEmbeddingLoss", cosine_embedding_loss, _margin, ("margin",) + _LEGACY, nargs=3)
 _layer("MarginRankingLoss", margin_ranking_loss, _margin, ("margin",) + _LEGACY, nargs=3)
-
 
 
 def TripletMarginLoss(cx, margin=1.0, p=2.0, eps=1e-06, swap=False, size_average=None, reduce=None,

@@ -69,7 +69,7 @@ def matmul(cx: OpContext, input, other, *, out=None):
         raise NotApplicable("operand unknown")
     if input.shape.rank is not None and other.shape.rank is not None:
         _same_dtype(cx, input, other)
-    return TensorV(matmul_shape(cx, input, other), result_dtype(input, other), origin=cx.span)
+    return cx.tensor(matmul_shape(cx, input, other), dtype=result_dtype(input, other))
 
 
 @op("Tensor.__rmatmul__")
@@ -135,7 +135,7 @@ def _add_to(cx: OpContext, inp, out: Shape, like) -> TensorV:
         if d.value != 1:
             cx.require(eq(d, out.dims[-i]), lambda: f"{cx.opname}: input {inp.shape} does not broadcast to the product's "
                        f"shape {out}", "SH106")
-    return TensorV(out, like.dtype, origin=cx.span)
+    return cx.tensor(out, dtype=like.dtype)
 
 
 @op("torch.addmm", "Tensor.addmm")
@@ -236,7 +236,7 @@ def einsum(cx: OpContext, equation, *operands):
     dims = []
     for c in out:
         dims.extend(ell.dims if c == "..." else [sizes[c]])
-    return TensorV(Shape(tuple(dims)), result_dtype(*operands), origin=cx.span)
+    return cx.tensor(Shape(tuple(dims)), dtype=result_dtype(*operands))
 
 
 @op("torch.tensordot")
@@ -263,6 +263,6 @@ def tensordot(cx: OpContext, a, b, dims=2, out=None):
     for i, j in zip(da, db):
         cx.require(eq(A[i], Bd[j]), lambda: f"{cx.opname}: contracted dimensions differ: {A[i]} (dim {i} of {a.shape}) vs "
                    f"{Bd[j]} (dim {j} of {b.shape})", "SH101")
-    return TensorV(Shape(tuple(d for i, d in enumerate(A) if i not in da) +
-                         tuple(d for j, d in enumerate(Bd) if j not in db)), result_dtype(a, b), origin=cx.span)
+    return cx.tensor(Shape(tuple(d for i, d in enumerate(A) if i not in da) +
+                         tuple(d for j, d in enumerate(Bd) if j not in db)), dtype=result_dtype(a, b))
 

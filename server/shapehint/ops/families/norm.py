@@ -60,7 +60,7 @@ def _bn_layer(nsp: int, ranks: tuple) -> None:
         return None
     rule = module(f"torch.nn.BatchNorm{nsp}d")(ctor)
 
-    @rule.forward
+    @rule.forward(twin=batch_norm)
     def fwd(cx: OpContext, m, input):
         if not isinstance(input, TensorV):
             raise NotApplicable("input unknown")
@@ -72,7 +72,6 @@ def _bn_layer(nsp: int, ranks: tuple) -> None:
         if tracked is False:  # batch statistics in train and eval mode alike
             _per_channel(cx, input, d[0] * product(d[2:]), "value per channel")
         return same_shape(cx, input)
-    fwd.twin = batch_norm
 
     @rule.params
     def params(cx: OpContext, m):
@@ -108,7 +107,7 @@ def _in_layer(nsp: int) -> None:
         return None
     rule = module(f"torch.nn.InstanceNorm{nsp}d")(ctor)
 
-    @rule.forward
+    @rule.forward(twin=instance_norm)
     def fwd(cx: OpContext, m, input):
         if not isinstance(input, TensorV):
             raise NotApplicable("input unknown")
@@ -121,7 +120,6 @@ def _in_layer(nsp: int) -> None:
         if cx.bool_of(m.cfg["track_running_stats"]) is False:
             _per_channel(cx, input, product(d[len(d) - nsp:]), "spatial element")
         return same_shape(cx, input)
-    fwd.twin = instance_norm
 
 
 for _n in (1, 2, 3):
@@ -178,12 +176,9 @@ def LayerNorm(cx: OpContext, normalized_shape, eps=1e-05, elementwise_affine=Tru
     return None
 
 
-@LayerNorm.forward
+@LayerNorm.forward(twin=layer_norm)
 def _ln_fwd(cx: OpContext, m, input):
     return _trailing(cx, input, _norm_shape(cx, m.cfg["normalized_shape"]))
-
-
-_ln_fwd.twin = layer_norm
 
 
 @LayerNorm.params
@@ -199,12 +194,9 @@ def RMSNorm(cx: OpContext, normalized_shape, eps=None, elementwise_affine=True, 
     return None
 
 
-@RMSNorm.forward
+@RMSNorm.forward(twin=rms_norm)
 def _rms_fwd(cx: OpContext, m, input):
     return _trailing(cx, input, _norm_shape(cx, m.cfg["normalized_shape"]))
-
-
-_rms_fwd.twin = rms_norm
 
 
 @RMSNorm.params
@@ -248,14 +240,11 @@ def GroupNorm(cx: OpContext, num_groups, num_channels, eps=1e-05, affine=True, d
         cx.require(divides(g, c), lambda: f"{cx.opname}: num_channels={c} must be divisible by num_groups={g}", "SH107")
 
 
-@GroupNorm.forward
+@GroupNorm.forward(twin=group_norm)
 def _gn_fwd(cx: OpContext, m, input):
     g = need_int(cx, m.cfg["num_groups"], "num_groups")
     c = need_int(cx, m.cfg["num_channels"], "num_channels") if cx.bool_of(m.cfg["affine"]) is not False else None
     return _group(cx, input, g, num_channels=c)
-
-
-_gn_fwd.twin = group_norm
 
 
 @GroupNorm.params
@@ -305,9 +294,8 @@ def LocalResponseNorm(cx: OpContext, size, alpha=0.0001, beta=0.75, k=1.0):
     return None
 
 
-@LocalResponseNorm.forward
+@LocalResponseNorm.forward(twin=local_response_norm)
 def _lrn_fwd(cx: OpContext, m, input):
     return local_response_norm(cx, input, m.cfg["size"])
 
 
-_lrn_fwd.twin = local_response_norm

@@ -199,8 +199,7 @@ _UNPOOL = {_n: op(f"torch.nn.functional.max_unpool{_n}d")(_unpool_fn(_n)) for _n
 def _twin(rule, fn, call):
     def fwd(cx: OpContext, m, input, *args, **kwargs):
         return call(cx, m, input, *args, **kwargs)
-    fwd.twin = fn
-    rule.forward(fwd)
+    rule.forward(fwd, twin=fn)
 
 
 def _layers(nsp: int) -> None:

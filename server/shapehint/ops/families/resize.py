@@ -104,7 +104,7 @@ def _pad_layer(kind: str, nsp: int, mode: str) -> None:
             return None
     rule = module(f"torch.nn.{kind}{nsp}d")(ctor)
 
-    @rule.forward
+    @rule.forward(twin=pad)
     def fwd(cx: OpContext, m, input):
         v = m.cfg["padding"]
         p = [cx.int_of(v)] * (2 * nsp) if cx.int_of(v) is not None else _items(cx, v, "padding")
@@ -113,7 +113,6 @@ def _pad_layer(kind: str, nsp: int, mode: str) -> None:
         if kind == "CircularPad":  # the layer checks the rank itself
             cx.dims(input, (nsp + 2, nsp + 1))
         return pad(cx, input, list(p), mode)
-    fwd.twin = pad
 
 
 for _n in (1, 2, 3):
@@ -196,13 +195,10 @@ def Upsample(cx: OpContext, size=None, scale_factor=None, mode="nearest", align_
     return None
 
 
-@Upsample.forward
+@Upsample.forward(twin=interpolate)
 def _up_fwd(cx: OpContext, m, input):
     c = m.cfg
     return interpolate(cx, input, c["size"], c["scale_factor"], c["mode"], c["align_corners"])
-
-
-_up_fwd.twin = interpolate
 
 
 def _fixed_upsample(name: str, mode: str, align) -> None:
@@ -210,10 +206,9 @@ def _fixed_upsample(name: str, mode: str, align) -> None:
         return None
     rule = module(f"torch.nn.{name}")(ctor)
 
-    @rule.forward
+    @rule.forward(twin=interpolate)
     def fwd(cx: OpContext, m, input):
         return interpolate(cx, input, m.cfg["size"], m.cfg["scale_factor"], mode, align)
-    fwd.twin = interpolate
 
 
 _fixed_upsample("UpsamplingNearest2d", "nearest", None)
@@ -254,10 +249,9 @@ def pixel_unshuffle(cx: OpContext, input, downscale_factor):
 def _shuffle_layer(name: str, fn, key: str) -> None:
     rule = module(f"torch.nn.{name}")(_ctor_named(key))
 
-    @rule.forward
+    @rule.forward(twin=fn)
     def fwd(cx: OpContext, m, input):
         return fn(cx, input, m.cfg[key])
-    fwd.twin = fn
 
 
 def _ctor_named(key: str):
@@ -322,13 +316,10 @@ def Unfold(cx: OpContext, kernel_size, dilation=1, padding=0, stride=1):
     return None
 
 
-@Unfold.forward
+@Unfold.forward(twin=unfold)
 def _unfold_fwd(cx: OpContext, m, input):
     c = m.cfg
     return unfold(cx, input, c["kernel_size"], c["dilation"], c["padding"], c["stride"])
-
-
-_unfold_fwd.twin = unfold
 
 
 @module("torch.nn.Fold")
@@ -336,13 +327,10 @@ def Fold(cx: OpContext, output_size, kernel_size, dilation=1, padding=0, stride=
     return None
 
 
-@Fold.forward
+@Fold.forward(twin=fold)
 def _fold_fwd(cx: OpContext, m, input):
     c = m.cfg
     return fold(cx, input, c["output_size"], c["kernel_size"], c["dilation"], c["padding"], c["stride"])
-
-
-_fold_fwd.twin = fold
 
 
 # ---- Flatten / Unflatten layers ----------------------------------------------------------------------------
@@ -397,7 +385,6 @@ def _unflatten_fwd(cx: OpContext, m, input):
         cx.require(eq(known, d[i]), lambda: f"{cx.opname}: sizes {shown} multiply to {known}, but dimension {i} of "
                    f"{cx.label(input)} has size {d[i]}", "SH103")
     return cx.tensor(d[:i] + tuple(sizes) + d[i + 1:], like=input)
-
 
 
 # ---- spatial transformers: affine_grid / grid_sample -------------------------------------------------

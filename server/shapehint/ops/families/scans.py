@@ -10,34 +10,29 @@ from __future__ import annotations
 from ...shapes.expr import Expr, emax
 from ...shapes.shape import Shape, eq, ge
 from ...shapes.values import TensorV, TupleV
+from ..arguments import ranked_tensor
 from ..context import NotApplicable, OpContext
+from ..reducing import reduce_shape
 from ..registry import op
-from .reductions import reduce_shape
-
-
-def _t(v) -> TensorV:
-    if not isinstance(v, TensorV) or v.shape.rank is None:
-        raise NotApplicable("tensor of known rank needed")
-    return v
 
 
 @op("torch.cummax", "Tensor.cummax", "torch.cummin", "Tensor.cummin")
 def cummax(cx: OpContext, input, dim, *, out=None):
-    x = _t(input)
+    x = ranked_tensor(input)
     cx.norm_dim(dim, x.shape.rank)
     return TupleV((cx.tensor(x.shape, like=x), cx.tensor(x.shape, dtype="int64")))
 
 
 @op("torch.logcumsumexp", "Tensor.logcumsumexp")
 def logcumsumexp(cx: OpContext, input, dim, *, out=None):
-    x = _t(input)
+    x = ranked_tensor(input)
     cx.norm_dim(dim, x.shape.rank)
     return cx.tensor(x.shape, like=x)
 
 
 @op("torch.diff", "Tensor.diff")
 def diff(cx: OpContext, input, n=1, dim=-1, prepend=None, append=None):
-    x = _t(input)
+    x = ranked_tensor(input)
     r = x.shape.rank
     if r == 0:
         cx.fail(f"{cx.opname}: diff expects input to be at least one-dimensional, but {cx.label(x)} is a scalar",
@@ -51,7 +46,7 @@ def diff(cx: OpContext, input, n=1, dim=-1, prepend=None, append=None):
     for what, extra in (("prepend", prepend), ("append", append)):
         if cx.is_none(extra):
             continue
-        e = _t(extra)
+        e = ranked_tensor(extra)
         if e.shape.rank != r:
             cx.fail(f"{cx.opname}: diff expects {what} ({e.shape}) to have the same number of dimensions as "
                     f"{cx.label(x)} {x.shape}", "SH102")
@@ -67,17 +62,17 @@ def diff(cx: OpContext, input, n=1, dim=-1, prepend=None, append=None):
 
 @op("torch.aminmax", "Tensor.aminmax")
 def aminmax(cx: OpContext, input, *, dim=None, keepdim=False, out=None):
-    x = _t(input)
+    x = ranked_tensor(input)
     s = reduce_shape(cx, x, dim, keepdim, empty_ok=False, name="aminmax")
     return TupleV((cx.tensor(s, like=x), cx.tensor(s, like=x)))
 
 
 @op("torch.quantile", "Tensor.quantile", "torch.nanquantile", "Tensor.nanquantile")
 def quantile(cx: OpContext, input, q, dim=None, keepdim=False, *, interpolation="linear", out=None):
-    x = _t(input)
+    x = ranked_tensor(input)
     lead: tuple = ()
     if isinstance(q, TensorV):
-        qs = _t(q)
+        qs = ranked_tensor(q)
         if qs.shape.rank > 1:
             cx.fail(f"{cx.opname}: quantile() q must be a scalar or 1D tensor, but got {qs.shape.rank}D {qs.shape}",
                     "SH102")
@@ -91,25 +86,25 @@ def quantile(cx: OpContext, input, q, dim=None, keepdim=False, *, interpolation=
 
 @op("torch.bucketize")
 def bucketize(cx: OpContext, input, boundaries, *, out_int32=False, right=False, out=None):
-    b = _t(boundaries)
+    b = ranked_tensor(boundaries)
     if b.shape.rank != 1:
         cx.fail(f"{cx.opname}: boundaries tensor must be 1 dimension, but {cx.label(b)} is {b.shape.rank}D "
                 f"{b.shape}", "SH102")
-    dims = _t(input).shape if isinstance(input, TensorV) else Shape(())
+    dims = ranked_tensor(input).shape if isinstance(input, TensorV) else Shape(())
     return cx.tensor(dims, dtype="int32" if cx.bool_of(out_int32) else "int64")
 
 
 @op("torch.searchsorted")
 def searchsorted(cx: OpContext, sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None,
                  out=None):
-    b = _t(sorted_sequence)
+    b = ranked_tensor(sorted_sequence)
     dtype = "int32" if cx.bool_of(out_int32) else "int64"
     if not isinstance(input, TensorV):  # a scalar value
         if b.shape.rank != 1:
             cx.fail(f"{cx.opname}: a scalar value needs a 1D boundaries tensor, but {cx.label(b)} is "
                     f"{b.shape.rank}D {b.shape}", "SH102")
         return cx.tensor([], dtype=dtype)
-    x = _t(input)
+    x = ranked_tensor(input)
     if b.shape.rank != 1:
         bad = lambda: (f"{cx.opname}: the first N-1 dimensions of the boundaries {b.shape} and of the values {x.shape} "
                        "must match")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ...shapes.expr import Expr, product
 from ...shapes.shape import FALSE, TRUE, eq, ne
 from ...shapes.values import BoolV, FloatV, IntV, NoneV, TensorV, TupleV, UnknownV
+from ..arguments import known_tensor
 from ..common import is_contiguous as _is_contiguous, strides_of
 from ..context import NotApplicable, OpContext
 from ..registry import op
@@ -16,15 +17,9 @@ from ..registry import op
 INTS = {"int64", "int32", "int16", "int8", "uint8"}
 
 
-def _t(x) -> TensorV:
-    if not isinstance(x, TensorV):
-        raise NotApplicable("input unknown")
-    return x
-
-
 @op("Tensor.size")
 def size(cx: OpContext, self, dim=None):
-    x = _t(self)
+    x = known_tensor(self)
     if dim is None or isinstance(dim, NoneV):
         if x.shape.rank is None:
             raise NotApplicable("rank unknown")
@@ -44,7 +39,7 @@ def size(cx: OpContext, self, dim=None):
 
 @op("Tensor.dim", "Tensor.ndimension")
 def dim(cx: OpContext, self):
-    x = _t(self)
+    x = known_tensor(self)
     if x.shape.rank is None:
         raise NotApplicable("rank unknown")
     return IntV(Expr.const(x.shape.rank), cx.span)
@@ -52,7 +47,7 @@ def dim(cx: OpContext, self):
 
 @op("Tensor.numel", "torch.numel", "Tensor.nelement")
 def numel(cx: OpContext, input):
-    x = _t(input)
+    x = known_tensor(input)
     if x.shape.rank is None:
         raise NotApplicable("rank unknown")
     return IntV(product(x.shape.dims), cx.span)
@@ -68,7 +63,7 @@ def _one_element(cx: OpContext, x: TensorV, what: str) -> None:
 
 @op("Tensor.item")
 def item(cx: OpContext, self):
-    x = _t(self)
+    x = known_tensor(self)
     _one_element(cx, x, "item()")
     if x.dtype in INTS:
         return IntV(cx.fresh("item"), cx.span)  # a data value, not a shape: any int
@@ -77,7 +72,7 @@ def item(cx: OpContext, self):
 
 @op("Tensor.backward")
 def backward(cx: OpContext, self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-    x = _t(self)
+    x = known_tensor(self)
     if gradient is None or isinstance(gradient, NoneV):
         _one_element(cx, x, "backward() without a gradient argument")
     elif isinstance(gradient, TensorV) and gradient.shape.rank is not None and x.shape.rank is not None:
@@ -92,14 +87,14 @@ def backward(cx: OpContext, self, gradient=None, retain_graph=None, create_graph
 
 @op("Tensor.tolist")
 def tolist(cx: OpContext, self):
-    _t(self)
+    known_tensor(self)
     return UnknownV("tolist")
 
 
 @op("Tensor.stride")
 def stride(cx: OpContext, self, dim=None):
     """Strides from the stride model (common.py): known for contiguous tensors and the views it tracks."""
-    x = _t(self)
+    x = known_tensor(self)
     st = strides_of(x)
     if st is None:
         raise NotApplicable("strides unknown")
@@ -113,7 +108,7 @@ def stride(cx: OpContext, self, dim=None):
 
 @op("Tensor.is_contiguous")
 def is_contiguous(cx: OpContext, self, memory_format=None):
-    x = _t(self)
+    x = known_tensor(self)
     if memory_format is not None and not isinstance(memory_format, NoneV):
         return BoolV(None)  # channels_last etc.: not modelled
     if x.contiguous:
@@ -135,7 +130,7 @@ ELEMENT_SIZE = {"float64": 8, "int64": 8, "complex64": 8, "complex128": 16, "flo
 
 @op("Tensor.element_size")
 def element_size(cx: OpContext, self):
-    x = _t(self)
+    x = known_tensor(self)
     if x.dtype not in ELEMENT_SIZE:
         raise NotApplicable("dtype unknown")
     return IntV(Expr.const(ELEMENT_SIZE[x.dtype]), cx.span)
@@ -144,17 +139,17 @@ def element_size(cx: OpContext, self):
 @op("Tensor.storage_offset", "Tensor.data_ptr", "Tensor.numpy")
 def opaque(cx: OpContext, self, *args, **kwargs):
     # values, not shapes: a storage offset or an address is data the analysis does not track
-    _t(self)
+    known_tensor(self)
     return UnknownV(cx.opname)
 
 
 @op("Tensor.retain_grad")
 def retain_grad(cx: OpContext, self):
-    _t(self)
+    known_tensor(self)
     return NoneV()
 
 
 @op("Tensor.register_hook")
 def register_hook(cx: OpContext, self, hook):
-    _t(self)
+    known_tensor(self)
     return UnknownV("a RemovableHandle")

@@ -1,6 +1,7 @@
-"""Views and shape-changing operators: reshape/view, flatten, permute/transpose, squeeze,
-expand/repeat, narrow, .T/.mT/.H/.mH, the sliding-window Tensor.unfold, as_strided, rot90,
-view_as_real/view_as_complex, sum_to_size and resize_.
+"""Views and shape-changing operators: reshape/view, flatten, squeeze, expand/repeat,
+repeat_interleave, narrow, the sliding-window Tensor.unfold, as_strided,
+view_as_real/view_as_complex, sum_to_size and resize_ (permutations and transposes:
+permutations.py).
 
 Contiguity is modelled by *strides* (the stride model lives in ops/common.py because indexing
 and joins make views too): transpose/permute/expand/narrow results carry explicit strides, so
@@ -15,14 +16,12 @@ import math
 from ...shapes.expr import Expr, product
 from ...shapes.shape import Shape, disj, eq, ge, ne
 from ...shapes.values import DtypeV, IntV, ListV, StarSizeV, TensorV, TupleV
-from ..common import (compute_stride, dim_list, shape_str, size_list, strides_of, view_result,
+from ..arguments import known_tensor, ranked_tensor
+from ..common import (compute_stride, dim_list, located, shape_str, size_list, strides_of, view_result,
                       view_strides as _view_strides)
+from ..dtypes import COMPLEX_OF_PARTS
 from ..context import NotApplicable, OpContext
 from ..registry import op
-
-
-def _where(cx: OpContext, what: str) -> str:
-    return f"{what} on line {cx.span.line}" if cx.span is not None else what
 
 
 # ---- reshape / view --------------------------------------------------------------------
@@ -85,12 +84,6 @@ def _sizes_of(cx, size) -> list:
     return size_list(cx, size)
 
 
-def _tensor(x) -> TensorV:
-    if not isinstance(x, TensorV):
-        raise NotApplicable("input unknown")
-    return x
-
-
 def _around_segment(cx: OpContext, x: TensorV, size) -> Shape | None:
     """`x.view(sizes)` where the sizes are around x's own unknown segment (`(*x.shape[:-1], -1,
     64)`, a StarSizeV): the segment's elements cancel, so the sizes around it are exact; None
@@ -124,7 +117,7 @@ def _around_segment(cx: OpContext, x: TensorV, size) -> Shape | None:
 
 @op("Tensor.view")
 def view(cx: OpContext, self, *size):
-    x = _tensor(self)
+    x = known_tensor(self)
     around = _around_segment(cx, x, size)
     if around is not None:
         return cx.tensor(around, like=x)
@@ -137,7 +130,7 @@ def view(cx: OpContext, self, *size):
 
 @op("torch.reshape", "Tensor.reshape")
 def reshape(cx: OpContext, input, *shape):
-    x = _tensor(input)
+    x = known_tensor(input)
     around = _around_segment(cx, x, shape)
     if around is not None:
         return cx.tensor(around, like=x)
@@ -173,7 +166,7 @@ def _int(e):
 
 @op("torch.flatten", "Tensor.flatten", "torch.ravel", "Tensor.ravel")
 def flatten(cx: OpContext, input, start_dim=0, end_dim=-1):
-    x = _tensor(input)
+    x = known_tensor(input)
     dims = cx.dims(x, None)
     r = len(dims)
     s, e = cx.norm_dim(start_dim, r, "start_dim"), cx.norm_dim(end_dim, r, "end_dim")
@@ -188,7 +181,7 @@ def flatten(cx: OpContext, input, start_dim=0, end_dim=-1):
 
 @op("torch.unflatten", "Tensor.unflatten")
 def unflatten(cx: OpContext, input, dim, sizes):
-    x = _tensor(input)
+    x = known_tensor(input)
     dims = cx.dims(x, None)
     if not dims:
         cx.fail(f"{cx.opname} cannot unflatten a 0-dim tensor", "SH105")
@@ -196,116 +189,16 @@ def unflatten(cx: OpContext, input, dim, sizes):
     sz = size_list(cx, [sizes])
     if not sz:
         cx.fail(f"{cx.opname}: sizes must be non-empty", "SH107")
-    sub = TensorV(Shape((dims[d],)), x.dtype)
+    sub = cx.tensor(Shape((dims[d],)), dtype=x.dtype)
     new = infer_size(cx, sub, sz, "sizes")
     return _reshaped(cx, x, dims[:d] + new + dims[d + 1:])
-
-
-# ---- permutations ------------------------------------------------------------------------
-
-def permuted(cx: OpContext, x: TensorV, perm: list, what: str) -> TensorV:
-    dims = x.shape.dims
-    st = strides_of(x)
-    new_st = [st[p] for p in perm] if st is not None else None
-    return view_result(cx, [dims[p] for p in perm], x, new_st, _where(cx, what))
-
-
-@op("torch.permute", "Tensor.permute")
-def permute(cx: OpContext, input, *dims, **kw):
-    x = _tensor(input)
-    if not dims and "dims" in kw:  # x.permute(dims=(0, 2, 1))
-        dims = (kw["dims"],)
-    shape = cx.dims(x, None)
-    if len(dims) == 1 and isinstance(dims[0], (TupleV, ListV)):
-        dims = dims[0].items
-        if dims is None:
-            raise NotApplicable("dims unknown")
-    if len(dims) != len(shape):
-        cx.fail(f"{cx.opname}: the permutation has {len(dims)} dims but {cx.label(x)} {x.shape} has "
-                f"{len(shape)}", "SH102")
-    perm = [cx.norm_dim(d, len(shape)) for d in dims]
-    if len(set(perm)) != len(perm):
-        cx.fail(f"{cx.opname}: repeated dim in the permutation {perm}", "SH107")
-    return permuted(cx, x, perm, "permuted")
-
-
-def _swap(cx, x, a, b, what="transposed"):
-    shape = cx.dims(x, None)
-    r = len(shape)
-    i, j = cx.norm_dim(a, r, "dim0"), cx.norm_dim(b, r, "dim1")
-    if r == 0:
-        return x
-    perm = list(range(r))
-    perm[i], perm[j] = perm[j], perm[i]
-    return permuted(cx, x, perm, what)
-
-
-@op("torch.transpose", "Tensor.transpose", "torch.swapaxes", "Tensor.swapaxes", "torch.swapdims",
-    "Tensor.swapdims", "Tensor.transpose_")
-def transpose(cx: OpContext, input, dim0, dim1):
-    return _swap(cx, _tensor(input), dim0, dim1)
-
-
-@op("torch.t", "Tensor.t", "Tensor.t_")
-def t(cx: OpContext, input):
-    x = _tensor(input)
-    r = len(cx.dims(x, None))
-    if r > 2:
-        cx.fail(f"{cx.opname} expects a tensor with at most 2 dimensions, but {cx.label(x)} is {r}D {x.shape}; "
-                "use .mT or transpose()", "SH102")
-    return x if r < 2 else _swap(cx, x, 0, 1)
-
-
-@op("Tensor.T")
-def T(cx: OpContext, self):
-    x = _tensor(self)
-    r = len(cx.dims(x, None))
-    if r < 2:
-        return x
-    if r != 2:
-        cx.warn("SH203", f".T on {cx.label(x)} {x.shape} reverses all {r} dimensions (deprecated for "
-                "rank ≠ 2); use .mT or permute")
-    return permuted(cx, x, list(range(r - 1, -1, -1)), "transposed")
-
-
-@op("Tensor.mT")
-def mT(cx: OpContext, self):
-    x = _tensor(self)
-    if x.shape.rank == 0:
-        return x  # identity (deprecated) on 0-dim tensors
-    if x.shape.rank is not None and x.shape.rank < 2:
-        cx.fail(f".mT needs a tensor with at least 2 dimensions, but {cx.label(x)} is {x.shape.rank}D "
-                f"{x.shape}", "SH102")
-    if x.shape.rank is None:
-        cx.dim(x, -2)
-        s = x.shape
-        if s.rank is None:
-            return cx.tensor(Shape(s.dims, s.star, s.suffix[:-2] + (s.suffix[-1], s.suffix[-2])), like=x)
-    return _swap(cx, x, -2, -1)
-
-
-@op("torch.movedim", "Tensor.movedim", "torch.moveaxis", "Tensor.moveaxis")
-def movedim(cx: OpContext, input, source, destination):
-    x = _tensor(input)
-    r = len(cx.dims(x, None))
-    src, dst = dim_list(cx, source, r, "source"), dim_list(cx, destination, r, "destination")
-    if len(src) != len(dst):
-        cx.fail(f"{cx.opname}: source and destination have different lengths ({len(src)} vs {len(dst)})", "SH107")
-    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        cx.fail(f"{cx.opname}: repeated dim in source or destination", "SH107")
-    perm: list = [None] * r
-    for s, d in zip(src, dst):
-        perm[d] = s
-    rest = iter(i for i in range(r) if i not in src)
-    perm = [p if p is not None else next(rest) for p in perm]
-    return permuted(cx, x, perm, "moved")
 
 
 # ---- squeeze / unsqueeze -----------------------------------------------------------------
 
 @op("torch.squeeze", "Tensor.squeeze", "Tensor.squeeze_")
 def squeeze(cx: OpContext, input, dim=None):
-    x = _tensor(input)
+    x = known_tensor(input)
     dims = cx.dims(x, None)
     r = len(dims)
     which = dim_list(cx, dim, r)
@@ -334,7 +227,7 @@ def squeeze(cx: OpContext, input, dim=None):
 
 @op("torch.unsqueeze", "Tensor.unsqueeze", "Tensor.unsqueeze_")
 def unsqueeze(cx: OpContext, input, dim):
-    x = _tensor(input)
+    x = known_tensor(input)
     if x.shape.rank is None:
         i = cx.const_int(dim)
         if i is None:
@@ -393,27 +286,27 @@ def expanded(cx: OpContext, x: TensorV, sizes: list, what: str = "expand") -> Te
         out.append(s)
         ost.append(old_st if cx.entails(eq(d, s)) else Expr.const(0))
     ok = st is not None and all(s is not None for s in ost)
-    return view_result(cx, out, x, ost if ok else None, _where(cx, "expanded"))
+    return view_result(cx, out, x, ost if ok else None, located(cx, "expanded"))
 
 
 @op("Tensor.expand")
 def expand(cx: OpContext, self, *sizes, implicit=False):
-    return expanded(cx, _tensor(self), size_list(cx, sizes))
+    return expanded(cx, known_tensor(self), size_list(cx, sizes))
 
 
 @op("Tensor.expand_as")
 def expand_as(cx: OpContext, self, other):
-    return expanded(cx, _tensor(self), list(cx.dims(other, None, "other")))
+    return expanded(cx, known_tensor(self), list(cx.dims(other, None, "other")))
 
 
 @op("torch.broadcast_to", "Tensor.broadcast_to")
 def broadcast_to(cx: OpContext, input, size):
-    return expanded(cx, _tensor(input), size_list(cx, [size]))
+    return expanded(cx, known_tensor(input), size_list(cx, [size]))
 
 
 @op("Tensor.repeat")
 def repeat(cx: OpContext, self, *repeats):
-    x = _tensor(self)
+    x = known_tensor(self)
     reps = size_list(cx, repeats)
     dims = cx.dims(x, None)
     if len(reps) < len(dims):
@@ -432,7 +325,7 @@ def _tiled(cx, x, dims, reps):
 
 @op("torch.tile", "Tensor.tile")
 def tile(cx: OpContext, input, dims):
-    x = _tensor(input)
+    x = known_tensor(input)
     shape = cx.dims(x, None)
     reps = size_list(cx, [dims])
     reps = [Expr.const(1)] * (len(shape) - len(reps)) + reps
@@ -443,7 +336,7 @@ def tile(cx: OpContext, input, dims):
 
 @op("torch.narrow", "Tensor.narrow")
 def narrow(cx: OpContext, input, dim, start, length):
-    x = _tensor(input)
+    x = known_tensor(input)
     dims = cx.dims(x, None)
     if not dims:
         cx.fail(f"{cx.opname} cannot be applied to a 0-dim tensor", "SH102")
@@ -463,31 +356,7 @@ def narrow(cx: OpContext, input, dim, start, length):
     cx.require(ge(size, st + ln), lambda: f"{cx.opname}: start ({st}) + length ({ln}) exceeds dimension {d} of size "
                f"{size} of {cx.label(x)} {x.shape}", "SH105")
     strides = strides_of(x)
-    return view_result(cx, dims[:d] + (ln,) + dims[d + 1:], x, strides, _where(cx, "narrowed"))
-
-
-
-# ---- conjugate transposes ------------------------------------------------------------------
-
-@op("Tensor.H")
-def H(cx: OpContext, self):
-    x = _tensor(self)
-    r = len(cx.dims(x, None))
-    if r == 0:
-        return x  # deprecated identity on 0-dim tensors
-    if r != 2:
-        cx.fail(f".H is only supported on matrices (2-D tensors), but {cx.label(x)} is {r}D {x.shape}; for "
-                "batches of matrices use .mH", "SH102")
-    return _swap(cx, x, 0, 1)
-
-
-@op("Tensor.mH", "Tensor.adjoint", "torch.adjoint")
-def mH(cx: OpContext, self):
-    x = _tensor(self)
-    if x.shape.rank == 1:  # 0-dim: deprecated identity, as for .mT
-        cx.fail(f"{cx.opname}: .mH is only supported on matrices or batches of matrices, but {cx.label(x)} is "
-                f"{x.shape.rank}D {x.shape}", "SH102")
-    return mT(cx, x)
+    return view_result(cx, dims[:d] + (ln,) + dims[d + 1:], x, strides, located(cx, "narrowed"))
 
 
 # ---- sliding windows and explicit strides ----------------------------------------------------
@@ -495,7 +364,7 @@ def mH(cx: OpContext, self):
 @op("Tensor.unfold")
 def unfold_windows(cx: OpContext, self, dimension, size, step):
     """Windows of `size` every `step` along `dimension`, appended as a last dim (a view)."""
-    x = _tensor(self)
+    x = known_tensor(self)
     dims = cx.dims(x, None)
     r = len(dims)
     d = cx.norm_dim(dimension, r, "dimension")
@@ -510,7 +379,7 @@ def unfold_windows(cx: OpContext, self, dimension, size, step):
     windows = (n - sz) // st + 1
     old = strides_of(x)
     if r == 0:
-        return view_result(cx, [sz], x, [Expr.const(1)], _where(cx, "unfolded"))
+        return view_result(cx, [sz], x, [Expr.const(1)], located(cx, "unfolded"))
     out = list(dims)
     out[d] = windows
     new_st = None
@@ -518,66 +387,41 @@ def unfold_windows(cx: OpContext, self, dimension, size, step):
         new_st = list(old)
         new_st[d] = old[d] * st
         new_st.append(old[d])
-    return view_result(cx, out + [sz], x, new_st, _where(cx, "unfolded"))
+    return view_result(cx, out + [sz], x, new_st, located(cx, "unfolded"))
 
 
 @op("torch.as_strided", "Tensor.as_strided")
 def as_strided(cx: OpContext, input, size, stride, storage_offset=None):
-    x = _tensor(input)
+    x = known_tensor(input)
     sizes, strides = size_list(cx, [size]), size_list(cx, [stride])
     if len(sizes) != len(strides):
         cx.fail(f"{cx.opname}: mismatch in length of strides and shape ({len(strides)} vs {len(sizes)})", "SH107")
-    return view_result(cx, sizes, x, strides, _where(cx, "as_strided"))
-
-
-@op("torch.rot90", "Tensor.rot90")
-def rot90(cx: OpContext, input, k=1, dims=(0, 1)):
-    x = _tensor(input)
-    shape = cx.dims(x, None)
-    ds = dim_list(cx, dims, max(len(shape), 1))
-    if ds is None or len(ds) != 2:
-        cx.fail(f"{cx.opname}: expected total rotation dims == 2, but got dims = {0 if ds is None else len(ds)}",
-                "SH107")
-    if len(shape) < 2:
-        cx.fail(f"{cx.opname}: expected total dims >= 2, but {cx.label(x)} is {len(shape)}D {x.shape}", "SH102")
-    if ds[0] == ds[1]:
-        cx.fail(f"{cx.opname}: expected rotation dims to be different, but got dim0 = {ds[0]} and dim1 = {ds[1]}",
-                "SH107")
-    turns = cx.const_int(k)
-    if turns is None:
-        raise NotApplicable("k unknown")
-    out = list(shape)
-    if turns % 2:
-        out[ds[0]], out[ds[1]] = out[ds[1]], out[ds[0]]
-    return cx.tensor(out, like=x)  # rot90 copies (flip + transpose)
-
-
-from .elementwise import COMPLEX_OF  # noqa: E402
+    return view_result(cx, sizes, x, strides, located(cx, "as_strided"))
 
 
 @op("torch.view_as_real")
 def view_as_real(cx: OpContext, input):
-    x = _tensor(input)
+    x = known_tensor(input)
     dims = cx.dims(x, None)
-    if x.dtype is not None and x.dtype not in COMPLEX_OF.values():
+    if x.dtype is not None and x.dtype not in COMPLEX_OF_PARTS.values():
         cx.fail(f"{cx.opname}: view_as_real is only supported for complex tensors, but {cx.label(x)} is {x.dtype}",
                 "SH107")
-    real = {v: k for k, v in COMPLEX_OF.items()}.get(x.dtype)
+    real = {v: k for k, v in COMPLEX_OF_PARTS.items()}.get(x.dtype)
     return cx.tensor(tuple(dims) + (Expr.const(2),), dtype=real)
 
 
 @op("torch.view_as_complex")
 def view_as_complex(cx: OpContext, input):
-    x = _tensor(input)
+    x = known_tensor(input)
     dims = cx.dims(x, None)
-    if x.dtype is not None and x.dtype not in COMPLEX_OF:
+    if x.dtype is not None and x.dtype not in COMPLEX_OF_PARTS:
         cx.fail(f"{cx.opname}: view_as_complex is only supported for float tensors, but {cx.label(x)} is {x.dtype}",
                 "SH107")
     if not dims:
         cx.fail(f"{cx.opname}: the input must have a last dimension of size 2, but {cx.label(x)} is a scalar", "SH102")
     cx.require(eq(dims[-1], 2), lambda: f"{cx.opname}: the input must have a last dimension of size 2, but "
                f"{cx.label(x)} {x.shape} has {dims[-1]}", "SH101")
-    return cx.tensor(dims[:-1], dtype=COMPLEX_OF.get(x.dtype))
+    return cx.tensor(dims[:-1], dtype=COMPLEX_OF_PARTS.get(x.dtype))
 
 
 # ---- sum_to_size / resize_ -------------------------------------------------------------------
@@ -585,7 +429,7 @@ def view_as_complex(cx: OpContext, input):
 @op("Tensor.sum_to_size")
 def sum_to_size(cx: OpContext, self, *size):
     """The inverse of expand: `size` must expand to self's shape."""
-    x = _tensor(self)
+    x = known_tensor(self)
     dims = cx.dims(x, None)
     if not size:
         cx.fail(f"{cx.opname}: sum_to_size() needs a size", "SH107")
@@ -600,7 +444,7 @@ def sum_to_size(cx: OpContext, self, *size):
 
 @op("Tensor.resize_")
 def resize_(cx: OpContext, self, *sizes, memory_format=None):
-    x = _tensor(self)
+    x = known_tensor(self)
     new = size_list(cx, sizes)
     for s in new:
         cx.require(ge(s, 0), lambda: f"{cx.opname}: trying to resize to a negative dimension {s}: {shape_str(new)}",
@@ -610,5 +454,25 @@ def resize_(cx: OpContext, self, *sizes, memory_format=None):
 
 @op("Tensor.resize_as_")
 def resize_as_(cx: OpContext, self, the_template, *, memory_format=None):
-    x, t = _tensor(self), _tensor(the_template)
+    x, t = known_tensor(self), known_tensor(the_template)
     return cx.tensor(cx.dims(t, None), like=x)
+
+
+@op("torch.repeat_interleave", "Tensor.repeat_interleave")
+def repeat_interleave(cx: OpContext, input, repeats=None, dim=None, *, output_size=None):
+    x = ranked_tensor(input)
+    r = cx.int_of(repeats)
+    if r is None:
+        if isinstance(repeats, TensorV):
+            return cx.tensor([cx.fresh("repeated")], like=x)
+        raise NotApplicable("repeats unknown")
+    cx.require(ge(r, 0), lambda: f"{cx.opname}: repeats must be non-negative, got {r}", "SH107")
+    if cx.is_none(dim):
+        n = Expr.const(1)
+        for d in x.shape.dims:
+            n = n * d
+        return cx.tensor([n * r], like=x)
+    k = cx.norm_dim(dim, x.shape.rank)
+    dims = list(x.shape.dims)
+    dims[k] = dims[k] * r
+    return cx.tensor(dims, like=x)

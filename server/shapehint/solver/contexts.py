@@ -1,0 +1,78 @@
+"""Z3 contexts, reused: creating one costs milliseconds, more than most analyses. Each thread
+keeps one, and a store or session borrows it only when no Python object references it any more —
+so no other job can be using it, and an interrupt (cancellation) reaches only the job whose store
+or session still holds the context. z3 is imported lazily, on the first borrow."""
+from __future__ import annotations
+
+import sys
+import threading
+
+
+class Session:
+    """The Z3 context shared by the stores of one analysis job, held from the first query to
+    `release()`; interrupting it stops them all."""
+
+    def __init__(self):
+        self._ctx = None
+
+    def context(self):
+        if self._ctx is None:
+            self._ctx = borrow_context()
+        return self._ctx
+
+    def interrupt(self) -> None:
+        ctx = self._ctx
+        if ctx is not None:
+            ctx.interrupt()
+
+    def release(self) -> None:
+        self._ctx = None
+
+
+# ---- the per-thread pool of Z3 contexts ---------------------------------------------------
+
+POOL_SIZE = 1  # a Z3 context holds ~20 MB: keep one per thread (the common case: analyses in a row)
+MAX_BORROWS = 500  # a pooled context is retired after this many jobs (bounds what Z3 keeps)
+_local = threading.local()
+
+
+class _Pooled:
+    __slots__ = ("ctx", "borrows")
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.borrows = 0
+
+
+def _free_refs() -> int:
+    """References to a pooled context that nobody is using: its `_Pooled` slot, plus the ones
+    `borrow_context` itself holds while it checks (measured on a stand-in, same code path)."""
+    slot = _Pooled(object())
+    return _refs(slot)
+
+
+def _refs(slot: "_Pooled") -> int:
+    ctx = slot.ctx
+    return sys.getrefcount(ctx) - 1  # minus getrefcount's own argument
+
+
+_FREE = _free_refs()
+
+
+def borrow_context():
+    """A Z3 context of this thread's pool that no Python object references (every Z3 object,
+    solver or store that used it is gone, so it cannot be in use by another job), else a new one."""
+    import z3
+    pool = getattr(_local, "pool", None)
+    if pool is None:
+        pool = _local.pool = []
+    for slot in pool:
+        if _refs(slot) == _FREE:
+            slot.borrows += 1
+            if slot.borrows >= MAX_BORROWS:
+                pool.remove(slot)
+            return slot.ctx
+    ctx = z3.Context()
+    if len(pool) < POOL_SIZE:
+        pool.append(_Pooled(ctx))
+    return ctx
