@@ -108,9 +108,11 @@ def run_models(models: list, trees: dict, paths: list, jobs: int = 1, timeout: f
                                    "invocations": len(t.get("invocations", []))},
                      "modes": {}}
             stmt_of = _stmt_of(path)
+            with open(path, encoding="utf-8") as f:
+                built_by = score.builders(m["build"], f.read())
             for mode in modes:
                 a = raw[path].result() if mode == "raw" else ann[m["id"]].result()
-                entry["modes"][mode] = _score_mode(t, a, stmt_of)
+                entry["modes"][mode] = _score_mode(t, a, stmt_of, built_by)
             results[m["id"]] = entry
             c = entry["modes"].get(modes[0], {}).get("counts", {})
             log("%-24s %s" % (m["id"], " ".join("%s=%s" % (k, c.get(k)) for k in ("lines",) + score.VERDICTS)
@@ -118,12 +120,13 @@ def run_models(models: list, trees: dict, paths: list, jobs: int = 1, timeout: f
     return results
 
 
-def _score_mode(truth: dict, a: dict, stmt_of) -> dict:
+def _score_mode(truth: dict, a: dict, stmt_of, built_by=frozenset()) -> dict:
     if "skipped" in a:
         return {"skipped": a["skipped"]}
     inf, chk = a["infer"], a.get("check")
     lmap = annotate.line_map(a.get("inserted_at"))
-    lines = score.score(truth.get("invocations", []), inf["data"], lmap, stmt_of) if not truth.get("error") else {}
+    lines = score.score(truth.get("invocations", []), inf["data"], lmap, stmt_of, built_by) \
+        if not truth.get("error") else {}
     diags = [d for f in ((chk or {}).get("data") or {}).get("files", []) for d in f.get("diagnostics", [])] \
         if chk else (inf["data"] or {}).get("diagnostics", [])
     errors = [{"line": lmap(d.get("line")), "code": d.get("code"), "message": d.get("message", "")[:300]}

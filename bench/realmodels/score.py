@@ -15,7 +15,10 @@ body assigned to that name (one value in the call: `B, T, C = x.shape`), the con
 arguments of `self` and `self`'s int attributes. A name bound nowhere is unbound: partial, never
 wrong. The join `shape` is evaluated with the function's own bindings; a `contexts` item whose
 `QUALNAME:LINE` (or "called from QUALNAME (line N)") names the observed caller is evaluated with
-the bindings of the caller and its callers.
+the bindings of the caller and its callers. So is a construction context (`FACTORY:LINE`) of a
+factory the benchmark's build expression calls (`resnet18(num_classes=10)` builds through
+`resnet18` and the module's functions it calls, `builders`): it is the context a user who builds
+the model that way reads in hover.
 """
 from __future__ import annotations
 
@@ -189,9 +192,11 @@ class Run:
                 return dims[sym["axis"]]
         raise Unbound(name)
 
-    def lookup(self, inv, chain: bool):
-        """The name binder for `inv`'s own names, or (chain) for a context's: its callers' first."""
-        scopes = list(self.ancestors(inv))[1:] if chain else [inv]
+    def lookup(self, inv, chain: bool, own_first: bool = False):
+        """The name binder for `inv`'s own names, or (chain) for a context's: its callers' first
+        (`own_first`: its own, then its callers' — a construction context records only methods
+        given the model's very inputs, so their names are the method's own)."""
+        scopes = list(self.ancestors(inv))[(0 if own_first else 1):] if chain else [inv]
 
         def look(name):
             if name in self.symbols:
@@ -266,7 +271,28 @@ def combine(verdicts: list) -> str:
     return "partial"
 
 
-def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None) -> dict:
+def builders(build: str, source: str) -> frozenset:
+    """The module-level functions of `source` that the build expression runs, transitively."""
+    try:
+        expr = annotate.parse(build, mode="eval")
+        tree = annotate.parse(source)
+    except SyntaxError:
+        return frozenset()
+    funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def called(node) -> set:
+        return {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                and c.func.id in funcs}
+    found, todo = set(), called(expr)
+    while todo:
+        name = todo.pop()
+        if name not in found:
+            found.add(name)
+            todo |= called(funcs[name])
+    return frozenset(found)
+
+
+def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None, built_by=frozenset()) -> dict:
     """{"LINE:NAME": {"verdict", "function", "observations", "example": {observed, shape}}}.
 
     `line_map(answer_line) -> original line | None` undoes an annotated copy's inserted lines;
@@ -291,7 +317,7 @@ def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None) -
             val = cands[0] if cands else None
             verdicts = []
             for obs in shapes:
-                verdicts.append(_observation(val, obs, inv, run, line_map, stmt_of))
+                verdicts.append(_observation(val, obs, inv, run, line_map, stmt_of, built_by))
             key = "%d:%s" % (rec["line"], rec["name"])
             item = out.setdefault(key, {"function": inv["function"], "verdicts": [], "observations": 0,
                                         "example": None})
@@ -305,9 +331,10 @@ def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None) -
     return out
 
 
-def _observation(val, obs, inv, run, line_map, stmt_of) -> str:
+def _observation(val, obs, inv, run, line_map, stmt_of, built_by=frozenset()) -> str:
     """The join must hold for this call; of the contexts naming its caller (several when one call
-    line reaches several blocks, as a Sequential does) the best one counts: they are alternatives."""
+    line reaches several blocks, as a Sequential does) or the factory that built the model, the
+    best one counts: they are alternatives."""
     if val is None:
         return "missing"
     join = judge(val.get("shape"), obs, run.lookup(inv, chain=False))
@@ -315,7 +342,12 @@ def _observation(val, obs, inv, run, line_map, stmt_of) -> str:
     alts = []
     for ctx in val.get("contexts") or []:
         where = parse_context(ctx.get("context", ""))
-        if where is None or caller is None:
+        if where is None:
+            continue
+        if where[0] in built_by:
+            alts.append(judge(ctx.get("shape"), obs, run.lookup(inv, chain=True, own_first=True)))
+            continue
+        if caller is None:
             continue
         line = line_map(where[1])
         if where[0] == caller[0] and line is not None and stmt_of(line) == stmt_of(caller[1]):

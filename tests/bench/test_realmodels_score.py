@@ -182,3 +182,23 @@ def test_compare_lists_each_changed_verdict_and_readme_markers(tmp_path):
     assert "old" not in text and "| **all** | raw | 1 | 2 | 2 (100.0 %)" in text and text.endswith("bottom\n")
     (tmp_path / "R2.md").write_text("no markers\n")
     assert not report.update_readme("x", str(tmp_path / "R2.md"))
+
+
+def test_a_construction_context_of_the_factory_the_build_calls_is_credited():
+    # Net.forward's line 10 has no shape of its own (the class's structure comes from a factory
+    # argument); the `small:40` construction context has it. It counts only when the benchmark
+    # builds the model through `small` (or through a function that calls it).
+    ans = answer([(10, "h", None, [{"context": "small:40", "shape": ["x.shape[0]", 8, 32, 32]}])])
+    assert verdicts(ans)["10:h"] == "missing"
+    got = {k: v["verdict"] for k, v in score.score(RUN, ans, built_by=frozenset({"small"})).items()}
+    assert got["10:h"] == "right"
+    bad = answer([(10, "h", None, [{"context": "small:40", "shape": ["x.shape[0]", 9, 32, 32]}])])
+    assert {k: v["verdict"] for k, v in score.score(RUN, bad, built_by=frozenset({"small"})).items()}["10:h"] == "wrong"
+
+
+def test_builders_follow_the_module_functions_the_build_expression_calls():
+    src = ("def _make(n):\n    return Net(n)\n\n\ndef small(**kw):\n    return _make(2)\n\n\n"
+           "def big():\n    return _make(8)\n\n\nclass Net:\n    pass\n")
+    assert score.builders("small(num_classes=10)", src) == {"small", "_make"}
+    assert score.builders("Net(3)", src) == frozenset()
+    assert score.builders("small(", src) == frozenset()

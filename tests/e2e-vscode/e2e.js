@@ -34,8 +34,10 @@ const CHROMIUM = process.env.CHROMIUM_PATH || "/usr/lib/chromium/chromium";
 const STRICT = process.env.SHAPEHINT_E2E_STRICT === "1";
 // SHAPEHINT_E2E_UPDATE_DOCS=1 copies the README's screenshots to docs/img/ after a passing run.
 const DOC_SHOTS = { "1-squiggle": "vscode-squiggle.png", "1b-error-hover": "vscode-error.png", "2-problems": "vscode-problems.png", "3-hover": "vscode-hover.png",
-  "4-quickfix-menu": "vscode-quickfix.png", "6-run-shapes": "vscode-run-shapes.png", "8-notebook-hover": "vscode-notebook.png" };
+  "4-quickfix-menu": "vscode-quickfix.png", "6-run-shapes": "vscode-run-shapes.png", "8-notebook-hover": "vscode-notebook.png",
+  "9-typical-input-lens": "vscode-typical-input.png" };
 const NOTEBOOK = "shapes.ipynb";
+const UNANNOTATED = "lenet.py"; // no annotation: the typical-input lens gives its input
 const PYTHON = process.env.SHAPEHINT_E2E_PYTHON || "python3";
 
 const results = [];
@@ -94,6 +96,7 @@ function makeWorkspace(tmp) {
   const { source, error } = pickExample();
   fs.copyFileSync(source, path.join(ws, "cnn_bug.py"));
   fs.copyFileSync(path.join(__dirname, "fixtures", NOTEBOOK), path.join(ws, NOTEBOOK));
+  fs.copyFileSync(path.join(__dirname, "fixtures", UNANNOTATED), path.join(ws, UNANNOTATED));
   fs.writeFileSync(path.join(ws, ".vscode", "settings.json"), JSON.stringify({
     "shapehint.deviceRun.device": "cpu",
     "shapehint.interpreter": [PYTHON],
@@ -257,6 +260,7 @@ async function run() {
     await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
     log("workbench loaded");
     await scenario(page, ui, file, text, error);
+    await lensScenario(page, ui);
     await notebookScenario(page, ui);
   } finally {
     if (browser) await browser.close().catch(() => {});
@@ -414,6 +418,35 @@ async function scenario(page, ui, file, text, error) {
     }
     return `${msg.slice(0, 200)} | status bar: ${status}${runDiag}`;
   }, { pendingIf: (e) => /PENDING/.test(String(e.message)) });
+}
+
+/** An unannotated model: the server's lens shows the input it inferred, and clicking it runs the
+ * model with that input (issue 26: Run Shapes without annotations). */
+async function lensScenario(page, ui) {
+  const lens = page.locator(".monaco-editor .codelens-decoration a", { hasText: /Typical input:/ }).first();
+  await step("typical-input lens above an unannotated model", async () => {
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+Shift+E");
+    const item = page.locator(`.explorer-folders-view .monaco-list-row[aria-label*="${UNANNOTATED}"]`).first();
+    await item.waitFor({ state: "visible", timeout: 30000 });
+    await item.click();
+    await page.locator(`.tabs-container .tab[aria-label*="${UNANNOTATED}"]`).first().waitFor({ timeout: 15000 });
+    await lens.waitFor({ state: "visible", timeout: 90000 });
+    const title = nbsp(await lens.innerText());
+    await ui.shot("9-typical-input-lens");
+    if (!/x=\[2, 1, 28, 28\]/.test(title)) throw new Error(`unexpected lens: ${title}`);
+    return title;
+  });
+
+  await step("the lens runs the model with its typical input", async () => {
+    await lens.click();
+    // the server's result notification updates the status bar: matches, no mismatch, no error
+    await page.waitForFunction(() => [...document.querySelectorAll(".statusbar-item")].some(
+      (e) => /[1-9]\d* ✓ 0 ✗\s*$/.test(e.textContent.trim())), null, { timeout: 120000 });
+    const status = await page.locator(".statusbar-item", { hasText: /✓ 0 ✗/ }).first().innerText();
+    await ui.shot("10-typical-input-run");
+    return `status bar: ${status.replace(/\s+/g, " ")}`;
+  });
 }
 
 /** The notebook's cells are analysed as one module: `x` and `w` come from cell 3, the clash is in cell 4. */

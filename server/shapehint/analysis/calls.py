@@ -276,7 +276,8 @@ class Calls:
         situation = self._situation(fr, kwargs)
         hit = self.memo.lookup(self.interp, f, args, kwargs, situation, fr.facts)
         if hit is not None:
-            if fr.root and fr.root != f.qualname and not (f.module_path and f.module_path != self.interp.path):
+            if (fr.root and fr.root != f.qualname and fr.built is None
+                    and not (f.module_path and f.module_path != self.interp.path)):
                 self.note_called_from(f.qualname, fr.root)
             fr.dead = fr.dead or hit.dead
             fr.assumes_default = fr.assumes_default or hit.assumes_default
@@ -323,7 +324,9 @@ class Calls:
                           tuple(type(env.get(n)).__name__ for n in names))
         if f.node.returns is not None:
             sub.declared_return = self.declared_return(f, fr, f.globals, binding, span)
-        if fr.root and fr.root != f.qualname and not foreign:
+        # a construction context (built.py) runs the model on inputs of its own: not a caller that
+        # gives the function its inputs
+        if fr.root and fr.root != f.qualname and not foreign and fr.built is None:
             self.note_called_from(f.qualname, fr.root)
         saved_lines = self.interp.lines
         if foreign:

@@ -342,7 +342,12 @@ def assemble(path, text, device, run, infer_json, skipped=(), notes=()) -> dict:
         comp = {"lines": [], "mismatches": [], "summary": None, "observed": []}
         notes = list(notes) + [f"comparison failed: {type(exc).__name__}: {exc}"]
     entries, error, not_observable = [], run.get("error"), None
+    refused = None
     for e in run.get("entries", []):
+        if e.get("refused"):
+            refused = refused or e["refused"]
+            entries.append({"entry": e["entry"], "skipped": e["refused"]})
+            continue
         if e.get("skipped"):
             entries.append({"entry": e["entry"], "skipped": e["skipped"]})
             continue
@@ -360,6 +365,8 @@ def assemble(path, text, device, run, infer_json, skipped=(), notes=()) -> dict:
     for s in skipped:
         entries.append({"entry": s["entry"], "skipped": s["reason"]})
     first = next((e for e in entries if "skipped" not in e), None)
+    if first is None and refused and error is None:
+        error = _err("UsageError", refused)
     if first is None and skipped:
         notes = list(notes) + ["no entry could be called (see entries[].skipped): only the module's top-level "
                                "code ran; choose one with --entry and give what it needs"]

@@ -10,6 +10,8 @@ line (a provable error, a rank nothing fixes, an operation the analysis cannot f
 """
 from __future__ import annotations
 
+import ast
+
 from .candidates import make_candidates
 
 
@@ -56,8 +58,12 @@ def _apply(plan, qual: str, sig) -> None:
     missing = [p.name for p in plan.unknown if by_name.get(p.name) is None or by_name[p.name].example is None]
     if example is None or missing:
         why = sig.problem or f"nothing in {qual} fixes the shape of {', '.join(missing)}"
-        plan.problem = (f"no input can be found for {names} of {qual}: {why}; give one with "
-                        + " ".join(f"--input {n}=..." for n in (missing or [p.name for p in plan.unknown])))
+        refusal = (f"no input can be found for {names} of {qual}: {why}; give one with "
+                   + " ".join(f"--input {n}=..." for n in (missing or [p.name for p in plan.unknown])))
+        if sig.rank_open:
+            _try_common_shapes(plan, qual, refusal)
+        else:
+            plan.problem = refusal
         return
     first = {}
     for p in plan.unknown:
@@ -75,6 +81,8 @@ def _apply(plan, qual: str, sig) -> None:
     plan.params = sorted(plan.params + plan.unknown, key=lambda p: order.get(p.name, len(order)))
     plan.constraints = list(plan.constraints) + [c for s in sig.params for c in s.constraints]
     plan.problem = None
+    plan.refusal = (f"no input can be found for {names} of {qual}: neither the inferred input nor a common input "
+                    f"shape runs on meta; give one with " + " ".join(f"--input {p.name}=..." for p in plan.unknown))
     cands = make_candidates(plan.params, plan.constraints)
     typical = []
     for c in cands[:1]:  # the signature's typical input, with the other inputs as the source gives them
@@ -91,29 +99,71 @@ def _apply(plan, qual: str, sig) -> None:
         plan.candidates = plan.candidates[:1] + common + plan.candidates[1:]
 
 
+def _try_common_shapes(plan, qual: str, refusal: str) -> None:
+    """The code fixes no rank the analysis could follow through every operation (an opaque layer or
+    helper on the way): the model may still take an input people commonly give. The meta dry run
+    tries the common shapes; the refusal is the runner's, when none of them runs (the planner
+    cannot know which will)."""
+    order = {n: i for i, n in enumerate(plan.order)}
+    known = make_candidates(plan.params, plan.constraints) if plan.params else []
+    plan.params = sorted(plan.params + plan.unknown, key=lambda p: order.get(p.name, len(order)))
+    plan.candidates = _common_candidates(plan, qual, known[0] if known else {}, rank_open=True)
+    plan.refusal = refusal
+    plan.problem = None
+
+
 # Input shapes people give models, tried on meta in this order when the code leaves the rank open:
 # an image batch, a small image batch, a sequence of feature vectors, feature vectors.
 COMMON_SHAPES = ([2, 3, 224, 224], [2, 3, 64, 64], [2, 16, 32], [2, 32])
 COMMON_IDS = ([2, 16],)
 
 
-def _common_candidates(plan, qual: str, base: dict) -> list:
+def _common_candidates(plan, qual: str, base: dict, rank_open: bool = False) -> list:
+    why = (f"the code of {qual} does not fix the rank of {{name}} (an operation on its way is opaque to the "
+           f"analysis): the first common input shape that runs on meta") if rank_open else (
+        f"{qual} leaves the rank of {{name}} open to the analysis (an operation on its way is opaque to "
+        f"it) and the rank it could follow does not run: the first common input shape that runs on meta")
     out = []
-    for i in range(max(len(COMMON_SHAPES), len(COMMON_IDS))):
+    images = list(COMMON_SHAPES[:2]) + [[2, 3, n, n] for n in _built_sizes(plan) if [2, 3, n, n] not in COMMON_SHAPES]
+    common = images + list(COMMON_SHAPES[2:])
+    for i in range(max(len(common), len(COMMON_IDS))):
         cand = dict(base)
         for p in plan.unknown:
             ids = p.dtype == "int64" or p.role == "ids"
-            shapes = COMMON_IDS if ids else COMMON_SHAPES
+            shapes = COMMON_IDS if ids else common
             spec = {"shape": list(shapes[min(i, len(shapes) - 1)]), "dtype": p.dtype or "float32"}
             if ids:
                 spec["role"] = "ids"
-            spec["source"], spec["reason"] = "inferred", (
-                f"{qual} leaves the rank of {p.name} open to the analysis (an operation on its way is opaque to "
-                f"it) and the rank it could follow does not run: the first common input shape that runs on meta")
+            spec["source"], spec["reason"] = "inferred", why.format(name=p.name)
             cand[p.name] = spec
         if cand not in out:
             out.append(cand)
     return out
+
+
+def _built_sizes(plan) -> list:
+    """Image sizes the model is built for: the integer arguments of its construction (`--build`,
+    `--arg`, the `# entry:` comment) that could be a side (`img_size=32`), in order."""
+    named, other = [], []  # keywords that name a size (img_size, resolution) first
+    texts = [("", plan.ctor_expr)] if plan.ctor_expr else []
+    texts += [(k, str(v)) for k, v in plan.ctor_args.items()]
+    for key, text in texts:
+        try:
+            tree = ast.parse(text, mode="eval")
+        except SyntaxError:
+            continue
+        sized = {id(kw.value): kw.arg for n in ast.walk(tree) if isinstance(n, ast.Call) for kw in n.keywords}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and type(node.value) is int and 8 <= node.value <= 1024:
+                name = (sized.get(id(node)) or key or "").lower()
+                (named if any(w in name for w in SIZE_WORDS) else other).append(node.value)
+    return list(dict.fromkeys(named + other))[:MAX_BUILT_SIZES]
+
+
+SIZE_WORDS = ("size", "res", "img", "image")
+
+
+MAX_BUILT_SIZES = 4  # each costs a meta try
 
 
 def stamp_sources(plan) -> None:

@@ -45,10 +45,11 @@ class EntryPlan:
     order: list = field(default_factory=list)  # every parameter's name, in the signature's order
     sources: dict = field(default_factory=dict)  # name -> (given | annotation | inferred, reason)
     helper: bool = False  # other code of the file calls it and gives it its inputs (not a refusal)
+    refusal: Optional[str] = None  # inferred inputs: the refusal when none of the candidates runs on meta
 
     def request(self) -> dict:
         return {"qualname": self.qualname, "kind": self.kind, "method": self.method, "ctor_expr": self.ctor_expr,
-                "guessed": self.guessed and len(self.candidates) > 1,
+                "guessed": self.guessed and len(self.candidates) > 1, "refusal": self.refusal,
                 "ctor_args": self.ctor_args, "candidates": self.candidates}
 
 

@@ -234,6 +234,10 @@ class DryRunTimeout(Exception):
     """A candidate's meta dry run took longer than its share of the dry-run budget."""
 
 
+TRY_SECONDS, FIRST_TRY_SECONDS = 5.0, 30.0
+BUDGET_SPENT = "dry-run time budget spent"  # not a failure of the inputs: never a reason to refuse
+
+
 def _alarm(signum, frame):
     raise DryRunTimeout()
 
@@ -250,25 +254,28 @@ def warm_lazy_imports():
             pass
 
 
-def dry_run_pick(torch, mod, entry, deadline):
-    """The first candidate inputs that run on meta (or stop only on data-dependent ops).
+def dry_run_pick(torch, mod, entry, deadline, always=False):
+    """The first candidate inputs that run on meta (or stop only on data-dependent ops); with
+    `always`, a single candidate is tried too (inputs we inferred are refused when none runs).
 
     Each try is bounded by SIGALRM so a module that loops forever cannot eat the whole run."""
     cands = entry.get("candidates") or [{}]
-    if len(cands) == 1:
+    if len(cands) == 1 and not always:
         return cands[0], None
     warm_lazy_imports()
     failures = []
     old = signal.signal(signal.SIGALRM, _alarm)
     try:
-        for cand in cands:
+        for i, cand in enumerate(cands):
             left = deadline - time.time()
             if left <= 0:
-                failures.append("dry-run time budget spent")
+                failures.append(BUDGET_SPENT)
                 break
-            # Generous per try: an interrupted lazy import inside torch (nonzero on meta imports
-            # torch._dynamo) could leave a half-initialised module behind.
-            signal.setitimer(signal.ITIMER_REAL, min(left, 5.0))
+            # Generous per try, and more for the first: it pays torch's lazy imports (a failing
+            # meta op imports torch._dynamo: seconds on a loaded machine), and a try interrupted
+            # inside an import would both be taken for a slow pass and leave a half-initialised
+            # module behind.
+            signal.setitimer(signal.ITIMER_REAL, min(left, FIRST_TRY_SECONDS if i == 0 else TRY_SECONDS))
             try:
                 call_entry(torch, mod, entry, json.loads(json.dumps(cand)), "meta", [])
                 return cand, None
@@ -284,7 +291,7 @@ def dry_run_pick(torch, mod, entry, deadline):
                 signal.setitimer(signal.ITIMER_REAL, 0)
     finally:
         signal.signal(signal.SIGALRM, old)
-    return cands[0], "no candidate input shapes passed a meta dry run (%s); using the first" % failures[0]
+    return cands[0], failures
 
 
 def enclosing_package(path):
@@ -360,13 +367,18 @@ def run_job(torch, job, device, limits, result, n):
         info = {"entry": entry["qualname"], "kind": entry.get("kind"), "error": None,
                 "ctor_args": entry.get("ctor_args", {})}
         result["entries"].append(info)
-        inputs, note = dry_run_pick(torch, mod, entry, deadline)
-        if note and entry.get("guessed"):
-            # Nobody asked for this entry and no guess runs: an error here would be ours, not the user's.
-            info["skipped"] = note.replace("; using the first", "") + "; give its inputs with --entry and --input"
+        inputs, failures = dry_run_pick(torch, mod, entry, deadline, entry.get("refusal"))
+        if failures and entry.get("refusal") and failures[-1] != BUDGET_SPENT:
+            # inputs we inferred, and none runs: a refusal, not a crash of the user's code
+            info["refused"] = "%s (the first try on meta failed: %s)" % (entry["refusal"], failures[0])
             continue
-        if note:
-            info["note"] = note
+        if failures and entry.get("guessed"):
+            # Nobody asked for this entry and no guess runs: an error here would be ours, not the user's.
+            info["skipped"] = ("no candidate input shapes passed a meta dry run (%s); give its inputs with --entry "
+                               "and --input" % failures[0])
+            continue
+        if failures:
+            info["note"] = "no candidate input shapes passed a meta dry run (%s); using the first" % failures[0]
         inputs = json.loads(json.dumps(inputs))
         recorder.entry = entry["qualname"]
         holder = []

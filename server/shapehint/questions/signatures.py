@@ -64,6 +64,7 @@ class Signature:
     params: list
     problem: Optional[str] = None  # why no typical input exists
     callers: list = field(default_factory=list)  # functions that call it (and give it inputs)
+    rank_open: bool = False  # no rank was followed through the code (an opaque operation on the way)
 
     def to_json(self) -> dict:
         out = {"function": self.function, "params": [p.to_json() for p in self.params]}
@@ -118,7 +119,7 @@ def _signature(session, qualname: str, budget: Optional[list] = None) -> Signatu
                                               for n in params],
                              f"no input can be inferred for {', '.join(open_)}: the code does not fix "
                              f"{'its' if len(open_) == 1 else 'their'} rank, and no rank tried was followed "
-                             f"through every operation")
+                             f"through every operation", rank_open=True)
         base, reasons = found
         params = src.params(base, qualname)
     return _read(base, qualname, line, params, reasons)
