@@ -196,6 +196,12 @@ def _split_even(cx: OpContext, x: TensorV, d: int, s: Expr) -> Value:
         v = cx.pinned(s)  # `qkv.split(C, dim=2)` where a Linear already fixed C
         if v is not None and v > 0:
             return _split_even(cx, x, d, Expr.const(v))
+    if s.value is None:
+        # `qkv.split(C)` of `3*n_embd` where the facts say C == n_embd (a Linear(n_embd) read
+        # the input whose last axis is C): a few equal pieces, as qkv/kv/gate layouts make them
+        for k in (2, 3, 4):
+            if cx.entails(eq(size, s * k)):
+                return _pieces(cx, x, d, [s] * k)
     return _unknown_count(cx, x, d, None)
 
 
