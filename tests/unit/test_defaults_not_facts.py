@@ -226,3 +226,12 @@ class Block(nn.Module):
 def test_an_annotated_int_default_is_a_symbol_too():
     _, out = _infer(ANNOTATED)
     assert _shape(out, 11, "out")[2] == "(x.shape[2] - 1)//stride + 1"
+
+
+def test_hover_shows_the_default_as_a_note():
+    """The editor's hover on `out` lists `stride` with its origin and its default, not as a value."""
+    from shapehint.lsp.features.hover import hover
+    res, _ = _infer(BLOCK)
+    text = hover(res, 14, 9).markdown
+    assert "stride" in text.split("\n")[0]  # in the shape itself
+    assert "- `stride`: constructor parameter `stride` of `Block` (default 1)" in text

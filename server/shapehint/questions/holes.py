@@ -17,6 +17,7 @@ def answer_holes(session) -> list:
     session.ensure_generic()
     it = session.interp
     out = []
+    roots = {id(st): q for q, st in it.generic_stores.items()}  # a store -> whose analysis it is
     for name, span in sorted(it.env.holes.items(), key=lambda kv: (kv[1].line, kv[1].col)):
         item = {"line": span.line, "col": span.col, "status": "unknown", "value": None, "lo": None, "hi": None,
                 "examples": [], "note": None}
@@ -26,7 +27,6 @@ def answer_holes(session) -> list:
             out.append(item)
             continue
         lo, hi, stores = 1, None, []
-        defaults = default_assumptions(session)
         # Concrete calls from module-level code (the first store) are the program as it runs;
         # when they constrain the hole they decide it, as in Tensors Fitting Perfectly.
         mentioning = [st for st in it.env.stores if any(name in f.pred.symbols() for f in st.facts)]
@@ -36,7 +36,7 @@ def answer_holes(session) -> list:
             for st in mentioning:
                 if True:
                     # the value for the model as `Cls()` builds it (common.default_assumptions)
-                    assumed = consistent(st, defaults) if defaults else []
+                    assumed = consistent(st, default_assumptions(session, roots.get(id(st))))
                     stores.append((st, assumed))
                     a, b = st.value_range(Expr.sym(name), assumed)
                     lo = max(lo, a if a is not None else lo)
