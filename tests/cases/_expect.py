@@ -223,8 +223,9 @@ def random_bindings(names, count=6, seed=0) -> list:
     return out
 
 
-def dims_equal(expected: list, got: list) -> bool:
-    """Expected and inferred shapes agree: same rank; each dim equal under several bindings."""
+def dims_equal(expected: list, got: list, fixed: dict | None = None) -> bool:
+    """Expected and inferred shapes agree: same rank; each dim equal under several bindings
+    (`fixed`: symbols bound to these values in each, `x.shape[0]` or `cfg.n_embd` style names)."""
     if got is None or len(expected) != len(got):
         return False
     syms = set()
@@ -238,7 +239,9 @@ def dims_equal(expected: list, got: list) -> bool:
         if g == "?":
             return False
         syms |= symbols(str(e)) | symbols(str(g))
-    for env in random_bindings(syms):
+    fixed = {normalise(k): v for k, v in (fixed or {}).items()}
+    for env in random_bindings(syms - fixed.keys()):
+        env.update((k, v) for k, v in fixed.items() if k in syms)
         for e, g in zip(expected, got):
             if e == "?" or str(e).startswith("*"):
                 continue

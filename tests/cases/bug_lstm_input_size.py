@@ -11,10 +11,10 @@ from torch import Tensor
 
 
 class SentimentLSTM(nn.Module):
-    def __init__(self, vocab=20000, emb_dim=128, hidden=256):
+    def __init__(self, vocab=20000, hidden=256):  # 128 fixed (an `emb_dim=128` default is one value)
         super().__init__()
-        self.embedding = nn.Embedding(vocab, emb_dim, padding_idx=0)
-        self.emb_norm = nn.LayerNorm(emb_dim)
+        self.embedding = nn.Embedding(vocab, 128, padding_idx=0)
+        self.emb_norm = nn.LayerNorm(128)
         self.lstm = nn.LSTM(100, hidden, batch_first=True)
         self.fc = nn.Linear(hidden, 1)
 

@@ -11,9 +11,9 @@ from torch import Tensor
 
 
 class MHSA(nn.Module):
-    def __init__(self, dim=64, heads=4):
+    def __init__(self, dim=64):
         super().__init__()
-        self.heads = heads
+        self.heads = 4  # fixed: a `heads=4` default is one value (heads=1 would view fine)
         self.qkv = nn.Linear(dim, 3 * dim)
         self.proj = nn.Linear(dim, dim)
 

@@ -43,19 +43,21 @@ def _built_by(value, factory):
     return got[0]
 
 
-def _dims(shape, x):
-    """The sizes a printed shape stands for with input `x` (None for a "?")."""
-    return [None if d == "?" else d if isinstance(d, int) else eval(d, {"x": x, "max": max, "min": min})
-            for d in shape]
+def _dims(shape, x, defaults=None):
+    """The sizes a printed shape stands for with input `x` (None for a "?"); `defaults`: the
+    values of the constructor parameters a class analysed on its own names (issue 24: a default
+    is one possible value, so it prints as the parameter) in the model run."""
+    env = {"x": x, "max": max, "min": min, **(defaults or {})}
+    return [None if d == "?" else d if isinstance(d, int) else eval(d, env) for d in shape]
 
 
-def _check_against_torch(model, shape, x, upto):
+def _check_against_torch(model, shape, x, upto, defaults=None):
     """`shape` (ShapeHint's, for the value of `model`'s forward after running `upto`) agrees with
     torch on every dim it claims."""
     import torch
     with torch.no_grad():
         got = list(upto(model, x).shape)
-    claimed = _dims(shape, x)
+    claimed = _dims(shape, x, defaults)
     assert len(claimed) == len(got)
     for c, g in zip(claimed, got):
         assert c is None or c == g, (shape, got)
@@ -120,7 +122,7 @@ def test_partial_norm_layers_and_settings_lists():
     got = _shapes(_answer("inverted.py"), "Net.forward")
     assert got[57]["shape"] == ["x.shape[0]", 64, "(((x.shape[2] - 1)//2)//2)//2 + 1",
                                 "(((x.shape[3] - 1)//2)//2)//2 + 1"]
-    assert got[60]["shape"] == ["x.shape[0]", 10]
+    assert got[60]["shape"] == ["x.shape[0]", "num_classes"]  # the default 10 is one possible value
 
 
 def test_inverted_residual_stages_agree_with_torch():
@@ -208,11 +210,13 @@ def test_dense_blocks_registered_under_names_built_in_a_loop():
     answer = _answer("dense.py")
     assert [d for d in answer["diagnostics"] if d["severity"] == "error"] == []
     got = {v["line"]: v["shape"] for v in answer["values"] if v["function"] == "Net.forward"}
-    assert got[56] == ["x.shape[0]", 20, "x.shape[2]//2", "x.shape[3]//2"] and got[59] == ["x.shape[0]", 10]
+    # (the constructor's defaults growth=4, init=8, num_classes=10 are possible values: symbols)
+    assert got[56] == ["x.shape[0]", "4*growth + init//2", "x.shape[2]//2", "x.shape[3]//2"]
+    assert got[59] == ["x.shape[0]", "num_classes"]
     torch = pytest.importorskip("torch")
     mod = _module("dense")
     x = torch.randn(2, 3, 9, 10)
-    _check_against_torch(mod.Net().eval(), got[56], x, lambda m, x: m.features(x))
+    _check_against_torch(mod.Net().eval(), got[56], x, lambda m, x: m.features(x), dict(growth=4, init=8))
 
 
 def test_names_made_by_formatting():
@@ -271,15 +275,18 @@ def test_lambdas_mapped_over_chunks_and_einops_layers():
     each known item; einops' Rearrange/Reduce layers inside Sequentials (before: nothing after
     the patch embedding)."""
     got = {(v["line"], v["name"]): v["shape"] for v in _answer("heads.py")["values"]}
-    assert got[(19, "q")] == got[(19, "v")] == [2, 4, 16, 8]
-    assert got[(21, "o")] == [2, 16, 32] and got[(22, "r")] == [2, 5, 32] and got[(24, "y")] == [2, 10]
+    # (dim=32, heads=4 are the constructor's defaults: possible values, so symbols)
+    assert got[(19, "q")] == got[(19, "v")] == [2, "heads", 16, "dim//heads"]
+    assert got[(21, "o")] == [2, 16, "heads*(dim//heads)"] and got[(22, "r")] == [2, 5, "heads*(dim//heads)"]
+    assert got[(24, "y")] == [2, 10]
     torch = pytest.importorskip("torch")
     pytest.importorskip("einops")
     mod = _module("heads")
     m = mod.Attn()
     x = m.patch(torch.randn(2, 3, 16, 16))
     q = mod.rearrange(m.qkv(x).chunk(3, dim=-1)[0], "b n (h d) -> b h n d", h=m.heads)
-    assert list(q.shape) == got[(19, "q")] and list(m.pool(x).shape) == got[(24, "y")]
+    assert list(q.shape) == _dims(got[(19, "q")], x, dict(dim=32, heads=4))
+    assert list(m.pool(x).shape) == got[(24, "y")]
 
 
 def test_modules_added_under_names_not_known_are_not_a_fixed_set():

@@ -46,8 +46,11 @@ class Block(nn.Module):
 
 
 class Net(nn.Module):
-    def __init__(self, d: int = 64, depth: int = 6):
+    def __init__(self):
         super().__init__()
+        # sizes in the code, not defaults: a default is a symbol (defaults.py), and a stack of a
+        # symbolic depth is a loop of unknown length, not six constructions the memo can share
+        d, depth = 64, 6
         self.blocks = nn.ModuleList([Block(d, 4 * d) for _ in range(depth)])
         self.head = nn.Linear(d, 10)
 

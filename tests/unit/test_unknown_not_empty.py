@@ -57,9 +57,10 @@ def test_a_list_filtered_to_nothing_for_every_construction_still_fails():
     assert _errors(text) == [(27, "SH107")]
 
 
-def test_an_argument_stored_as_it_came_keeps_its_default():
-    # `self.layer_idx = layer_idx` is the argument itself, not a part built for it: the instance
-    # keeps the default's None (whether defaults are facts is the calling contexts' question)
+def test_an_argument_stored_as_it_came_is_any_value_a_construction_passes():
+    # `self.layer_idx = layer_idx`: the default None is one possible value (issue 24, defaults are
+    # not facts; tests/unit/test_defaults_not_facts.py): a class analysed on its own decides
+    # neither test on it, so neither assertion is an error or a warning
     text = '''import torch.nn as nn
 
 
@@ -73,7 +74,7 @@ class Layer(nn.Module):
         return x
 '''
     assert _errors(text) == []
-    assert _errors(text.replace("is None", "is not None")) == [(10, "SH108")]
+    assert _errors(text.replace("is None", "is not None")) == []
 
 
 UNDECIDED_ATTR = '''import torch

@@ -23,6 +23,7 @@ from . import interp as interp_limits
 from .interp import Interp
 from .hints import hint_of_one_tensor, read_as_sequence
 from .hover_facts import compose_dims, fixed_symbols, logged_dims
+from .defaults import default_symbol, name_copies, open_default_nones
 from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .optional_parts import open_optional_parts
 from .result import AnalysisResult, DimInfo, Diagnostic, Entry, Pending
@@ -212,7 +213,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
     it.generic_returns[f.qualname] = list(fr.returns)
     if is_init and params and flow != "raise" and f.cls not in it.generic_instances:
         # (one its defaults do not build is rebuilt: generic_instance)
-        inst = fr.env[params[0].arg]
+        inst = open_default_nones(f, fr.env[params[0].arg])
         if isinstance(inst, InstanceObj):
             open_optional_parts(inst, f, lambda i, o: _construct(it, i, o, False, given=True))
         it.generic_instances[f.cls] = _forget_state(f.cls, inst)
@@ -241,7 +242,9 @@ def _not_analysed(it: Interp, wanted) -> None:
                  (f": {len(left)} function{'s' if len(left) != 1 else ''} not analysed ({names})" if left else ""))
 
 
-def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
+def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, prefix: str = ""):
+    """`prefix`: the configuration object `f` (a configuration class's `__init__`) builds, whose
+    attributes are named after it (`config.hidden_size`, defaults.py)."""
     if p.annotation is not None and hint_of_one_tensor(p.annotation, lambda n: it._safe_eval(n, fr)) \
             and not read_as_sequence(f.node, p.arg):
         p = ast.arg(arg=p.arg, annotation=None, lineno=p.lineno, col_offset=p.col_offset,
@@ -259,16 +262,22 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
         node = unstring(p.annotation)  # `d: "int"`
         cls = it._safe_eval(node, fr) if node is not None else None
         if isinstance(cls, ClassObj) and not cls.is_module():
-            return generic_instance(it, cls)
+            return generic_instance(it, cls, p.arg)
         if isinstance(cls, BuiltinFn) and cls.name in ("int", "float", "bool", "str"):
             # `planes: int` is a number, not a tensor (its default, else a symbol of its name)
-            return f.defaults.get(p.arg, OpaqueV(p.arg))
+            if p.arg not in f.defaults:
+                return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
+            v = f.defaults[p.arg]
+            return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else v
     if p.arg in f.defaults:
         v = f.defaults[p.arg]
         if is_init and isinstance(v, (TupleV, ListV)) and v.items is not None and not v.items:
             # `ch=()` (ultralytics' heads): a placeholder the callers fill, not a model with no
             # levels (whose `torch.cat` of no tensors would fail in every method)
             return ListV(None, UnknownV(f"{p.arg}[i]"))
+        if is_init and f.cls is not None:
+            # the class on its own: a default is one value callers may pass, not the value
+            v = default_symbol(it, f.cls.name, p.arg, v, prefix)
         if isinstance(v, NoneV) and not is_init:
             if p.arg in tensor_uses(f.node):
                 # `mask=None` read as a tensor here: an optional tensor, so the generic analysis
@@ -284,8 +293,8 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool):
     if is_init or p.arg in CONFIG_NAMES or param_kind(f.node, p.arg) == "opaque":
         cfg_cls = config_class(it, p.arg)
         if cfg_cls is not None:
-            return generic_instance(it, cfg_cls)
-        return OpaqueV(p.arg)
+            return generic_instance(it, cfg_cls, p.arg)
+        return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
     return TensorV(_given_rank(it, f, p.arg, Shape.unknown(it.param_star(p.arg, f.qualname))), None, span_of(p))
 
 
@@ -390,26 +399,34 @@ def config_class(it: Interp, name: str):
     return found[0] if len(found) == 1 else None
 
 
-def generic_instance(it: Interp, cls: ClassObj):
-    inst = it.generic_instances.get(cls)
+def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
+    """The instance standing for any of `cls`; `prefix`: the parameter that holds it (`config`),
+    which names its attributes (defaults.py), else they are named after `cls`'s parameters."""
+    key = (cls, prefix) if prefix else cls
+    inst = it.generic_instances.get(key)
     if inst is not None:
         return inst
     inst = InstanceObj(cls, {}, None)
-    it.generic_instances[cls] = inst
+    it.generic_instances[key] = inst
     if cls.is_dataclass and cls.lookup("__init__") is None:
+        owner = prefix or f"{cls.name[:1].lower()}{cls.name[1:]}"
         for n, d in cls.fields:
-            inst.attrs[n] = d if d is not None else OpaqueV(f"{cls.name[:1].lower()}{cls.name[1:]}.{n}")
+            inst.attrs[n] = OpaqueV(f"{owner}.{n}") if d is None else default_symbol(it, cls.name, n, d, owner)
         return _forget_state(cls, inst)
     init = cls.lookup("__init__")
-    if isinstance(init, FuncObj) and _construct(it, init, inst, open_nones=False) == "raise":
+    if isinstance(init, FuncObj) and _construct(it, init, inst, open_nones=False, prefix=prefix) == "raise":
         # its defaults do not build one (`FractionalMaxPool2d()`: "requires an output_size or an
         # output_ratio"): build it again with the `None` defaults unknown, so the methods are
         # analysed with an instance some constructor call builds, not with the refused one
         inst.attrs.clear()
-        _construct(it, init, inst, open_nones=True)
+        _construct(it, init, inst, open_nones=True, prefix=prefix)
     elif isinstance(init, FuncObj):
         # parts built only for given arguments are unknown, not absent (optional_parts)
-        open_optional_parts(inst, init, lambda i, o: _construct(it, i, o, False, given=True))
+        open_optional_parts(inst, init, lambda i, o: _construct(it, i, o, False, given=True, prefix=prefix))
+    if isinstance(init, FuncObj):
+        open_default_nones(init, inst)
+        if prefix:
+            name_copies(it, init, inst, prefix)
     return _forget_state(cls, inst)
 
 
@@ -473,17 +490,18 @@ def _self_targets(fn: ast.FunctionDef) -> set:
     return fn._shapehint_self_targets
 
 
-def _construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, given: bool = False):
+def _construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, given: bool = False,
+               prefix: str = ""):
     """Run `init` on `inst` with its defaults (`open_nones`: a `None` default is unknown;
     `given`: a value of its name instead, errors on that path not reported — it only tells which
-    parts a caller's argument builds, optional_parts); the flow it ends with ("raise" when every
-    path raises)."""
+    parts a caller's argument builds, optional_parts; `prefix`: what names a config's attributes,
+    defaults.py); the flow it ends with ("raise" when every path raises)."""
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=init.cls, record=False)
     fr.caught = 1 if given else 0
     a = init.node.args
     params = a.posonlyargs + a.args
     for i, p in enumerate(params + a.kwonlyargs):
-        v = inst if i == 0 and params else param_value(it, init, p, fr, True)
+        v = inst if i == 0 and params else param_value(it, init, p, fr, True, prefix)
         if isinstance(v, NoneV) and (open_nones or given):
             v = OpaqueV(p.arg) if given else UnknownV(p.arg)
         fr.env[p.arg] = v

@@ -21,6 +21,9 @@ _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List
 
 
 
+IN_PLACE = {ast.Add: "__iadd__", ast.Sub: "__isub__", ast.Mult: "__imul__", ast.Div: "__itruediv__"}
+
+
 class Statements:
     """Simple statements, assignments, definitions and imports (`s_<node class>`; the
     interpreter dispatches and counts the steps, `Interp.exec_stmt`). A component of the
@@ -82,10 +85,17 @@ class Statements:
 
     def s_AugAssign(self, st: ast.AugAssign, fr):
         cur = self.eval(st.target, fr) if not isinstance(st.target, ast.Name) else self.e_Name(st.target, fr)
-        v = self.binop(type(st.op), cur, self.eval(st.value, fr), st, fr)
-        if isinstance(cur, TensorV) and isinstance(v, UnknownV):
-            # `mask *= <not understood>`: in place, so the tensor keeps its shape (or raises)
-            v = TensorV(cur.shape, None, cur.origin, cur.contiguous, cur.layout_note)
+        other = self.eval(st.value, fr)
+        method = IN_PLACE.get(type(st.op))
+        if isinstance(cur, TensorV) and method is not None:
+            # `out += identity` changes `out` itself: its shape stays whatever `identity` is
+            v = self.call_rule(f"Tensor.{method}", [cur, other], {}, fr, st, method)
+            v = v if isinstance(v, TensorV) else cur
+        else:
+            v = self.binop(type(st.op), cur, other, st, fr)
+            if isinstance(cur, TensorV) and isinstance(v, UnknownV):
+                # `mask *= <not understood>`: in place, so the tensor keeps its shape (or raises)
+                v = TensorV(cur.shape, None, cur.origin, cur.contiguous, cur.layout_note)
         self.assign(st.target, v, fr, st)
         self.check_shape_comment(st, v, fr)
 

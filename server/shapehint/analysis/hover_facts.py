@@ -40,7 +40,7 @@ def compose_dims(it: Interp, parts: list) -> dict:
     for ops, _ in parts:
         for force, name, info in ops:
             if force or name not in out:
-                out[name] = DimInfo(info.name, info.origin)
+                out[name] = DimInfo(info.name, info.origin, default=info.default)
     ren: dict = {}
     for table in it.sink.renames.values():
         ren.update(table)

@@ -87,6 +87,7 @@ class DimInfo:
     name: str
     origin: str  # "parameter x, axis 0" | "annotation on line 3" | "computed on line 7"
     facts: list = field(default_factory=list)  # ["H ≥ 3", "C % 12 == 0"]
+    default: Optional[int] = None  # a constructor parameter's or config attribute's default (defaults.py)
 
 
 @dataclass

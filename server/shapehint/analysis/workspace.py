@@ -168,7 +168,7 @@ def _moved_dims(dims: Optional[tuple], line_map) -> Optional[tuple]:
         n = line_map(int(m.group(1)))
         return f"line {n}" if n is not None else m.group(0)
     ops, preds = dims
-    return [(force, k, DimInfo(v.name, _LINE.sub(move, v.origin))) for force, k, v in ops], preds
+    return [(force, k, DimInfo(v.name, _LINE.sub(move, v.origin), default=v.default)) for force, k, v in ops], preds
 
 
 _LINE = re.compile(r"line (\d+)")

@@ -34,7 +34,7 @@ from typing import Optional
 
 from ..shapes.shape import conj, neg
 from .assume import parse_assumption, to_pred
-from .common import probe_store, witness
+from .common import consistent, default_assumptions, probe_store, witness
 
 SHAPE_WORDS = {"shape", "size", "dim", "ndim", "numel", "ndimension"}
 MODULE = "<module>"
@@ -130,6 +130,8 @@ class _Answering:
         self.parsed = parsed
         self.extra: dict = {}
         self.probes: dict = {}
+        self.by_root: dict = {}  # root -> its default assumptions
+        self.by_rec: dict = {}  # id(record) -> those its facts speak of and admit
 
     def assumptions(self, root: str) -> list:
         got = self.extra.get(root)
@@ -145,6 +147,18 @@ class _Answering:
                     continue
         return got
 
+    def defaults(self, rec) -> list:
+        """The constructor defaults this execution's facts speak of (common.default_assumptions):
+        the model `Cls()` builds, unless they contradict its facts and the assumptions."""
+        got = self.by_rec.get(id(rec))
+        if got is None:
+            if rec.root not in self.by_root:
+                self.by_root[rec.root] = default_assumptions(self.session, rec.root)
+            got = self.by_rec[id(rec)] = consistent(
+                rec.store, self.by_root[rec.root], self.assumptions(rec.root), facts=rec.facts,
+                about=[] if rec.pred is None else [rec.pred]) if self.by_root[rec.root] else []
+        return got
+
     def possible(self, rec, pred) -> Optional[bool]:
         probe = self.probes.get(id(rec.store))
         if probe is None:
@@ -154,11 +168,11 @@ class _Answering:
 
     def outcomes(self, rec) -> Optional[set]:
         """The outcomes some admissible input of this execution takes; None when unknown."""
-        extra = self.assumptions(rec.root)
         if rec.pred is None:
             # a test over an unknown rank: each outcome some rank takes (an assumption may speak
             # of the rank, which the outcomes do not follow: then unknown)
             return set(rec.ranks["outcomes"]) if rec.ranks is not None and not self.parsed else None
+        extra = self.assumptions(rec.root) + self.defaults(rec)
         if not extra and rec.decided is not None:
             return {rec.decided}
         got = set()
@@ -198,11 +212,11 @@ class _Answering:
         for outcome, rec in first.items():
             if rec.pred is None:  # rank outcomes: the facts hold for every length of the segment
                 wit["true" if outcome else "false"] = witness(
-                    self.session, rec.root, rec.store, rec.facts, [],
+                    self.session, rec.root, rec.store, rec.facts, self.defaults(rec),
                     segments=(rec.ranks["params"], rec.ranks["outcomes"][outcome]))
             else:
                 p = rec.pred if outcome else neg(rec.pred)
                 wit["true" if outcome else "false"] = witness(self.session, rec.root, rec.store, rec.facts,
-                                                              [p] + self.assumptions(rec.root))
+                                                              [p] + self.assumptions(rec.root) + self.defaults(rec))
             where = where or rec.root
         return {"status": status, "witnesses": wit, "witness_function": where}

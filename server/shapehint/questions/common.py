@@ -5,7 +5,8 @@ import ast
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import TensorV
+from ..shapes.shape import conj, eq
+from ..shapes.values import IntV, TensorV
 from ..solver.facts import FactStore
 
 
@@ -47,6 +48,64 @@ def constructor_arguments(node) -> frozenset:
                     if isinstance(a, ast.Name) and a.id in names}
     _CTOR_ARGS[id(node)] = (node, frozenset(out))
     return _CTOR_ARGS[id(node)][1]
+
+
+def default_assumptions(session, qualname: Optional[str] = None) -> list:
+    """`p == its default` for each constructor parameter and configuration attribute the analysis
+    took as a symbol (analysis/defaults.py: a default is not a fact). The questions add these when
+    they choose concrete inputs or decide branches: the model a test or a run builds, `Cls()`,
+    really uses its defaults. They are the questions' preference, not the program's facts: a
+    question drops them where they contradict the facts or the user's assumptions (`consistent`).
+    Symbols are named after the parameter, so a name that the file's constructors give different
+    defaults (or none) counts only for the class of `qualname`, as its own `__init__` says."""
+    it = session.interp
+    if it is None:
+        return []
+    seen: dict = {}
+    for f in it.functions:
+        if f.node.name == "__init__" and f.cls is not None:
+            for n, v in _int_defaults(f).items():
+                seen.setdefault(n, set()).add(v)
+    table = {n: info.default for n, info in it.env.dims.items()
+             if info.default is not None and len(seen.get(n, ())) <= 1}
+    fn = session.function(qualname) if qualname is not None else None
+    init = fn.cls.lookup("__init__") if fn is not None and fn.cls is not None else None
+    if init is not None and hasattr(init, "defaults"):
+        for n, v in _int_defaults(init).items():
+            if v is None:
+                table.pop(n, None)
+            elif n in it.env.dims:
+                table[n] = v
+    return [eq(Expr.sym(n), v) for n, v in sorted(table.items())]
+
+
+def _int_defaults(init) -> dict:
+    """Each parameter of a constructor -> its int default, None when it has another or none."""
+    a = init.node.args
+    out = {p.arg: None for p in a.posonlyargs + a.args[1:] + a.kwonlyargs}
+    for n, v in init.defaults.items():
+        if n in out and isinstance(v, IntV) and v.expr.is_const:
+            out[n] = v.expr.value
+    return out
+
+
+def consistent(store: FactStore, defaults: list, extra: list = (), facts: Optional[list] = None,
+               about: list = ()) -> list:
+    """`defaults` (`default_assumptions`) over symbols the facts (`facts`, else `store`'s), `extra`
+    or `about` mention; none when together they contradict the facts and `extra`: then the program
+    does not run as built with its defaults, and the question answers for the other constructions."""
+    preds = [f.pred for f in (store.facts if facts is None else facts)] + list(extra) + list(about)
+    mentioned = set().union(*(p.symbols() for p in preds)) if preds else set()
+    used = [d for d in defaults if d.symbols() <= mentioned]
+    if not used:
+        return []
+    if facts is None:
+        ok = store.possible(conj(*used, *extra))[0]
+    else:
+        probe = probe_store(store)
+        probe.take_facts(list(facts))
+        ok = probe.possible(conj(*used, *extra))[0]
+    return used if ok is True else []
 
 
 def display(session, qualname: str, e: Expr) -> Expr:

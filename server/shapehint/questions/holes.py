@@ -8,13 +8,16 @@ for another reason are not facts, so they do not hide a hole's value elsewhere.
 from __future__ import annotations
 
 from ..shapes.expr import Expr
+from ..shapes.shape import conj
 from ..solver.facts import Unknown
+from .common import consistent, default_assumptions
 
 
 def answer_holes(session) -> list:
     session.ensure_generic()
     it = session.interp
     out = []
+    roots = {id(st): q for q, st in it.generic_stores.items()}  # a store -> whose analysis it is
     for name, span in sorted(it.env.holes.items(), key=lambda kv: (kv[1].line, kv[1].col)):
         item = {"line": span.line, "col": span.col, "status": "unknown", "value": None, "lo": None, "hi": None,
                 "examples": [], "note": None}
@@ -32,8 +35,10 @@ def answer_holes(session) -> list:
         try:
             for st in mentioning:
                 if True:
-                    stores.append(st)
-                    a, b = st.value_range(Expr.sym(name))
+                    # the value for the model as `Cls()` builds it (common.default_assumptions)
+                    assumed = consistent(st, default_assumptions(session, roots.get(id(st))))
+                    stores.append((st, assumed))
+                    a, b = st.value_range(Expr.sym(name), assumed)
                     lo = max(lo, a if a is not None else lo)
                     hi = b if hi is None else (min(hi, b) if b is not None else hi)
         except Unknown:
@@ -58,7 +63,7 @@ def _examples(stores, name: str, lo: int, hi) -> list:
     for v in range(lo, lo + 64):
         if hi is not None and v > hi:
             break
-        if all(st.possible(_eq(name, v))[0] is not False for st in stores):
+        if all(st.possible(conj(_eq(name, v), *assumed))[0] is not False for st, assumed in stores):
             vals.append(v)
         if len(vals) == 3:
             break

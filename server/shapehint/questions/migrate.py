@@ -23,7 +23,8 @@ from ..analysis.frames import Cancelled
 from ..shapes.shape import conj, eq
 from ..shapes.values import TensorV
 from .assume import parse_assumption, to_pred
-from .common import display, never_returns, param_symbols, rank_tested, tensor_params
+from .common import (consistent, default_assumptions, display, never_returns, param_symbols, rank_tested,
+                     tensor_params)
 
 # The rank search: at most this many analyses of the function per migration, ranks tried per
 # parameter from the fewest axes the body allows, and interpreter steps of those analyses together
@@ -85,8 +86,15 @@ def migrate_function(session, qualname: str, assume=(), search: bool = True, bud
     # normalise over the batch (BatchNorm in training mode) need more than one value per channel
     two = [eq(t.shape.dims[0], 2) for t in params.values() if t.shape.rank is not None and t.shape.rank >= 2
            and len(t.shape.dims[0].symbols()) == 1]
-    model = (store.model([p for p, _ in extra] + two, names=syms, minimize=syms) if two else None) or \
-        store.model([p for p, _ in extra], names=syms, minimize=syms)
+    # the model as `Cls()` builds it first: its constructor's defaults (common.default_assumptions)
+    user = [p for p, _ in extra]
+    defaults = consistent(store, default_assumptions(session, qualname), user)
+    model = None
+    for base in ([*user, *defaults], user) if defaults else (user,):
+        model = (store.model(base + two, names=syms, minimize=syms) if two else None) or \
+            store.model(base, names=syms, minimize=syms)
+        if model is not None:
+            break
     if extra and model is None:
         ok, core = store.possible(conj(*[p for p, _ in extra]))
         if ok is False:

@@ -27,6 +27,7 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import conj, eq, ge
 from . import sigsource as src
+from .common import consistent, default_assumptions
 
 BATCH = (2,)
 SPATIAL = (224, 32, 28, 64, 16, 128)
@@ -137,7 +138,9 @@ def _read(session, qualname: str, line, params: dict, reasons: dict) -> Signatur
     elif any(t.shape.rank is None and not t.optional for t in params.values()):
         problem = "the rank of " + ", ".join(n for n, t in params.items() if t.shape.rank is None and not t.optional) + \
                   " is not determined by the code"
-    env = None if problem else _typical(store, params, order)
+    # the typical input is one for the model as `Cls()` builds it (common.default_assumptions)
+    env = None if problem else _typical(store, params, order,
+                                        consistent(store, default_assumptions(session, qualname)))
     if env is None and problem is None:
         problem = "no concrete input satisfies the facts the solver could decide"
     forced = _forced(store, order, env) if env is not None else set()
@@ -198,15 +201,16 @@ def _ladder(t, i: int) -> tuple:
     return OTHER
 
 
-def _typical(store, params: dict, order: list) -> Optional[dict]:
-    """The typical input: each symbol at the first ladder value the facts allow with those chosen."""
+def _typical(store, params: dict, order: list, defaults: list = ()) -> Optional[dict]:
+    """The typical input: each symbol at the first ladder value the facts (and `defaults`) allow
+    with those chosen."""
     ladders = {}
     for t in params.values():
         for i, d in enumerate(t.shape.dims):
             syms = d.symbols()
             if len(syms) == 1 and d == Expr.sym(next(iter(syms))):
                 ladders.setdefault(next(iter(syms)), _ladder(t, i))
-    chosen: list = []
+    chosen: list = list(defaults)
     free = []
     for s in order:
         for v in ladders.get(s, OTHER):

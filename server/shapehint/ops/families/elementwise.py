@@ -223,6 +223,7 @@ def _binary(name: str, inplace: bool = False, reflected: bool = False):
         if inplace and isinstance(input, TensorV):
             _cast_back(cx, dtype, input)
             dtype = input.dtype
+            shape = input.shape  # written into `input`: the broadcast must fit it, and it keeps its shape
         out = cx.tensor(shape, dtype=dtype)
         dense = [t for t in ts if t.shape.rank]
         if dense and all(same_layout(t, dense[0]) for t in dense[1:]):

@@ -185,8 +185,11 @@ def _split_even(cx: OpContext, x: TensorV, d: int, s: Expr) -> Value:
                    "SH107")
         return _pieces(cx, x, d, [size])
     if size.value is not None and s.value is not None:
-        n = max(1, -(-size.value // s.value))
-        return _pieces(cx, x, d, [s] * (n - 1) + [Expr.const(size.value - s.value * (n - 1))])
+        return _pieces_of(cx, x, d, size.value, s.value)
+    if size.value is None and s.value is not None and s.value > 0:
+        v = cx.pinned(size)  # `qkv.split(64)` of `3*dim` where the facts say dim == 64
+        if v is not None:
+            return _pieces_of(cx, x, d, v, s.value)
     q = size // s
     if q.value is not None and q * s == size:
         return _pieces(cx, x, d, [s] * q.value)
@@ -196,7 +199,19 @@ def _split_even(cx: OpContext, x: TensorV, d: int, s: Expr) -> Value:
         v = cx.pinned(s)  # `qkv.split(C, dim=2)` where a Linear already fixed C
         if v is not None and v > 0:
             return _split_even(cx, x, d, Expr.const(v))
+    if s.value is None:
+        # `qkv.split(C)` of `3*n_embd` where the facts say C == n_embd (a Linear(n_embd) read
+        # the input whose last axis is C): a few equal pieces, as qkv/kv/gate layouts make them
+        for k in (2, 3, 4):
+            if cx.entails(eq(size, s * k)):
+                return _pieces(cx, x, d, [s] * k)
     return _unknown_count(cx, x, d, None)
+
+
+def _pieces_of(cx: OpContext, x: TensorV, d: int, total: int, s: int) -> TupleV:
+    """Pieces of `s` along d of size `total`, the last one shorter when `s` does not divide it."""
+    n = max(1, -(-total // s))
+    return _pieces(cx, x, d, [Expr.const(s)] * (n - 1) + [Expr.const(total - s * (n - 1))])
 
 
 @op("torch.split", "Tensor.split", "Tensor.split_with_sizes", "torch.split_with_sizes")

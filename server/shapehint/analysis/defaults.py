@@ -1,0 +1,59 @@
+"""Defaults are not facts (docs/ARCHITECTURE.md, "Defaults are not facts").
+
+A constructor parameter's default is one possible value: the model that builds the layer may pass
+another (`BasicBlock(64, 128, stride=2)`, `GroupNorm(groups=8)`). A class analysed on its own
+(its generic instance, `engine.generic_instance`) therefore takes an int default as a symbol named
+after the parameter (`stride`), and a configuration object's int attributes as symbols named after
+the configuration (`config.hidden_size`), never the configuration class's defaults. The default
+stays visible as a note on the symbol (hover: "default 1"). A call or construction in view binds
+the values it passes (`calls.py`); one that omits the argument really uses the default.
+"""
+from __future__ import annotations
+
+from ..shapes.values import IntV, NoneV, UnknownV, Value
+from .objects import OpaqueV
+from .result import DimInfo
+
+
+def default_symbol(it, owner: str, name: str, v: Value, prefix: str = "") -> Value:
+    """`v`, the default of constructor parameter (or dataclass field) `name` of class `owner`, as
+    the class analysed on its own sees it: an int is a symbol of the parameter's name, or of the
+    configuration's attribute (`prefix.name`) when it builds the configuration object `prefix`;
+    anything else is `v` itself (flags, strings and `None`s choose code paths: see
+    `open_default_nones` for the `None`s kept in the instance)."""
+    if isinstance(v, IntV) and v.expr.is_const:
+        what = f"`{prefix}.{name}` of a `{owner}`" if prefix else f"constructor parameter `{name}` of `{owner}`"
+        return symbol_noting(it, f"{prefix}.{name}" if prefix else name, what, v.expr.value)
+    return v
+
+
+def symbol_noting(it, path: str, what: str, default) -> OpaqueV:
+    """The symbol `path`, its hover origin saying what it is and its default. Written over what a
+    use of the name wrote (`the value of ...`): the same table whether the classes were built now
+    or by analyses restored from the cache (engine.compose_dims replays writes in program order)."""
+    it.env.dims[path] = DimInfo(path, f"{what} (default {default})", default=default)
+    return OpaqueV(path)
+
+
+def open_default_nones(init, inst):
+    """`inst` (built by `init` with its defaults) with each attribute that holds a `None` default
+    as it came (`self.downsample = downsample`) unknown: callers may pass a layer, so the methods'
+    `if self.downsample is not None:` is undecided and both sides join."""
+    nones = {id(v) for v in init.defaults.values() if isinstance(v, NoneV)}
+    if nones:
+        for name, v in list(inst.attrs.items()):
+            if id(v) in nones:
+                inst.attrs[name] = UnknownV(f"self.{name}")
+    return inst
+
+
+def name_copies(it, init, inst, prefix: str) -> None:
+    """A configuration's attribute copied from a parameter of another name (`self.num_heads =
+    n_head`) is named as the code reads it: `config.num_heads`."""
+    for name, v in list(inst.attrs.items()):
+        path = f"{prefix}.{name}"
+        if isinstance(v, OpaqueV) and v.path.startswith(prefix + ".") and v.path != path:
+            info = it.env.dims.get(v.path)
+            it.env.dims[path] = DimInfo(path, info.origin, default=info.default) if info is not None \
+                else DimInfo(path, f"`{v.path}`")
+            inst.attrs[name] = OpaqueV(path)
