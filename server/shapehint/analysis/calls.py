@@ -39,7 +39,7 @@ class Calls:
     interpreter). The module whose code runs (`lines`, `path`: a call into another file swaps
     them) and whether module code runs are read from the interpreter."""
 
-    _USES = ("interp", "eval", "exec_block", "in_arm", "_size_int", "_layer_io", "_run_sequential", "annotation_shape", "declared_return", "bound_op",
+    _USES = ("interp", "eval", "exec_block", "in_arm", "open_arm", "close_arm", "join_arms", "_size_int", "_layer_io", "_run_sequential", "annotation_shape", "declared_return", "bound_op",
              "build_container", "build_layer", "builtin", "call_module", "call_stack", "external_special", "failed",
              "fresh_symbol", "function_named", "gave_up_in", "internal_errors", "iterate", "join_values", "journal", "loop_element",
              "max_depth", "memo", "module_lines", "mutation_log", "note_called_from", "observe", "recursion_guessed",
@@ -141,16 +141,19 @@ class Calls:
         """A call of one of several options (choices.py): each called as an undecided arm, so
         what one requires does not hold after it, and with its errors not reported (the program
         may take another option); the results of those that return are joined."""
-        outs = []
+        outs, arms = [], []
         fr.caught += 1
         try:
             for o in fn.options:
+                mark = self.open_arm()  # (a rank one option needs is not another's: env.close_arm)
                 out, died = self.in_arm(fr, (None,), None,
                                         lambda o=o: self.call_value(o, args, kwargs, fr, span, node, labels))
+                arms.append((self.close_arm(mark), not died))
                 if not died:
                     outs.append(out)
         finally:
             fr.caught -= 1
+        self.join_arms(arms)
         return self.join_values(outs) if outs else UnknownV("call")
 
     def _opname(self, node, default: str) -> str:

@@ -31,7 +31,7 @@ class ControlFlow:
 
     _USES = ("eval", "exec_block", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
              "arm_segment", "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "mutation_log", "note_omitted",
-             "resolve", "truth")
+             "resolve", "truth", "open_arm", "close_arm", "join_arms")
 
     def s_If(self, st: ast.If, fr):
         flow = self._if(st, fr)
@@ -71,17 +71,22 @@ class ControlFlow:
             self._own_segments(st.test, fr, own)
         me = fr.self_obj if isinstance(fr.self_obj, InstanceObj) else None
         attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
+        mark = self.open_arm()
         f1, died1 = self.in_arm(fr, (implied,), origin, lambda: self.exec_block(st.body, fr))
+        learned1 = self.close_arm(mark)
         env1 = dict(fr.env)
         fr.env.clear()
         fr.env.update(env0)
         attrs1 = self._restore_attrs(me, attrs0, log0)
         if own is not None:
             self._own_segments(st.test, fr, own)
+        mark = self.open_arm()
         f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.exec_block(st.orelse, fr))
+        learned2 = self.close_arm(mark)
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
         dead1, dead2 = f1 in ("return", "raise"), f2 in ("return", "raise")
+        self.join_arms([(learned1, not (dead1 or died1)), (learned2, not (dead2 or died2))])
         if attrs1 is not None or me is not None and self._wrote(me, log0):
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
                              None if dead2 else dict(me.attrs), fr)

@@ -45,7 +45,7 @@ class DimTable(Table):
 class Environment:
     # not effects (journal.py): set when made; the solver session, made with the first store
     FIXED = ("limits", "on_store")
-    CURSOR = ("session",)
+    CURSOR = ("session", "arm_logs")
 
     def __init__(self, journal: Journal, limits: Optional[Limits] = None, on_store=None):
         self.journal = j = journal
@@ -61,6 +61,9 @@ class Environment:
         self.symbol_lower: dict = j.table("symbol-bound")
         self.session: Optional[Session] = None
         self.opaque_names: set[str] = j.tally("opaque")  # symbols standing for values the analysis cannot see
+        # one list per open arm of an undecided branch: (tensor, its shape before) for every
+        # resolution made in it, so that what one arm learns of a rank can be undone (open_arm)
+        self.arm_logs: list = []
 
     @property
     def fresh_count(self) -> int:
@@ -109,8 +112,56 @@ class Environment:
             else:
                 s = Shape(s.dims + sub.dims, sub.star, sub.suffix + s.suffix)
             guard += 1
-        t.shape = s
+        if s is not t.shape:
+            if self.arm_logs:
+                self.arm_logs[-1].append((t, t.shape))
+            t.shape = s
         return s
+
+    # ---- what one arm of an undecided branch learns of ranks --------------------------------
+    def open_arm(self) -> tuple:
+        """Start recording what an arm learns of ranks (see close_arm)."""
+        log: list = []
+        self.arm_logs.append(log)
+        return log, set(self.stars)
+
+    def close_arm(self, mark: tuple) -> tuple:
+        """Undo what the arm learned of ranks — a rank one arm's operations need (a Conv3d's
+        five axes) is not the other arm's, nor the path's after the branch — and return it, to
+        be kept again (keep_arm) where the path after the branch is that arm's alone."""
+        log, keys = mark
+        self.arm_logs.pop()
+        learned = {k: self.stars[k] for k in self.stars if k not in keys}
+        changes = [(t, old, t.shape) for t, old in log]
+        for t, old, _ in reversed(changes):
+            t.shape = old
+        for k in learned:
+            del self.stars[k]
+        return learned, changes
+
+    def keep_arm(self, learned: tuple) -> None:
+        stars, changes = learned
+        for k, v in stars.items():
+            self.stars[k] = v
+        for t, old, new in changes:
+            if self.arm_logs:
+                self.arm_logs[-1].append((t, old))
+            t.shape = new
+
+    def join_arms(self, arms: list) -> None:
+        """After an undecided branch: [(what an arm learned, whether the path goes on past it)].
+        What the arms that go on learned holds after it (a rank one arm's operation needs is
+        taken for the tensor's, as on a path without a branch) unless two of them learned
+        different ranks of one tensor (a Conv3d in one arm, a Conv2d in the other): then
+        neither, since either may be the input's."""
+        on = [learned for learned, alive in arms if alive]
+        seen: dict = {}
+        for stars, _ in on:
+            for k, v in stars.items():
+                if seen.setdefault(k, v) != v:
+                    return
+        for learned in on:
+            self.keep_arm(learned)
 
     def param_star(self, param: str, function: str = "") -> str:
         # qualified by the function: restored summaries of other functions may mention theirs

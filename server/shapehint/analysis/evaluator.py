@@ -43,7 +43,7 @@ class Expressions:
     parts is bound when the interpreter wires it (`_USES`)."""
 
     _USES = ("eval", "assign", "call_function", "call_rule", "check_divisor", "eval_defaults", "fresh_dyn", "fresh_star",
-             "hole_symbol", "in_arm", "interp", "iterate", "module_param", "mutated", "note_omitted", "opaque_symbol",
+             "hole_symbol", "in_arm", "open_arm", "close_arm", "join_arms", "interp", "iterate", "module_param", "mutated", "note_omitted", "opaque_symbol",
              "resolve", "trip_count", "truth")
 
     # ---- atoms --------------------------------------------------------------
@@ -313,8 +313,12 @@ class Expressions:
         # undecided: each arm under its condition, as the arms of an `if` (controlflow._if): what
         # one arm requires (`x[5] if x.shape[0] > 5 else x[0]`) must not hold after it
         origin = (span_of(node.test), f"condition on line {node.lineno}")
+        mark = self.open_arm()
         v1, died1 = self.in_arm(fr, (p,), origin, lambda: self.eval(node.body, fr))
+        learned1 = self.close_arm(mark)
+        mark = self.open_arm()
         v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.eval(node.orelse, fr))
+        self.join_arms([(learned1, not died1), (self.close_arm(mark), not died2)])
         fr.dead = fr.dead or (died1 and died2)
         return self.join_values([v1, v2])
 
