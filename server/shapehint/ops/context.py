@@ -107,6 +107,20 @@ class OpContext:
                       f"{t.shape}", "SH102")
         return t.shape.dims
 
+    def leading(self, t: Value, ranks: tuple, n: int, what: str = "input") -> tuple:
+        """The dimensions of `t`, whose rank must be one of `ranks`, of which the rule needs only
+        the first `n` (a norm layer's batch and channels): where the rank is unknown and several
+        of `ranks` fit, only those `n` axes are learned and the rank stays open — a rank picked
+        among several would be taken as a fact by later operations (BatchNorm1d picking (N, C)
+        makes a later `permute(0, 2, 1)` of its (N, C, L) input an error)."""
+        if isinstance(t, TensorV) and t.shape.rank is None:
+            fits = [k for k in ranks if k >= t.shape.min_rank]
+            if len(fits) > 1 and max(len(t.shape.dims), len(t.shape.suffix)) <= max(ranks):
+                if len(t.shape.dims) < n:
+                    self.learn_prefix(t, n)
+                return tuple(t.shape.dims)
+        return self.dims(t, ranks, what)
+
     def at_least(self, t: Value, n: int, what: str = "input") -> None:
         if isinstance(t, TensorV) and t.shape.rank is not None and t.shape.rank < n:
             self.fail(f"{self.opname} expects {what} with at least {n} dimensions, but {self.label(t)} "
