@@ -90,3 +90,31 @@ def test_a_norm_layer_still_checks_channels_and_known_ranks():
             "def m():\n    return bn(torch.zeros(2, 16, 5, 5))\n")
     errors = _errors(text)
     assert (18, "SH101") in errors and (22, "SH102") in errors and len(errors) == 2
+
+
+# the axes named before a variadic segment and after it may be the same axes: `x.shape[2]` read,
+# then x met a Linear(16, ...), and x is [B, T, 16]
+SHARED = '''import torch
+from torch import nn
+
+lin = nn.Linear(16, 8)
+
+
+def f(x):
+    t = x.shape[2]
+    y = lin(x)
+    a, b, c = x.shape
+    return y
+
+
+def g(x):
+    t = x.shape[2]
+    y = lin(x)
+    a, b = x.shape
+    return y
+'''
+
+
+def test_unpacking_as_many_names_as_the_shared_axes_allow_is_no_error():
+    # three names for x.shape are fine; two are too few whatever the sharing (x has >= 3 axes)
+    assert _errors(SHARED) == [(17, "SH111")]
