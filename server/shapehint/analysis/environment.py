@@ -61,6 +61,8 @@ class Environment:
         self.symbol_lower: dict = j.table("symbol-bound")
         self.session: Optional[Session] = None
         self.opaque_names: set[str] = j.tally("opaque")  # symbols standing for values the analysis cannot see
+        # segments learned on one side while the other side had axes: the two sides may share axes
+        self.shared_sides: set[str] = j.tally("shared-sides")
 
     @property
     def fresh_count(self) -> int:
@@ -87,8 +89,11 @@ class Environment:
     def fresh_dyn(self) -> Expr:
         return Expr.sym(f"?{self.journal.note('fresh')}")
 
-    def fresh_star(self) -> str:
-        return f"?s{self.journal.note('fresh')}"
+    def fresh_star(self, like: Optional[str] = None) -> str:
+        star = f"?s{self.journal.note('fresh')}"
+        if like in self.shared_sides:
+            self.shared_sides.add(star)
+        return star
 
     def opaque_symbol(self, v: OpaqueV) -> Expr:
         self.dims.setdefault(v.path, DimInfo(v.path, f"the value of `{v.path}`"))
@@ -96,8 +101,18 @@ class Environment:
         return Expr.sym(v.path)
 
     # ---- unknown ranks ------------------------------------------------------
+    def sides_shared(self, star: Optional[str]) -> bool:
+        """Whether the axes before segment `star` and those after it may be the same axes."""
+        return star in self.shared_sides
+
     def resolve_shape(self, t: TensorV) -> Shape:
-        return self.resolve(t)
+        """The shape shown for `t`: where the axes before its segment and those after it may be
+        the same axes (`shared_sides`), only the longer side (the suffix on a tie), since a shown
+        segment reads as zero or more axes between the two (issue 25 item 6)."""
+        s = self.resolve(t)
+        if s.dims and s.suffix and s.star in self.shared_sides:
+            return Shape(s.dims, s.star, ()) if len(s.dims) > len(s.suffix) else Shape((), s.star, s.suffix)
+        return s
 
     def resolve(self, t: TensorV) -> Shape:
         s = t.shape
@@ -161,13 +176,18 @@ class Environment:
             return
         owner = self.star_owner.get(s.star)
         rest = s.star + "'"
+        # a segment whose sides may share axes is not where the parameter's axes are counted
+        # from (the axis learned may be one named on the other side): its axes are unnamed
+        dim = self._star_dim if s.star not in self.shared_sides else lambda *_: self.fresh_dyn()
+        if s.star in self.shared_sides or (s.suffix if front else s.dims):
+            self.shared_sides.add(rest)
         if front:
-            new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
+            new = tuple(dim(s.star, j, False, span) for j in range(k))
             self.stars[s.star] = Shape(new, rest, ())
             if owner:
                 self.star_owner[rest] = (owner[0], owner[1] + k, owner[2])
         else:
-            new = tuple(reversed([self._star_dim(s.star, j, True, span) for j in range(k)]))
+            new = tuple(reversed([dim(s.star, j, True, span) for j in range(k)]))
             self.stars[s.star] = Shape((), rest, new)
             if owner:
                 self.star_owner[rest] = (owner[0], owner[1], owner[2] + k)

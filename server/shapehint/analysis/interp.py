@@ -104,6 +104,7 @@ class Interp:
         self.opaque_symbol, self.new_store, self.hole_symbol = env.opaque_symbol, env.new_store, env.hole_symbol
         self.resolve, self.resolve_shape, self.param_star = env.resolve, env.resolve_shape, env.param_star
         self.learn_rank, self.learn_edge, self.arm_segment = env.learn_rank, env.learn_edge, env.arm_segment
+        self.sides_shared = env.sides_shared
         reporter = self.reporter = Reporter(sink)  # diagnostics and failure records
         self.report, self.failed, self.declared = reporter.report, reporter.failed, reporter.declared
         self.raised = reporter.raised

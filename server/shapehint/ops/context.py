@@ -67,6 +67,16 @@ class OpContext:
         """Fix the rank of an unknown-rank tensor (rank learning); returns its dims."""
         raise NotApplicable("rank unknown")
 
+    def sides_shared(self, star: str) -> bool:
+        """Whether the axes before segment `star` and those after it may be the same axes (learned
+        one side after the other); a shape given whole (`B *x C` declared) keeps them apart."""
+        return False
+
+    def fresh_star(self, like: str) -> str:
+        """A variadic segment of its own (one no rank learned later resolves), whose sides may
+        share axes where `like`'s may."""
+        raise NotApplicable("rank unknown")
+
     def learn_prefix(self, t: TensorV, n: int) -> None:
         """Make the first `n` dims of an unknown-rank tensor explicit (rank stays open)."""
         raise NotApplicable("rank unknown")
