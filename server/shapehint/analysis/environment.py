@@ -176,9 +176,10 @@ class Environment:
             return
         owner = self.star_owner.get(s.star)
         rest = s.star + "'"
-        # a segment whose sides may share axes is not where the parameter's axes are counted
-        # from (the axis learned may be one named on the other side): its axes are unnamed
-        dim = self._star_dim if s.star not in self.shared_sides else lambda *_: self.fresh_dyn()
+        # learned through a value laid out unlike the parameter around a segment whose sides may
+        # share axes (`x[:, 0]` of x), the parameter's axis count is not the value's: unnamed
+        apart = owner is None or (len(s.dims), len(s.suffix)) == owner[1:]
+        dim = self._star_dim if apart or s.star not in self.shared_sides else lambda *_: self.fresh_dyn()
         if s.star in self.shared_sides or (s.suffix if front else s.dims):
             self.shared_sides.add(rest)
         if front:

@@ -74,7 +74,7 @@ class AnalysisContext(OpContext):
     def learn_rank(self, t: TensorV, rank: int) -> tuple:
         return self.interp.learn_rank(t, rank, self.span)
 
-    def fresh_star(self, like: str) -> str:
+    def fresh_star(self, like: Optional[str]) -> str:
         return self.interp.fresh_star(like)
 
     def sides_shared(self, star: str) -> bool:

@@ -29,7 +29,10 @@ def apart(cx: OpContext, s: Shape, front=(), back=()) -> Shape:
         return s
     if any(e >= keep_p for e in front) or any(e > keep_q for e in back):
         raise NotApplicable("the edited axes may be the same axes")
-    return Shape(s.dims[:max(keep_p, 0)], cx.fresh_star(s.star), s.suffix[q - keep_q:] if keep_q > 0 else ())
+    # what is kept of the two sides may still share axes only when it is more than the m axes
+    # the tensor surely has
+    star = cx.fresh_star(s.star if keep_p + keep_q > m else None)
+    return Shape(s.dims[:keep_p], star, s.suffix[q - keep_q:] if keep_q > 0 else ())
 
 
 def broadcast_dims(cx: OpContext, a: Expr, b: Expr, where: str) -> Expr:

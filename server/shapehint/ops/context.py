@@ -72,7 +72,7 @@ class OpContext:
         one side after the other); a shape given whole (`B *x C` declared) keeps them apart."""
         return False
 
-    def fresh_star(self, like: str) -> str:
+    def fresh_star(self, like: Optional[str]) -> str:
         """A variadic segment of its own (one no rank learned later resolves), whose sides may
         share axes where `like`'s may."""
         raise NotApplicable("rank unknown")
