@@ -34,9 +34,10 @@ class Comparisons:
             r = self.compare(type(op), left, right, node, fr)
             if isinstance(r, TensorV):
                 return r if len(node.ops) == 1 else UnknownV("chained tensor compare")
-            if r is None and _elementwise(op, left, right):
-                # a tensor compared with what is not understood (`unknown < mask`): an elementwise
-                # result of unknown shape, not a Python bool (`torch.as_tensor` of which is 0-D)
+            if r is None and _elementwise(op, left, right, len(node.ops) == 1):
+                # a tensor, or what is not understood, compared with what is not understood
+                # (`unknown < mask`): maybe an elementwise result of unknown shape, not a Python
+                # bool (`torch.as_tensor` of which is 0-D)
                 return UnknownV("tensor comparison")
             exact, imp = (r.pred, r.implied) if isinstance(r, BoolV) else (r, r)
             preds.append(exact)
@@ -264,6 +265,10 @@ def _identity(a: Value, b: Value) -> Optional[bool]:
     return None
 
 
-def _elementwise(op, a, b) -> bool:
+def _elementwise(op, a, b, alone: bool) -> bool:
+    """Whether the comparison may be a tensor's: an operand is a tensor or, when the comparison is
+    not chained (a chain is an `and` of bools, whose known parts asserts keep), a value not
+    understood, which may be one (`lengths < limit.unsqueeze(1)` over tensors the analysis lost)."""
+    kinds = (TensorV, UnknownV) if alone else TensorV
     return not isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) and \
-        (isinstance(a, TensorV) or isinstance(b, TensorV))
+        (isinstance(a, kinds) or isinstance(b, kinds))

@@ -64,6 +64,8 @@ class Environment:
         # one list per open arm of an undecided branch: (tensor, its shape before) for every
         # resolution made in it, so that what one arm learns of a rank can be undone (open_arm)
         self.arm_logs: list = []
+        # segments learned on one side while the other side had axes: the two sides may share axes
+        self.shared_sides: set[str] = j.tally("shared-sides")
 
     @property
     def fresh_count(self) -> int:
@@ -90,8 +92,11 @@ class Environment:
     def fresh_dyn(self) -> Expr:
         return Expr.sym(f"?{self.journal.note('fresh')}")
 
-    def fresh_star(self) -> str:
-        return f"?s{self.journal.note('fresh')}"
+    def fresh_star(self, like: Optional[str] = None) -> str:
+        star = f"?s{self.journal.note('fresh')}"
+        if like in self.shared_sides:
+            self.shared_sides.add(star)
+        return star
 
     def opaque_symbol(self, v: OpaqueV) -> Expr:
         self.dims.setdefault(v.path, DimInfo(v.path, f"the value of `{v.path}`"))
@@ -99,8 +104,18 @@ class Environment:
         return Expr.sym(v.path)
 
     # ---- unknown ranks ------------------------------------------------------
+    def sides_shared(self, star: Optional[str]) -> bool:
+        """Whether the axes before segment `star` and those after it may be the same axes."""
+        return star in self.shared_sides
+
     def resolve_shape(self, t: TensorV) -> Shape:
-        return self.resolve(t)
+        """The shape shown for `t`: where the axes before its segment and those after it may be
+        the same axes (`shared_sides`), only the longer side (the suffix on a tie), since a shown
+        segment reads as zero or more axes between the two (issue 25 item 6)."""
+        s = self.resolve(t)
+        if s.dims and s.suffix and s.star in self.shared_sides:
+            return Shape(s.dims, s.star, ()) if len(s.dims) > len(s.suffix) else Shape((), s.star, s.suffix)
+        return s
 
     def resolve(self, t: TensorV) -> Shape:
         s = t.shape
@@ -212,13 +227,19 @@ class Environment:
             return
         owner = self.star_owner.get(s.star)
         rest = s.star + "'"
+        # learned through a value laid out unlike the parameter around a segment whose sides may
+        # share axes (`x[:, 0]` of x), the parameter's axis count is not the value's: unnamed
+        apart = owner is None or (len(s.dims), len(s.suffix)) == owner[1:]
+        dim = self._star_dim if apart or s.star not in self.shared_sides else lambda *_: self.fresh_dyn()
+        if s.star in self.shared_sides or (s.suffix if front else s.dims):
+            self.shared_sides.add(rest)
         if front:
-            new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
+            new = tuple(dim(s.star, j, False, span) for j in range(k))
             self.stars[s.star] = Shape(new, rest, ())
             if owner:
                 self.star_owner[rest] = (owner[0], owner[1] + k, owner[2])
         else:
-            new = tuple(reversed([self._star_dim(s.star, j, True, span) for j in range(k)]))
+            new = tuple(reversed([dim(s.star, j, True, span) for j in range(k)]))
             self.stars[s.star] = Shape((), rest, new)
             if owner:
                 self.star_owner[rest] = (owner[0], owner[1], owner[2] + k)

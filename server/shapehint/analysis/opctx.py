@@ -74,6 +74,12 @@ class AnalysisContext(OpContext):
     def learn_rank(self, t: TensorV, rank: int) -> tuple:
         return self.interp.learn_rank(t, rank, self.span)
 
+    def fresh_star(self, like: Optional[str]) -> str:
+        return self.interp.fresh_star(like)
+
+    def sides_shared(self, star: str) -> bool:
+        return self.interp.sides_shared(star)
+
     def learn_prefix(self, t: TensorV, n: int) -> None:
         self.interp.learn_edge(t, n, self.span, front=True)
 

@@ -32,8 +32,15 @@ class Ranks:
         if base is None:
             return
         t = self._safe_eval(base, fr)
-        if isinstance(t, TensorV) and self.resolve(t).rank is None:
-            self.learn_rank(t, len(target.elts), span_of(value))
+        if isinstance(t, TensorV):
+            s = self.resolve(t)
+            # fewer names than the axes named on both sides of the variadic segment, but not
+            # fewer than either side: the sides share axes (`x.shape[2]` read, then a Linear met
+            # x's last axis), which the shape cannot say: the rank stays open rather than the
+            # sides being counted twice (fewer names than one side has axes surely fail: SH111)
+            n = len(target.elts)
+            if s.rank is None and not max(len(s.dims), len(s.suffix)) <= n < len(s.dims) + len(s.suffix):
+                self.learn_rank(t, len(target.elts), span_of(value))
 
     def learn_guarded_ranks(self, test, holds: bool, fr) -> bool:
         """`assert x.dim() == 4`, or past `if x.shape != (B, 4): raise ...` (guards.py): every

@@ -8,6 +8,33 @@ from .context import NotApplicable, OpContext
 from .dtypes import result_type
 
 
+def apart(cx: OpContext, s: Shape, front=(), back=()) -> Shape:
+    """`s` less the known axes that may be the axes an operation edits on the other side.
+
+    The axes named before a variadic segment and those after it may be the same axes when they
+    were learned one side after the other (`x.shape[2]` read, then x met a Linear(16, ...): x may
+    be [B, T, 16], the segment empty and axis 2 the last one; `cx.sides_shared`). Prefix axis i and suffix axis -j are the same when the rank is i + j, which is possible
+    when i + j >= max(len(prefix), len(suffix)). An operation that edits (removes, replaces, or
+    inserts beside) prefix axes `front` (0-based) or suffix axes `back` (1-based from the end)
+    therefore keeps only the other side's axes that cannot be those; what is dropped goes into a
+    segment of its own (the old one's learned rank would not count it). Raises NotApplicable when
+    an edited axis itself would be dropped."""
+    p, q = len(s.dims), len(s.suffix)
+    if s.star is None or not p or not q or not (front or back) or not cx.sides_shared(s.star):
+        return s
+    m = max(p, q)
+    keep_q = min([q] + [m - e - 1 for e in front])
+    keep_p = min([p] + [m - e for e in back])
+    if keep_q == q and keep_p == p:
+        return s
+    if any(e >= keep_p for e in front) or any(e > keep_q for e in back):
+        raise NotApplicable("the edited axes may be the same axes")
+    # what is kept of the two sides may still share axes only when it is more than the m axes
+    # the tensor surely has
+    star = cx.fresh_star(s.star if keep_p + keep_q > m else None)
+    return Shape(s.dims[:keep_p], star, s.suffix[q - keep_q:] if keep_q > 0 else ())
+
+
 def broadcast_dims(cx: OpContext, a: Expr, b: Expr, where: str) -> Expr:
     if a == b:
         return a

@@ -67,6 +67,16 @@ class OpContext:
         """Fix the rank of an unknown-rank tensor (rank learning); returns its dims."""
         raise NotApplicable("rank unknown")
 
+    def sides_shared(self, star: str) -> bool:
+        """Whether the axes before segment `star` and those after it may be the same axes (learned
+        one side after the other); a shape given whole (`B *x C` declared) keeps them apart."""
+        return False
+
+    def fresh_star(self, like: Optional[str]) -> str:
+        """A variadic segment of its own (one no rank learned later resolves), whose sides may
+        share axes where `like`'s may."""
+        raise NotApplicable("rank unknown")
+
     def learn_prefix(self, t: TensorV, n: int) -> None:
         """Make the first `n` dims of an unknown-rank tensor explicit (rank stays open)."""
         raise NotApplicable("rank unknown")
@@ -106,6 +116,20 @@ class OpContext:
             self.fail(f"{self.opname} expects a {_ranks(ranks)} {what}, but {self.label(t)} is {r}D "
                       f"{t.shape}", "SH102")
         return t.shape.dims
+
+    def leading(self, t: Value, ranks: tuple, n: int, what: str = "input") -> tuple:
+        """The dimensions of `t`, whose rank must be one of `ranks`, of which the rule needs only
+        the first `n` (a norm layer's batch and channels): where the rank is unknown and several
+        of `ranks` fit, only those `n` axes are learned and the rank stays open — a rank picked
+        among several would be taken as a fact by later operations (BatchNorm1d picking (N, C)
+        makes a later `permute(0, 2, 1)` of its (N, C, L) input an error)."""
+        if isinstance(t, TensorV) and t.shape.rank is None:
+            fits = [k for k in ranks if k >= t.shape.min_rank]
+            if len(fits) > 1 and max(len(t.shape.dims), len(t.shape.suffix)) <= max(ranks):
+                if len(t.shape.dims) < n:
+                    self.learn_prefix(t, n)
+                return tuple(t.shape.dims)
+        return self.dims(t, ranks, what)
 
     def at_least(self, t: Value, n: int, what: str = "input") -> None:
         if isinstance(t, TensorV) and t.shape.rank is not None and t.shape.rank < n:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape, ne
 from ..shapes.values import ListV, TensorV, TupleV
-from .common import dim_list
+from .common import apart, dim_list
 from .context import NotApplicable, OpContext
 
 
@@ -45,7 +45,7 @@ def _reduce_unknown(cx: OpContext, x: TensorV, dim, keep: bool) -> Shape:
         cx.dim(x, i)  # learn enough of the edges (may fix the rank)
     if x.shape.rank is not None:
         return reduce_shape(cx, x, dim, keep)
-    s = x.shape
+    s = apart(cx, x.shape, front=[i for i in idx if i >= 0], back=[-i for i in idx if i < 0])
     one = Expr.const(1)
     pre = [one if i in idx else d for i, d in enumerate(s.dims)]
     suf = [one if (i - len(s.suffix)) in idx else d for i, d in enumerate(s.suffix)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...shapes.expr import Expr, emax, emin, product
 from ...shapes.shape import Shape, conj, eq, ge, le, lt
 from ...shapes.values import BoolV, EllipsisV, IntV, ListV, NoneV, SliceV, TensorV, TupleV
-from ..common import broadcast_shapes
+from ..common import apart, broadcast_shapes
 from ..context import NotApplicable, OpContext
 from ..registry import op
 from ..common import strides_of, view_result
@@ -196,6 +196,22 @@ def _whole(item) -> bool:
     return k == "slice" and all(p is None or isinstance(p, NoneV) for p in (it.start, it.stop, it.step))
 
 
+def _edited(part, first: int) -> list:
+    """The axes an index edits, counted from `first` (0: from the front; 1: from the end, `part`
+    reversed): those an int or a slice other than `:` takes, and the one a None is inserted
+    beside on the side away from the segment."""
+    out, d = [], first
+    for it, k in part:
+        if k == "none":
+            if d > first:
+                out.append(d - 1)
+        elif k in ("int", "slice"):
+            if k == "int" or not _whole((it, k)):
+                out.append(d)
+            d += 1
+    return out
+
+
 def _getitem_unknown_rank(cx: OpContext, x: TensorV, index):
     """x[0], x[:, 0], x[..., -1] on a tensor of unknown rank: only leading/trailing edits."""
     items = list(index.items) if isinstance(index, TupleV) else [index]
@@ -222,6 +238,9 @@ def _getitem_unknown_rank(cx: OpContext, x: TensorV, index):
     s = x.shape
     if s.rank is not None:
         return getitem(cx, x, index)
+    s = apart(cx, s, _edited(head, 0), _edited(tail[::-1], 1))
+    if len(s.dims) < nh or len(s.suffix) < nt:
+        raise NotApplicable("the indexed axes may be the same axes")
 
     def edit(part, dims):
         out, d = [], 0

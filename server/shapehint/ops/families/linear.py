@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...shapes.shape import Shape, eq
 from ...shapes.values import TensorV
+from ..common import apart
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 
@@ -23,6 +24,7 @@ def _linear(cx: OpContext, x, in_features, out_features) -> TensorV:
                "SH101")
     if s.rank is not None:
         return cx.tensor(s.dims[:-1] + (out_features,), like=x)
+    s = apart(cx, s, back=(1,))  # the last axis may be a named leading one
     return cx.tensor(Shape(s.dims, s.star, s.suffix[:-1] + (out_features,)), like=x)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ...shapes.expr import Expr
 from ...shapes.shape import Shape, eq
 from ...shapes.values import ListV, TensorV, TupleV
-from ..common import broadcast_shapes, result_dtype
+from ..common import apart, broadcast_shapes, result_dtype
 from ..context import NotApplicable, OpContext
 from ..registry import op
 
@@ -59,6 +59,7 @@ def _matmul_unknown(cx: OpContext, a: TensorV, b: TensorV) -> Shape:
         if s.rank is not None:
             return matmul_shape(cx, a, b)
         _inner(cx, a, b, k, b.shape.dims[0], "first")
+        s = apart(cx, s, back=(1,))  # the last axis may be a named leading one
         return Shape(s.dims, s.star, s.suffix[:-1] + (b.shape.dims[1],))
     raise NotApplicable("rank unknown")
 

@@ -64,12 +64,12 @@ def _bn_layer(nsp: int, ranks: tuple) -> None:
     def fwd(cx: OpContext, m, input):
         if not isinstance(input, TensorV):
             raise NotApplicable("input unknown")
-        d = cx.dims(input, ranks)
+        d = cx.leading(input, ranks, 2)
         n = need_int(cx, m.cfg["num_features"], "num_features")
         tracked = cx.bool_of(m.cfg["track_running_stats"])
         if tracked or cx.bool_of(m.cfg["affine"]):
             _channels(cx, input, d[1], n)
-        if tracked is False:  # batch statistics in train and eval mode alike
+        if tracked is False and input.shape.rank is not None:  # batch statistics in train and eval mode alike
             _per_channel(cx, input, d[0] * product(d[2:]), "value per channel")
         return same_shape(cx, input)
 

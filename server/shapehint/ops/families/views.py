@@ -17,7 +17,7 @@ from ...shapes.expr import Expr, product
 from ...shapes.shape import Shape, disj, eq, ge, ne
 from ...shapes.values import DtypeV, IntV, ListV, StarSizeV, TensorV, TupleV
 from ..arguments import known_tensor, ranked_tensor
-from ..common import (compute_stride, dim_list, located, shape_str, size_list, strides_of, view_result,
+from ..common import (apart, compute_stride, dim_list, located, shape_str, size_list, strides_of, view_result,
                       view_strides as _view_strides)
 from ..dtypes import COMPLEX_OF_PARTS
 from ..context import NotApplicable, OpContext
@@ -234,8 +234,10 @@ def unsqueeze(cx: OpContext, input, dim):
             raise NotApplicable("dim unknown")
         s = x.shape
         if i >= 0 and i <= len(s.dims):
+            s = apart(cx, s, front=(i - 1,) if i else ())  # a new axis after a trailing one: not last
             return cx.tensor(Shape(s.dims[:i] + (Expr.const(1),) + s.dims[i:], s.star, s.suffix), like=x)
         if i < 0 and -i - 1 <= len(s.suffix):
+            s = apart(cx, s, back=(-i - 1,) if i < -1 else ())
             k = len(s.suffix) + i + 1
             return cx.tensor(Shape(s.dims, s.star, s.suffix[:k] + (Expr.const(1),) + s.suffix[k:]), like=x)
         raise NotApplicable("rank unknown")

@@ -1,0 +1,120 @@
+"""False errors found by `shapehint check` over working model code (issue 25): each program here
+runs under PyTorch, so no error may be reported; beside each, the real error that must still be."""
+from shapehint.analysis.api import analyze_source
+
+
+def _errors(text):
+    return [(d.line, d.code) for d in analyze_source(text, "fe.py").diagnostics if d.severity == "error"]
+
+
+# a mask built from tensors the analysis lost (the caller's input is not known to be a tensor):
+# `a < b.unsqueeze(1)` over two values not understood may be an elementwise tensor, so
+# `torch.as_tensor` of it is not a 0-D tensor
+MASK = '''import torch
+
+
+def to_mask(length, max_len, dtype=None):
+    mask = torch.arange(max_len).expand(len(length), max_len) < length.unsqueeze(1)
+    mask = torch.as_tensor(mask, dtype=dtype)
+    return mask
+
+
+def pool(x):
+    seq = x.shape[-1]
+    lengths = torch.ones(x.shape[0])
+    mask = to_mask(lengths * seq, seq, dtype=x.dtype)
+    return mask.unsqueeze(1)
+
+
+def caller(y):
+    y = y.transpose(1, 2)
+    return pool(y)
+'''
+
+
+def test_a_comparison_of_values_not_understood_may_be_a_tensor():
+    assert _errors(MASK) == []
+
+
+def test_a_comparison_of_known_ints_is_still_a_bool_and_as_tensor_of_it_0d():
+    text = ("import torch\n\n\ndef f(x):\n    b = x.shape[0] < 3\n    t = torch.as_tensor(b)\n"
+            "    return t.unsqueeze(1)\n")
+    assert _errors(text) == [(7, "SH105")]
+
+
+def test_a_chained_comparison_with_an_unknown_keeps_what_it_implies():
+    # `0 < n <= x.shape[0]` is a bool whatever n is: the assert still teaches x.shape[0] >= 2
+    text = ("import torch\n\n\ndef f(x, n):\n    assert 1 < x.shape[0] <= n.limit\n"
+            "    assert x.shape[0] == 1\n    return x\n")
+    assert _errors(text) == [(6, "SH108")]
+
+
+# BatchNorm1d takes (N, C) and (N, C, L): on an input of unknown rank it must not pick one
+# (picking (N, C) made the later `permute(0, 2, 1)` an error)
+NORM = '''import torch
+from torch import nn
+
+
+class Depthwise(nn.Module):
+    def __init__(self, c: int):
+        super().__init__()
+        self.conv = nn.Conv1d(c, c, 3, padding=1, groups=c)
+
+    def forward(self, h: torch.Tensor) -> torch.Tensor:
+        return self.conv(h)
+
+
+class ConvModule(nn.Module):
+    def __init__(self, c: int = 16):
+        super().__init__()
+        self.dw = Depthwise(c)
+        self.bn = nn.BatchNorm1d(c)
+        self.down = nn.Conv1d(c, 8, 1)
+
+    def forward(self, h):
+        h = self.dw(h.permute(0, 2, 1))
+        h = self.bn(h)
+        return self.down(h).permute(0, 2, 1)
+'''
+
+
+def test_a_norm_layer_accepting_several_ranks_leaves_an_unknown_rank_open():
+    assert _errors(NORM) == []
+
+
+def test_a_norm_layer_still_checks_channels_and_known_ranks():
+    text = ("import torch\nfrom torch import nn\n\nbn = nn.BatchNorm1d(16)\n\n\n"
+            "def f(h: torch.Tensor):\n    a = bn(h)\n    return a.permute(0, 2, 1)\n\n\n"
+            "def g(h: torch.Tensor):\n    h = h.unsqueeze(0)\n    return bn(h)\n\n\n"
+            "def k():\n    return bn(torch.zeros(2, 8, 5))\n\n\n"
+            "def m():\n    return bn(torch.zeros(2, 16, 5, 5))\n")
+    errors = _errors(text)
+    assert (18, "SH101") in errors and (22, "SH102") in errors and len(errors) == 2
+
+
+# the axes named before a variadic segment and after it may be the same axes: `x.shape[2]` read,
+# then x met a Linear(16, ...), and x is [B, T, 16]
+SHARED = '''import torch
+from torch import nn
+
+lin = nn.Linear(16, 8)
+
+
+def f(x):
+    t = x.shape[2]
+    y = lin(x)
+    a, b, c = x.shape
+    return y
+
+
+def g(x):
+    t = x.shape[2]
+    y = lin(x)
+    a, b = x.shape
+    return y
+'''
+
+
+def test_unpacking_as_many_names_as_the_shared_axes_allow_is_no_error():
+    # three names for x.shape are fine; two are too few whatever the sharing (x has >= 3 axes)
+    assert _errors(SHARED) == [(17, "SH111")]
