@@ -339,3 +339,12 @@ def test_a_list_extended_in_a_loop_over_an_unknown_iterable_is_of_unknown_length
     assert 51 not in got or got[51]["shape"] is None  # convolutions, any number
     assert got[60]["shape"] == ["x.shape[0]", "x.shape[1]"]  # activations only, any number
     assert got[69]["shape"] == ["x.shape[0]", 8, "x.shape[2] - 2", "x.shape[3] - 2"]  # through an alias
+
+
+def test_settings_picked_by_string_methods_of_a_known_name():
+    """`if arch.startswith(...)` / `elif arch.endswith(...)` on a name the factory passes: Python's
+    own string methods on known strings decide the arm (before: every arm and the `raise` were
+    joined, so the settings, and everything the model built from them computes, were unknown)."""
+    got = _shapes(_answer("cfgtable.py"), "Net.forward")
+    assert _built_by(got[13], "net_named") == ["x.shape[0]", 24, "x.shape[2]//2", "x.shape[3]//2"]
+    assert _built_by(got[16], "net_named") == ["x.shape[0]", 10]

@@ -68,3 +68,18 @@ def alias(x: torch.Tensor):
     assert x.dim() == 4
     y = nn.Sequential(*head)(x)
     return y
+
+
+def _settings(arch, **kwargs):
+    if arch.startswith("wide_"):
+        cfg = [16, 24]
+    elif arch.endswith("_small"):
+        cfg = [8, "P", 24]
+    else:
+        raise ValueError(f"unsupported {arch}")
+    return cfg, arch.replace("_", "-").upper()
+
+
+def net_named():
+    cfg, label = _settings("net_small")
+    return Net(build(cfg))
