@@ -314,3 +314,44 @@ class Block(nn.ModuleDict):
     assert [d for d in answer["diagnostics"] if d["severity"] == "error"] == []
     got = {v["line"]: v["shape"] for v in answer["values"]}
     assert got.get(15) is None or "?" in got[15][1:2] or not isinstance(got[15][1], int)
+
+
+def test_a_table_read_by_an_unknown_key_stays_known_for_the_known_keys():
+    """`_net(key)` reads `TABLE[key]` with `key` unknown in its own analysis: that must not make
+    the table's config lists unknown for the factories that pass a known key (before: every
+    line of `forward` after `self.features(x)` had no shape in any context)."""
+    got = _shapes(_answer("cfgtable.py"), "Net.forward")
+    assert _built_by(got[13], "net_s") == ["x.shape[0]", 24, "x.shape[2]//2", "x.shape[3]//2"]
+    assert _built_by(got[13], "net_t") == ["x.shape[0]", 24, "(x.shape[2]//2)//2", "(x.shape[3]//2)//2"]
+    assert _built_by(got[16], "net_s") == ["x.shape[0]", 10]
+
+
+def test_a_table_read_by_an_unknown_key_agrees_with_torch():
+    torch = pytest.importorskip("torch")
+    mod = _module("cfgtable")
+    got = _shapes(_answer("cfgtable.py"), "Net.forward")
+    x = torch.randn(2, 3, 17, 12)
+    for factory in (mod.net_s, mod.net_t):
+        _check_against_torch(factory(), _built_by(got[13], factory.__name__), x, lambda m, x: m.features(x))
+
+
+
+def test_a_list_extended_in_a_loop_over_an_unknown_iterable_is_of_unknown_length():
+    """`layers += [...]` extends the list in place (before: a new list, so in a loop over `cfg`
+    unknown the list became unknown after one pass, and an alias never saw the items). After
+    the loop it may hold any number of the layers the body adds: a stack of them is unknown
+    when they change the shape (never the identity: the input's own shape would be a wrong
+    claim), the input's shape when every one keeps it."""
+    got = {v["line"]: v for v in _answer("cfgtable.py")["values"]}
+    assert 51 not in got or got[51]["shape"] is None  # convolutions, any number
+    assert got[60]["shape"] == ["x.shape[0]", "x.shape[1]"]  # activations only, any number
+    assert got[69]["shape"] == ["x.shape[0]", 8, "x.shape[2] - 2", "x.shape[3] - 2"]  # through an alias
+
+
+def test_settings_picked_by_string_methods_of_a_known_name():
+    """`if arch.startswith(...)` / `elif arch.endswith(...)` on a name the factory passes: Python's
+    own string methods on known strings decide the arm (before: every arm and the `raise` were
+    joined, so the settings, and everything the model built from them computes, were unknown)."""
+    got = _shapes(_answer("cfgtable.py"), "Net.forward")
+    assert _built_by(got[13], "net_named") == ["x.shape[0]", 24, "x.shape[2]//2", "x.shape[3]//2"]
+    assert _built_by(got[16], "net_named") == ["x.shape[0]", 10]

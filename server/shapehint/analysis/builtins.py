@@ -19,6 +19,7 @@ from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV,
 from .choices import registry_choice
 from .layers import CONTAINERS
 from .typetests import isinstance_of
+from .strings import str_method
 from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, PartialV, RangeV, SuperV
 
 # activation checkpointing: torch's and timm's (`from ._manipulate import checkpoint_seq` inside timm)
@@ -340,6 +341,9 @@ class Builtins:
     # ---- methods of lists, dicts, modules --------------------------------------------
     def bound_op(self, op, args, kwargs, fr, span) -> Value:
         t, name = op.target, op.name
+        if isinstance(t, StrV):  # strings are immutable: nothing is written
+            out = str_method(t.value, name, args, kwargs) if t.value is not None else None
+            return out if out is not None else UnknownV(name)
         if name not in _READING:
             self.mutated(t.self_obj if isinstance(t, SuperV) else t)
         if isinstance(t, ListV):

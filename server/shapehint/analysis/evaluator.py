@@ -213,9 +213,12 @@ class Expressions:
     def _escaped_items(self, d: DictV, fr) -> None:
         """`batched[key]` with a key not known may be any item, which the code may then fill
         (`batched[key].append(t)`): the lists and dicts among the items are no longer known —
-        never the empty ones they started as."""
+        never the empty ones they started as. A list or dict of constants only (a table of
+        configurations: `cfgs = {"A": [64, "M", 128]}`) is read, not filled: it stays known, else
+        one function reading it by a key not known (a factory's generic analysis) would make it
+        unknown for every context that reads it by a known key."""
         changed = {k: (ListV(None, UnknownV("item")) if isinstance(v, ListV) else DictV({}, open=True))
-                   for k, v in d.items.items() if isinstance(v, (ListV, DictV))}
+                   for k, v in d.items.items() if isinstance(v, (ListV, DictV)) and not _constant_table(v)}
         if changed:
             self.mutated(d)
             d.items.update(changed)
@@ -615,3 +618,13 @@ def _float_op(op, a, b) -> Optional[float]:
         return {ast.Add: x + y, ast.Sub: x - y, ast.Mult: x * y}.get(op) if op is not ast.Div else x / y
     except ZeroDivisionError:
         return None
+
+
+def _constant_table(v) -> bool:
+    """A non-empty list or dict whose items are all constants (ints, strings, floats, bools, None)."""
+    items = v.items if isinstance(v, ListV) else list(v.items.values()) if not v.open else None
+    if not items:
+        return False
+    return all(isinstance(i, (StrV, FloatV, NoneV)) or isinstance(i, IntV) and i.expr.value is not None
+               or isinstance(i, BoolV) and i.pred is not None and (i.pred.is_true or i.pred.is_false)
+               for i in items)

@@ -11,7 +11,7 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value
-from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
+from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import Related
 from .frames import Frame, add_fact, span_of
 from .builtins import CHECKS, falsy_literal
@@ -31,7 +31,7 @@ class Statements:
     module being run (`path`, `functions`, `classes`: an import swaps them) is read from it."""
 
     _USES = ("interp", "eval", "exec_stmt", "source", "_learn_guarded_ranks", "_learn_unpack_rank", "annotation_shape", "binop",
-             "call_rule", "check_declared", "check_return", "check_unpack", "check_shape_comment", "e_Name", "function_named", "implied", "import_module", "iterate",
+             "bound_op", "call_rule", "check_declared", "check_return", "check_unpack", "check_shape_comment", "e_Name", "function_named", "implied", "import_module", "iterate",
              "join_values", "mutated", "new_store", "report", "reporter", "resolve", "env", "observe", "sink",
              "span_log")
 
@@ -85,6 +85,12 @@ class Statements:
 
     def s_AugAssign(self, st: ast.AugAssign, fr):
         cur = self.eval(st.target, fr) if not isinstance(st.target, ast.Name) else self.e_Name(st.target, fr)
+        if isinstance(cur, ListV) and isinstance(st.op, ast.Add):
+            # `layers += [conv, relu]` extends the list in place (as `extend`, any iterable): a
+            # loop sees it grow (controlflow._loop_once), and every alias of the list with it
+            self.bound_op(BoundOp(cur, "extend"), [self.eval(st.value, fr)], {}, fr, span_of(st))
+            self.assign(st.target, cur, fr, st)
+            return
         other = self.eval(st.value, fr)
         method = IN_PLACE.get(type(st.op))
         if isinstance(cur, TensorV) and method is not None:
