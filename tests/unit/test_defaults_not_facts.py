@@ -235,3 +235,35 @@ def test_hover_shows_the_default_as_a_note():
     text = hover(res, 14, 9).markdown
     assert "stride" in text.split("\n")[0]  # in the shape itself
     assert "- `stride`: constructor parameter `stride` of `Block` (default 1)" in text
+
+
+CONFIG_FLAG = '''import torch
+from torch import nn
+
+
+class TinyConfig:
+    def __init__(self, hidden_size=16, use_prompt=False):
+        self.hidden_size = hidden_size
+        self.use_prompt = use_prompt
+
+
+class Model(nn.Module):
+    def __init__(self, config: TinyConfig):
+        super().__init__()
+        self.use_prompt = config.use_prompt
+        self.proj = nn.Linear(config.hidden_size, 4)
+
+    def tune(self):
+        assert self.use_prompt, "needs use_prompt=True"
+        return 1
+
+    def forward(self, x):
+        return self.proj(x)
+'''
+
+
+def test_a_configuration_flag_default_is_not_a_fact():
+    # `use_prompt=False` is the configuration class's default, not every configuration's: the
+    # assertion on it holds for some configurations, so it is no error
+    res, _ = _infer(CONFIG_FLAG)
+    assert _errors(res) == []
