@@ -239,6 +239,8 @@ def parse_suppressions(text: str) -> dict:
     Only real comments count (tokenize); when the file does not tokenize (a syntax error), a
     line-based scan is used instead.
     """
+    if _SUPPRESS.search(text) is None:  # no comment can match: skip the tokenize (most files)
+        return {}
     out: dict = {}
     try:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):

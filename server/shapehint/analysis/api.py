@@ -37,6 +37,13 @@ def analyze_session(text: str, path: str = "<string>", config=None, cancel=None,
         return failed(text, path, exc)
 
 
+def warm_up() -> None:
+    """Import everything an analysis uses, the operator rules included (they load on the first
+    rule looked up, which `import torch` alone does not do): once per process, before workers
+    are forked from it or a user waits on the first answer."""
+    analyze_source("import torch\ntorch.zeros(1)\n", "<warm-up>", records=False)
+
+
 def failed(text: str, path: str, exc: BaseException) -> AnalysisSession:
     """The session of an analysis that raised: no answers, and the error in `stats`."""
     return AnalysisSession(AnalysisResult(path, text, stats={"internal_errors": [f"{type(exc).__name__}: {exc}"],

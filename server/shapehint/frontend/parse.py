@@ -23,6 +23,7 @@ a `pass` on its first line). Tests: tests/unit/test_frontend.py, tests/unit/test
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -231,8 +232,11 @@ def _repair_loop(lines, fixed, errors, placeholders) -> ast.Module:
 
 
 def _code_point_columns(tree: ast.AST, lines: list) -> None:
-    """ast's columns are UTF-8 byte offsets; ours are code points (ASCII lines need nothing)."""
-    if all(line.isascii() for line in lines):
+    """ast's columns are UTF-8 byte offsets; ours are code points (ASCII lines need nothing).
+    Only statements that span a non-ASCII line are walked: a whole-tree walk was a tenth of a
+    repository check (transformers' files have a few non-ASCII docstring lines each)."""
+    bad = [i for i, line in enumerate(lines, 1) if not line.isascii()]
+    if not bad:
         return  # the common case: no walk at all
     cache: dict = {}
 
@@ -246,11 +250,21 @@ def _code_point_columns(tree: ast.AST, lines: list) -> None:
         if key not in cache:
             cache[key] = len(text.encode("utf-8")[:col].decode("utf-8", "replace"))
         return cache[key]
-    for node in ast.walk(tree):
+
+    def spans_bad(st: ast.stmt) -> bool:
+        # a statement's nodes lie within its lines, its decorators (above the `def`) included
+        start = min([st.lineno] + [d.lineno for d in getattr(st, "decorator_list", ())])
+        i = bisect.bisect_left(bad, start)
+        return i < len(bad) and bad[i] <= (st.end_lineno or st.lineno)
+
+    todo = [tree]
+    while todo:
+        node = todo.pop()
         if getattr(node, "col_offset", None) is not None:
             node.col_offset = fix(node.lineno, node.col_offset)
         if getattr(node, "end_col_offset", None) is not None:
             node.end_col_offset = fix(node.end_lineno, node.end_col_offset)
+        todo.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, ast.stmt) or spans_bad(c))
 
 
 # A string (triple or single quoted) or a comment; strings come first in the alternation so

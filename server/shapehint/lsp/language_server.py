@@ -364,10 +364,10 @@ class ShapeHintServer(LanguageServer):
 def _warm_up() -> None:
     """Import the analysis (and its operator registry, parso's grammar) once, on one thread;
     then take everything start-up made out of the garbage collector's walks."""
-    from ..analysis.api import analyze_source
+    from ..analysis.api import warm_up
     from ..frontend.parse import IncrementalParser
     from ..gc_policy import settle
-    analyze_source("import torch\n", "<warm-up>")
+    warm_up()
     IncrementalParser()
     settle()
 

@@ -102,9 +102,13 @@ def _configs():
 
 def _warm_up() -> None:
     """Import the analysis and build its operator registry once, before the workers are forked
-    from this process: each would otherwise do it again (and again after each recycling)."""
-    from ..analysis.api import analyze_source
-    analyze_source("import torch\n", "<warm-up>", records=False)
+    from this process: each would otherwise do it again (and again after each recycling). What
+    start-up made is then frozen out of the collector's walks, whose writes to object headers
+    would otherwise copy the pages the workers share with this process."""
+    from ..analysis.api import warm_up
+    from ..gc_policy import settle
+    warm_up()
+    settle()
 
 
 def _reusable(entry: Optional[dict], budget_s: Optional[float]) -> bool:
