@@ -1,4 +1,4 @@
-"""Parameters annotated with unions and string annotations (engine._union_param): what the
+"""Parameters annotated with unions and string annotations (generic._union_param): what the
 generic analysis takes them for. `Optional[int]` was a tensor of unknown rank, and so was
 `int | tuple[int, int]` (diffusers' `spatial_size`): `isinstance(spatial_size, int)` and
 `spatial_size[1]` then read a tensor, and a tensor's index became the size of an `arange`."""

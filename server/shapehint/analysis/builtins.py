@@ -9,10 +9,9 @@ the methods bound when the interpreter wires it (`_USES`).
 from __future__ import annotations
 
 import ast
-import dataclasses
 from typing import Optional
 
-from ..shapes.expr import Expr, emax, emin, product
+from ..shapes.expr import Expr, emax, emin
 from ..shapes.shape import FALSE, TRUE, ge, le
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
@@ -20,21 +19,11 @@ from .choices import registry_choice
 from .layers import CONTAINERS
 from .typetests import isinstance_of
 from .strings import str_method
-from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, PartialV, RangeV, SuperV
+from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
-# activation checkpointing: torch's and timm's (`from ._manipulate import checkpoint_seq` inside timm)
-CHECKPOINT = {"torch.utils.checkpoint.checkpoint", "timm.models._manipulate.checkpoint", "timm.models.checkpoint",
-              "_manipulate.checkpoint"}
-CHECKPOINT_SEQ = {"torch.utils.checkpoint.checkpoint_sequential", "timm.models._manipulate.checkpoint_seq",
-                  "timm.models.checkpoint_seq", "_manipulate.checkpoint_seq"}
-CHECKPOINT_OPTIONS = {"use_reentrant", "context_fn", "determinism_check", "debug", "early_stop",
-                      "preserve_rng_state"}
-
-# torch's runtime checks: {path: the position of the condition}
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
 _READING = {"get", "index", "count", "values", "items", "keys", "to", "cuda", "cpu", "eval", "train", "float",
             "half", "double", "requires_grad_"}
-CHECKS = {"torch._check": 0, "torch._assert": 0, "torch._check_with": 1, "torch._check_is_size": 0}
 
 
 def falsy_literal(node) -> bool:
@@ -442,111 +431,6 @@ class Builtins:
         else:
             added = args[-1]
         return self.join_values([elem, added])
-
-    # ---- library helpers ---------------------------------------------------------------
-    def external_special(self, path: str, args, kwargs, fr, span, node) -> Optional[Value]:
-        if path in CHECKS:
-            k = CHECKS[path]
-            if len(args) > k:
-                cond = args[k]
-                if isinstance(node, ast.Call) and len(node.args) > k \
-                        and self._learn_guarded_ranks(node.args[k], True, fr):  # `torch._assert(x.dim() == 4, ...)`
-                    cond = self._safe_eval(node.args[k], fr)  # read again, now that the rank is known
-                self.assume(cond, node or span, fr, "torch._check",
-                            node.args[k] if isinstance(node, ast.Call) and len(node.args) > k else None)
-            return NoneV()
-        if path == "torch.Size":
-            items = self.iterate(args[0], fr) if args else []
-            return TupleV(tuple(items), True) if items is not None else UnknownV("Size")
-        if path in ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer"):
-            v = args[0] if args else kwargs.get("data")
-            if isinstance(v, TensorV):
-                return TensorV(v.shape, v.dtype, v.origin, is_param=True)
-            return UnknownV("Parameter")
-        if path in ("dataclasses.field",):
-            return kwargs.get("default", UnknownV("field"))
-        if path in ("collections.OrderedDict",):
-            items = self.iterate(args[0], fr) if args else []
-            out = {}
-            is_open = items is None
-            for it in items or []:
-                if isinstance(it, TupleV) and len(it.items) == 2 and isinstance(it.items[0], StrV):
-                    out[it.items[0].value] = it.items[1]
-                else:
-                    is_open = True
-            return DictV(out, open=is_open)
-        if path.startswith("math."):
-            return self._math(path[5:], args)
-        if path in ("typing.cast",) and len(args) == 2:
-            return args[1]
-        if path in ("copy.copy", "copy.deepcopy") and len(args) == 1 and isinstance(args[0], InstanceObj):
-            # a config object copied before a loop changes it (`c = copy.copy(cnf); c.stride = 1`):
-            # the copy's attributes are its own, the original keeps its values
-            return dataclasses.replace(args[0], attrs=dict(args[0].attrs))
-        if path == "functools.partial" and args and not isinstance(args[0], UnknownV):
-            return PartialV(args[0], tuple(args[1:]), dict(kwargs))
-        if path == "torch.is_tensor" and len(args) == 1:
-            return self.b_isinstance([args[0], ExtRef("torch.Tensor")], {}, fr, span)
-        if path in CHECKPOINT and args:  # activation checkpointing recomputes; the result is the call's
-            rest = {k: v for k, v in kwargs.items() if k not in CHECKPOINT_OPTIONS}
-            return self.call_value(args[0], list(args[1:]), rest, fr, span)
-        if path in CHECKPOINT_SEQ:
-            return self._checkpoint_seq(path, args, kwargs, fr, span)
-        return None
-
-    def _checkpoint_seq(self, path: str, args: list, kwargs: dict, fr, span) -> Value:
-        """timm's `checkpoint_seq(self.blocks, x)`, torch's `checkpoint_sequential(fns, segments, x)`:
-        the functions applied in order."""
-        torch_api = path.startswith("torch.")
-        fns = args[0] if args else kwargs.get("functions")
-        x = (args[2] if len(args) > 2 else kwargs.get("input")) if torch_api else \
-            (args[1] if len(args) > 1 else kwargs.get("x"))
-        if fns is None or x is None:
-            return UnknownV(path)
-        if isinstance(fns, (ModuleV, InstanceObj)):
-            return self.call_value(fns, [x], {}, fr, span)
-        items = self.iterate(fns, fr)
-        if items is None:
-            return UnknownV(path)
-        for f in items:
-            x = self.call_value(f, [x], {}, fr, span)
-            if isinstance(x, UnknownV):
-                break
-        return x
-
-    def _math(self, name: str, args) -> Value:
-        import math
-        ints = [self.int_value(a) for a in args]
-        if name == "prod" and args:
-            items = self.iterate(args[0], None)
-            vals = [self.int_value(i) for i in items or []]
-            if items is not None and all(v is not None for v in vals):
-                return IntV(product(vals))
-        if name in ("ceil", "floor") and args:
-            v = args[0]
-            if isinstance(v, FloatV) and v.value is not None:
-                return IntV(Expr.const(getattr(math, name)(v.value)))
-            if isinstance(v, IntV):
-                return v
-        if name == "gcd" and len(ints) == 2 and all(i is not None and i.value is not None for i in ints):
-            return IntV(Expr.const(math.gcd(ints[0].value, ints[1].value)))
-        vals = []
-        for a in args:
-            if isinstance(a, FloatV):
-                vals.append(a.value)
-            elif isinstance(a, IntV):
-                vals.append(a.expr.value)
-            else:
-                vals.append(None)
-        if vals and None not in vals and hasattr(math, name):
-            try:
-                out = getattr(math, name)(*vals)
-            except (ValueError, TypeError, OverflowError):
-                return FloatV(None)
-            return IntV(Expr.const(out)) if isinstance(out, int) and not isinstance(out, bool) else FloatV(out)
-        if name == "pi":
-            return FloatV(math.pi)
-        return FloatV(None)
 
 
 def _layer_base(cls, depth: int = 0):

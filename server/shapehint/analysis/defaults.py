@@ -2,7 +2,7 @@
 
 A constructor parameter's default is one possible value: the model that builds the layer may pass
 another (`BasicBlock(64, 128, stride=2)`, `GroupNorm(groups=8)`). A class analysed on its own
-(its generic instance, `engine.generic_instance`) therefore takes an int default as a symbol named
+(its generic instance, `generic.generic_instance`) therefore takes an int default as a symbol named
 after the parameter (`stride`), and a configuration object's int attributes as symbols named after
 the configuration (`config.hidden_size`), never the configuration class's defaults. The default
 stays visible as a note on the symbol (hover: "default 1"). A call or construction in view binds

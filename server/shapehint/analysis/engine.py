@@ -12,26 +12,21 @@ import ast
 import dataclasses
 
 from .. import gc_policy
-from ..shapes.expr import Expr
-from ..shapes.shape import Shape
-from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, Span, TensorV, TupleV, UnknownV
+from ..shapes.values import DictV, Span, UnknownV
 from ..solver.facts import Limits
 from .built import run_built_models
-from .annotations import is_none, is_plain, union_members, unstring
 from .frames import Budget, Cancelled, Frame, span_of
 from . import interp as interp_limits
 from .interp import Interp
-from .hints import hint_of_one_tensor, read_as_sequence
 from .hover_facts import compose_dims, fixed_symbols, logged_dims
-from .defaults import default_symbol, name_copies, open_default_nones
-from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
+from .defaults import open_default_nones
+from .objects import FuncObj, InstanceObj
 from .optional_parts import open_optional_parts
-from .result import AnalysisResult, DimInfo, Diagnostic, Entry, Pending
+from .result import AnalysisResult, Diagnostic, Entry, Pending
 from .session import AnalysisSession
 from .sink import Sink
-from .usage import param_kind, tensor_uses
+from .generic import construct, forget_state, generic_instance, param_value
 
-CONFIG_NAMES = {"config", "cfg", "args", "opt", "hparams", "params", "conf", "settings"}
 
 
 def parse(text: str, path: str, compile_errors: bool = True):
@@ -215,8 +210,8 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
         # (one its defaults do not build is rebuilt: generic_instance)
         inst = open_default_nones(f, fr.env[params[0].arg])
         if isinstance(inst, InstanceObj):
-            open_optional_parts(inst, f, lambda i, o: _construct(it, i, o, False, given=True))
-        it.generic_instances[f.cls] = _forget_state(f.cls, inst)
+            open_optional_parts(inst, f, lambda i, o: construct(it, i, o, False, given=True))
+        it.generic_instances[f.cls] = forget_state(f.cls, inst)
 
 
 def _cut_short(it: Interp, f: FuncObj) -> None:
@@ -242,275 +237,6 @@ def _not_analysed(it: Interp, wanted) -> None:
                  (f": {len(left)} function{'s' if len(left) != 1 else ''} not analysed ({names})" if left else ""))
 
 
-def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, prefix: str = ""):
-    """`prefix`: the configuration object `f` (a configuration class's `__init__`) builds, whose
-    attributes are named after it (`config.hidden_size`, defaults.py)."""
-    if p.annotation is not None and hint_of_one_tensor(p.annotation, lambda n: it._safe_eval(n, fr)) \
-            and not read_as_sequence(f.node, p.arg):
-        p = ast.arg(arg=p.arg, annotation=None, lineno=p.lineno, col_offset=p.col_offset,
-                    end_lineno=p.end_lineno, end_col_offset=p.end_col_offset)  # a hint the body overrules (hints.py)
-    union = _union_param(it, f, p, fr) if p.annotation is not None else None
-    if union is not None:
-        return union
-    ann = it.annotation_shape(p.annotation, fr) if p.annotation is not None else None
-    if ann is not None:
-        return _annotated_tensor(it, f, p, ann)
-    if p.annotation is not None:
-        container = container_param(it, f, p, fr)
-        if container is not None:
-            return container
-        node = unstring(p.annotation)  # `d: "int"`
-        cls = it._safe_eval(node, fr) if node is not None else None
-        if isinstance(cls, ClassObj) and not cls.is_module():
-            return generic_instance(it, cls, p.arg)
-        if isinstance(cls, BuiltinFn) and cls.name in ("int", "float", "bool", "str"):
-            # `planes: int` is a number, not a tensor (its default, else a symbol of its name)
-            if p.arg not in f.defaults:
-                return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
-            v = f.defaults[p.arg]
-            return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else v
-    if p.arg in f.defaults:
-        v = f.defaults[p.arg]
-        if is_init and isinstance(v, (TupleV, ListV)) and v.items is not None and not v.items:
-            # `ch=()` (ultralytics' heads): a placeholder the callers fill, not a model with no
-            # levels (whose `torch.cat` of no tensors would fail in every method)
-            return ListV(None, UnknownV(f"{p.arg}[i]"))
-        if is_init and f.cls is not None:
-            # the class on its own: a default is one value callers may pass, not the value
-            v = default_symbol(it, f.cls.name, p.arg, v, prefix)
-        if isinstance(v, NoneV) and not is_init:
-            if p.arg in tensor_uses(f.node):
-                # `mask=None` read as a tensor here: an optional tensor, so the generic analysis
-                # also walks the side of `if mask is not None` that has it (controlflow._if_optional)
-                return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p), optional=True)
-            if p.arg in _tensor_names(it):
-                # only passed on here (`self.attn(x, mask)`): the analysis goes on as if it were
-                # omitted, and a decision that depends on that is marked (Frame.assumes_default);
-                # constructor defaults are the model's configuration, flags are not tensors
-                v = NoneV()
-                it.omitted.add(id(v))
-        return v
-    if is_init or p.arg in CONFIG_NAMES or param_kind(f.node, p.arg) == "opaque":
-        cfg_cls = config_class(it, p.arg)
-        if cfg_cls is not None:
-            return generic_instance(it, cfg_cls, p.arg)
-        return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
-    return TensorV(_given_rank(it, f, p.arg, Shape.unknown(it.param_star(p.arg, f.qualname))), None, span_of(p))
-
-
-def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = False) -> TensorV:
-    shape, dtype = ann
-    if shape.star is not None and shape.star.startswith("?"):
-        star = it.param_star(p.arg, f.qualname)
-        shape = _given_rank(it, f, p.arg, Shape(shape.dims, star, shape.suffix))
-    for i, d in enumerate(shape.dims):
-        for s in d.symbols():
-            if not s.startswith("?"):
-                it.env.dims.setdefault(s, DimInfo(s, f"annotation of `{p.arg}` (axis {i}) on line {p.lineno}"))
-    return TensorV(shape, dtype, span_of(p), optional=optional)
-
-
-def _union_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
-    """A parameter annotated with a union: `Optional[Tensor]` without a default is a tensor that
-    may be None (an optional tensor); `int | tuple[int, int]` or `Optional[int]` without one is
-    no tensor but an opaque value of its name; anything else, None (read as if unannotated)."""
-    members = union_members(p.annotation, lambda n: it._safe_eval(n, fr))
-    if members is None:
-        return None
-    rest = [m for m in members if not is_none(m)]
-    if rest and all(is_plain(m) for m in rest):
-        return None if p.arg in f.defaults else OpaqueV(p.arg)  # a default is read as without one
-    if len(rest) == 1 and len(members) > 1 and p.arg not in f.defaults:
-        ann = it.annotation_shape(rest[0], fr)
-        if ann is not None:
-            return _annotated_tensor(it, f, p, ann, optional=True)
-    return None
-
-
-SEQUENCES = {"List", "list", "Sequence", "MutableSequence", "Iterable", "Tuple", "tuple"}
-MAPPINGS = {"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict"}
-
-
-def container_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
-    """`features: List[Tensor]`, `x: tuple[Tensor, Tensor]`, `cfg: dict`: a list of unknown length
-    (its items unknown: a feature pyramid's levels have different shapes, so no one symbolic
-    tensor may stand for them all), a tuple of that many values (tensors of their own shapes),
-    an open dict — never a tensor, which the unannotated default would make it."""
-    ann = unstring(p.annotation)
-    base, arg = (ann.value, ann.slice) if isinstance(ann, ast.Subscript) else (ann, None)
-    name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else None
-    if name in MAPPINGS:
-        return DictV({}, open=True)
-    if name not in SEQUENCES:
-        return None
-    items = list(arg.elts) if isinstance(arg, ast.Tuple) else [arg] if arg is not None else []
-    fixed = name in ("Tuple", "tuple") and items and not (
-        len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is Ellipsis)
-    if not fixed:
-        ints = bool(items) and isinstance(items[0], ast.Name) and items[0].id == "int"
-        return ListV(None, UnknownV(f"{p.arg}[i]"), name=p.arg if ints else None)
-    out = []
-    for i, item in enumerate(items):
-        if isinstance(item, ast.Name) and item.id == "int":  # `Tuple[int, int]`
-            out.append(OpaqueV(f"{p.arg}[{i}]"))
-            continue
-        ann_i = it.annotation_shape(item, fr)
-        if ann_i is None:
-            out.append(UnknownV(f"{p.arg}[{i}]"))
-            continue
-        shape, dtype = ann_i
-        if shape.star is not None and shape.star.startswith("?"):
-            shape = Shape(shape.dims, it.param_star(f"{p.arg}[{i}]", f.qualname), shape.suffix)
-        out.append(TensorV(shape, dtype, span_of(p)))
-    tup = TupleV(tuple(out))
-    it.hinted.add(id(tup))  # `attention_inputs: tuple[torch.Tensor]` is loosely meant: no SH111 on its length
-    return tup
-
-
-def _given_rank(it: Interp, f: FuncObj, name: str, shape: Shape) -> Shape:
-    """`shape` (of unknown rank) with the rank `engine.analyze(ranks=...)` gives the parameter."""
-    rank = it.param_ranks.get(f.qualname, {}).get(name)
-    k = rank - len(shape.dims) - len(shape.suffix) if rank is not None else -1
-    if k < 0:
-        return shape
-    dims = []
-    for i in range(len(shape.dims), len(shape.dims) + k):
-        sym = f"{name}.shape[{i}]"
-        it.env.dims.setdefault(sym, DimInfo(sym, f"parameter `{name}`, axis {i} (rank {rank} tried for the migration)"))
-        dims.append(Expr.sym(sym))
-    return Shape(shape.dims + tuple(dims) + shape.suffix)
-
-
-def _tensor_names(it: Interp) -> set:
-    cached = getattr(it, "_tensor_names", None)
-    if cached is None or cached[0] != len(it.functions):
-        from .usage import tensor_names
-        cached = it._tensor_names = (len(it.functions), tensor_names(it.functions))
-    return cached[1]
-
-
-def config_class(it: Interp, name: str):
-    """`def __init__(self, config)`: the module's one configuration class (a dataclass or a class
-    named `*Config`) stands for it, so the layers get the configured sizes."""
-    low = name.lower()
-    if not (low in CONFIG_NAMES or low.endswith(("config", "cfg"))):
-        return None
-    found = [c for c in it.classes if not c.is_module() and (c.is_dataclass or c.name.lower().endswith(("config", "cfg")))]
-    return found[0] if len(found) == 1 else None
-
-
-def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
-    """The instance standing for any of `cls`; `prefix`: the parameter that holds it (`config`),
-    which names its attributes (defaults.py), else they are named after `cls`'s parameters."""
-    key = (cls, prefix) if prefix else cls
-    inst = it.generic_instances.get(key)
-    if inst is not None:
-        return inst
-    inst = InstanceObj(cls, {}, None)
-    it.generic_instances[key] = inst
-    if cls.is_dataclass and cls.lookup("__init__") is None:
-        owner = prefix or f"{cls.name[:1].lower()}{cls.name[1:]}"
-        for n, d in cls.fields:
-            inst.attrs[n] = OpaqueV(f"{owner}.{n}") if d is None else default_symbol(it, cls.name, n, d, owner)
-        return _forget_state(cls, inst)
-    init = cls.lookup("__init__")
-    if isinstance(init, FuncObj) and _construct(it, init, inst, open_nones=False, prefix=prefix) == "raise":
-        # its defaults do not build one (`FractionalMaxPool2d()`: "requires an output_size or an
-        # output_ratio"): build it again with the `None` defaults unknown, so the methods are
-        # analysed with an instance some constructor call builds, not with the refused one
-        inst.attrs.clear()
-        _construct(it, init, inst, open_nones=True, prefix=prefix)
-    elif isinstance(init, FuncObj):
-        # parts built only for given arguments are unknown, not absent (optional_parts)
-        open_optional_parts(inst, init, lambda i, o: _construct(it, i, o, False, given=True, prefix=prefix))
-    if isinstance(init, FuncObj):
-        open_default_nones(init, inst)
-        if prefix:
-            name_copies(it, init, inst, prefix)
-    return _forget_state(cls, inst)
-
-
-STATE = (NoneV, IntV, BoolV, FloatV, ListV, DictV, TupleV)  # values other methods commonly change
-
-
-def _forget_state(cls: ClassObj, inst: InstanceObj) -> InstanceObj:
-    """The generic instance stands for one at any point of its life: an attribute that other
-    methods assign (`self.hidden = None` in `__init__`, set by `init_hidden()`; a counter; a
-    list they fill) is not known to keep its `__init__` value — `assert self.hidden is not None`
-    is not an error. Layers and tensors keep theirs (a `reset_classifier()` that replaces
-    `self.head` must not cost the model's shapes)."""
-    for name in _assigned_elsewhere(cls):
-        v = inst.attrs[name] if name in inst.attrs else cls.lookup(name)  # (or the class's own)
-        if isinstance(v, STATE) or isinstance(v, TensorV) and any(d.value == 0 for d in v.shape.dims):
-            # (an empty tensor that another method assigns is a placeholder: ultralytics'
-            # `anchors = torch.empty(0)`, made for the input's shape on the first call)
-            inst.attrs[name] = UnknownV(f"self.{name}")
-    return inst
-
-
-def _assigned_elsewhere(cls: ClassObj) -> set:
-    """Attributes `self.X` assigned in the methods of `cls` and its bases other than `__init__`."""
-    out: set = set()
-    seen: set = set()
-    todo = [cls]
-    while todo:
-        c = todo.pop()
-        if not isinstance(c, ClassObj) or id(c) in seen or c.node is None:
-            continue
-        seen.add(id(c))
-        todo.extend(c.bases)
-        for st in c.node.body:
-            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name != "__init__":
-                out |= _self_targets(st)
-    return out
-
-
-_BODIES = ("body", "orelse", "finalbody", "handlers")  # the statement lists of a statement
-
-
-def _self_targets(fn: ast.FunctionDef) -> set:
-    cached = getattr(fn, "_shapehint_self_targets", None)  # trees are never changed
-    if cached is not None:
-        return cached
-    me = fn.args.args[0].arg if fn.args.args else "self"
-    out = set()
-    todo = list(fn.body)
-    while todo:  # statements only: an assignment is one, and expressions are most of the nodes
-        n = todo.pop()
-        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else ()
-        for t in targets:
-            for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
-                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
-                    out.add(e.attr)
-        for field in _BODIES:
-            todo.extend(getattr(n, field, ()))
-        for case in getattr(n, "cases", ()):
-            todo.extend(case.body)
-    fn._shapehint_self_targets = frozenset(out)
-    return fn._shapehint_self_targets
-
-
-def _construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, given: bool = False,
-               prefix: str = ""):
-    """Run `init` on `inst` with its defaults (`open_nones`: a `None` default is unknown;
-    `given`: a value of its name instead, errors on that path not reported — it only tells which
-    parts a caller's argument builds, optional_parts; `prefix`: what names a config's attributes,
-    defaults.py); the flow it ends with ("raise" when every path raises)."""
-    fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=init.cls, record=False)
-    fr.caught = 1 if given else 0
-    a = init.node.args
-    params = a.posonlyargs + a.args
-    for i, p in enumerate(params + a.kwonlyargs):
-        v = inst if i == 0 and params else param_value(it, init, p, fr, True, prefix)
-        if isinstance(v, NoneV) and (open_nones or given):
-            v = OpaqueV(p.arg) if given else UnknownV(p.arg)
-        fr.env[p.arg] = v
-    if a.vararg is not None:
-        fr.env[a.vararg.arg] = UnknownV("*args")
-    if a.kwarg is not None:
-        fr.env[a.kwarg.arg] = DictV({}, open=True)
-    fr.self_obj = inst
-    return it.exec_block(init.node.body, fr)
 
 
 def _decorated(node: ast.FunctionDef, name: str) -> bool:

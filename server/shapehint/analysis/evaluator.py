@@ -17,8 +17,9 @@ from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, In
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
                       TensorMethod)
 from .annotations import is_shape_type
-from .choices import choice_of, registry_choice
+from .choices import registry_choice
 from . import sizes
+from .arith import float_op, int_binop, python_value
 from .frames import span_of
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
@@ -43,7 +44,7 @@ class Expressions:
     parts is bound when the interpreter wires it (`_USES`)."""
 
     _USES = ("eval", "assign", "call_function", "call_rule", "check_divisor", "eval_defaults", "fresh_dyn", "fresh_star",
-             "hole_symbol", "in_arm", "open_arm", "close_arm", "join_arms", "interp", "iterate", "module_param", "mutated", "note_omitted", "opaque_symbol",
+             "hole_symbol", "in_arm", "join_values", "comprehension", "open_arm", "close_arm", "join_arms", "interp", "iterate", "module_param", "mutated", "note_omitted", "opaque_symbol",
              "resolve", "trip_count", "truth")
 
     # ---- atoms --------------------------------------------------------------
@@ -241,13 +242,13 @@ class Expressions:
             if x is not None and y is not None:
                 if y.value == 0 and op in _DIVISIONS:
                     self.check_divisor(b, node, fr)
-                return _tracked(_int_binop(op, x, y))
+                return _tracked(int_binop(op, x, y))
         if isinstance(a, (IntV, OpaqueV)) and isinstance(b, (IntV, OpaqueV)):
             x, y = self.int_value(a), self.int_value(b)
             if x is not None and y is not None:
-                return _tracked(_int_binop(op, x, y))
+                return _tracked(int_binop(op, x, y))
         if isinstance(a, (IntV, FloatV)) and isinstance(b, (IntV, FloatV)):
-            return FloatV(_float_op(op, a, b))
+            return FloatV(float_op(op, a, b))
         if op is ast.Add and isinstance(a, TupleV) and isinstance(b, TupleV):
             return TupleV(a.items + b.items, a.is_size or b.is_size)
         if op is ast.Add and (isinstance(a, StarSizeV) or isinstance(b, StarSizeV)):
@@ -260,7 +261,7 @@ class Expressions:
             return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
         if isinstance(a, StrV) and a.value is not None and op in (ast.Mod, ast.Add):
             # `"layer%d" % (i + 1)`, `"block" + name`: Python's own, on known values
-            vals = [_python_value(v) for v in (b.items if isinstance(b, TupleV) and op is ast.Mod else (b,))]
+            vals = [python_value(v) for v in (b.items if isinstance(b, TupleV) and op is ast.Mod else (b,))]
             if None not in vals:
                 try:
                     return StrV(a.value % tuple(vals) if op is ast.Mod else a.value + vals[0])
@@ -390,7 +391,7 @@ class Expressions:
                 continue
             if not isinstance(part, ast.FormattedValue) or part.format_spec is not None or part.conversion not in (-1, 115):
                 return StrV(None)
-            v = _python_value(self.eval(part.value, fr))
+            v = python_value(self.eval(part.value, fr))
             if v is None:
                 return StrV(None)
             parts.append(str(v))
@@ -414,97 +415,6 @@ class Expressions:
         self.assign(node.target, v, fr, node)
         return v
 
-    def e_ListComp(self, node, fr) -> Value:
-        return self.comprehension(node, fr)
-
-    e_GeneratorExp = e_ListComp
-
-    def e_SetComp(self, node, fr) -> Value:
-        return UnknownV("set")
-
-    def e_DictComp(self, node, fr) -> Value:
-        return DictV({}, open=True)
-
-    @staticmethod
-    def _decide(p, fr) -> Optional[bool]:
-        return fr.facts.decide(p) if p is not None else None
-
-    def comprehension(self, node, fr) -> Value:
-        """A list comprehension over known items: the list itself when every filter is decided,
-        else a list of unknown length whose element is the join of those that may be kept."""
-        if len(node.generators) != 1 or node.generators[0].is_async:
-            return ListV(None)
-        gen = node.generators[0]
-        source = self.eval(gen.iter, fr)
-        items = self.iterate(source, fr)
-        saved = dict(fr.env)
-        rec, fr.record = fr.record, False
-        try:
-            if items is None:
-                self.assign(gen.target, UnknownV("element"), fr, None)
-                # `[Block(d) for _ in range(depth)]`: depth of them (a loop over them runs)
-                return ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source))
-            out = []
-            maybe = len(items) > MAX_COMPREHENSION  # only the first ones are looked at
-            for it in items[:MAX_COMPREHENSION]:
-                self.assign(gen.target, it, fr, None)
-                preds = [self.truth(self.eval(c, fr)) for c in gen.ifs]
-                decided = [self._decide(p, fr) for p in preds]
-                if False in decided:
-                    continue
-                if None not in decided:
-                    out.append(self.eval(node.elt, fr))
-                    continue
-                maybe = True  # a filter the analysis cannot decide: maybe kept, and the element
-                # made only where it holds (`[x[5] for x in xs if x.shape[0] > 5]`), an arm
-                conds = [p for p, d in zip(preds, decided) if d is None]
-                out.append(self.in_arm(fr, conds, (span_of(node), f"filter on line {node.lineno}"),
-                                       lambda: self.eval(node.elt, fr))[0])
-            if maybe:  # its length is unknown (`len(...) <= 1` must not be read off the items seen)
-                return ListV(None, self.join_values(out) if out else UnknownV("element"))
-            return ListV(out)
-        finally:
-            fr.record = rec
-            fr.env.clear()
-            fr.env.update(saved)
-
-    # ---- joins ------------------------------------------------------------------
-    def join_values(self, vals: list, facts=None) -> Value:
-        from .sink import join_shapes
-        vals = [v for v in vals if v is not None]
-        if not vals:
-            return UnknownV("join")
-        first = vals[0]
-        if all(v is first for v in vals):
-            return first
-        if all(isinstance(v, TensorV) for v in vals):
-            shapes = [self.resolve(v) for v in vals]
-            if facts is not None:
-                shapes = [_align(shapes[0], sh, facts) for sh in shapes]
-            s = join_shapes(shapes)
-            if s is not None:
-                s = s.subs({"?join": self.fresh_dyn()}) if "?join" in s.symbols() else s
-            else:
-                from ..shapes.shape import Shape
-                s = Shape.unknown(self.fresh_star())
-            dts = {v.dtype for v in vals}
-            if s == shapes[0] and len(dts) == 1 and all(_same_flags(v, first) for v in vals):
-                return first  # one abstract value: a loop whose body keeps it is at its fixpoint
-            return TensorV(s, dts.pop() if len(dts) == 1 else None, first.origin,
-                           contiguous=all(v.contiguous for v in vals))
-        if all(isinstance(v, IntV) for v in vals):
-            if all(v.expr == first.expr for v in vals):
-                return first
-            return IntV(self.fresh_dyn())
-        if all(isinstance(v, ModuleV) and v.children is None and v.elem is None for v in vals) and \
-                len({(v.kind, v.describe()) for v in vals}) == 1:
-            return first  # layers built alike (`stages.append(nn.Linear(d, d))` in a loop)
-        if all(isinstance(v, TupleV) for v in vals) and len({len(v.items) for v in vals}) == 1:
-            return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
-        if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
-            return first if isinstance(first, NoneV) else type(first)()
-        picked = choice_of(vals)  # different layers or functions: one of them, each called
-        return picked if picked is not None else UnknownV("join")
 
 
 def _sizes_call(node: ast.AST) -> bool:
@@ -547,7 +457,6 @@ def _opsym(op) -> str:
 # nodes); integer code that is not about shapes (binary splitting, bignum series) multiplies
 # symbolic ints into polynomials of exponential size, which then cost seconds per solver query.
 MAX_INT_EXPR_NODES = 64
-MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
 
 
 def _tracked(v: Value) -> Value:
@@ -572,52 +481,6 @@ def expr_nodes(e: Expr, limit: int) -> int:
 
 
 _DIVISIONS = (ast.FloorDiv, ast.Mod, ast.Div)
-
-
-def _int_binop(op, x: Expr, y: Expr) -> Value:
-    if op is ast.Add:
-        return IntV(x + y)
-    if op is ast.Sub:
-        return IntV(x - y)
-    if op is ast.Mult:
-        return IntV(x * y)
-    if op is ast.FloorDiv:
-        return IntV(x // y) if y.value != 0 else UnknownV("division by zero")
-    if op is ast.Mod:
-        return IntV(x % y) if y.value != 0 else UnknownV("division by zero")
-    if op is ast.Pow and y.value is not None and 0 <= y.value <= 8:
-        out = Expr.const(1)
-        for _ in range(y.value):
-            out = out * x
-        return IntV(out)
-    if op is ast.Div:
-        if x.value is not None and y.value:
-            return FloatV(x.value / y.value)
-        return FloatV(None)
-    return UnknownV("int op")
-
-
-def _python_value(v):
-    """The Python int, float or str a value is known to be, else None."""
-    if isinstance(v, IntV):
-        return v.expr.value
-    if isinstance(v, (FloatV, StrV)):
-        return v.value
-    return None
-
-
-def _float_op(op, a, b) -> Optional[float]:
-    def val(v):
-        if isinstance(v, FloatV):
-            return v.value
-        return float(v.expr.value) if v.expr.value is not None else None
-    x, y = val(a), val(b)
-    if x is None or y is None:
-        return None
-    try:
-        return {ast.Add: x + y, ast.Sub: x - y, ast.Mult: x * y}.get(op) if op is not ast.Div else x / y
-    except ZeroDivisionError:
-        return None
 
 
 def _constant_table(v) -> bool:

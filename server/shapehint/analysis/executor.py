@@ -9,12 +9,12 @@ import re
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.shape import eq
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import Related
 from .frames import Frame, add_fact, span_of
-from .builtins import CHECKS, falsy_literal
+from .builtins import falsy_literal
+from .library_helpers import CHECKS
 
 _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
 
@@ -174,7 +174,7 @@ class Statements:
 
     def _reads_omitted(self, test, fr) -> bool:
         """`assert pos is not None` where `pos` is the None standing for an optional argument the
-        generic analysis took as omitted (engine.param_value), in the function itself or in a
+        generic analysis took as omitted (generic.param_value), in the function itself or in a
         callee it passed it on to (there also the analysed function's own default object):
         callers that give it pass the assertion; an error needs the argument given and omitted
         both to fail."""

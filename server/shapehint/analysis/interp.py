@@ -25,11 +25,13 @@ from ..shapes.values import IntV, TensorV, UnknownV, born_now
 from ..solver.facts import Limits
 from .annotations import AnnotationReader
 from .builtins import Builtins
+from .library_helpers import LibraryHelpers
 from .calls import Calls
 from .layers import Layers
 from .objects import ShapeAliasV
 from .compare import Comparisons
 from .evaluator import Expressions
+from .comprehensions import Comprehensions
 from .callmemo import WRITABLE, CallMemo
 from .environment import Environment
 from .reporter import Reporter
@@ -82,8 +84,8 @@ class Interp:
     # position (the step budget: steps are counted on every node, the hottest path there is;
     # the importer, wired by the engine once the module's globals exist)
     FIXED = ("path", "lines", "sink", "env", "observe", "cancel", "modules", "max_depth", "memo",
-             "comments", "param_ranks", "reporter", "call_stack", "shape_comments", "ranks", "expressions",
-             "comparisons", "statements", "control", "calls", "layers", "builtins", "contracts", "parts")
+             "comments", "param_ranks", "reporter", "call_stack", "shape_comments", "ranks", "expressions", "comprehensions",
+             "comparisons", "statements", "control", "calls", "layers", "builtins", "library", "contracts", "parts")
     WORKING = ("module_code",)
     CURSOR = ("steps", "step_limit", "_tensor_names", "imports", "_eval_of", "_exec_of")  # (and the dispatch caches)
 
@@ -152,17 +154,19 @@ class Interp:
         self._learn_unpack_rank, self._learn_guarded_ranks = ranks.learn_unpack_rank, ranks.learn_guarded_ranks
         self._rank_outcomes = ranks.rank_outcomes
         self.expressions = Expressions()  # each kind of expression
+        self.comprehensions = Comprehensions()  # comprehensions, and joins of values
         self.comparisons = Comparisons()  # comparisons, membership, truth
         self.statements = Statements()  # simple statements, assignments, definitions, imports
         self.control = ControlFlow()  # if, loops, try, with
         self.calls = Calls()  # calls of everything callable, instantiation of user classes
         self.layers = Layers()  # nn layers and containers
-        self.builtins = Builtins()  # Python builtins, container methods, library helpers
+        self.builtins = Builtins()  # Python builtins, container methods
+        self.library = LibraryHelpers()  # torch's runtime checks, checkpointing, math
         self.contracts = Contracts()  # annotations and unpackings checked (what users declare)
         # Every part's methods are the interpreter's (what engine, the questions and the rules'
         # context call), bound once; then each part gets what it calls on the others.
-        self.parts = (self.expressions, self.comparisons, self.statements, self.control, self.calls, self.layers,
-                      self.builtins, ranks, self.contracts)
+        self.parts = (self.expressions, self.comprehensions, self.comparisons, self.statements, self.control, self.calls, self.layers,
+                      self.builtins, self.library, ranks, self.contracts)
         for part in self.parts:
             for name in _methods(type(part)):
                 setattr(self, name, getattr(part, name))

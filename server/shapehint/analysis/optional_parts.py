@@ -1,6 +1,6 @@
 """Parts of the generic instance that only its defaults leave out.
 
-The generic instance (`engine.generic_instance`) is built by running `__init__` with its
+The generic instance (`generic.generic_instance`) is built by running `__init__` with its
 defaults. A part the constructor builds only when an argument is given
 (`self.key = nn.Linear(k_dim, d) if k_dim is not None else None`) is then `None` — the default's
 choice, not a fact: callers that pass `k_dim` get the layer, and a method that gathers the parts

@@ -76,7 +76,7 @@ def _one(value: Value, target: Value) -> Optional[bool]:
 
 def _tensor(value: TensorV, target: Value) -> Optional[bool]:
     # Only ever True: an unannotated parameter is taken for a tensor without anything saying it
-    # is one (engine.param_value), and so is all that is read out of it (`for s in strings`),
+    # is one (generic.param_value), and so is all that is read out of it (`for s in strings`),
     # so `assert isinstance(block_string, str)` must not become "fails for every input".
     if isinstance(target, ExtRef) and target.path in TENSOR and not value.optional:
         return True

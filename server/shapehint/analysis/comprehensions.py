@@ -1,0 +1,130 @@
+"""Comprehensions (each item of a known source, filters decided or taken as arms) and the join
+of the values several paths give one name (`join_values`: loops, undecided branches, the
+options of a choice). A component of the interpreter (`_USES` bound when it is wired); split
+from evaluator.py."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..shapes.shape import eq
+from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
+                             UnknownV, Value)
+from .choices import choice_of
+from .frames import span_of
+
+MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
+
+
+class Comprehensions:
+    """List comprehensions and generator expressions, and joins of values."""
+
+    _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star")
+
+    def e_ListComp(self, node, fr) -> Value:
+        return self.comprehension(node, fr)
+
+    e_GeneratorExp = e_ListComp
+
+    def e_SetComp(self, node, fr) -> Value:
+        return UnknownV("set")
+
+    def e_DictComp(self, node, fr) -> Value:
+        return DictV({}, open=True)
+
+    @staticmethod
+    def _decide(p, fr) -> Optional[bool]:
+        return fr.facts.decide(p) if p is not None else None
+
+    def comprehension(self, node, fr) -> Value:
+        """A list comprehension over known items: the list itself when every filter is decided,
+        else a list of unknown length whose element is the join of those that may be kept."""
+        if len(node.generators) != 1 or node.generators[0].is_async:
+            return ListV(None)
+        gen = node.generators[0]
+        source = self.eval(gen.iter, fr)
+        items = self.iterate(source, fr)
+        saved = dict(fr.env)
+        rec, fr.record = fr.record, False
+        try:
+            if items is None:
+                self.assign(gen.target, UnknownV("element"), fr, None)
+                # `[Block(d) for _ in range(depth)]`: depth of them (a loop over them runs)
+                return ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source))
+            out = []
+            maybe = len(items) > MAX_COMPREHENSION  # only the first ones are looked at
+            for it in items[:MAX_COMPREHENSION]:
+                self.assign(gen.target, it, fr, None)
+                preds = [self.truth(self.eval(c, fr)) for c in gen.ifs]
+                decided = [self._decide(p, fr) for p in preds]
+                if False in decided:
+                    continue
+                if None not in decided:
+                    out.append(self.eval(node.elt, fr))
+                    continue
+                maybe = True  # a filter the analysis cannot decide: maybe kept, and the element
+                # made only where it holds (`[x[5] for x in xs if x.shape[0] > 5]`), an arm
+                conds = [p for p, d in zip(preds, decided) if d is None]
+                out.append(self.in_arm(fr, conds, (span_of(node), f"filter on line {node.lineno}"),
+                                       lambda: self.eval(node.elt, fr))[0])
+            if maybe:  # its length is unknown (`len(...) <= 1` must not be read off the items seen)
+                return ListV(None, self.join_values(out) if out else UnknownV("element"))
+            return ListV(out)
+        finally:
+            fr.record = rec
+            fr.env.clear()
+            fr.env.update(saved)
+
+    # ---- joins ------------------------------------------------------------------
+    def join_values(self, vals: list, facts=None) -> Value:
+        from .sink import join_shapes
+        vals = [v for v in vals if v is not None]
+        if not vals:
+            return UnknownV("join")
+        first = vals[0]
+        if all(v is first for v in vals):
+            return first
+        if all(isinstance(v, TensorV) for v in vals):
+            shapes = [self.resolve(v) for v in vals]
+            if facts is not None:
+                shapes = [_align(shapes[0], sh, facts) for sh in shapes]
+            s = join_shapes(shapes)
+            if s is not None:
+                s = s.subs({"?join": self.fresh_dyn()}) if "?join" in s.symbols() else s
+            else:
+                from ..shapes.shape import Shape
+                s = Shape.unknown(self.fresh_star())
+            dts = {v.dtype for v in vals}
+            if s == shapes[0] and len(dts) == 1 and all(_same_flags(v, first) for v in vals):
+                return first  # one abstract value: a loop whose body keeps it is at its fixpoint
+            return TensorV(s, dts.pop() if len(dts) == 1 else None, first.origin,
+                           contiguous=all(v.contiguous for v in vals))
+        if all(isinstance(v, IntV) for v in vals):
+            if all(v.expr == first.expr for v in vals):
+                return first
+            return IntV(self.fresh_dyn())
+        if all(isinstance(v, ModuleV) and v.children is None and v.elem is None for v in vals) and \
+                len({(v.kind, v.describe()) for v in vals}) == 1:
+            return first  # layers built alike (`stages.append(nn.Linear(d, d))` in a loop)
+        if all(isinstance(v, TupleV) for v in vals) and len({len(v.items) for v in vals}) == 1:
+            return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
+        if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
+            return first if isinstance(first, NoneV) else type(first)()
+        picked = choice_of(vals)  # different layers or functions: one of them, each called
+        return picked if picked is not None else UnknownV("join")
+
+
+def _same_flags(a: TensorV, b: TensorV) -> bool:
+    return (a.contiguous, a.layout_note, a.requires_grad, a.is_param, a.optional) == \
+        (b.contiguous, b.layout_note, b.requires_grad, b.is_param, b.optional)
+
+
+def _align(ref, s, facts):
+    """`s` with each dimension the facts prove equal to `ref`'s replaced by it, so a loop-carried
+    `[keys.shape[0], 128]` joins with `[B, 128]` when the facts say they are the same."""
+    from ..shapes.shape import Shape
+    if ref.rank is None or s.rank != ref.rank or s == ref:
+        return s
+    dims = tuple(a if a == b or (not (a - b).is_const and facts.entails(eq(a, b))) else b
+                 for a, b in zip(ref.dims, s.dims))
+    return Shape(dims)
+
