@@ -31,7 +31,7 @@ def test_runs_with_the_inferred_input_and_agrees_on_every_line(name, device):
 
 
 def test_an_input_nothing_fixes_is_refused_in_one_line():
-    out = subprocess.run([sys.executable, "-m", "shapehint.cli", "run", program("uninferable.py"), "--device", "meta"],
+    out = subprocess.run([sys.executable, "-m", "shapehint.cli", "run", program("refused.py"), "--device", "meta"],
                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SERVER), timeout=300)
     # the code fixes no rank it follows (its helper is opaque), so the common input shapes were tried
     # on meta before refusing: the stderr says what was about to run, then the refusal in one line
