@@ -11,7 +11,7 @@ import ast
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.shape import FALSE, TRUE, eq, neg
+from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
@@ -416,28 +416,11 @@ class Expressions:
         return v
 
 
-
 def _sizes_call(node: ast.AST) -> bool:
     """`x.size()` of a name: its sizes, subscripted as `x.shape` is (a name only: the receiver
     is evaluated again when it is not a tensor of unknown rank)."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
         and isinstance(node.func.value, ast.Name) and not node.args and not node.keywords
-
-
-def _same_flags(a: TensorV, b: TensorV) -> bool:
-    return (a.contiguous, a.layout_note, a.requires_grad, a.is_param, a.optional) == \
-        (b.contiguous, b.layout_note, b.requires_grad, b.is_param, b.optional)
-
-
-def _align(ref, s, facts):
-    """`s` with each dimension the facts prove equal to `ref`'s replaced by it, so a loop-carried
-    `[keys.shape[0], 128]` joins with `[B, 128]` when the facts say they are the same."""
-    from ..shapes.shape import Shape
-    if ref.rank is None or s.rank != ref.rank or s == ref:
-        return s
-    dims = tuple(a if a == b or (not (a - b).is_const and facts.entails(eq(a, b))) else b
-                 for a, b in zip(ref.dims, s.dims))
-    return Shape(dims)
 
 
 def _is_property(node: ast.FunctionDef) -> bool:
