@@ -78,6 +78,14 @@ def test_uninferable_input_has_no_example_and_says_why():
     assert param(s, "x")["example"] is None and "rank" in s["problem"]
 
 
+def test_an_input_passed_to_a_callee_the_analysis_cannot_see_gets_no_signature():
+    """refused.py's helper module exists, but its operation is looked up at run time: what it
+    does to `x` is not followed, so no rank (least of all `[N]`) is vouched for."""
+    s = sigs("refused.py")["Mystery.forward"]
+    assert param(s, "x")["shape"] is None and param(s, "x")["example"] is None
+    assert "rank" in s["problem"]
+
+
 def test_provable_error_has_no_example(tmp_path):
     f = tmp_path / "bad.py"
     f.write_text("import torch.nn as nn\n\nclass Two(nn.Module):\n    def __init__(self):\n        super().__init__()\n"

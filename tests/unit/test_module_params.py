@@ -180,6 +180,33 @@ class Net(nn.Module):
     assert got == [(21, "h", [2, 8]), (23, "h", [2, 8]), (24, "y", [2, 4]), (25, "z", [2, 4]), (26, "w", [2, 8])]
 
 
+def test_checkpointing_wrappers_are_known_by_their_name_wherever_they_come_from():
+    """A library's own wrappers of torch's checkpointing, imported from a module the analysis does
+    not follow, are known by the name they share with torch's; a function of another name from
+    the same module is not followed (nothing is claimed for its result)."""
+    src = '''import torch
+import torch.nn as nn
+from ._ckpt import checkpoint, checkpoint_seq, shuffle
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential(nn.Linear(8, 8), nn.ReLU(), nn.Linear(8, 6))
+        self.fc = nn.Linear(6, 4)
+
+    def forward(self, x: torch.Tensor):
+        assert x.shape == (2, 8)
+        h = checkpoint_seq(self.blocks, x)
+        y = checkpoint(self.fc, h)
+        z = shuffle(self.fc, h)
+        return y, z
+'''
+    got = {v["name"]: v["shape"] for v in analyze_source(src, "c.py").infer_json()["values"]}
+    assert got["h"] == [2, 6] and got["y"] == [2, 4]
+    assert "z" not in got
+
+
 def test_multihead_attention_on_a_query_of_unknown_rank_keeps_its_shape():
     """DETR's encoder layer: `src` is unannotated, so its rank is open; (L, N, E), (N, L, E) and
     (L, E) all come out as they go in, once the last dimension is the embedding."""

@@ -124,7 +124,7 @@ class Calls:
                 return out
             if fn.cls.is_sequential() and len(args) == 1 and not kwargs:
                 return self._run_sequential(fn, args[0], fr, span, labels)
-            return UnknownV("instance call")
+            return self.gave_up(fr, args, kwargs, UnknownV("instance call"))
         if isinstance(fn, BuiltinFn):
             return self.builtin(fn.name, args, kwargs, fr, span)
         if isinstance(fn, BoundOp):
@@ -135,7 +135,9 @@ class Calls:
                                    OpenKwargs(merged) if type(kwargs) is OpenKwargs else merged, fr, span, node, labels)
         if isinstance(fn, ChoiceV):
             return self._call_each(fn, args, kwargs, fr, span, node, labels)
-        return UnknownV("call")
+        # a callee the analysis cannot see (an unknown value, a lookup at run time): what it
+        # does to tensors passed to it is not followed, so no signature may vouch for them
+        return self.gave_up(fr, args, kwargs, UnknownV("call"))
 
     def _call_each(self, fn: ChoiceV, args: list, kwargs: dict, fr, span, node, labels) -> Value:
         """A call of one of several options (choices.py): each called as an undecided arm, so

@@ -13,11 +13,11 @@ from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ModuleV, NoneV, StrV, 
                              Value)
 from .objects import InstanceObj, PartialV
 
-# activation checkpointing: torch's and timm's (`from ._manipulate import checkpoint_seq` inside timm)
-CHECKPOINT = {"torch.utils.checkpoint.checkpoint", "timm.models._manipulate.checkpoint", "timm.models.checkpoint",
-              "_manipulate.checkpoint"}
-CHECKPOINT_SEQ = {"torch.utils.checkpoint.checkpoint_sequential", "timm.models._manipulate.checkpoint_seq",
-                  "timm.models.checkpoint_seq", "_manipulate.checkpoint_seq"}
+# activation checkpointing recomputes a function's result in the backward pass: the value is the
+# call's. Recognised by name, torch's (`torch.utils.checkpoint.checkpoint`, `checkpoint_sequential`)
+# and those of the wrappers libraries name after it (`checkpoint`, `checkpoint_seq(fns, x)` imported
+# from a module the analysis does not follow)
+TORCH_CHECKPOINT_SEQ = "torch.utils.checkpoint.checkpoint_sequential"
 CHECKPOINT_OPTIONS = {"use_reentrant", "context_fn", "determinism_check", "debug", "early_stop",
                       "preserve_rng_state"}
 
@@ -74,17 +74,18 @@ class LibraryHelpers:
             return PartialV(args[0], tuple(args[1:]), dict(kwargs))
         if path == "torch.is_tensor" and len(args) == 1:
             return self.b_isinstance([args[0], ExtRef("torch.Tensor")], {}, fr, span)
-        if path in CHECKPOINT and args:  # activation checkpointing recomputes; the result is the call's
+        name = path.rsplit(".", 1)[-1]
+        if name == "checkpoint" and args:
             rest = {k: v for k, v in kwargs.items() if k not in CHECKPOINT_OPTIONS}
             return self.call_value(args[0], list(args[1:]), rest, fr, span)
-        if path in CHECKPOINT_SEQ:
+        if name.startswith("checkpoint_seq"):
             return self._checkpoint_seq(path, args, kwargs, fr, span)
         return None
 
     def _checkpoint_seq(self, path: str, args: list, kwargs: dict, fr, span) -> Value:
-        """timm's `checkpoint_seq(self.blocks, x)`, torch's `checkpoint_sequential(fns, segments, x)`:
+        """`checkpoint_seq(self.blocks, x)`, torch's `checkpoint_sequential(fns, segments, x)`:
         the functions applied in order."""
-        torch_api = path.startswith("torch.")
+        torch_api = path == TORCH_CHECKPOINT_SEQ
         fns = args[0] if args else kwargs.get("functions")
         x = (args[2] if len(args) > 2 else kwargs.get("input")) if torch_api else \
             (args[1] if len(args) > 1 else kwargs.get("x"))

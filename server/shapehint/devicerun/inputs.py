@@ -19,8 +19,10 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..frontend.names import dotted
 from .candidates import make_candidates, comment_entries
-from .shape_reader import Param, ShapeReader, dotted
+from .shape_reader import Param, ShapeReader
+
 
 class PlanError(ValueError):
     """The user asked for something we cannot run (unknown entry, missing argument, bad --input)."""

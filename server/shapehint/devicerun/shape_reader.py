@@ -8,6 +8,8 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from ..frontend.names import dotted
+
 JAX_DTYPES = {"Float": "float32", "Float32": "float32", "Float64": "float64", "Float16": "float16",
               "BFloat16": "bfloat16", "Inexact": "float32", "Shaped": None, "Num": None, "Real": None,
               "Int": "int64", "Int64": "int64", "Int32": "int32", "Integer": "int64", "Long": "int64",
@@ -26,14 +28,6 @@ class Param:
     is_int: bool = False
     has_default: bool = False
     override: Optional[dict] = None  # from --input
-
-
-def dotted(node) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return dotted(node.value) + "." + node.attr
-    return ""
 
 
 class ShapeReader:

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
+from ..frontend.names import dotted
 from ..shapes.expr import Expr
 from ..shapes.shape import conj, eq, ge
 from . import sigsource as src
@@ -302,7 +303,7 @@ def _ids_in(fn, cls, classes: dict, depth: int) -> set:
     layers, subs = set(), {}
     for node in ast.walk(cls) if cls is not None else ():
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            callee = _callee(node.value.func)
+            callee = dotted(node.value.func)
             for t in node.targets:
                 if not isinstance(t, ast.Attribute):
                     continue
@@ -315,7 +316,7 @@ def _ids_in(fn, cls, classes: dict, depth: int) -> set:
     for node in ast.walk(fn):
         if not isinstance(node, ast.Call):
             continue
-        callee = _callee(node.func)
+        callee = dotted(node.func)
         args = []
         if callee.split(".")[-1] in ("embedding", "one_hot") or \
                 (callee.startswith("self.") and callee[5:] in layers):
@@ -333,14 +334,6 @@ def _ids_in(fn, cls, classes: dict, depth: int) -> set:
             if root in names:
                 out.add(root)
     return out
-
-
-def _callee(node) -> str:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return _callee(node.value) + "." + node.attr
-    return ""
 
 
 def _root(node) -> Optional[str]:
