@@ -36,9 +36,10 @@ def definitions(text: str, path: str) -> dict:
     return ns
 
 
-def target(ns: dict, qualname: str):
+def target(ns: dict, qualname: str, assumed: dict = None):
     """The callable for a qualname (`Net.forward` on `Net()` in training mode), or None when it
-    cannot be built without arguments the file does not give."""
+    cannot be built without arguments the file does not give. `assumed`: the migration's values
+    of constructor parameters and of their attributes (`{"dim": 8, "config.hidden_size": 8}`)."""
     parts = qualname.split(".")
     if "<locals>" in parts or len(parts) > 2:
         return None
@@ -50,7 +51,7 @@ def target(ns: dict, qualname: str):
     if not isinstance(obj, type):
         return None
     try:
-        inst = obj(**_ctor_args(ns, parts[0]))
+        inst = obj(**_with_assumed(obj, _ctor_args(ns, parts[0]), assumed or {}))
     except Exception:  # noqa: BLE001 - needs constructor arguments the file does not give: the
         return None  # proposal holds for its generic instance, whose sizes are symbols
     if hasattr(inst, "train"):
@@ -69,13 +70,37 @@ def _ctor_args(ns: dict, cls: str) -> dict:
     return {k: eval(v["expr"], ns) for k, v in plan.ctor_args.items()}  # noqa: S307
 
 
+def _with_assumed(cls, kwargs: dict, assumed: dict) -> dict:
+    """The constructor's arguments with the migration's values: a parameter's own, or an
+    attribute set on the object passed for it (a config built with its defaults)."""
+    import inspect
+    try:
+        names = set(inspect.signature(cls.__init__).parameters)
+    except (TypeError, ValueError):
+        return kwargs
+    out = dict(kwargs)
+    for n, v in assumed.items():
+        head, _, attr = n.partition(".")
+        if not attr and head in names:
+            out[head] = v
+        elif attr and head in out:
+            setattr(out[head], attr, v)
+    return out
+
+
 def run_proposal(ns: dict, mig: dict, dtypes: dict):
     """None when the proposal runs; else the error text; "skip" when it cannot be called."""
     import torch
-    fn = target(ns, mig["function"])
+    assumed = mig.get("assumed") or {}
+    fn = target(ns, mig["function"], assumed)
     if fn is None:
         return "skip"
-    args = {}
+    import inspect
+    try:
+        own = set(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        own = set()
+    args = {n: v for n, v in assumed.items() if n in own}
     for p in mig["params"]:
         if dtypes.get(p["name"]) == "int64":
             args[p["name"]] = torch.zeros(p["shape"], dtype=torch.long)

@@ -17,12 +17,18 @@ _checked = functools.lru_cache(maxsize=None)(check_file)  # both tests read the 
 # inherited class, and the signature does not learn their dtype from it, so the proposal's
 # tensor is float and the embedding refuses it. strict: the test fails once the gap is closed.
 _DTYPE_GAP = {"bench/peer/programs/bert_fx.py", "bench/peer/programs/xglm_fx.py"}
+# Known gap (issue 26, open): Bottleneck's proposal is made for its generic instance, where
+# `downsample` (default None) may be a layer, so `out += identity` constrains nothing; the model
+# built with the assumed sizes and its defaults takes the None arm, where the widths must agree.
+_DEFAULT_ARM_GAP = {"bench/peer/programs/resnet50.py"}
 
 
 def _case(f):
     rel = os.path.relpath(f, ROOT)
     marks = [pytest.mark.xfail(strict=True, reason="dtype of ids not learned through an inherited embedding")] \
-        if rel in _DTYPE_GAP else []
+        if rel in _DTYPE_GAP else \
+        [pytest.mark.xfail(strict=True, reason="a None default's arm is not decided for the proposal")] \
+        if rel in _DEFAULT_ARM_GAP else []
     return pytest.param(f, id=rel, marks=marks)
 
 
@@ -37,7 +43,8 @@ def test_the_corpus_is_mostly_executed():
     for f in FILES:
         _, r, s = _checked(f)
         ran, skipped = ran + r, skipped + s
-    assert ran >= 50 and ran > skipped  # the rest need constructor arguments the files do not give
+    # the rest need arguments that are not sizes (a config object of another file, a list)
+    assert ran >= 90 and skipped <= 20
 
 
 def _run(src, qualname, tmp_path, assume=()):
@@ -99,4 +106,17 @@ def test_under_constraints_the_batch_follows_them(tmp_path):
            "        self.bn = nn.BatchNorm1d(4)\n\n    def forward(self, x):\n        return self.bn(x)\n")
     m, ns = _run(src, "Net.forward", tmp_path, ["Net.forward: 5 <= x.shape[0] <= 20"])
     assert m["status"] == "static" and 5 <= m["params"][0]["shape"][0] <= 20
+    assert run_proposal(ns, m, {}) is None
+
+
+def test_a_proposal_says_which_constructor_sizes_it_assumed_and_runs_with_them(tmp_path):
+    """A block whose width has no default: the proposal is made for a model built at a size
+    layers are built with (not 1, where `c // 2` builds a layer of no channels), and says so."""
+    src = ("import torch.nn as nn\n\nclass Up(nn.Module):\n    def __init__(self, c, hidden=16):\n"
+           "        super().__init__()\n        self.up = nn.ConvTranspose2d(c, c // 2, 2, stride=2)\n"
+           "        self.fc = nn.Conv2d(c // 2, hidden, 1)\n\n"
+           "    def forward(self, x):\n        return self.fc(self.up(x))\n")
+    m, ns = _run(src, "Up.forward", tmp_path)
+    assert m["status"] == "static" and m["assumed"]["c"] >= 2 and "hidden" not in m["assumed"]
+    assert m["params"][0]["shape"][1] == m["assumed"]["c"]
     assert run_proposal(ns, m, {}) is None

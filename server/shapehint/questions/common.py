@@ -14,7 +14,7 @@ def tensor_params(session, qualname: str) -> dict:
     it = session.interp
     out = {}
     fn = session.function(qualname)
-    sizes = constructor_arguments(fn.node) if fn is not None else frozenset()
+    sizes = constructor_arguments(fn.node) | _passed_as_sizes(session, fn.node) if fn is not None else frozenset()
     for name, v in (it.param_values.get(qualname) or {}).items():
         if isinstance(v, TensorV) and name not in sizes:
             it.resolve(v)
@@ -23,6 +23,38 @@ def tensor_params(session, qualname: str) -> dict:
 
 
 _CTOR_ARGS: dict = {}
+
+
+def _passed_as_sizes(session, node) -> frozenset:
+    """Parameters passed to the constructor of one of the module's classes in a place that
+    constructor passes on to a layer's size (`Block(self.inplanes, planes)`): sizes too."""
+    import ast
+    classes = {c.name: c for c in session.interp.classes if hasattr(c, "lookup")}
+    names = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
+    out = set()
+    for n in ast.walk(node):
+        cls = classes.get(n.func.id) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
+        init = cls.lookup("__init__") if cls is not None else None
+        if init is None or not hasattr(init, "node"):
+            continue
+        inner = constructor_arguments(init.node)
+        params = [a.arg for a in init.node.args.posonlyargs + init.node.args.args][1:]
+        passed = list(zip(params, n.args)) + [(k.arg, k.value) for k in n.keywords if k.arg]
+        out |= {t.id for p, a in passed if p in inner for t in _size_terms(a) if t.id in names}
+    return frozenset(out)
+
+
+def _size_terms(arg) -> list:
+    """The names an argument computes a size from: itself, or the terms of its arithmetic
+    (`planes * block.expansion`) — not a name read through (`x.shape[-1]` speaks of a tensor)."""
+    import ast
+    if isinstance(arg, ast.Name):
+        return [arg]
+    if isinstance(arg, ast.BinOp):
+        return _size_terms(arg.left) + _size_terms(arg.right)
+    if isinstance(arg, ast.UnaryOp):
+        return _size_terms(arg.operand)
+    return []
 
 
 def constructor_arguments(node) -> frozenset:
@@ -44,8 +76,8 @@ def constructor_arguments(node) -> frozenset:
             and isinstance(f.value, (ast.Name, ast.Attribute)) and \
             (f.value.id if isinstance(f.value, ast.Name) else f.value.attr) == "nn"
         if layer or (isinstance(f, ast.Name) and f.id == "range"):
-            out |= {a.id for a in list(n.args) + [k.value for k in n.keywords]
-                    if isinstance(a, ast.Name) and a.id in names}
+            out |= {a.id for a in list(n.args) + [k.value for k in n.keywords] for a in _size_terms(a)
+                    if a.id in names}
     _CTOR_ARGS[id(node)] = (node, frozenset(out))
     return _CTOR_ARGS[id(node)][1]
 
@@ -64,14 +96,14 @@ def default_assumptions(session, qualname: Optional[str] = None) -> list:
     seen: dict = {}
     for f in it.functions:
         if f.node.name == "__init__" and f.cls is not None:
-            for n, v in _int_defaults(f).items():
+            for n, v in int_defaults(f).items():
                 seen.setdefault(n, set()).add(v)
     table = {n: info.default for n, info in it.env.dims.items()
              if info.default is not None and len(seen.get(n, ())) <= 1}
     fn = session.function(qualname) if qualname is not None else None
     init = fn.cls.lookup("__init__") if fn is not None and fn.cls is not None else None
     if init is not None and hasattr(init, "defaults"):
-        for n, v in _int_defaults(init).items():
+        for n, v in int_defaults(init).items():
             if v is None:
                 table.pop(n, None)
             elif n in it.env.dims:
@@ -79,7 +111,7 @@ def default_assumptions(session, qualname: Optional[str] = None) -> list:
     return [eq(Expr.sym(n), v) for n, v in sorted(table.items())]
 
 
-def _int_defaults(init) -> dict:
+def int_defaults(init) -> dict:
     """Each parameter of a constructor -> its int default, None when it has another or none."""
     a = init.node.args
     out = {p.arg: None for p in a.posonlyargs + a.args[1:] + a.kwonlyargs}

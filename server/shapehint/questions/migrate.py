@@ -20,11 +20,12 @@ import itertools
 from typing import Optional
 
 from ..analysis.frames import Cancelled
-from ..shapes.shape import conj, eq
+from ..shapes.expr import Expr
+from ..shapes.shape import conj, eq, ge
 from ..shapes.values import TensorV
 from .assume import parse_assumption, to_pred
-from .common import (consistent, default_assumptions, display, never_returns, param_symbols, rank_tested,
-                     tensor_params)
+from .common import (consistent, default_assumptions, display, int_defaults, never_returns, param_symbols,
+                     rank_tested, tensor_params)
 
 # The rank search: at most this many analyses of the function per migration, ranks tried per
 # parameter from the fewest axes the body allows, and interpreter steps of those analyses together
@@ -35,6 +36,7 @@ MAX_RANK_TRIALS = 12
 RANKS_TRIED = 4
 SEARCH_STEPS = 20_000
 SEARCH_STEPS_PER_ANSWER = 100_000
+TYPICAL_SIZE = 8
 
 
 def migratable_functions(session) -> list:
@@ -80,6 +82,8 @@ def migrate_function(session, qualname: str, assume=(), search: bool = True, bud
         out["clash"].append({"line": s.line, "col": s.col, "end_line": s.end_line, "end_col": s.end_col,
                              "severity": "error", "code": f.code, "message": f.message, "related": []})
     syms = param_symbols(params)
+    mentioned = set().union(*[f.pred.symbols() for f in store.facts])
+    syms += [n for n in _inputs_besides(session, qualname, params) if n not in syms and (n in mentioned or n in it.env.dims)]
     fail_syms = set().union(*[f.pred.symbols() for f in fails]) if fails else set()
     # the smallest model first: when there is one, the constraints are consistent with the facts
     # a batch of 2 where the facts allow it: one sample is rarely meant, and layers that
@@ -89,10 +93,16 @@ def migrate_function(session, qualname: str, assume=(), search: bool = True, bud
     # the model as `Cls()` builds it first: its constructor's defaults (common.default_assumptions)
     user = [p for p, _ in extra]
     defaults = consistent(store, default_assumptions(session, qualname), user)
+    # sizes the code leaves to the constructor (`nn.ConvTranspose2d(c, c // 2, 2)` with no default
+    # for c) at a size layers are built with, where the facts allow: the smallest, 1, builds
+    # layers with no channels at all
+    wide = [ge(Expr.sym(n), TYPICAL_SIZE) for n in _inputs_besides(session, qualname, params)
+            if n in syms and not _has_default(session, qualname, n)]
+    prefs = [p for p in ([*two, *wide], two, wide) if p]
     model = None
     for base in ([*user, *defaults], user) if defaults else (user,):
-        model = (store.model(base + two, names=syms, minimize=syms) if two else None) or \
-            store.model(base, names=syms, minimize=syms)
+        model = next((m for p in prefs if (m := store.model(base + p, names=syms, minimize=syms)) is not None),
+                     None) or store.model(base, names=syms, minimize=syms)
         if model is not None:
             break
     if extra and model is None:
@@ -107,6 +117,8 @@ def migrate_function(session, qualname: str, assume=(), search: bool = True, bud
                                  "related": [{"line": o[0].line, "col": o[0].col, "message": o[1]} for o in core if o]})
     if out["status"] != "none" and model is None:
         out["status"] = "unknown"
+    if model is not None:
+        out["assumed"] = _assumed(session, qualname, params, model, store)
     for name, t in params.items():
         out["params"].append(_param(session, qualname, name, t, model, store, fail_syms, fails))
     if fails:
@@ -118,6 +130,51 @@ def migrate_function(session, qualname: str, assume=(), search: bool = True, bud
     elif out["status"] == "static" and search:
         return _recheck_ranks(session, qualname, assume, params, out, budget)
     return out
+
+
+def _inputs_besides(session, qualname: str, params: dict) -> list:
+    """The names of what the function's sizes may depend on besides its tensors: its own other
+    parameters and its class's constructor parameters (a config's attributes are named under
+    theirs, `config.hidden_size`)."""
+    fn = session.function(qualname)
+    if fn is None:
+        return []
+    names = [p.arg for p in _params(fn.node)[1 if fn.cls is not None else 0:] if p.arg not in params]
+    init = fn.cls.lookup("__init__") if fn.cls is not None else None
+    if init is not None and hasattr(init, "node"):
+        names += [p.arg for p in _params(init.node)[1:]]
+    return list(dict.fromkeys(names))
+
+
+def _params(node) -> list:
+    a = node.args
+    return a.posonlyargs + a.args + a.kwonlyargs
+
+
+def _assumed(session, qualname: str, params: dict, model: dict, store) -> dict:
+    """The values of those other inputs that the migration's shapes were chosen with
+    (`{"dim": 1, "config.hidden_size": 8}`): a proposal holds for the model built and called
+    with them — the constructor's defaults where the facts allow (common.default_assumptions).
+    One the facts do not mention is left to its default when it has one (any value passes)."""
+    heads = set(_inputs_besides(session, qualname, params))
+    mentioned = set().union(*[f.pred.symbols() for f in store.facts])
+    return {n: v for n, v in sorted(model.items())
+            if isinstance(v, int) and (n in heads or n.split(".")[0] in heads and n.count(".") == 1)
+            and (n in mentioned or not _has_default(session, qualname, n))}
+
+
+def _has_default(session, qualname: str, name: str) -> bool:
+    """Whether the function or its class's constructor gives `name` an int default (a config's
+    attribute: its class's default) — as they say, not as other classes' parameters of that name."""
+    fn = session.function(qualname)
+    if "." in name:
+        info = session.interp.env.dims.get(name)
+        return info is not None and info.default is not None
+    init = fn.cls.lookup("__init__") if fn is not None and fn.cls is not None else None
+    for f in (fn, init):
+        if f is not None and hasattr(f, "node") and name in int_defaults(f):
+            return int_defaults(f)[name] is not None
+    return False
 
 
 def _recheck_ranks(session, qualname: str, assume, params: dict, out: dict, budget: Optional[list]) -> dict:
