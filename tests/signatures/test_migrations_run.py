@@ -120,3 +120,19 @@ def test_a_proposal_says_which_constructor_sizes_it_assumed_and_runs_with_them(t
     assert m["status"] == "static" and m["assumed"]["c"] >= 2 and "hidden" not in m["assumed"]
     assert m["params"][0]["shape"][1] == m["assumed"]["c"]
     assert run_proposal(ns, m, {}) is None
+
+
+def test_a_size_passed_on_to_a_module_class_is_not_a_tensor(tmp_path):
+    """`_stage(self, planes)` passes `planes` to a block's constructor, which builds a layer of
+    that width (and `planes * 4` to another): a size, so the method has no tensor to migrate."""
+    from shapehint.questions.migrate import migratable_functions
+    src = ("import torch.nn as nn\n\nclass Block(nn.Module):\n    def __init__(self, cin, planes):\n"
+           "        super().__init__()\n        self.conv = nn.Conv2d(cin, planes, 3)\n\n"
+           "    def forward(self, x):\n        return self.conv(x)\n\n"
+           "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.c = 3\n"
+           "        self.s = self._stage(8)\n\n    def _stage(self, planes):\n        b = Block(self.c, planes)\n"
+           "        self.c = planes * 4\n        return nn.Sequential(b, nn.BatchNorm2d(planes * 4))\n")
+    path = tmp_path / "m.py"
+    path.write_text(src)
+    got = migratable_functions(analyze_session(src, str(path)))
+    assert "Block.forward" in got and "Net._stage" not in got
