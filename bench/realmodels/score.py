@@ -14,11 +14,13 @@ arguments (`x.shape[0]`, `x.size(0)`, `config.hidden_size`, an int parameter), t
 body assigned to that name (one value in the call: `B, T, C = x.shape`), the constructor
 arguments of `self` and `self`'s int attributes. A name bound nowhere is unbound: partial, never
 wrong. The join `shape` is evaluated with the function's own bindings; a `contexts` item whose
-`QUALNAME:LINE` (or "called from QUALNAME (line N)") names the observed caller is evaluated with
-the bindings of the caller and its callers. So is a construction context (`FACTORY:LINE`) of a
-factory the benchmark's build expression calls (`resnet18(num_classes=10)` builds through
-`resnet18` and the module's functions it calls, `builders`): it is the context a user who builds
-the model that way reads in hover.
+call sites (`via`, else its `QUALNAME:LINE` alone) are the observed callers of the call is
+evaluated with the bindings of the invocation where those sites start (its first site's
+function, whose names the dims use) and its callers; items naming the same sites with different
+shapes (one Sequential's blocks) cannot be told apart and are judged by their join. So is a
+construction context (`FACTORY:LINE`) of a factory the benchmark's build expression calls
+(`resnet18(num_classes=10)` builds through `resnet18` and the module's functions it calls,
+`builders`): it is the context a user who builds the model that way reads in hover.
 """
 from __future__ import annotations
 

@@ -45,8 +45,8 @@ class CallContext(str):
 
 def call_context(caller: str, line: Optional[int], outer: str) -> str:
     """The label of a call from `caller` at `line`, inside a call whose label is `outer`."""
-    if line is None:
-        return f"called from {caller} (?)"
+    if line is None:  # (a site no consumer can match: the calls below it are not told apart)
+        return CallContext(f"called from {caller} (?)", via_of(outer) + (f"{caller}:?",))
     return CallContext(f"called from {caller} (line {line})", via_of(outer) + (f"{caller}:{line}",))
 
 

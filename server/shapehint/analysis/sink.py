@@ -271,7 +271,9 @@ class Sink:
             t = text.get(s)
             if t is None:
                 t = text[s] = str(s)
-            key = (label, contexts.via_of(label), t)  # (instances reached from one line differ by `via`)
+            # instances reached from one line differ by `via`, unless the shape names nothing
+            named = s is not None and (s.star is not None or bool(s.symbols()))
+            key = (label, contexts.via_of(label) if named else (), t)
             if key not in seen and len(rec.contexts) < contexts.MAX_CONTEXTS:
                 seen.add(key)
                 rec.contexts.append((label, s))
