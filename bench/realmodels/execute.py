@@ -139,7 +139,7 @@ def tracer_class(runner):
             finally:
                 self._frame = None
 
-        def invocation(self, qual, context, args):
+        def invocation(self, qual, context, args, receiver=None):  # (told apart by ctor and parent)
             frame = self._frame
             me = frame.f_locals.get("self")
             deeper = self.describe(me, depth=2) if me is not None else None

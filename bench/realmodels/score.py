@@ -14,11 +14,13 @@ arguments (`x.shape[0]`, `x.size(0)`, `config.hidden_size`, an int parameter), t
 body assigned to that name (one value in the call: `B, T, C = x.shape`), the constructor
 arguments of `self` and `self`'s int attributes. A name bound nowhere is unbound: partial, never
 wrong. The join `shape` is evaluated with the function's own bindings; a `contexts` item whose
-`QUALNAME:LINE` (or "called from QUALNAME (line N)") names the observed caller is evaluated with
-the bindings of the caller and its callers. So is a construction context (`FACTORY:LINE`) of a
-factory the benchmark's build expression calls (`resnet18(num_classes=10)` builds through
-`resnet18` and the module's functions it calls, `builders`): it is the context a user who builds
-the model that way reads in hover.
+call sites (`via`, else its `QUALNAME:LINE` alone) are the observed callers of the call is
+evaluated with the bindings of the invocation where those sites start (its first site's
+function, whose names the dims use) and its callers; items naming the same sites with different
+shapes (one Sequential's blocks) cannot be told apart and are judged by their join. So is a
+construction context (`FACTORY:LINE`) of a factory the benchmark's build expression calls
+(`resnet18(num_classes=10)` builds through `resnet18` and the module's functions it calls,
+`builders`): it is the context a user who builds the model that way reads in hover.
 """
 from __future__ import annotations
 
@@ -332,33 +334,87 @@ def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None, b
 
 
 def _observation(val, obs, inv, run, line_map, stmt_of, built_by=frozenset()) -> str:
-    """The join must hold for this call; of the contexts naming its caller (several when one call
-    line reaches several blocks, as a Sequential does) or the factory that built the model, the
-    best one counts: they are alternatives."""
+    """The join must hold for this call, and so must each context that says it is this call: one
+    whose call sites (`via`, outermost first; a context without one is its label alone) are the
+    callers of this invocation, up to the function whose names the shape is in (`via`'s first
+    site's), where its names are bound. Contexts that name the same sites with different shapes
+    (the blocks of one Sequential, called from one line) cannot be told apart: their join counts.
+    A construction context (`FACTORY:LINE`) of a factory the benchmark's build calls counts too
+    (the best of them: the model was built in one of them)."""
     if val is None:
         return "missing"
     join = judge(val.get("shape"), obs, run.lookup(inv, chain=False))
-    caller = parse_context(inv.get("context", ""))
-    alts = []
+    chain = _callers(inv, run, stmt_of)
+    built, by_sites = [], {}
     for ctx in val.get("contexts") or []:
         where = parse_context(ctx.get("context", ""))
         if where is None:
             continue
         if where[0] in built_by:
-            alts.append(judge(ctx.get("shape"), obs, run.lookup(inv, chain=True, own_first=True)))
+            built.append(judge(ctx.get("shape"), obs, run.lookup(inv, chain=True, own_first=True)))
             continue
-        if caller is None:
+        sites = _sites(ctx.get("via") or [ctx.get("context", "")], line_map, stmt_of)
+        if sites is not None and tuple(chain[:len(sites)]) == sites[::-1]:
+            by_sites.setdefault(sites, []).append(ctx.get("shape"))
+    claims = [join]
+    for sites, shapes in by_sites.items():
+        root = _ancestor(inv, run, len(sites))
+        if root is None or root["function"] != sites[0][0]:
             continue
-        line = line_map(where[1])
-        if where[0] == caller[0] and line is not None and stmt_of(line) == stmt_of(caller[1]):
-            alts.append(judge(ctx.get("shape"), obs, run.lookup(inv, chain=True)))
-    best = next((v for v in ("right", "partial", "wrong") if v in alts), None)
-    if "wrong" in (join, best):
+        shape = shapes[0] if all(s == shapes[0] for s in shapes) else join_dims(shapes)
+        claims.append(judge(shape, obs, run.lookup(root, chain=True, own_first=True)))
+    claims.append(next((v for v in ("right", "partial", "wrong") if v in built), "missing"))
+    if "wrong" in claims:
         return "wrong"
     for v in ("right", "partial"):
-        if v in (join, best):
+        if v in claims:
             return v
     return "missing"
+
+
+def _callers(inv, run, stmt_of) -> list:
+    """(QUALNAME, statement line) of the call that made `inv`, then of the one that made its
+    caller, and so on: the observed call sites, innermost first."""
+    out = []
+    for a in run.ancestors(inv):
+        where = parse_context(a.get("context", ""))
+        if where is None:
+            break
+        out.append((where[0], stmt_of(where[1])))
+    return out
+
+
+def _sites(via: list, line_map, stmt_of):
+    out = []
+    for text in via:
+        where = parse_context(text)
+        line = line_map(where[1]) if where is not None else None
+        if line is None:
+            return None
+        out.append((where[0], stmt_of(line)))
+    return tuple(out) or None
+
+
+def _ancestor(inv, run, up: int):
+    for i, a in enumerate(run.ancestors(inv)):
+        if i == up:
+            return a
+    return None
+
+
+def join_dims(shapes: list):
+    """Equal dims kept, others unknown; None when the ranks differ (or a shape is unknown)."""
+    if any(not isinstance(s, list) for s in shapes) or len({len(s) for s in shapes}) != 1:
+        return None
+    out = []
+    for col in zip(*shapes):
+        if all(d == col[0] for d in col):
+            out.append(col[0])
+        elif any(isinstance(d, str) and d.startswith("*") for d in col):
+            return None  # variadic segments that differ: no common rank to speak of
+        else:
+            out.append("?")
+    return out
 
 
 def counts(lines: dict) -> dict:

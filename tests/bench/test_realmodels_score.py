@@ -21,14 +21,14 @@ def S(*dims):
     return {"shape": list(dims)}
 
 
-# A block called twice (stride 1 and 2) from Net.forward, itself called with x of [2, 3, 32, 32];
+# A block called twice (stride 1 and 2) from Net.forward (lines 11 and 12), itself called with x of [2, 3, 32, 32];
 # the attention function binds B, T from `B, T, C = h.shape` and reads config.hidden_size.
 RUN = [
     inv(0, "Net.forward", "entry:forward", {"x": S(2, 3, 32, 32)}, [(10, "h", [S(2, 8, 32, 32)]),
                                                                    (11, "out", [S(2, 16, 16, 16)])]),
     inv(1, "Block.forward", "Net.forward:11", {"x": S(2, 8, 32, 32)}, [(20, "y", [S(2, 8, 32, 32)])],
         ctor={"planes": 8, "stride": 1}, parent=0),
-    inv(2, "Block.forward", "Net.forward:11", {"x": S(2, 8, 32, 32)}, [(20, "y", [S(2, 16, 16, 16)])],
+    inv(2, "Block.forward", "Net.forward:12", {"x": S(2, 8, 32, 32)}, [(20, "y", [S(2, 16, 16, 16)])],
         ctor={"planes": 16, "stride": 2}, parent=0),
     inv(3, "Attn.forward", "entry:forward", {"h": S(2, 5, 32), "self": {"attrs": {"config": {"attrs": {"hidden_size": 32}}}}},
         [(30, "B", [{"int": 2}]), (30, "T", [{"int": 5}]), (31, "q", [S(2, 5, 32)]), (32, "z", [S(2, 5, 4, 8)])]),
@@ -71,14 +71,52 @@ def test_missing_when_no_value_or_no_shape():
                                                          "31:q": "missing", "32:z": "missing"}
 
 
-def test_contexts_matching_the_caller_are_alternatives_in_the_callers_names():
+def test_a_context_counts_for_the_call_it_names_in_the_callers_names():
     ctx = [{"context": "called from Net.forward (line 11)", "shape": ["x.shape[0]", 8, 32, 32]},
-           {"context": "Net.forward:11", "shape": [2, 16, "x.shape[2] // 2", 16]}]
+           {"context": "Net.forward:12", "shape": [2, 16, "x.shape[2] // 2", 16]}]
     assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], ctx)]))["20:y"] == "right"
-    bad = [{"context": "Net.forward:11", "shape": [2, 8, 32, 32]}]  # right for one call, wrong for the other
+    bad = [{"context": "Net.forward:12", "shape": [2, 8, 32, 32]}]  # the stride-1 call's shape for the other
     assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], bad)]))["20:y"] == "wrong"
     elsewhere = [{"context": "Other.forward:99", "shape": [2, 8, 32, 32]}]  # names no observed caller: ignored
     assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], elsewhere)]))["20:y"] == "partial"
+
+
+# Two instances of one block reached from one line of their caller (Stage.forward:40), each stage
+# called from its own line of Net.forward; the stage's input is x's half.
+NESTED = [
+    inv(0, "Net.forward", "entry:forward", {"x": S(2, 3, 32, 32)}, []),
+    inv(1, "Stage.forward", "Net.forward:11", {"x": S(2, 3, 16, 16)}, [], ctor={"planes": 8}, parent=0),
+    inv(2, "Block.forward", "Stage.forward:40", {"x": S(2, 3, 16, 16)}, [(20, "y", [S(2, 8, 16, 16)])],
+        ctor={"planes": 8}, parent=1),
+    inv(3, "Stage.forward", "Net.forward:12", {"x": S(2, 3, 16, 16)}, [], ctor={"planes": 16}, parent=0),
+    inv(4, "Block.forward", "Stage.forward:40", {"x": S(2, 3, 16, 16)}, [(20, "y", [S(2, 16, 16, 16)])],
+        ctor={"planes": 16}, parent=3),
+]
+
+
+def test_via_tells_instances_reached_from_one_line_apart_and_binds_the_names_where_it_starts():
+    """(issue 24, tv_googlenet) Each context's `via` names the calls from Net.forward, whose `x`
+    (32 wide, not the block's own 16-wide `x`) its dims are written in."""
+    ctx = [{"context": "Stage.forward:40", "via": ["Net.forward:11", "Stage.forward:40"],
+            "shape": ["x.shape[0]", 8, "x.shape[2] // 2", "x.shape[3] // 2"]},
+           {"context": "Stage.forward:40", "via": ["Net.forward:12", "Stage.forward:40"],
+            "shape": ["x.shape[0]", 16, "x.shape[2] // 2", "x.shape[3] // 2"]}]
+    assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], ctx)], ), NESTED)["20:y"] == "right"
+    swapped = [dict(c, via=o["via"]) for c, o in zip(ctx, ctx[::-1])]
+    assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], swapped)]), NESTED)["20:y"] == "wrong"
+    # the same dims bound in the block's own `x` (16 wide) would be wrong: the names are Net.forward's
+    own = [dict(c, shape=["x.shape[0]", c["shape"][1], "x.shape[2]", "x.shape[3]"]) for c in ctx]
+    assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], own)]), NESTED)["20:y"] == "wrong"
+
+
+def test_contexts_that_name_the_same_calls_are_judged_by_their_join_never_by_one_of_them():
+    """Blocks of one Sequential are called from one line: which context is which call cannot be
+    told, so a context right for one call does not make the line right for the other."""
+    ctx = [{"context": "Stage.forward:40", "shape": [2, 8, 16, 16]},
+           {"context": "Stage.forward:40", "shape": [2, 16, 16, 16]}]
+    assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], ctx)]), NESTED)["20:y"] == "partial"
+    wrong = [dict(c, shape=[2, c["shape"][1], 8, 16]) for c in ctx]  # what both claim must hold
+    assert verdicts(answer([(20, "y", ["x.shape[0]", "?", "?", "?"], wrong)]), NESTED)["20:y"] == "wrong"
 
 
 def test_symbols_map_binds_names_of_the_function_and_of_an_enclosing_call():

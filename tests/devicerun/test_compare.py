@@ -105,3 +105,17 @@ def test_a_context_is_found_by_its_call_site():
                          {"context": "Net.forward:13", "shape": ["B", 7]}]}
     assert _context_shape(cand, "Net.forward:13") == ["B", 7]  # (DESIGN §4's `QUALNAME:LINE`)
     assert _context_shape(cand, "Net.forward:1") is None and _context_shape(cand, "entry:Net") is None
+
+
+def test_a_call_site_that_reaches_several_instances_or_names_another_functions_dims_gives_no_shape():
+    """(issue 24) One Sequential's blocks share their call site; a context with `via` is written
+    in the names of a function further up, which the call's own bindings do not give."""
+    from shapehint.devicerun.compare import _context_shape, _judge
+    blocks = {"contexts": [{"context": "Net.forward:12", "shape": ["x.shape[0]", 8]},
+                           {"context": "Net.forward:12", "shape": ["x.shape[0]", 16]}]}
+    assert _context_shape(blocks, "Net.forward:12") is None
+    nested = {"shape": ["x.shape[0]", 8], "contexts": [
+        {"context": "Stage.forward:40", "via": ["Net.forward:11", "Stage.forward:40"], "shape": ["x.shape[1]", 16]}]}
+    assert _context_shape(nested, "Stage.forward:40") is None
+    # the block's own x is [2, 16]: read in its names the nested context would match, wrongly
+    assert _judge(nested, [2, 16], {"x.shape[0]": 2, "x.shape[1]": 16}, "Stage.forward:40")[0] == "mismatch"

@@ -260,3 +260,53 @@ def test_a_call_that_lost_the_value_leaves_the_join_unknown():
     w = _values(src)[(7, "w")]
     assert w["shape"] is None  # the second call's `w` may have any shape
     assert w["contexts"] == [{"context": "main:13", "shape": [3, 1, 10]}]
+
+
+NESTED_INSTANCES = '''import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y
+
+
+class Stage(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.block = Block(cin, cout)
+
+    def forward(self, x):
+        return self.block(x)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.s1 = Stage(3, 8)
+        self.s2 = Stage(8, 16)
+
+    def forward(self, x):
+        h = self.s1(x)
+        out = self.s2(h)
+        return out
+'''
+
+
+def test_instances_reached_from_one_line_are_told_apart_by_the_calls_that_led_there():
+    """(issue 24, tv_googlenet) Both Blocks are called from Stage.forward:21; the contexts of
+    Net.forward's analysis say through which of its lines (`via`), in Net.forward's names."""
+    y = _values(NESTED_INSTANCES)[(11, "y")]
+    assert y["shape"] == ["x.shape[0]", "cout", "x.shape[2]", "x.shape[3]"]
+    nested = [c for c in y["contexts"] if c.get("via")]
+    assert sorted((c["via"], c["shape"][1]) for c in nested) == [
+        (["Net.forward:31", "Stage.forward:21"], 8), (["Net.forward:32", "Stage.forward:21"], 16)]
+    assert all(c["context"] == "Stage.forward:21" for c in nested)
+    assert all(c["shape"][0] == "x.shape[0]" for c in nested)  # Net.forward's x
+    # a call the analysed function made itself needs no `via`: its label is the whole path
+    assert all(len(c.get("via", [])) != 1 for c in y["contexts"])

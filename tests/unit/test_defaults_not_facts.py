@@ -267,3 +267,39 @@ def test_a_configuration_flag_default_is_not_a_fact():
     # assertion on it holds for some configurations, so it is no error
     res, _ = _infer(CONFIG_FLAG)
     assert _errors(res) == []
+
+
+STEM = '''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, stem_type="", width=32, act="relu"):
+        super().__init__()
+        deep = "deep" in stem_type
+        if deep:
+            self.stem = nn.Conv2d(3, width * 2, 3, 2, 1)
+        else:
+            self.stem = nn.Conv2d(3, 64, 7, 2, 3)
+        self.act = {"relu": nn.ReLU(), "gelu": nn.GELU()}[act]
+
+    def forward(self, x):
+        h = self.stem(x)
+        a = self.act(h)
+        return a
+
+
+def deep_net():
+    return Net("deep", 16)
+'''
+
+
+def test_a_string_default_that_picks_the_architecture_is_not_a_fact():
+    """(issue 24, timm ResNet's `stem_type=''`) Built with `stem_type='deep'` the stem makes
+    `2 * width` channels, not the default's 64: the class on its own claims neither."""
+    res, out = _infer(STEM)
+    h = _shape(out, 16, "h")
+    assert h[0] == "x.shape[0]" and h[1] != 64 and h[2:] == ["(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]
+    # read as itself where it decides no path: the registry's layer keeps the shape
+    assert _shape(out, 17, "a")[2:] == h[2:]
+    assert _errors(res) == []

@@ -13,7 +13,7 @@ from typing import Optional
 
 from ..shapes.expr import Expr, emax, emin
 from ..shapes.shape import FALSE, TRUE, ge, le
-from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
+from ..shapes.values import (BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from .choices import registry_choice
 from .layers import CONTAINERS
@@ -332,6 +332,8 @@ class Builtins:
         t, name = op.target, op.name
         if isinstance(t, StrV):  # strings are immutable: nothing is written
             out = str_method(t.value, name, args, kwargs) if t.value is not None else None
+            if isinstance(t, DefaultStrV):  # a default callers may replace: decides nothing
+                out = DefaultStrV(out.value) if isinstance(out, StrV) else None
             return out if out is not None else UnknownV(name)
         if name not in _READING:
             self.mutated(t.self_obj if isinstance(t, SuperV) else t)

@@ -22,7 +22,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .layers import CONTAINERS
 from .ruleargs import binds
-from . import sizes
+from . import contexts, sizes
 from .opctx import AnalysisContext
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -308,10 +308,10 @@ class Calls:
         if bound is None:
             return UnknownV("arguments"), False, False
         env, binding, open_defaults = bound
-        where = f"line {span.line}" if span else "?"
         caller = fr.qualname
         foreign = f.module_path if f.module_path and f.module_path != self.interp.path else ""
-        context = fr.built[2] if fr.built is not None else f"called from {caller} ({where})"
+        context = fr.built[2] if fr.built is not None else \
+            contexts.call_context(caller, span.line if span else None, fr.context)
         sub = Frame(env, f.qualname, fr.facts, f.globals, context=context,
                     is_entry=(caller == "<module>"), depth=fr.depth + 1, cls=f.cls,
                     self_obj=args[0] if f.cls is not None and args else None,

@@ -13,7 +13,7 @@ import ast
 from typing import Optional
 
 from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne, neg
-from ..shapes.values import (BoolV, DictV, DtypeV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
+from ..shapes.values import (BoolV, DefaultStrV, DictV, DtypeV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
 from .frames import add_fact, span_of
 from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, PartialV, RangeV
@@ -96,6 +96,8 @@ class Comparisons:
                     return TRUE
                 preds.append(exact)
             return None if any(p is None for p in preds) else disj(*preds)
+        if _open(container) or _open(x):
+            return None
         if isinstance(container, StrV) and isinstance(x, StrV) and None not in (container.value, x.value):
             return TRUE if x.value in container.value else FALSE
         keys = container.items if isinstance(container, DictV) else \
@@ -133,6 +135,8 @@ class Comparisons:
             if whole.is_false or not unknown:
                 return whole, whole
             return None, conj(*implied) if implied else None
+        if _open(a) or _open(b):
+            return None, None
         if isinstance(a, StrV) and isinstance(b, StrV) and a.value is not None and b.value is not None:
             return (TRUE, TRUE) if a.value == b.value else (FALSE, FALSE)
         if isinstance(a, StrV) and isinstance(b, (IntV, FloatV)) or isinstance(b, StrV) and isinstance(a, (IntV, FloatV)):
@@ -221,6 +225,11 @@ class Comparisons:
             if decided is (not is_and):
                 return v
         return vals[-1]
+
+
+def _open(v: Value) -> bool:
+    """A default the callers may replace (values.DefaultStrV): no decision rests on it."""
+    return isinstance(v, DefaultStrV)
 
 
 def _bool(exact: list, implied: list) -> BoolV:

@@ -7,6 +7,13 @@ translated: a dimension equal to an axis of a tensor parameter as the call bound
 axis (`keys.shape[1]`, or the name the parameter's annotation gave it), and anything still naming
 another function's symbols is unknown (`?`). The join of the translations keeps what every
 context agrees on; each context is listed with its own shape under `QUALNAME:LINE`.
+
+Two instances of one class reached from one call line (`self.branch1(x)` in each of nine
+Inception blocks) share that label, and their shapes are in the names of the analysed function
+that made the calls, maybe several calls up. So a call's label carries `via` (`CallContext`): the
+call sites from that function down to this call, outermost first, each `QUALNAME:LINE`; `infer`
+lists it beside the label, so a consumer can tell the instances apart by the calls that led to
+each and bind the names in the function that made them (the first site's).
 """
 from __future__ import annotations
 
@@ -23,12 +30,41 @@ _LABEL = re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?: (?P<rest>.*))?$")
 _UNKNOWN = Expr.sym("?join")
 
 
+class CallContext(str):
+    """A calling context's label (`called from Q (line N)`) and `via`, the call sites that led to
+    it from the analysed function (`QUALNAME:LINE`, outermost first, this call's last)."""
+
+    def __new__(cls, text: str, via: tuple = ()):
+        obj = super().__new__(cls, text)
+        obj.via = tuple(via)
+        return obj
+
+    def __reduce__(self):  # (warm summaries are copied and pickled: keep the sites)
+        return CallContext, (str(self), self.via)
+
+
+def call_context(caller: str, line: Optional[int], outer: str) -> str:
+    """The label of a call from `caller` at `line`, inside a call whose label is `outer`."""
+    if line is None:  # (a site no consumer can match: the calls below it are not told apart)
+        return CallContext(f"called from {caller} (?)", via_of(outer) + (f"{caller}:?",))
+    return CallContext(f"called from {caller} (line {line})", via_of(outer) + (f"{caller}:{line}",))
+
+
+def via_of(context: str) -> tuple:
+    return getattr(context, "via", ())
+
+
+def with_via(text: str, via: tuple) -> str:
+    return CallContext(text, via) if via else text
+
+
 def label(context: str, sub: str = "") -> str:
     """`called from Q (line N)` -> `Q:N` (the contract's form), an iteration label after it."""
+    via = via_of(context)
     m = _CALLED.match(context)
     if m is not None:
         context = f"{m.group('q')}:{m.group('l')}{context[m.end():]}"
-    return f"{context} {sub}".strip() if sub else context
+    return with_via(f"{context} {sub}".strip() if sub else context, via)
 
 
 def split(text: str) -> tuple:

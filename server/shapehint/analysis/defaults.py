@@ -10,7 +10,7 @@ the values it passes (`calls.py`); one that omits the argument really uses the d
 """
 from __future__ import annotations
 
-from ..shapes.values import BoolV, IntV, NoneV, UnknownV, Value
+from ..shapes.values import BoolV, DefaultStrV, IntV, NoneV, StrV, UnknownV, Value
 from .objects import OpaqueV
 from .result import DimInfo
 
@@ -24,6 +24,10 @@ def default_symbol(it, owner: str, name: str, v: Value, prefix: str = "") -> Val
     if isinstance(v, IntV) and v.expr.is_const:
         what = f"`{prefix}.{name}` of a `{owner}`" if prefix else f"constructor parameter `{name}` of `{owner}`"
         return symbol_noting(it, f"{prefix}.{name}" if prefix else name, what, v.expr.value)
+    if not prefix and isinstance(v, StrV) and v.value is not None:
+        # a string that picks the architecture (`stem_type=''`, `version="1_0"`): the class is
+        # built by callers with others, so no arm it chooses is taken for a fact
+        return DefaultStrV(v.value)
     if prefix and isinstance(v, BoolV):
         # a configuration's flag (`use_prompt=False`) is whatever the configuration says: a path
         # it chooses is undecided, and `assert config.flag` is no error for every configuration

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, Optional
 
 from ..shapes.shape import Shape
 from ..shapes.values import Span
-from .contexts import split
+from .contexts import split, via_of
 
 
 @dataclass
@@ -202,10 +202,13 @@ class AnalysisResult:
 
 def _context_json(label: str, shape: Optional[Shape]) -> dict:
     """`{"context": "QUALNAME:LINE", "shape": [...]}` (DESIGN §4), the iteration of a loop, when
-    the line ran in one, as `detail`."""
+    the line ran in one, as `detail`, and, when that is not the caller, the call sites that led to
+    the call from the function whose names the shape is in, as `via` (contexts.CallContext)."""
     where, detail = split(label)
     out = {"context": where, "shape": shape.to_json() if shape is not None else None}
     if detail:
         out["detail"] = detail
+    if len(via_of(label)) > 1:  # (a call made by the analysed function itself: its label says it all)
+        out["via"] = list(via_of(label))
     return out
 

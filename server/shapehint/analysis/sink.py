@@ -271,7 +271,9 @@ class Sink:
             t = text.get(s)
             if t is None:
                 t = text[s] = str(s)
-            key = (label, t)
+            # instances reached from one line differ by `via`, unless the shape names nothing
+            named = s is not None and (s.star is not None or bool(s.symbols()))
+            key = (label, contexts.via_of(label) if named else (), t)
             if key not in seen and len(rec.contexts) < contexts.MAX_CONTEXTS:
                 seen.add(key)
                 rec.contexts.append((label, s))
@@ -293,7 +295,7 @@ def _alike_iterations(calls: list, text: dict) -> list:
     out = []
     for lbl, s, own, dtype in calls:
         where = contexts.split(lbl)[0]
-        out.append((where if len(shapes[where]) == 1 else lbl, s, own, dtype))
+        out.append((contexts.with_via(where, contexts.via_of(lbl)) if len(shapes[where]) == 1 else lbl, s, own, dtype))
     return out
 
 
@@ -466,7 +468,14 @@ _LINE = re.compile(r"\(line (\d+)\)")
 
 
 def relabel(context: str, line_map) -> str:
-    """Context labels name the calling line: move it with the edit."""
+    """Context labels name the calling line (and the lines of the calls that led to it): move
+    them with the edit."""
     if "(line " not in context:
         return context
-    return _LINE.sub(lambda m: f"(line {line_map(int(m.group(1))) or m.group(1)})", context)
+    via = tuple(_moved_site(v, line_map) for v in contexts.via_of(context))
+    return contexts.with_via(_LINE.sub(lambda m: f"(line {line_map(int(m.group(1))) or m.group(1)})", context), via)
+
+
+def _moved_site(site: str, line_map) -> str:
+    q, _, n = site.rpartition(":")
+    return f"{q}:{line_map(int(n)) or n}" if n.isdigit() else site

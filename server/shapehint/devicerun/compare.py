@@ -259,13 +259,19 @@ def _caller_envs(context: str, envs: dict, run: dict, depth: int = 3) -> list:
 
 
 def _context_shape(cand, context: str):
-    """The engine's per-context shape whose label names the same call site (`Net.forward:25`)."""
+    """The engine's per-context shape whose label names the same call site (`Net.forward:25`),
+    when that names one shape: contexts of several instances reached from that line (one
+    Sequential's blocks) cannot be told apart here. One with `via` is in the names of a function
+    further up, which this call's bindings do not give."""
     if ":" not in context or context.startswith("entry:"):
         return None
-    for c in cand.get("contexts") or []:
-        if str(c.get("context", "")) == context and c.get("shape") is not None:
-            return c["shape"]
-    return None
+    shapes = [c["shape"] for c in _own_contexts(cand) if str(c.get("context", "")) == context]
+    return shapes[0] if shapes and all(s == shapes[0] for s in shapes) else None
+
+
+def _own_contexts(cand) -> list:
+    """The contexts whose dims are in the caller's names (no `via`), with a shape."""
+    return [c for c in cand.get("contexts") or [] if c.get("shape") is not None and not c.get("via")]
 
 
 def _judge(cand, observed, env, context="", bind=True):
@@ -277,9 +283,9 @@ def _judge(cand, observed, env, context="", bind=True):
         if s2 == "match":
             return s2, c2
     status, concrete = status_of(cand["shape"], observed, env, bind)
-    if status == "mismatch" and cand.get("contexts"):  # a join: any per-branch/iteration shape may hold
-        for c in cand["contexts"]:
-            if c.get("shape") is not None and status_of(c["shape"], observed, dict(env), bind=False)[0] == "match":
+    if status == "mismatch":  # a join: any per-branch/iteration shape may hold
+        for c in _own_contexts(cand):
+            if status_of(c["shape"], observed, dict(env), bind=False)[0] == "match":
                 return "match", concrete
     return status, concrete
 

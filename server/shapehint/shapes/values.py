@@ -107,6 +107,14 @@ class StrV(Value):
 
 
 @dataclass(eq=False)
+class DefaultStrV(StrV):
+    """A constructor parameter's string default as the class analysed on its own holds it: one
+    value callers may replace (`stem_type=''`, `version="1_0"`). Read as itself (a registry's key,
+    a layer's mode) but never a decision: comparing it, or asking what it contains, is unknown,
+    so both arms of `if 'deep' in stem_type:` are analysed and joined."""
+
+
+@dataclass(eq=False)
 class NoneV(Value):
     pass
 

@@ -55,8 +55,8 @@ def _tensor_hover(v, result) -> str:
     if declared:
         parts.append(f"declared: `{declared}`")  # (contracts: the check is analysis/contracts.py)
     if v.contexts:
-        parts.append("\n".join(f"- {_md_escape(describe(str(label)))}: `{tensor_type(s)}`"
-                               for label, s in v.contexts))
+        lines = (f"- {_md_escape(describe(str(label)))}: `{tensor_type(s)}`" for label, s in v.contexts)
+        parts.append("\n".join(dict.fromkeys(lines)))  # (instances told apart by `via` may read alike)
     dims = dims_section(_symbols(v.shape, v.contexts), result)
     if dims:
         parts.append(dims)
