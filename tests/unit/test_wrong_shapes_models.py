@@ -23,6 +23,8 @@ def _agrees(shape, observed, env) -> bool:
     if len(shape) != len(observed):
         return False
     for d, o in zip(shape, observed):
+        if d == "?":
+            continue
         try:
             v = eval_dim(d, env)
         except Unbound:
@@ -99,3 +101,99 @@ def test_a_configuration_list_default_is_not_the_model_built():
     # what is known still shows: the stem's configured width
     stem = next(v["shape"] for v in values if v["function"] == "Net.forward" and v["name"] == "h")
     assert stem[:2] == ["x.shape[0]", "config.stem"]
+
+
+# Swin's patch merging: the layers are built with the constructor's `dim` (channels), while
+# `forward` unpacks `batch, dim, channels = x.shape` (`dim` the tokens there)
+MERGE = '''import torch
+from torch import nn
+
+
+class Merge(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.reduction = nn.Linear(4 * dim, 2 * dim)
+
+    def forward(self, x: torch.Tensor, size: tuple[int, int]):
+        height, width = size
+        batch, dim, channels = x.shape
+        x = x.view(batch, height // 2, 2, width // 2, 2, channels)
+        x = x.permute(0, 1, 3, 2, 4, 5).reshape(batch, -1, 4 * channels)
+        y = self.reduction(x)
+        return y
+'''
+
+
+def test_a_symbol_a_local_of_the_same_name_shadows_is_not_printed_bare():
+    values = _values(MERGE)
+    scope = {}
+    exec(compile(MERGE, "wrong.py", "exec"), scope)
+    x = torch.zeros(2, 16, 8)
+    y = scope["Merge"](8)(x, (4, 4))
+    # a reader of `forward` binds its names as the function does
+    env = {"batch": 2, "dim": 16, "channels": 8, "height": 4, "width": 4}
+    shown = {v["name"]: v["shape"] for v in values if v["function"] == "Merge.forward"}
+    assert shown["y"] is not None and _agrees(shown["y"], list(y.shape), env)
+    assert shown["y"][:2] == ["batch", "(height//2)*(width//2)"]
+
+
+def test_a_local_holding_the_same_symbol_keeps_its_name():
+    text = MERGE.replace("        batch, dim, channels = x.shape\n",
+                         "        batch, _, channels = x.shape\n        dim = self.dim\n").replace(
+        "        self.reduction", "        self.dim = dim\n        self.reduction")
+    shown = {v["name"]: v["shape"] for v in _values(text) if v["function"] == "Merge.forward"}
+    assert shown["y"][2] == "2*dim"
+
+
+# HF ResNet's bottleneck: one line runs a Sequential of layers whose activation comes from a
+# registry the analysis cannot see; the layer built without one (Identity) keeps its shape, the
+# others lose it. A context lists the calls of one line as alternatives, so showing the kept
+# shape for that line would be judged against every call of it
+LAYERS = '''import torch
+from torch import nn
+from acts_elsewhere import ACTS
+
+
+class Layer(nn.Module):
+    def __init__(self, cin: int, cout: int, activation=None):
+        super().__init__()
+        self.proj = nn.Linear(cin, cout)
+        self.act = ACTS[activation] if activation is not None else nn.Identity()
+
+    def forward(self, x: torch.Tensor):
+        h = self.proj(x)
+        h = self.act(h)
+        return h
+
+
+class Block(nn.Module):
+    def __init__(self, cin: int, cout: int):
+        super().__init__()
+        self.layers = nn.Sequential(Layer(cin, cout // 4), Layer(cout // 4, cout, "relu"))
+
+    def forward(self, x: torch.Tensor):
+        y = self.layers(x)
+        return y
+'''
+
+
+def test_a_context_whose_other_calls_lost_the_value_claims_no_shape():
+    values = _values(LAYERS)
+    acts = type(__import__("sys"))("acts_elsewhere")
+    acts.ACTS = {"relu": torch.nn.ReLU()}
+    __import__("sys").modules["acts_elsewhere"] = acts
+    try:
+        scope = {}
+        exec(compile(LAYERS, "wrong.py", "exec"), scope)
+    finally:
+        del __import__("sys").modules["acts_elsewhere"]
+    block, x = scope["Block"](6, 8), torch.zeros(2, 6)
+    seen = [list(layer(inp).shape) for layer, inp in ((block.layers[0], x), (block.layers[1], block.layers[0](x)))]
+    assert seen == [[2, 2], [2, 8]]
+    act = next(v for v in values if v["line"] == 14)
+    for ctx in act.get("contexts", []):
+        if ctx["context"] == "Block.forward:24":
+            shape = [d for d in ctx["shape"] if not str(d).startswith("*")]
+            assert all(_agrees(shape, obs[-len(shape):], {"cout": 8}) for obs in seen), ctx
+    # the layer's own line keeps what every call gives
+    assert next(v for v in values if v["line"] == 13)["shape"] == ["*x", "cout"]
