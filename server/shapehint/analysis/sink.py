@@ -246,6 +246,7 @@ class Sink:
             return rec
         # (label, shape in the calling entry's names, shape in the function's own names, dtype)
         generic, calls, chosen = [], [], []  # chosen: the calls the shape joins
+        owners = []  # the root analysis of each of `calls`
         kinds: set = set()  # of the arguments of the calls that observed a value
         for (c, _, v, sub, call), owner in zip(acc.obs, acc.owners):
             shape = resolve(v)
@@ -254,6 +255,7 @@ class Sink:
                 generic.append((sub, own, own, v.dtype))
                 continue
             table, stars = own_of(call) if call else (({}, {}, set()), {})
+            owners.append(owner)
             calls.append((contexts.label(c, sub), shape.subs(names_of(owner, False)),
                           contexts.translate(shape, table, stars, acc.function).subs(ren), v.dtype))
             if not isinstance(c, BuiltContext):
@@ -283,10 +285,11 @@ class Sink:
             if key not in seen and len(rec.contexts) < contexts.MAX_CONTEXTS:
                 seen.add(key)
                 rec.contexts.append((label, s))
-        # a context some of whose calls lost the value lists no shape: its calls (a Sequential's
-        # blocks from one line) are alternatives, and the others may be any of them
-        gone = {w[2] for w in lost if len(w) > 2}
-        for lbl, s, _, _ in generic + _alike_iterations([c for c in calls if c[0] not in gone], text):
+        # a context some of whose calls in the same analysis lost the value lists no shape: those
+        # calls (a Sequential's blocks from one line) are alternatives, the others any of them
+        gone = {(w[0], w[2]) for w in lost if len(w) > 2}
+        kept = [c for c, o in zip(calls, owners) if (o, c[0]) not in gone]
+        for lbl, s, _, _ in generic + _alike_iterations(kept, text):
             if text.setdefault(s, str(s)) != shown:
                 listed(lbl or "in terms of the parameters", s)
         if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
