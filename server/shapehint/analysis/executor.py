@@ -284,8 +284,9 @@ class Statements:
         would read as the local, which holds another size. In this function the symbol prints as
         unknown (a missing size is better than a wrong one); the local may take the name. Such an
         entry (`dim -> ?dim`) is for shapes only: texts are not rewritten with it (`shadowing`)."""
-        if fr.context or fr.qualname == "<module>" or name not in self.env.dims:
-            return
+        info = self.env.dims.get(name)
+        if fr.context or fr.qualname == "<module>" or info is None or info.origin.endswith(f"named `{name}`"):
+            return  # (a name another function's unpacking gave its own symbol is no symbol here)
         if not isinstance(v, (IntV, OpaqueV)) or isinstance(v, IntV) and v.expr == Expr.sym(name) \
                 or isinstance(v, OpaqueV) and v.path == name:
             return  # (a tensor named `emb` is not read as a size; `dim = self.dim` is the same size)
