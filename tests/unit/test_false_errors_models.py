@@ -118,3 +118,34 @@ def g(x):
 def test_unpacking_as_many_names_as_the_shared_axes_allow_is_no_error():
     # three names for x.shape are fine; two are too few whatever the sharing (x has >= 3 axes)
     assert _errors(SHARED) == [(17, "SH111")]
+
+
+# clap's fusion block: `len(longer) > 0` on a `longer=None` default — no run gets past `len(None)`,
+# so the `None` the generic analysis took (indexing with it adds an axis) is no fact there
+LONGER = '''import torch
+from torch import nn
+
+
+class Fusion(nn.Module):
+    def __init__(self, c: int):
+        super().__init__()
+        self.conv = nn.Conv2d(1, c, 3, padding=1)
+
+    def forward(self, x, longer=None):
+        b, c, h, w = x.shape
+        out = self.conv(x[:, 0:1])
+        if len(longer) > 0:
+            local = x[longer, 1:, :, :]
+            n, m, h, w = local.shape
+            out = out + self.conv(local.reshape(n * m, 1, h, w)).sum()
+        return out
+'''
+
+
+def test_what_follows_len_of_a_none_default_is_no_fact():
+    assert _errors(LONGER) == []
+
+
+def test_a_none_index_still_adds_an_axis_where_nothing_rules_it_out():
+    text = LONGER.replace("if len(longer) > 0:", "if longer is None:")
+    assert _errors(text) == [(15, "SH111")]

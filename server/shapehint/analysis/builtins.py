@@ -59,6 +59,11 @@ class Builtins:
             return IntV(Expr.const(len(v.items)))
         if isinstance(v, ListV) and v.length is not None:
             return IntV(v.length)  # `outs` grown `n` times in a loop
+        if isinstance(v, NoneV) and fr is not None:
+            # `len(None)` raises: no run gets past here with this None — the analysis took an
+            # optional argument's default (`idx=None`) that every caller reaching here replaces —
+            # so what follows holds only under that assumption (Frame.assumes_default)
+            fr.assumes_default = True
         return UnknownV("len")
 
     def b_range(self, args, kwargs, fr, span):

@@ -10,7 +10,7 @@ the values it passes (`calls.py`); one that omits the argument really uses the d
 """
 from __future__ import annotations
 
-from ..shapes.values import BoolV, DefaultStrV, IntV, NoneV, StrV, UnknownV, Value
+from ..shapes.values import BoolV, DefaultStrV, IntV, ListV, NoneV, StrV, UnknownV, Value
 from .objects import OpaqueV
 from .result import DimInfo
 
@@ -32,7 +32,22 @@ def default_symbol(it, owner: str, name: str, v: Value, prefix: str = "") -> Val
         # a configuration's flag (`use_prompt=False`) is whatever the configuration says: a path
         # it chooses is undecided, and `assert config.flag` is no error for every configuration
         return BoolV()
+    if _list_of_ints(v):
+        return list_symbol(it, f"{prefix}.{name}" if prefix else name, [i.expr.value for i in v.items])
     return v
+
+
+def _list_of_ints(v: Value) -> bool:
+    return isinstance(v, ListV) and bool(v.items) and all(isinstance(i, IntV) and i.expr.is_const for i in v.items)
+
+
+def list_symbol(it, path: str, default: list) -> ListV:
+    """A list of sizes by default (`hidden_sizes=[256, 512, 1024, 2048]`, `depths=[3, 4, 6, 3]`):
+    its length as well as its items vary with the model built (a two-stage model passes two), so
+    it is a list of unknown length whose `path[0]` reads as that symbol — never the default's
+    stages, whose count and widths would make every later shape wrong."""
+    it.env.dims[path] = DimInfo(path, f"`{path}` (default {default})", default=default)
+    return ListV(None, UnknownV(f"{path}[i]"), name=path)
 
 
 def symbol_noting(it, path: str, what: str, default) -> OpaqueV:

@@ -212,6 +212,7 @@ class Statements:
     # ---- assignment ---------------------------------------------------------------
     def assign(self, target: ast.AST, v: Value, fr, stmt: Optional[ast.AST]) -> None:
         if isinstance(target, ast.Name):
+            self.shadow(target.id, v, fr)
             fr.env[target.id] = v
             if fr.record and self.observe and stmt is not None:
                 self.sink.record(span_of(target), target.id, fr.qualname, v, fr.context, fr.is_entry, True,
@@ -276,6 +277,22 @@ class Statements:
             return list(v.children)
         items = self.iterate(v, fr)
         return items
+
+    def shadow(self, name: str, v: Value, fr) -> None:
+        """A local named like a symbol this function's shapes may print (`batch, dim, c = x.shape`
+        in a method whose layers are built with the constructor's `dim`): printed bare, `2*dim`
+        would read as the local, which holds another size. In this function the symbol prints as
+        unknown (a missing size is better than a wrong one); the local may take the name. Such an
+        entry (`dim -> ?dim`) is for shapes only: texts are not rewritten with it (`shadowing`)."""
+        info = self.env.dims.get(name)
+        if fr.context or fr.qualname == "<module>" or info is None or info.origin.endswith(f"named `{name}`"):
+            return  # (a name another function's unpacking gave its own symbol is no symbol here)
+        if not isinstance(v, (IntV, OpaqueV)) or isinstance(v, IntV) and v.expr == Expr.sym(name) \
+                or isinstance(v, OpaqueV) and v.path == name:
+            return  # (a tensor named `emb` is not read as a size; `dim = self.dim` is the same size)
+        table = self.sink.renames_of(fr.qualname)
+        if name not in table and name not in table.values():
+            table[name] = f"?{name}"
 
     def name_symbol(self, e: Expr, name: str, fr) -> None:
         """`B, T, C = x.size()`: the program's names replace default names like `x.shape[0]`."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..shapes.expr import Expr
 from .interp import Interp
 from .result import DimInfo
+from .sink import shadowing
 
 
 def logged_dims(it: Interp, run) -> tuple:
@@ -43,7 +44,7 @@ def compose_dims(it: Interp, parts: list) -> dict:
                 out[name] = DimInfo(info.name, info.origin, default=info.default)
     ren: dict = {}
     for table in it.sink.renames.values():
-        ren.update(table)
+        ren.update({k: v for k, v in table.items() if not shadowing(v)})
     for _, preds in parts:
         for p in preds:
             text = _fact_text(p)

@@ -24,6 +24,12 @@ from .result import Diagnostic, Related, ValueRecord
 _DYN = re.compile(r"\?(?:s?\d+'*|join)")
 
 
+def shadowing(new_name: str) -> bool:
+    """A rename that hides a symbol a local of the same name shadows (`executor.shadow`): shapes
+    print it unknown; a message or a fact keeps the symbol's text."""
+    return new_name.startswith("?")
+
+
 @dataclass
 class _Acc:
     span: Span
@@ -105,7 +111,8 @@ class Sink:
             kind = "layer"
         else:
             if context and isinstance(value, UnknownV):
-                _lose(self, (span, function, name, is_target), (self.owner, call[2] if call else None))
+                _lose(self, (span, function, name, is_target),
+                      (self.owner, call[2] if call else None, contexts.label(context, sub)))
             return
         key = (span, function, name, is_target, kind)
         acc = self._acc.get(key)
@@ -220,7 +227,8 @@ class Sink:
     @staticmethod
     def _rename_text(text: str, table: dict) -> str:
         for old in sorted(table, key=len, reverse=True):
-            text = text.replace(old, table[old])
+            if not shadowing(table[old]):
+                text = text.replace(old, table[old])
         return text
 
     def _value(self, acc: _Acc, resolve, names_of, lost: tuple, own_of) -> ValueRecord:
@@ -238,6 +246,7 @@ class Sink:
             return rec
         # (label, shape in the calling entry's names, shape in the function's own names, dtype)
         generic, calls, chosen = [], [], []  # chosen: the calls the shape joins
+        owners = []  # the root analysis of each of `calls`
         kinds: set = set()  # of the arguments of the calls that observed a value
         for (c, _, v, sub, call), owner in zip(acc.obs, acc.owners):
             shape = resolve(v)
@@ -246,6 +255,7 @@ class Sink:
                 generic.append((sub, own, own, v.dtype))
                 continue
             table, stars = own_of(call) if call else (({}, {}, set()), {})
+            owners.append(owner)
             calls.append((contexts.label(c, sub), shape.subs(names_of(owner, False)),
                           contexts.translate(shape, table, stars, acc.function).subs(ren), v.dtype))
             if not isinstance(c, BuiltContext):
@@ -257,7 +267,7 @@ class Sink:
         primary = generic or chosen
         # a call that lost the value after other arguments than those that observed it (a `kv`
         # given where the others omitted it) may have taken another path: any shape
-        other_path = any(k not in kinds for _, k in lost)
+        other_path = any(w[1] not in kinds for w in lost)
         rec.shape = join_shapes([o[2] for o in primary]) if generic or not other_path else None
         if not generic and acc.dropped and rec.shape is not None:
             rec.shape = _sizes_unknown(rec.shape)  # a call not kept may have had others
@@ -277,7 +287,11 @@ class Sink:
             if key not in seen and len(rec.contexts) < contexts.MAX_CONTEXTS:
                 seen.add(key)
                 rec.contexts.append((label, s))
-        for lbl, s, _, _ in generic + _alike_iterations(calls, text):
+        # a context some of whose calls in the same analysis lost the value lists no shape: those
+        # calls (a Sequential's blocks from one line) are alternatives, the others any of them
+        gone = {(w[0], w[2]) for w in lost if len(w) > 2}
+        kept = [c for c, o in zip(calls, owners) if (o, c[0]) not in gone]
+        for lbl, s, _, _ in generic + _alike_iterations(kept, text):
             if text.setdefault(s, str(s)) != shown:
                 listed(lbl or "in terms of the parameters", s)
         if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
@@ -403,7 +417,7 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
     for key, who in captured.get("lost", ()):
         span = key[0]
         _lose(sink, (Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:],
-              (owner, who[1]))
+              (owner,) + tuple(who[1:]))
     for line in captured.get("annotated", ()):
         nl = line_map(line)
         if nl is not None:
@@ -412,7 +426,7 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
 
 
 def _lose(sink: Sink, key: tuple, who: tuple) -> None:
-    """`who`: (the root analysis, the kinds of the call's arguments)."""
+    """`who`: (the root analysis, the kinds of the call's arguments, the call's context label)."""
     if who not in sink.lost.get(key, ()):
         sink.lost[key] = sink.lost.get(key, ()) + (who,)
 
@@ -446,7 +460,7 @@ def _merge_observations(sink: Sink, captured: dict, owner: str) -> None:
         if acc is not None:
             sink._set_layer_io(acc, text, owner)
     for key, who in captured.get("lost", ()):
-        _lose(sink, key, (owner, who[1]))
+        _lose(sink, key, (owner,) + tuple(who[1:]))
 
 
 def restore_unmoved(sink: Sink, captured: dict, owner: str, observations: bool = True) -> None:

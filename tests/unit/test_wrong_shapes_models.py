@@ -1,0 +1,199 @@
+"""Wrong shapes found by the real-model benchmark on transformers models (issues 24/25): each
+program here is small and our own, run under PyTorch with a configuration other than the
+defaults, and every shape the analysis shows for it must agree with the run (or be missing)."""
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from shapehint.analysis.api import analyze_source  # noqa: E402
+from shapehint.devicerun.compare import Unbound, eval_dim  # noqa: E402
+
+
+def _values(text):
+    res = analyze_source(text, "wrong.py")
+    assert not [d for d in res.diagnostics if d.severity == "error"]
+    return res.infer_json()["values"]
+
+
+def _agrees(shape, observed, env) -> bool:
+    """`shape` (as infer prints it, no variadic segment) against the observed sizes: the rank, and
+    each dim that evaluates under `env`."""
+    if shape is None:
+        return True
+    if len(shape) != len(observed):
+        return False
+    for d, o in zip(shape, observed):
+        if d == "?":
+            continue
+        try:
+            v = eval_dim(d, env)
+        except Unbound:
+            continue
+        if v is not None and v != o:
+            return False
+    return True
+
+
+# a configuration's list of sizes (`hidden_sizes`, `depths`; HF ResNet, Swin) builds one stage
+# per item: the default's four stages of 256..2048 channels are one configuration of many
+STAGES = '''import torch
+from torch import nn
+
+
+class NetConfig:
+    def __init__(self, stem=16, hidden_sizes=[256, 512, 1024, 2048], depths=[3, 4, 6, 3]):
+        self.stem = stem
+        self.hidden_sizes = hidden_sizes
+        self.depths = depths
+
+
+class Block(nn.Module):
+    def __init__(self, cin, cout, stride=1):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, cout, 3, stride, 1)
+
+    def forward(self, x):
+        h = self.conv(x)
+        return h
+
+
+class Stage(nn.Module):
+    def __init__(self, cin, cout, depth):
+        super().__init__()
+        self.blocks = nn.Sequential(Block(cin, cout, 2), *[Block(cout, cout) for _ in range(depth - 1)])
+
+    def forward(self, x):
+        y = self.blocks(x)
+        return y
+
+
+class Net(nn.Module):
+    def __init__(self, config: NetConfig):
+        super().__init__()
+        self.stem = nn.Conv2d(3, config.stem, 3, 1, 1)
+        first = config.hidden_sizes[0]
+        self.stages = nn.ModuleList([Stage(config.stem, first, config.depths[0])])
+        for (cin, cout), d in zip(zip(config.hidden_sizes, config.hidden_sizes[1:]), config.depths[1:]):
+            self.stages.append(Stage(cin, cout, d))
+
+    def forward(self, x):
+        h = self.stem(x)
+        for stage in self.stages:
+            h = stage(h)
+        out = h.mean(dim=(2, 3))
+        return out
+'''
+
+
+def test_a_configuration_list_default_is_not_the_model_built():
+    values = _values(STAGES)
+    scope = {}
+    exec(compile(STAGES, "wrong.py", "exec"), scope)
+    net = scope["Net"](scope["NetConfig"](stem=8, hidden_sizes=[8, 12], depths=[1, 2]))
+    x = torch.zeros(2, 3, 16, 16)
+    env = {f"x.shape[{i}]": d for i, d in enumerate(x.shape)}
+    env.update({"config.stem": 8, "config.hidden_sizes[0]": 8})
+    shown = {v["name"]: v["shape"] for v in values if v["function"] == "Net.forward"}
+    assert _agrees(shown.get("out"), list(net(x).shape), env)
+    # no default width is claimed anywhere, in any context
+    claims = [v["shape"] for v in values] + [c["shape"] for v in values for c in v.get("contexts", [])]
+    assert not {256, 512, 1024, 2048} & {d for s in claims if s for d in s}
+    # what is known still shows: the stem's configured width
+    stem = next(v["shape"] for v in values if v["function"] == "Net.forward" and v["name"] == "h")
+    assert stem[:2] == ["x.shape[0]", "config.stem"]
+
+
+# Swin's patch merging: the layers are built with the constructor's `dim` (channels), while
+# `forward` unpacks `batch, dim, channels = x.shape` (`dim` the tokens there)
+MERGE = '''import torch
+from torch import nn
+
+
+class Merge(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.reduction = nn.Linear(4 * dim, 2 * dim)
+
+    def forward(self, x: torch.Tensor, size: tuple[int, int]):
+        height, width = size
+        batch, dim, channels = x.shape
+        x = x.view(batch, height // 2, 2, width // 2, 2, channels)
+        x = x.permute(0, 1, 3, 2, 4, 5).reshape(batch, -1, 4 * channels)
+        y = self.reduction(x)
+        return y
+'''
+
+
+def test_a_symbol_a_local_of_the_same_name_shadows_is_not_printed_bare():
+    values = _values(MERGE)
+    scope = {}
+    exec(compile(MERGE, "wrong.py", "exec"), scope)
+    x = torch.zeros(2, 16, 8)
+    y = scope["Merge"](8)(x, (4, 4))
+    # a reader of `forward` binds its names as the function does
+    env = {"batch": 2, "dim": 16, "channels": 8, "height": 4, "width": 4}
+    shown = {v["name"]: v["shape"] for v in values if v["function"] == "Merge.forward"}
+    assert shown["y"] is not None and _agrees(shown["y"], list(y.shape), env)
+    assert shown["y"][:2] == ["batch", "(height//2)*(width//2)"]
+
+
+def test_a_local_holding_the_same_symbol_keeps_its_name():
+    text = MERGE.replace("        batch, dim, channels = x.shape\n",
+                         "        batch, _, channels = x.shape\n        dim = self.dim\n").replace(
+        "        self.reduction", "        self.dim = dim\n        self.reduction")
+    shown = {v["name"]: v["shape"] for v in _values(text) if v["function"] == "Merge.forward"}
+    assert shown["y"][2] == "2*dim"
+
+
+# HF ResNet's bottleneck: one line runs a Sequential of layers whose activation comes from a
+# registry the analysis cannot see; the layer built without one (Identity) keeps its shape, the
+# others lose it. A context lists the calls of one line as alternatives, so showing the kept
+# shape for that line would be judged against every call of it
+LAYERS = '''import torch
+from torch import nn
+from acts_elsewhere import ACTS
+
+
+class Layer(nn.Module):
+    def __init__(self, cin: int, cout: int, activation=None):
+        super().__init__()
+        self.proj = nn.Linear(cin, cout)
+        self.act = ACTS[activation] if activation is not None else nn.Identity()
+
+    def forward(self, x: torch.Tensor):
+        h = self.proj(x)
+        h = self.act(h)
+        return h
+
+
+class Block(nn.Module):
+    def __init__(self, cin: int, cout: int):
+        super().__init__()
+        self.layers = nn.Sequential(Layer(cin, cout // 4), Layer(cout // 4, cout, "relu"))
+
+    def forward(self, x: torch.Tensor):
+        y = self.layers(x)
+        return y
+'''
+
+
+def test_a_context_whose_other_calls_lost_the_value_claims_no_shape():
+    values = _values(LAYERS)
+    acts = type(__import__("sys"))("acts_elsewhere")
+    acts.ACTS = {"relu": torch.nn.ReLU()}
+    __import__("sys").modules["acts_elsewhere"] = acts
+    try:
+        scope = {}
+        exec(compile(LAYERS, "wrong.py", "exec"), scope)
+    finally:
+        del __import__("sys").modules["acts_elsewhere"]
+    block, x = scope["Block"](6, 8), torch.zeros(2, 6)
+    seen = [list(layer(inp).shape) for layer, inp in ((block.layers[0], x), (block.layers[1], block.layers[0](x)))]
+    assert seen == [[2, 2], [2, 8]]
+    act = next(v for v in values if v["line"] == 14)
+    for ctx in act.get("contexts", []):
+        if ctx["context"] == "Block.forward:24":
+            shape = [d for d in ctx["shape"] if not str(d).startswith("*")]
+            assert all(_agrees(shape, obs[-len(shape):], {"cout": 8}) for obs in seen), ctx
+    # the layer's own line keeps what every call gives
+    assert next(v for v in values if v["line"] == 13)["shape"] == ["*x", "cout"]
