@@ -37,6 +37,7 @@ class _Acc:
     layer_io: Optional[str] = None
     layer_io_owner: str = ""  # the root analysis that set layer_io
     dropped: bool = False  # observations past the cap were not kept
+    dropped_built: set = field(default_factory=set)  # construction contexts that lost some
 
     def span_key(self) -> tuple:
         return self.span, self.function, self.name, self.is_target
@@ -46,9 +47,13 @@ class _Acc:
             journal.note("record")
             self.obs.append(o)
             self.owners.append(owner)
-        elif not self.dropped:
+            return
+        if not self.dropped:
             journal.note("record")
             self.dropped = True
+        if isinstance(o[0], BuiltContext) and o[0] not in self.dropped_built:
+            journal.note("record")
+            self.dropped_built.add(o[0])
 
 
 class Sink:
@@ -238,6 +243,7 @@ class Sink:
             return rec
         # (label, shape in the calling entry's names, shape in the function's own names, dtype)
         generic, calls, chosen = [], [], []  # chosen: the calls the shape joins
+        built: set = set()  # the construction contexts (`QUALNAME:LINE`) among the calls
         kinds: set = set()  # of the arguments of the calls that observed a value
         for (c, _, v, sub, call), owner in zip(acc.obs, acc.owners):
             shape = resolve(v)
@@ -250,6 +256,8 @@ class Sink:
                           contexts.translate(shape, table, stars, acc.function).subs(ren), v.dtype))
             if not isinstance(c, BuiltContext):
                 chosen.append(calls[-1])
+            else:
+                built.add(contexts.split(calls[-1][0])[0])
             kinds.add(call[2] if call else None)
         # a function's own analysis (in terms of its parameters) comes first; else what its calls
         # agree on, in its own names; the models factories build are contexts only
@@ -272,16 +280,52 @@ class Sink:
             if t is None:
                 t = text[s] = str(s)
             key = (label, t)
-            if key not in seen and len(rec.contexts) < contexts.MAX_CONTEXTS:
+            if key not in seen and (len(rec.contexts) < contexts.MAX_CONTEXTS or label in built):
                 seen.add(key)
                 rec.contexts.append((label, s))
-        for lbl, s, _, _ in generic + _alike_iterations(calls, text):
-            if text.setdefault(s, str(s)) != shown:
-                listed(lbl or "in terms of the parameters", s)
+        pending = [(lbl or "in terms of the parameters", s) for lbl, s, _, _ in generic + _alike_iterations(calls, text)
+                   if text.setdefault(s, str(s)) != shown]
+        for lbl, s in _whole_constructions(pending, built, acc.dropped_built, text, contexts.MAX_CONTEXTS):
+            listed(lbl, s)
         if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
             for lbl, s, _, _ in generic:
                 listed(lbl or "generic", s)
         return rec
+
+
+MAX_PARTS_LISTED = 24  # shapes listed for the construction contexts of one record (built.py)
+
+
+def _whole_constructions(pending: list, built: set, dropped: set, text: dict, room: int) -> list:
+    """`pending` (label, shape) to list, a construction context's whole or as one join. Its
+    shapes are one per part of the model built alike (built.py: the blocks of each stage): a
+    reader that picks the one for its block among some of them would take another block's
+    shape for it. Listed whole while they fit (MAX_PARTS_LISTED in all), else their join (`?`
+    where they differ); none when some of its observations were not kept, or past the first
+    `room` construction contexts."""
+    groups: dict = {}
+    for lbl, s in pending:
+        where = contexts.split(lbl)[0]
+        if where in built:
+            groups.setdefault(where, {}).setdefault(text[s], s)
+    out, done, labels, used = [], set(), 0, 0
+    for lbl, s in pending:
+        where = contexts.split(lbl)[0]
+        if where not in built:
+            out.append((lbl, s))
+            continue
+        if where in done:
+            continue
+        done.add(where)
+        if where in dropped or labels >= room:
+            continue
+        labels += 1
+        shapes = list(groups[where].values())
+        if used + len(shapes) > MAX_PARTS_LISTED:
+            shapes = [join_shapes(shapes)] if len(shapes) > 1 else shapes
+        used += len(shapes)
+        out += [(where, x) for x in shapes]
+    return out
 
 
 def _alike_iterations(calls: list, text: dict) -> list:
