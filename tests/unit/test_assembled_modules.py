@@ -422,3 +422,25 @@ def test_the_blocks_of_a_built_model_have_their_shapes_in_its_construction_conte
             assert fits, (list(inp.shape), list(out.shape), listed)
             used.update(fits)
         assert used == set(range(len(listed)))
+
+
+def test_classmethods_called_on_the_class_get_it_as_cls():
+    """`SmallWeights.verify(weights)` (a classmethod of an Enum base) returns `None` for `None`,
+    so `if weights is not None` is decided; `Widths.scaled(8, 2)` builds through `cls(...)`
+    (before: `cls` took the first argument, both were unknown, and so was every line after the
+    stem in the factory's model)."""
+    got = _shapes(_answer("verified.py"), "Net.forward")
+    assert _built_by(got[40], "net_small") == ["x.shape[0]", 16, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]
+    assert _built_by(got[41], "net_small")[1] == 64
+    assert got[43]["shape"] == ["x.shape[0]", "num_classes"] and _built_by_or_join(got[43], "net_small") == \
+        ["x.shape[0]", "num_classes"]
+    torch = pytest.importorskip("torch")
+    mod = _module("verified")
+    x = torch.randn(2, 3, 9, 12)
+    _check_against_torch(mod.net_small(), _built_by(got[41], "net_small"), x, lambda m, x: m.head(m.stem(x)))
+
+
+def _built_by_or_join(value, factory):
+    """The shape in `factory`'s construction context, which is not listed when it is the join."""
+    got = _built_all(value, factory)
+    return got[0] if got else value["shape"]
