@@ -33,7 +33,7 @@ def _module(name):
 
 
 def _shapes(answer, function):
-    return {v["line"]: v for v in answer["values"] if v["function"] == function and v["name"] in ("x", "y", "h")}
+    return {v["line"]: v for v in answer["values"] if v["function"] == function and v["name"] in ("x", "y", "h", "result")}
 
 
 def _built_by(value, factory):
@@ -403,25 +403,47 @@ def test_the_blocks_of_a_built_model_have_their_shapes_in_its_construction_conte
     computes one of them."""
     answer = _answer("dcconfigs.py")
     assert [d for d in answer["diagnostics"] if d["severity"] == "error"] == []
-    torch = pytest.importorskip("torch")
+    pytest.importorskip("torch")
     mod = _module("dcconfigs")
     for factory, cls, line in (("net_wide", mod.Wide, 59), ("net_plain", mod.Plain, 42)):
-        listed = _built_all(_shapes(answer, f"{cls.__name__}.forward")[line], factory)
-        model = getattr(mod, factory)().eval()
-        seen, x = [], torch.randn(2, 3, 23, 17)
-        blocks = [m for m in model.modules() if isinstance(m, cls)]
-        hooks = [b.register_forward_hook(lambda m, i, o: seen.append((i[0], o))) for b in blocks]
-        with torch.no_grad():
-            model(x)
-        for h in hooks:
-            h.remove()
-        assert len(seen) == len(blocks) > 2
-        used = set()
-        for inp, out in seen:
-            fits = [i for i, s in enumerate(listed) if _dims(s, inp) == list(out.shape)]
-            assert fits, (list(inp.shape), list(out.shape), listed)
-            used.update(fits)
-        assert used == set(range(len(listed)))
+        _each_block_listed(answer, mod, factory, cls, line)
+
+
+def _each_block_listed(answer, mod, factory, cls, line):
+    """Every instance of `cls` in the model `factory` returns computes one of the shapes listed
+    for `line` in that construction context (evaluated with the block's own input), and each
+    listed shape is what some instance computes."""
+    import torch
+    listed = _built_all(_shapes(answer, f"{cls.__name__}.forward")[line], factory)
+    model = getattr(mod, factory)().eval()
+    seen, x = [], torch.randn(2, 3, 23, 17)
+    blocks = [m for m in model.modules() if isinstance(m, cls)]
+    hooks = [b.register_forward_hook(lambda m, i, o: seen.append((i[0], o))) for b in blocks]
+    with torch.no_grad():
+        model(x)
+    for h in hooks:
+        h.remove()
+    assert len(seen) == len(blocks) > 2
+    used = set()
+    for inp, out in seen:
+        fits = [i for i, s in enumerate(listed) if _dims(s, inp) == list(out.shape)]
+        assert fits, (factory, list(inp.shape), list(out.shape), listed)
+        used.update(fits)
+    assert used == set(range(len(listed)))
+
+
+def test_the_blocks_of_many_factories_models_are_each_listed_whole():
+    """Twelve factories, ten blocks of distinct widths each: 120 shapes on one line, past the 64
+    observations a line keeps and the 8 contexts it lists. A construction context is listed
+    whole (its blocks' shapes, each once), or not at all: one block's shape missing from the
+    list would be read as another's (before: the first 8 contexts, then nothing)."""
+    answer = _answer("factories.py")
+    listed = {c["context"].split(":")[0] for c in _shapes(answer, "Block.forward")[11]["contexts"]}
+    assert listed == {f"net_{k}" for k in range(1, 13)}
+    pytest.importorskip("torch")
+    mod = _module("factories")
+    for k in (1, 7, 12):
+        _each_block_listed(answer, mod, f"net_{k}", mod.Block, 11)
 
 
 def test_classmethods_called_on_the_class_get_it_as_cls():

@@ -20,7 +20,7 @@ from ..shapes.values import ModuleV
 from .callmemo import alike
 from .objects import FuncObj, InstanceObj
 
-MAX_CONTEXTS = 8  # construction contexts run per class
+MAX_CONTEXTS = 16  # construction contexts run per class (torchvision's efficientnet.py has 12 factories)
 MAX_PARTS = 48  # parts of one model run in its construction context (`_parts`)
 
 

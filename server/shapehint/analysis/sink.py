@@ -24,6 +24,10 @@ from .result import Diagnostic, Related, ValueRecord
 _DYN = re.compile(r"\?(?:s?\d+'*|join)")
 
 
+MAX_OBSERVATIONS = 64  # kept per record (past it, a join claims no size: `_sizes_unknown`)
+MAX_BUILT_OBSERVATIONS = 256  # distinct ones of construction contexts kept besides
+
+
 @dataclass
 class _Acc:
     span: Span
@@ -38,12 +42,25 @@ class _Acc:
     layer_io_owner: str = ""  # the root analysis that set layer_io
     dropped: bool = False  # observations past the cap were not kept
     dropped_built: set = field(default_factory=set)  # construction contexts that lost some
+    built_seen: set = field(default_factory=set)  # (context, iteration, shape, dtype) kept
 
     def span_key(self) -> tuple:
         return self.span, self.function, self.name, self.is_target
 
     def observed(self, journal: Journal, o: tuple, owner: str) -> None:
-        if len(self.obs) < 64:
+        if isinstance(o[0], BuiltContext) and isinstance(o[2], TensorV):
+            # the parts of a model built alike in several factories (built.py) repeat shapes:
+            # each once, so that every factory's stays whole within the cap
+            key = (o[0], o[3], o[2].shape, o[2].dtype)
+            if key in self.built_seen:
+                return
+            journal.note("record")
+            self.built_seen.add(key)
+            if len(self.built_seen) <= MAX_BUILT_OBSERVATIONS:
+                self.obs.append(o)
+                self.owners.append(owner)
+                return
+        elif len(self.obs) - min(len(self.built_seen), MAX_BUILT_OBSERVATIONS) < MAX_OBSERVATIONS:
             journal.note("record")
             self.obs.append(o)
             self.owners.append(owner)
@@ -285,7 +302,7 @@ class Sink:
                 rec.contexts.append((label, s))
         pending = [(lbl or "in terms of the parameters", s) for lbl, s, _, _ in generic + _alike_iterations(calls, text)
                    if text.setdefault(s, str(s)) != shown]
-        for lbl, s in _whole_constructions(pending, built, acc.dropped_built, text, contexts.MAX_CONTEXTS):
+        for lbl, s in _whole_constructions(pending, built, acc.dropped_built, text, MAX_BUILT_LISTED):
             listed(lbl, s)
         if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
             for lbl, s, _, _ in generic:
@@ -293,7 +310,8 @@ class Sink:
         return rec
 
 
-MAX_PARTS_LISTED = 24  # shapes listed for the construction contexts of one record (built.py)
+MAX_PARTS_LISTED = 128  # shapes listed for the construction contexts of one record (built.py)
+MAX_BUILT_LISTED = 16  # construction contexts listed per record (built.MAX_CONTEXTS)
 
 
 def _whole_constructions(pending: list, built: set, dropped: set, text: dict, room: int) -> list:
@@ -402,8 +420,11 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
     diags = [d for d in sink._diags.items() if d[1].owner == owner]
     layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
     lost = [(key, who) for key, calls in sink.lost.items() for who in calls if who[0] == owner]
+    # (a construction context is the factory's: `FACTORY:LINE`, made by the factory's analysis)
+    dropped = [(key, c) for key, acc in sink._acc.items() for c in acc.dropped_built
+               if contexts.split(c)[0].rsplit(":", 1)[0] == owner]
     return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ())),
-            "layer_io": layer_io, "lost": lost}
+            "layer_io": layer_io, "lost": lost, "dropped_built": dropped}
 
 
 def _frozen(t: TensorV, resolve) -> TensorV:
@@ -446,6 +467,12 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         span = key[0]
         _lose(sink, (Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:],
               (owner, who[1]))
+    for key, c in captured.get("dropped_built", ()):
+        span = key[0]
+        acc = sink._acc.get((Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:])
+        if acc is not None:
+            acc.dropped_built.add(c)
+            sink.journal.note("record")
     for line in captured.get("annotated", ()):
         nl = line_map(line)
         if nl is not None:
