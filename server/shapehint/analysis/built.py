@@ -7,7 +7,9 @@ in loops, its block classes — is `self`, and the tensor inputs are those of `f
 analysis (unknown-rank tensors in its parameters' names, `x.shape[0]`), so what each factory's
 model gives joins with the others and with the generic analysis line by line (sink.finish_values).
 Without such a context a class whose constructor arguments have no default (`block`, `layers`)
-leaves everything its assembled stages compute unknown: missing, never a guess.
+leaves everything its assembled stages compute unknown: missing, never a guess. The blocks the
+model holds run there too (`_parts`), each on inputs in its own names: the model's forward hands
+them tensors in the model's input names, which are not theirs.
 """
 from __future__ import annotations
 
