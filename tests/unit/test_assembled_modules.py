@@ -466,3 +466,13 @@ def _built_by_or_join(value, factory):
     """The shape in `factory`'s construction context, which is not listed when it is the join."""
     got = _built_all(value, factory)
     return got[0] if got else value["shape"]
+
+
+def test_a_construction_context_some_of_whose_blocks_lose_a_line_lists_none_of_them_there():
+    """The stride-1 blocks call a function the analysis cannot read: their `out` is unknown, the
+    stride-2 blocks' is known. Listing the latter alone would give every block a halved shape
+    (before: a wrong shape for the stride-1 blocks); the line lists no shape of that context."""
+    got = {v["line"]: v for v in _answer("halfknown.py")["values"] if v["function"] == "Block.forward"}
+    assert _built_all(got[16], "net_a") == [[ "x.shape[0]", 8, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"],
+                                            ["x.shape[0]", 16, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]]
+    assert 17 not in got or _built_all(got[17], "net_a") == []

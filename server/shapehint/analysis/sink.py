@@ -102,6 +102,9 @@ class Sink:
         # arguments), ...) of the calls that lost that value (unknown there): what the other calls
         # agree on need not hold for a call that took another path (`_value`)
         self.lost: dict = j.table("record")
+        # (span, function, name, is_target) -> the construction contexts (built.py) one of whose
+        # runs had no tensor there: their other runs' shapes are not all the line has
+        self.lost_built: dict = j.table("record")
 
     def renames_of(self, function: str) -> dict:
         """`function`'s table of renames, made on first use."""
@@ -119,6 +122,8 @@ class Sink:
 
     def record(self, span: Span, name: str, function: str, value: Value, context: str,
                is_entry: bool, is_target: bool, sub: str = "", call: tuple = ()) -> None:
+        if isinstance(context, BuiltContext) and not isinstance(value, TensorV):
+            self._lose_built((span, function, name, is_target), context)
         if isinstance(value, TensorV):
             kind = "tensor"
         elif isinstance(value, IntV):
@@ -134,6 +139,10 @@ class Sink:
         if acc is None:
             acc = self._acc[key] = _Acc(span, name, function, is_target, kind)
         acc.observed(self.journal, (context, is_entry, value, sub, call), self.owner)
+
+    def _lose_built(self, key: tuple, context: str) -> None:
+        if context not in self.lost_built.get(key, ()):
+            self.lost_built[key] = self.lost_built.get(key, ()) + (context,)
 
     def reverse_name(self, function: str, name: str) -> str:
         """The internal symbol a program name stands for (`B` -> `x.shape[0]`), else the name."""
@@ -302,7 +311,8 @@ class Sink:
                 rec.contexts.append((label, s))
         pending = [(lbl or "in terms of the parameters", s) for lbl, s, _, _ in generic + _alike_iterations(calls, text)
                    if text.setdefault(s, str(s)) != shown]
-        for lbl, s in _whole_constructions(pending, built, acc.dropped_built, text, MAX_BUILT_LISTED):
+        partial = acc.dropped_built.union(self.lost_built.get(acc.span_key(), ()))
+        for lbl, s in _whole_constructions(pending, built, partial, text, MAX_BUILT_LISTED):
             listed(lbl, s)
         if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
             for lbl, s, _, _ in generic:
@@ -421,8 +431,10 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
     layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
     lost = [(key, who) for key, calls in sink.lost.items() for who in calls if who[0] == owner]
     # (a construction context is the factory's: `FACTORY:LINE`, made by the factory's analysis)
-    dropped = [(key, c) for key, acc in sink._acc.items() for c in acc.dropped_built
+    dropped = [(acc.span_key(), c) for acc in sink._acc.values() for c in acc.dropped_built
                if contexts.split(c)[0].rsplit(":", 1)[0] == owner]
+    dropped += [(key, c) for key, labels in sink.lost_built.items() for c in labels
+                if contexts.split(c)[0].rsplit(":", 1)[0] == owner]
     return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ())),
             "layer_io": layer_io, "lost": lost, "dropped_built": dropped}
 
@@ -469,10 +481,7 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
               (owner, who[1]))
     for key, c in captured.get("dropped_built", ()):
         span = key[0]
-        acc = sink._acc.get((Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:])
-        if acc is not None:
-            acc.dropped_built.add(c)
-            sink.journal.note("record")
+        sink._lose_built((Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:], c)
     for line in captured.get("annotated", ()):
         nl = line_map(line)
         if nl is not None:
