@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Callable
+from typing import Callable, Optional
 
 from .frames import BuiltContext, Frame, span_of
 from ..shapes.values import ModuleV
 from .callmemo import alike
+from .layers import CONTAINERS
 from .objects import FuncObj, InstanceObj
 
 MAX_CONTEXTS = 16  # construction contexts run per class (torchvision's efficientnet.py has 12 factories)
-MAX_PARTS = 48  # parts of one model run in its construction context (`_parts`)
+MAX_PARTS = 64  # groups of parts of one model run in its construction context (`_parts`)
 
 
 def run_built_models(it, f: FuncObj, fr: Frame, param_value: Callable) -> None:
@@ -70,15 +71,19 @@ def _run_forward(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param
 def _parts(it, model: InstanceObj) -> list:
     """The modules inside `model` (registered, in containers, nested) that are instances of a
     class with a `forward` this file defines, one of each alike group (blocks built alike run
-    alike), at most MAX_PARTS. Each runs in the construction context on inputs in its own
-    names, as `model` does: the model's forward passes them tensors in the model's input names,
-    which their records would not be in (calls.py records only `model`'s own methods there)."""
+    alike); none past MAX_PARTS, since a line then lists the shapes of every group it has or
+    none (sink.py). Each runs in the construction context on inputs in its own names, as
+    `model` does: the model's forward passes them tensors in the model's input names, which
+    their records would not be in (calls.py records only `model`'s own methods there)."""
     out: list = []
     todo = [model]
     visited = {id(model)}
-    while todo and len(out) < MAX_PARTS:
+    while todo:
         node = todo.pop(0)
-        for child in _children(node):
+        children = _children(node)
+        if children is None:  # modules not known: a block missing from its group's shapes
+            return []
+        for child in children:
             if id(child) in visited:
                 continue
             visited.add(id(child))
@@ -86,14 +91,20 @@ def _parts(it, model: InstanceObj) -> list:
             if isinstance(child, InstanceObj) and _own_forward(it, child) \
                     and not any(o.cls is child.cls and alike(o, child) for o in out):
                 out.append(child)
-    return out[:MAX_PARTS]
+                if len(out) > MAX_PARTS:
+                    return []
+    return out
 
 
-def _children(node) -> list:
+def _children(node) -> Optional[list]:
+    """The modules `node` holds; None when some are not known (a name `add_module` could not
+    read, a container of layers that joined to nothing)."""
     if isinstance(node, InstanceObj):
         named = node.registered_modules()
-        return [v for _, v in named] if named is not None else []
+        return [v for _, v in named] if named is not None else None
     if isinstance(node, ModuleV):
+        if node.kind in CONTAINERS and node.children is None and not isinstance(node.elem, (InstanceObj, ModuleV)):
+            return None
         return list(node.children or ()) + ([node.elem] if node.elem is not None else [])
     return []
 
