@@ -16,6 +16,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import Shape, dim_str
 from ..shapes.values import IntV, ModuleV, Span, TensorV, UnknownV, Value
 from . import codes, contexts
+from .contexts import join_shapes
 from .frames import BuiltContext
 from .journal import Journal
 from .result import Diagnostic, Related, ValueRecord
@@ -24,7 +25,7 @@ from .result import Diagnostic, Related, ValueRecord
 _DYN = re.compile(r"\?(?:s?\d+'*|join)")
 
 
-MAX_OBSERVATIONS = 64  # kept per record (past it, a join claims no size: `_sizes_unknown`)
+MAX_OBSERVATIONS = 64  # kept per record (past it, a join claims no size: `contexts.sizes_unknown`)
 MAX_BUILT_OBSERVATIONS = 256  # distinct ones of construction contexts kept besides
 
 
@@ -294,7 +295,7 @@ class Sink:
         other_path = any(k not in kinds for _, k in lost)
         rec.shape = join_shapes([o[2] for o in primary]) if generic or not other_path else None
         if not generic and acc.dropped and rec.shape is not None:
-            rec.shape = _sizes_unknown(rec.shape)  # a call not kept may have had others
+            rec.shape = contexts.sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
         rec.dtype = dtypes.pop() if len(dtypes) == 1 else None
         seen = set()
@@ -309,94 +310,16 @@ class Sink:
             if key not in seen and (len(rec.contexts) < contexts.MAX_CONTEXTS or label in built):
                 seen.add(key)
                 rec.contexts.append((label, s))
-        pending = [(lbl or "in terms of the parameters", s) for lbl, s, _, _ in generic + _alike_iterations(calls, text)
-                   if text.setdefault(s, str(s)) != shown]
+        # (a construction context's shapes all: one like the record's is still one of its group)
+        pending = [(lbl or "in terms of the parameters", s) for lbl, s, _, _ in generic + contexts.alike_iterations(calls, text)
+                   if text.setdefault(s, str(s)) != shown or contexts.split(lbl)[0] in built]
         partial = acc.dropped_built.union(self.lost_built.get(acc.span_key(), ()))
-        for lbl, s in _whole_constructions(pending, built, partial, text, MAX_BUILT_LISTED):
+        for lbl, s in contexts.whole_constructions(pending, built, partial, text, contexts.MAX_BUILT_LISTED):
             listed(lbl, s)
         if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
             for lbl, s, _, _ in generic:
                 listed(lbl or "generic", s)
         return rec
-
-
-MAX_PARTS_LISTED = 128  # shapes listed for the construction contexts of one record (built.py)
-MAX_BUILT_LISTED = 16  # construction contexts listed per record (built.MAX_CONTEXTS)
-
-
-def _whole_constructions(pending: list, built: set, dropped: set, text: dict, room: int) -> list:
-    """`pending` (label, shape) to list, a construction context's whole or as one join. Its
-    shapes are one per part of the model built alike (built.py: the blocks of each stage): a
-    reader that picks the one for its block among some of them would take another block's
-    shape for it. Listed whole while they fit (MAX_PARTS_LISTED in all), else their join (`?`
-    where they differ); none when some of its observations were not kept, or past the first
-    `room` construction contexts."""
-    groups: dict = {}
-    for lbl, s in pending:
-        where = contexts.split(lbl)[0]
-        if where in built:
-            groups.setdefault(where, {}).setdefault(text[s], s)
-    out, done, labels, used = [], set(), 0, 0
-    for lbl, s in pending:
-        where = contexts.split(lbl)[0]
-        if where not in built:
-            out.append((lbl, s))
-            continue
-        if where in done:
-            continue
-        done.add(where)
-        if where in dropped or labels >= room:
-            continue
-        labels += 1
-        shapes = list(groups[where].values())
-        if used + len(shapes) > MAX_PARTS_LISTED:
-            shapes = [join_shapes(shapes)] if len(shapes) > 1 else shapes
-        used += len(shapes)
-        out += [(where, x) for x in shapes]
-    return out
-
-
-def _alike_iterations(calls: list, text: dict) -> list:
-    """Calls whose every iteration of a loop gave the same shape are one context (`Q:N`), not one
-    per iteration."""
-    shapes: dict = {}
-    for lbl, s, _, _ in calls:
-        shapes.setdefault(contexts.split(lbl)[0], set()).add(text.setdefault(s, str(s)))
-    out = []
-    for lbl, s, own, dtype in calls:
-        where = contexts.split(lbl)[0]
-        out.append((where if len(shapes[where]) == 1 else lbl, s, own, dtype))
-    return out
-
-
-def _sizes_unknown(shape: Shape) -> Shape:
-    """`shape` with its sizes (constants but 1) unknown: what calls agree on in own names holds
-    for calls not seen too, a size they passed need not."""
-    def dim(d: Expr) -> Expr:
-        return Expr.sym("?join") if d.is_const and d.value != 1 else d
-    return Shape(tuple(map(dim, shape.dims)), shape.star, tuple(map(dim, shape.suffix)))
-
-
-def join_shapes(shapes: list) -> Optional[Shape]:
-    if not shapes:
-        return None
-    first = shapes[0]
-    if all(s == first for s in shapes):
-        return first
-    if all(s.rank is not None and s.rank == first.rank for s in shapes):
-        return Shape(_join_dims([s.dims for s in shapes]))
-    if all(s.star == first.star and len(s.dims) == len(first.dims) and len(s.suffix) == len(first.suffix)
-           for s in shapes):
-        return Shape(_join_dims([s.dims for s in shapes]), first.star, _join_dims([s.suffix for s in shapes]))
-    return None
-
-
-def _join_dims(rows: list) -> tuple:
-    out = []
-    for i in range(len(rows[0])):
-        col = {r[i] for r in rows}
-        out.append(col.pop() if len(col) == 1 else Expr.sym("?join"))
-    return tuple(out)
 
 
 def related_at(span: Optional[Span], message: str, file: Optional[str] = None) -> Optional[Related]:
