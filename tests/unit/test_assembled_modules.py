@@ -33,7 +33,7 @@ def _module(name):
 
 
 def _shapes(answer, function):
-    return {v["line"]: v for v in answer["values"] if v["function"] == function and v["name"] in ("x", "y", "h")}
+    return {v["line"]: v for v in answer["values"] if v["function"] == function and v["name"] in ("x", "y", "h", "result")}
 
 
 def _built_by(value, factory):
@@ -73,7 +73,8 @@ def test_stages_built_by_a_helper_method_from_a_block_class_argument():
     assert _built_by(got[48], "net_small") == ["x.shape[0]", 32, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]
     assert _built_by(got[48], "net_wide") == ["x.shape[0]", 64, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]
     assert _built_by(got[49], "net_small") == ["x.shape[0]", 32, 1, 1]
-    assert _built_by(got[51], "net_wide") == ["x.shape[0]", 10]
+    # (`net_wide(**kwargs)` may pass any `num_classes`: its default 10 is one possible value)
+    assert _built_by(got[51], "net_wide") == ["x.shape[0]", "num_classes"]
     assert [c["context"] for c in got[47]["contexts"]] == ["net_small:61", "net_wide:80"]
     assert got[48]["shape"] is None and got[46]["shape"] == ["x.shape[0]", 16, "x.shape[2]", "x.shape[3]"]
 
@@ -87,7 +88,7 @@ def test_stage_shapes_agree_with_torch():
         model = factory().eval()
         for line, upto in ((47, lambda m, x: m.layer1(m.stem(x))), (48, lambda m, x: m.layer2(m.layer1(m.stem(x)))),
                            (51, lambda m, x: m(x))):
-            _check_against_torch(model, _built_by(got[line], factory.__name__), x, upto)
+            _check_against_torch(model, _built_by(got[line], factory.__name__), x, upto, dict(num_classes=10))
 
 
 def test_a_stack_of_unknown_depth_is_not_the_identity():
@@ -103,7 +104,9 @@ def test_config_list_with_string_markers_builds_the_features():
     got = _shapes(_answer("cfglist.py"), "Net.forward")
     for factory in ("net_a", "net_a_direct"):
         assert _built_by(got[33], factory) == ["x.shape[0]", 16, "(x.shape[2]//2)//2", "(x.shape[3]//2)//2"]
-        assert _built_by(got[36], factory) == ["x.shape[0]", 10]
+    # `net_a(**kwargs)` may pass any `num_classes`; `net_a_direct()` takes the default
+    assert _built_by(got[36], "net_a") == ["x.shape[0]", "num_classes"]
+    assert _built_by(got[36], "net_a_direct") == ["x.shape[0]", 10]
 
 
 def test_config_list_agrees_with_torch():
@@ -195,7 +198,8 @@ def test_stages_from_config_objects_made_by_a_partial_and_copied_in_the_loop():
     depths (before: nothing after the stem)."""
     got = _shapes(_answer("configs.py"), "Net.forward")
     by = {name: _built_by(got[64], name) for name in ("net_b0", "net_b2")}
-    assert by["net_b0"][1] == 160 and by["net_b2"][1] == 176 and _built_by(got[67], "net_b2") == ["x.shape[0]", 10]
+    assert by["net_b0"][1] == 160 and by["net_b2"][1] == 176
+    assert _built_by(got[67], "net_b2") == ["x.shape[0]", "num_classes"]  # (`**kwargs` may hold any)
     torch = pytest.importorskip("torch")
     mod = _module("configs")
     x = torch.randn(2, 3, 17, 9)
@@ -356,3 +360,120 @@ def test_settings_picked_by_string_methods_of_a_known_name():
     got = _shapes(_answer("cfgtable.py"), "Net.forward")
     assert _built_by(got[13], "net_named") == ["x.shape[0]", 24, "x.shape[2]//2", "x.shape[3]//2"]
     assert _built_by(got[16], "net_named") == ["x.shape[0]", 10]
+
+
+def _built_all(value, factory):
+    """Every shape a line has in the model `factory` returns (one per part built alike)."""
+    return [c["shape"] for c in value.get("contexts", []) if c["context"].split(":")[0] == factory]
+
+
+def test_config_dataclasses_whose_subclasses_compute_their_fields():
+    """A `@dataclass` base whose subclass's own `__init__` computes the fields (`widen(...)`, a
+    staticmethod read through `self`) and hands them to `super().__init__(...)`, the generated
+    `__init__`; the config lists made in a helper through `partial(Cfg, width=kwargs.pop(...))`,
+    each block built by the class a config field holds (`c.block(c, drop, norm)`): the widths of
+    every factory's model (before: the fields were never set, so nothing after the stem)."""
+    got = _shapes(_answer("dcconfigs.py"), "Net.forward")
+    assert _built_by(got[91], "net_wide") == ["x.shape[0]", 256, "(((x.shape[2] - 1)//2)//2)//2 + 1",
+                                              "(((x.shape[3] - 1)//2)//2)//2 + 1"]
+    assert _built_by(got[91], "net_plain")[1] == 128
+    torch = pytest.importorskip("torch")
+    mod = _module("dcconfigs")
+    x = torch.randn(2, 3, 19, 14)
+    for name in ("net_wide", "net_plain"):
+        _check_against_torch(getattr(mod, name)().eval(), _built_by(got[91], name), x, lambda m, x: m.features(x))
+
+
+def test_a_default_a_factorys_open_kwargs_may_replace_is_not_claimed():
+    """`net_wide(**kwargs)` passes its keywords on to `Net(setting, **kwargs)`: `num_classes=10`
+    is one value they may hold, so the head's width is the parameter (before: 10, wrong for
+    `net_wide(num_classes=3)`)."""
+    got = _shapes(_answer("dcconfigs.py"), "Net.forward")
+    assert _built_by(got[94], "net_wide") == ["x.shape[0]", "num_classes"]
+    torch = pytest.importorskip("torch")
+    mod = _module("dcconfigs")
+    out = mod.net_wide(num_classes=3).eval()(torch.randn(1, 3, 8, 8))
+    assert list(out.shape) == [1, 3] and _dims(_built_by(got[94], "net_wide"), out, dict(num_classes=3))[1] == 3
+
+
+def test_the_blocks_of_a_built_model_have_their_shapes_in_its_construction_context():
+    """Each block a factory's model holds (its class's `forward` in this file) runs in that
+    construction context on inputs in its own names, one run per group of blocks built alike:
+    every block's lines list the shape of each (before: nothing, the blocks' own analysis has
+    `cnf` and `norm` unknown). Each listed shape is what some block computes, and every block
+    computes one of them."""
+    answer = _answer("dcconfigs.py")
+    assert [d for d in answer["diagnostics"] if d["severity"] == "error"] == []
+    pytest.importorskip("torch")
+    mod = _module("dcconfigs")
+    for factory, cls, line in (("net_wide", mod.Wide, 59), ("net_plain", mod.Plain, 42)):
+        _each_block_listed(answer, mod, factory, cls, line)
+
+
+def _each_block_listed(answer, mod, factory, cls, line):
+    """Every instance of `cls` in the model `factory` returns computes one of the shapes listed
+    for `line` in that construction context (evaluated with the block's own input), and each
+    listed shape is what some instance computes."""
+    import torch
+    listed = _built_all(_shapes(answer, f"{cls.__name__}.forward")[line], factory)
+    model = getattr(mod, factory)().eval()
+    seen, x = [], torch.randn(2, 3, 23, 17)
+    blocks = [m for m in model.modules() if isinstance(m, cls)]
+    hooks = [b.register_forward_hook(lambda m, i, o: seen.append((i[0], o))) for b in blocks]
+    with torch.no_grad():
+        model(x)
+    for h in hooks:
+        h.remove()
+    assert len(seen) == len(blocks) > 2
+    used = set()
+    for inp, out in seen:
+        fits = [i for i, s in enumerate(listed) if _dims(s, inp) == list(out.shape)]
+        assert fits, (factory, list(inp.shape), list(out.shape), listed)
+        used.update(fits)
+    assert used == set(range(len(listed)))
+
+
+def test_the_blocks_of_many_factories_models_are_each_listed_whole():
+    """Twelve factories, ten blocks of distinct widths each: 120 shapes on one line, past the 64
+    observations a line keeps and the 8 contexts it lists. A construction context is listed
+    whole (its blocks' shapes, each once), or not at all: one block's shape missing from the
+    list would be read as another's (before: the first 8 contexts, then nothing)."""
+    answer = _answer("factories.py")
+    listed = {c["context"].split(":")[0] for c in _shapes(answer, "Block.forward")[11]["contexts"]}
+    assert listed == {f"net_{k}" for k in range(1, 13)}
+    pytest.importorskip("torch")
+    mod = _module("factories")
+    for k in (1, 7, 12):
+        _each_block_listed(answer, mod, f"net_{k}", mod.Block, 11)
+
+
+def test_classmethods_called_on_the_class_get_it_as_cls():
+    """`SmallWeights.verify(weights)` (a classmethod of an Enum base) returns `None` for `None`,
+    so `if weights is not None` is decided; `Widths.scaled(8, 2)` builds through `cls(...)`
+    (before: `cls` took the first argument, both were unknown, and so was every line after the
+    stem in the factory's model)."""
+    got = _shapes(_answer("verified.py"), "Net.forward")
+    assert _built_by(got[40], "net_small") == ["x.shape[0]", 16, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]
+    assert _built_by(got[41], "net_small")[1] == 64
+    assert got[43]["shape"] == ["x.shape[0]", "num_classes"] and _built_by_or_join(got[43], "net_small") == \
+        ["x.shape[0]", "num_classes"]
+    torch = pytest.importorskip("torch")
+    mod = _module("verified")
+    x = torch.randn(2, 3, 9, 12)
+    _check_against_torch(mod.net_small(), _built_by(got[41], "net_small"), x, lambda m, x: m.head(m.stem(x)))
+
+
+def _built_by_or_join(value, factory):
+    """The shape in `factory`'s construction context, which is not listed when it is the join."""
+    got = _built_all(value, factory)
+    return got[0] if got else value["shape"]
+
+
+def test_a_construction_context_some_of_whose_blocks_lose_a_line_lists_none_of_them_there():
+    """The stride-1 blocks call a function the analysis cannot read: their `out` is unknown, the
+    stride-2 blocks' is known. Listing the latter alone would give every block a halved shape
+    (before: a wrong shape for the stride-1 blocks); the line lists no shape of that context."""
+    got = {v["line"]: v for v in _answer("halfknown.py")["values"] if v["function"] == "Block.forward"}
+    assert _built_all(got[16], "net_a") == [[ "x.shape[0]", 8, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"],
+                                            ["x.shape[0]", 16, "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]]
+    assert 17 not in got or _built_all(got[17], "net_a") == []

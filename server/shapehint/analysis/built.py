@@ -7,23 +7,30 @@ in loops, its block classes — is `self`, and the tensor inputs are those of `f
 analysis (unknown-rank tensors in its parameters' names, `x.shape[0]`), so what each factory's
 model gives joins with the others and with the generic analysis line by line (sink.finish_values).
 Without such a context a class whose constructor arguments have no default (`block`, `layers`)
-leaves everything its assembled stages compute unknown: missing, never a guess.
+leaves everything its assembled stages compute unknown: missing, never a guess. The blocks the
+model holds run there too (`_parts`), each on inputs in its own names: the model's forward hands
+them tensors in the model's input names, which are not theirs.
 """
 from __future__ import annotations
 
 import ast
 import dataclasses
-from typing import Callable
+from typing import Callable, Optional
 
 from .frames import BuiltContext, Frame, span_of
+from ..shapes.values import ModuleV
+from .callmemo import alike
+from .layers import CONTAINERS
 from .objects import FuncObj, InstanceObj
 
-MAX_CONTEXTS = 8  # construction contexts run per class
+MAX_CONTEXTS = 16  # construction contexts run per class (torchvision's efficientnet.py has 12 factories)
+MAX_PARTS = 64  # groups of parts of one model run in its construction context (`_parts`)
 
 
 def run_built_models(it, f: FuncObj, fr: Frame, param_value: Callable) -> None:
     """Run `forward` of each model instance `f` returns (f: a plain function's generic analysis,
-    whose frame `fr` has run; `param_value`: the engine's parameter values of a generic analysis)."""
+    whose frame `fr` has run; `param_value`: the engine's parameter values of a generic analysis),
+    then that of each of its parts whose class this file defines (`_parts`)."""
     seen = set()
     for v in list(fr.returns):
         if not isinstance(v, InstanceObj) or id(v) in seen or not v.cls.callable_like_a_module():
@@ -33,21 +40,79 @@ def run_built_models(it, f: FuncObj, fr: Frame, param_value: Callable) -> None:
         if runs >= MAX_CONTEXTS:  # (a file of a hundred factories of one class: enough to show)
             continue
         it.built_runs[v.cls] = runs + 1
-        fwd = v.cls.lookup("forward")
-        if not isinstance(fwd, FuncObj) or fwd.node is None:
-            continue
-        a = fwd.node.args
-        params = (a.posonlyargs + a.args)[1:] + list(a.kwonlyargs)
-        # the inputs as forward's own analysis has them (a frame of forward's, for annotations)
-        own = Frame({}, fwd.qualname, fr.facts, fwd.globals, cls=fwd.cls, record=False)
-        args = [param_value(it, fwd, p, own, False) for p in (a.posonlyargs + a.args)[1:]]
-        kwargs = {p.arg: param_value(it, fwd, p, own, False) for p in a.kwonlyargs}
-        if len(args) + len(kwargs) != len(params):
-            continue
         span = _return_span(f.node)
         label = BuiltContext(f"{f.qualname}:{span.line}")
-        host = dataclasses.replace(fr, built=(v, tuple(args) + tuple(kwargs.values()), label), returns=[])
-        it.call_function(fwd, [v] + args, kwargs, host, span, created=v.span)
+        if _run_forward(it, v, fr, label, span, param_value):
+            for part in _parts(it, v):
+                # (facts of its own: the inputs of every run of a class are the same symbols,
+                # `x.shape[1]`, and one block's channels are not the next one's)
+                _run_forward(it, part, dataclasses.replace(fr, facts=it.new_store()), label, span, param_value)
+
+
+def _run_forward(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param_value: Callable) -> bool:
+    """`v.forward` on the inputs its own analysis has (unknown-rank tensors in its parameters'
+    names, `x.shape[0]`), `v` itself as `self`: whether it ran."""
+    fwd = v.cls.lookup("forward")
+    if not isinstance(fwd, FuncObj) or fwd.node is None:
+        return False
+    a = fwd.node.args
+    params = (a.posonlyargs + a.args)[1:] + list(a.kwonlyargs)
+    # the inputs as forward's own analysis has them (a frame of forward's, for annotations)
+    own = Frame({}, fwd.qualname, fr.facts, fwd.globals, cls=fwd.cls, record=False)
+    args = [param_value(it, fwd, p, own, False) for p in (a.posonlyargs + a.args)[1:]]
+    kwargs = {p.arg: param_value(it, fwd, p, own, False) for p in a.kwonlyargs}
+    if len(args) + len(kwargs) != len(params):
+        return False
+    host = dataclasses.replace(fr, built=(v, tuple(args) + tuple(kwargs.values()), label), returns=[])
+    it.call_function(fwd, [v] + args, kwargs, host, span, created=v.span)
+    return True
+
+
+def _parts(it, model: InstanceObj) -> list:
+    """The modules inside `model` (registered, in containers, nested) that are instances of a
+    class with a `forward` this file defines, one of each alike group (blocks built alike run
+    alike); none past MAX_PARTS, since a line then lists the shapes of every group it has or
+    none (sink.py). Each runs in the construction context on inputs in its own names, as
+    `model` does: the model's forward passes them tensors in the model's input names, which
+    their records would not be in (calls.py records only `model`'s own methods there)."""
+    out: list = []
+    todo = [model]
+    visited = {id(model)}
+    while todo:
+        node = todo.pop(0)
+        children = _children(node)
+        if children is None:  # modules not known: a block missing from its group's shapes
+            return []
+        for child in children:
+            if id(child) in visited:
+                continue
+            visited.add(id(child))
+            todo.append(child)
+            if isinstance(child, InstanceObj) and _own_forward(it, child) \
+                    and not any(o.cls is child.cls and alike(o, child) for o in out):
+                out.append(child)
+                if len(out) > MAX_PARTS:
+                    return []
+    return out
+
+
+def _children(node) -> Optional[list]:
+    """The modules `node` holds; None when some are not known (a name `add_module` could not
+    read, a container of layers that joined to nothing)."""
+    if isinstance(node, InstanceObj):
+        named = node.registered_modules()
+        return [v for _, v in named] if named is not None else None
+    if isinstance(node, ModuleV):
+        if node.kind in CONTAINERS and node.children is None and not isinstance(node.elem, (InstanceObj, ModuleV)):
+            return None
+        return list(node.children or ()) + ([node.elem] if node.elem is not None else [])
+    return []
+
+
+def _own_forward(it, v: InstanceObj) -> bool:
+    """A `forward` written in the analysed file (other modules' lines are not recorded)."""
+    fwd = v.cls.lookup("forward")
+    return isinstance(fwd, FuncObj) and fwd.node is not None and (not fwd.module_path or fwd.module_path == it.path)
 
 
 def _return_span(node: ast.FunctionDef):

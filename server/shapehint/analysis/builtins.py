@@ -33,7 +33,7 @@ def falsy_literal(node) -> bool:
 
 # what the builtins call on the other parts of the interpreter
 _USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "attribute", "binop", "build_layer", "call_rule", "call_value",
-         "fresh_dyn", "fresh_symbol", "int_value", "join_values", "mutated", "opaque_symbol", "resolve", "truth")
+         "fresh_dyn", "fresh_symbol", "init_dataclass", "int_value", "join_values", "mutated", "opaque_symbol", "resolve", "truth")
 
 
 class Builtins:
@@ -414,6 +414,8 @@ class Builtins:
             if name == "__init__" and isinstance(t.self_obj, InstanceObj) and t.cls.is_sequential():
                 layers = list(args[0].items.values()) if len(args) == 1 and isinstance(args[0], DictV) else list(args)
                 t.self_obj.seq = layers  # nn.Sequential.__init__(*layers) or (OrderedDict)
+            elif name == "__init__" and isinstance(t.self_obj, InstanceObj) and t.cls.generated_init_owner():
+                self.init_dataclass(t.cls.generated_init_owner(), t.self_obj, args, kwargs, fr, span)
             elif name == "__init__" and isinstance(t.self_obj, InstanceObj):
                 rule = _layer_base(t.cls)
                 if rule is not None:  # `class LayerNorm2d(nn.LayerNorm)`: super().__init__(dim)

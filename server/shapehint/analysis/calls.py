@@ -20,6 +20,7 @@ from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, OpenKwargs, PartialV, SuperV,
                       TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
+from .defaults import default_symbol
 from .layers import CONTAINERS
 from .ruleargs import binds
 from . import contexts, sizes
@@ -388,6 +389,10 @@ class Calls:
                 env[p] = f.defaults.get(p, UnknownV(f"missing {p}"))
                 if open_kwargs and p in f.defaults:
                     open_defaults.add(p)  # the caller's `**kwargs` may hold it
+                    if f.cls is not None and f.node.name == "__init__":
+                        # (a factory's `Net(cfg, **kwargs)`: `num_classes=1000` is one possible
+                        # value, as in the class's own analysis, defaults.py)
+                        env[p] = default_symbol(self.interp, f.cls.name, p, env[p])
         if a.kwarg is not None and open_kwargs:
             env[a.kwarg.arg].open = True
         binding: dict = {}
@@ -433,17 +438,7 @@ class Calls:
     def instantiate(self, cls: ClassObj, args, kwargs, fr, span) -> Value:
         inst = InstanceObj(cls, {}, span)
         if cls.is_dataclass and cls.lookup("__init__") is None:
-            names = [n for n, _ in cls.fields]
-            for n, d in cls.fields:
-                if d is not None:
-                    inst.attrs[n] = d
-            for n, v in zip(names, args):
-                inst.attrs[n] = v
-            for k, v in kwargs.items():
-                inst.attrs[k] = v
-            post = cls.lookup("__post_init__")
-            if isinstance(post, FuncObj):
-                self.call_function(post, [inst], {}, fr, span)
+            self.init_dataclass(cls, inst, args, kwargs, fr, span)
             return inst
         init = cls.lookup("__init__")
         if isinstance(init, FuncObj):
@@ -455,6 +450,23 @@ class Calls:
             self.bound_op(BoundOp(SuperV(cls, inst), "__init__"), list(args), kwargs, fr, span)
         return inst
 
+
+    def init_dataclass(self, cls: ClassObj, inst: InstanceObj, args, kwargs, fr, span) -> None:
+        """The `__init__` `@dataclass` writes for `cls`, run on `inst`: its fields, those of its
+        dataclass bases first as Python orders them, from the arguments, else their defaults;
+        then `__post_init__`. Also what `super().__init__(...)` runs in a subclass's own
+        `__init__` (a config class that computes its fields, then hands them to its base)."""
+        fields = cls.dataclass_fields()
+        for n, d in fields:
+            if d is not None:
+                inst.attrs[n] = d
+        for (n, _), v in zip(fields, args):
+            inst.attrs[n] = v
+        for k, v in kwargs.items():
+            inst.attrs[k] = v
+        post = inst.cls.lookup("__post_init__")  # (`self.__post_init__()`: a subclass's own)
+        if isinstance(post, FuncObj):
+            self.call_function(post, [inst], {}, fr, span)
 
     def _construct(self, cls: ClassObj, init: FuncObj, inst: InstanceObj, args, kwargs, fr, span) -> Value:
         """`cls(*args, **kwargs)`, or a copy of an earlier alike construction (callmemo.py)."""
@@ -479,3 +491,4 @@ def _recorded_in_built(built, f: FuncObj, args: list, kwargs: dict) -> bool:
     if f.cls is None or not args or args[0] is not model:
         return False
     return all(any(v is i for i in inputs) for v in list(args[1:]) + list(kwargs.values()) if isinstance(v, TensorV))
+

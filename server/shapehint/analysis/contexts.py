@@ -6,7 +6,9 @@ as its `shape` must be in the function's *own* names, so an observation made in 
 translated: a dimension equal to an axis of a tensor parameter as the call bound it becomes that
 axis (`keys.shape[1]`, or the name the parameter's annotation gave it), and anything still naming
 another function's symbols is unknown (`?`). The join of the translations keeps what every
-context agrees on; each context is listed with its own shape under `QUALNAME:LINE`.
+context agrees on; each context is listed with its own shape under `QUALNAME:LINE` (a
+construction context's shapes, one per kind of block, whole or as their join:
+`whole_constructions`).
 
 Two instances of one class reached from one call line (`self.branch1(x)` in each of nine
 Inception blocks) share that label, and their shapes are in the names of the analysed function
@@ -153,3 +155,84 @@ def star_names(call: tuple, resolve) -> dict:
 def _global(name: str) -> bool:
     """A name no function owns: a configuration's or an object's attribute (`config.hidden_size`)."""
     return "." in name and ".shape[" not in name and not name.startswith("?")
+
+
+# ---- listing the contexts of one record (sink.py) ---------------------------------------------
+
+MAX_PARTS_LISTED = 128  # shapes listed for the construction contexts of one record (built.py)
+MAX_BUILT_LISTED = 16  # construction contexts listed per record (built.MAX_CONTEXTS)
+
+
+def whole_constructions(pending: list, built: set, dropped: set, text: dict, room: int) -> list:
+    """`pending` (label, shape) to list, a construction context's whole or as one join. Its
+    shapes are one per part of the model built alike (built.py: the blocks of each stage): a
+    reader that picks the one for its block among some of them would take another block's
+    shape for it. Listed whole while they fit (MAX_PARTS_LISTED in all), else their join (`?`
+    where they differ); none when some of its observations were not kept, or past the first
+    `room` construction contexts."""
+    groups: dict = {}
+    for lbl, s in pending:
+        where = split(lbl)[0]
+        if where in built:
+            groups.setdefault(where, {}).setdefault(text[s], s)
+    out, done, labels, used = [], set(), 0, 0
+    for lbl, s in pending:
+        where = split(lbl)[0]
+        if where not in built:
+            out.append((lbl, s))
+            continue
+        if where in done:
+            continue
+        done.add(where)
+        if where in dropped or labels >= room:
+            continue
+        labels += 1
+        shapes = list(groups[where].values())
+        if used + len(shapes) > MAX_PARTS_LISTED:
+            shapes = [join_shapes(shapes)] if len(shapes) > 1 else shapes
+        used += len(shapes)
+        out += [(where, x) for x in shapes]
+    return out
+
+
+def alike_iterations(calls: list, text: dict) -> list:
+    """Calls whose every iteration of a loop gave the same shape are one context (`Q:N`), not one
+    per iteration."""
+    shapes: dict = {}
+    for lbl, s, _, _ in calls:
+        shapes.setdefault(split(lbl)[0], set()).add(text.setdefault(s, str(s)))
+    out = []
+    for lbl, s, own, dtype in calls:
+        where = split(lbl)[0]
+        out.append((with_via(where, via_of(lbl)) if len(shapes[where]) == 1 else lbl, s, own, dtype))
+    return out
+
+
+def sizes_unknown(shape: Shape) -> Shape:
+    """`shape` with its sizes (constants but 1) unknown: what calls agree on in own names holds
+    for calls not seen too, a size they passed need not."""
+    def dim(d: Expr) -> Expr:
+        return Expr.sym("?join") if d.is_const and d.value != 1 else d
+    return Shape(tuple(map(dim, shape.dims)), shape.star, tuple(map(dim, shape.suffix)))
+
+
+def join_shapes(shapes: list) -> Optional[Shape]:
+    if not shapes:
+        return None
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return first
+    if all(s.rank is not None and s.rank == first.rank for s in shapes):
+        return Shape(_join_dims([s.dims for s in shapes]))
+    if all(s.star == first.star and len(s.dims) == len(first.dims) and len(s.suffix) == len(first.suffix)
+           for s in shapes):
+        return Shape(_join_dims([s.dims for s in shapes]), first.star, _join_dims([s.suffix for s in shapes]))
+    return None
+
+
+def _join_dims(rows: list) -> tuple:
+    out = []
+    for i in range(len(rows[0])):
+        col = {r[i] for r in rows}
+        out.append(col.pop() if len(col) == 1 else Expr.sym("?join"))
+    return tuple(out)

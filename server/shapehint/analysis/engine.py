@@ -8,14 +8,13 @@ records and diagnostics.
 """
 from __future__ import annotations
 
-import ast
 import dataclasses
 
 from .. import gc_policy
 from ..shapes.values import DictV, Span, UnknownV
 from ..solver.facts import Limits
 from .built import run_built_models
-from .frames import Budget, Cancelled, Frame, span_of
+from .frames import Budget, Cancelled, Frame, decorated, span_of
 from . import interp as interp_limits
 from .interp import Interp
 from .hover_facts import compose_dims, fixed_symbols, logged_dims
@@ -164,13 +163,13 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
     if node.returns is not None:  # checked at each `return` (contracts.py), in its own names
         fr.declared_return = it.declared_return(f, fr, f.globals, None, span_of(node))
     params = args.posonlyargs + args.args
-    is_method = f.cls is not None and not _decorated(node, "staticmethod")
+    is_method = f.cls is not None and not decorated(node, "staticmethod")
     is_init = is_method and node.name == "__init__"
     for i, p in enumerate(params):
         if i == 0 and is_method:
             if is_init:
                 fr.env[p.arg] = InstanceObj(f.cls, {}, span_of(node))
-            elif _decorated(node, "classmethod"):
+            elif decorated(node, "classmethod"):
                 fr.env[p.arg] = f.cls
             else:
                 # a copy per method: what one method's analysis assigns (`self.fns = None` in
@@ -237,10 +236,6 @@ def _not_analysed(it: Interp, wanted) -> None:
                  (f": {len(left)} function{'s' if len(left) != 1 else ''} not analysed ({names})" if left else ""))
 
 
-
-
-def _decorated(node: ast.FunctionDef, name: str) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
 
 
 def _run(it: Interp, run) -> None:

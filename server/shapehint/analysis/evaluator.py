@@ -20,7 +20,7 @@ from .annotations import is_shape_type
 from .choices import registry_choice
 from . import sizes
 from .arith import float_op, int_binop, python_value
-from .frames import span_of
+from .frames import decorated, span_of
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
             "enumerate", "list", "tuple", "dict", "print", "super", "getattr", "hasattr", "setattr", "round",
@@ -106,11 +106,11 @@ class Expressions:
                 return obj.attrs[name]
             v = obj.cls.lookup(name)
             if isinstance(v, FuncObj):
-                if _is_property(v.node):
+                if decorated(v.node, "property"):
                     return self.call_function(v, [obj], {}, fr, span_of(node) if node else None)
-                if _is_static(v.node):
+                if decorated(v.node, "staticmethod"):
                     return v
-                return BoundMethod(v, obj)
+                return BoundMethod(v, obj.cls if decorated(v.node, "classmethod") else obj)
             if v is not None:
                 return v
             if obj.base_layer is not None:  # what the torch layer it subclasses holds
@@ -132,6 +132,8 @@ class Expressions:
             return OpaqueV(f"{obj.path}.{name}")
         if isinstance(obj, ClassObj):
             v = obj.lookup(name)
+            if isinstance(v, FuncObj) and v.node is not None and decorated(v.node, "classmethod"):
+                return BoundMethod(v, obj)  # (`Weights.verify(w)`: `cls` is the class read from)
             return v if v is not None else UnknownV(f"{obj.name}.{name}")
         if isinstance(obj, SuperV):
             for base in obj.cls.bases:
@@ -423,12 +425,6 @@ def _sizes_call(node: ast.AST) -> bool:
         and isinstance(node.func.value, ast.Name) and not node.args and not node.keywords
 
 
-def _is_property(node: ast.FunctionDef) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list)
-
-
-def _is_static(node: ast.FunctionDef) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
 
 
 def _opsym(op) -> str:

@@ -114,6 +114,11 @@ class BranchRecord(NamedTuple):
     ranks: Optional[dict] = None
 
 
+def decorated(node: ast.FunctionDef, name: str) -> bool:
+    """`@name` (`staticmethod`, `classmethod`, `property`) decorates the function."""
+    return any(isinstance(d, ast.Name) and d.id == name for d in node.decorator_list)
+
+
 def span_of(node: ast.AST) -> Span:
     # kept on the node: a call's node is asked for its span several times on its way to a rule,
     # and a (frozen) Span costs ~0.7 µs to make; trees are not changed once parsed

@@ -63,6 +63,30 @@ class ClassObj(Value):
                     return v
         return None
 
+    def dataclass_fields(self) -> list:
+        """The dataclass fields in `__init__`'s order: the dataclass bases' (walking the MRO in
+        reverse), then its own; a field declared again keeps its first place, with its new default."""
+        out: dict = {}
+        for b in reversed(self.bases):
+            if isinstance(b, ClassObj) and b.is_dataclass:
+                out.update(b.dataclass_fields())
+        out.update(self.fields)
+        return list(out.items())
+
+    def generated_init_owner(self) -> Optional["ClassObj"]:
+        """The dataclass whose generated `__init__` `super().__init__(...)` in this class reaches
+        (no `__init__` written in between), or None."""
+        for b in self.bases:
+            if isinstance(b, ClassObj):
+                if b.lookup("__init__") is not None:
+                    return None
+                if b.is_dataclass:
+                    return b
+                found = b.generated_init_owner()
+                if found is not None:
+                    return found
+        return None
+
     def is_module(self) -> bool:
         for b in self.bases:
             if isinstance(b, ExtRef) and (b.path in MODULE or b.path in CONTAINER_BASES):

@@ -16,6 +16,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import Shape, dim_str
 from ..shapes.values import IntV, ModuleV, Span, TensorV, UnknownV, Value
 from . import codes, contexts
+from .contexts import join_shapes
 from .frames import BuiltContext
 from .journal import Journal
 from .result import Diagnostic, Related, ValueRecord
@@ -28,6 +29,10 @@ def shadowing(new_name: str) -> bool:
     """A rename that hides a symbol a local of the same name shadows (`executor.shadow`): shapes
     print it unknown; a message or a fact keeps the symbol's text."""
     return new_name.startswith("?")
+
+
+MAX_OBSERVATIONS = 64  # kept per record (past it, a join claims no size: `contexts.sizes_unknown`)
+MAX_BUILT_OBSERVATIONS = 256  # distinct ones of construction contexts kept besides
 
 
 @dataclass
@@ -43,18 +48,36 @@ class _Acc:
     layer_io: Optional[str] = None
     layer_io_owner: str = ""  # the root analysis that set layer_io
     dropped: bool = False  # observations past the cap were not kept
+    dropped_built: set = field(default_factory=set)  # construction contexts that lost some
+    built_seen: set = field(default_factory=set)  # (context, iteration, shape, dtype) kept
 
     def span_key(self) -> tuple:
         return self.span, self.function, self.name, self.is_target
 
     def observed(self, journal: Journal, o: tuple, owner: str) -> None:
-        if len(self.obs) < 64:
+        if isinstance(o[0], BuiltContext) and isinstance(o[2], TensorV):
+            # the parts of a model built alike in several factories (built.py) repeat shapes:
+            # each once, so that every factory's stays whole within the cap
+            key = (o[0], o[3], o[2].shape, o[2].dtype)
+            if key in self.built_seen:
+                return
+            journal.note("record")
+            self.built_seen.add(key)
+            if len(self.built_seen) <= MAX_BUILT_OBSERVATIONS:
+                self.obs.append(o)
+                self.owners.append(owner)
+                return
+        elif len(self.obs) - min(len(self.built_seen), MAX_BUILT_OBSERVATIONS) < MAX_OBSERVATIONS:
             journal.note("record")
             self.obs.append(o)
             self.owners.append(owner)
-        elif not self.dropped:
+            return
+        if not self.dropped:
             journal.note("record")
             self.dropped = True
+        if isinstance(o[0], BuiltContext) and o[0] not in self.dropped_built:
+            journal.note("record")
+            self.dropped_built.add(o[0])
 
 
 class Sink:
@@ -86,6 +109,9 @@ class Sink:
         # arguments), ...) of the calls that lost that value (unknown there): what the other calls
         # agree on need not hold for a call that took another path (`_value`)
         self.lost: dict = j.table("record")
+        # (span, function, name, is_target) -> the construction contexts (built.py) one of whose
+        # runs had no tensor there: their other runs' shapes are not all the line has
+        self.lost_built: dict = j.table("record")
 
     def renames_of(self, function: str) -> dict:
         """`function`'s table of renames, made on first use."""
@@ -103,6 +129,8 @@ class Sink:
 
     def record(self, span: Span, name: str, function: str, value: Value, context: str,
                is_entry: bool, is_target: bool, sub: str = "", call: tuple = ()) -> None:
+        if isinstance(context, BuiltContext) and not isinstance(value, TensorV):
+            self._lose_built((span, function, name, is_target), context)
         if isinstance(value, TensorV):
             kind = "tensor"
         elif isinstance(value, IntV):
@@ -119,6 +147,10 @@ class Sink:
         if acc is None:
             acc = self._acc[key] = _Acc(span, name, function, is_target, kind)
         acc.observed(self.journal, (context, is_entry, value, sub, call), self.owner)
+
+    def _lose_built(self, key: tuple, context: str) -> None:
+        if context not in self.lost_built.get(key, ()):
+            self.lost_built[key] = self.lost_built.get(key, ()) + (context,)
 
     def reverse_name(self, function: str, name: str) -> str:
         """The internal symbol a program name stands for (`B` -> `x.shape[0]`), else the name."""
@@ -247,6 +279,7 @@ class Sink:
         # (label, shape in the calling entry's names, shape in the function's own names, dtype)
         generic, calls, chosen = [], [], []  # chosen: the calls the shape joins
         owners = []  # the root analysis of each of `calls`
+        built: set = set()  # the construction contexts (`QUALNAME:LINE`) among the calls
         kinds: set = set()  # of the arguments of the calls that observed a value
         for (c, _, v, sub, call), owner in zip(acc.obs, acc.owners):
             shape = resolve(v)
@@ -260,6 +293,8 @@ class Sink:
                           contexts.translate(shape, table, stars, acc.function).subs(ren), v.dtype))
             if not isinstance(c, BuiltContext):
                 chosen.append(calls[-1])
+            else:
+                built.add(contexts.split(calls[-1][0])[0])
             kinds.add(call[2] if call else None)
         # a function's own analysis (in terms of its parameters) comes first; else what its calls
         # agree on, in its own names; the models factories build are contexts only
@@ -270,7 +305,7 @@ class Sink:
         other_path = any(w[1] not in kinds for w in lost)
         rec.shape = join_shapes([o[2] for o in primary]) if generic or not other_path else None
         if not generic and acc.dropped and rec.shape is not None:
-            rec.shape = _sizes_unknown(rec.shape)  # a call not kept may have had others
+            rec.shape = contexts.sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
         rec.dtype = dtypes.pop() if len(dtypes) == 1 else None
         seen = set()
@@ -284,63 +319,23 @@ class Sink:
             # instances reached from one line differ by `via`, unless the shape names nothing
             named = s is not None and (s.star is not None or bool(s.symbols()))
             key = (label, contexts.via_of(label) if named else (), t)
-            if key not in seen and len(rec.contexts) < contexts.MAX_CONTEXTS:
+            if key not in seen and (len(rec.contexts) < contexts.MAX_CONTEXTS or contexts.split(label)[0] in built):
                 seen.add(key)
                 rec.contexts.append((label, s))
         # a context some of whose calls in the same analysis lost the value lists no shape: those
         # calls (a Sequential's blocks from one line) are alternatives, the others any of them
         gone = {(w[0], w[2]) for w in lost if len(w) > 2}
         kept = [c for c, o in zip(calls, owners) if (o, c[0]) not in gone]
-        for lbl, s, _, _ in generic + _alike_iterations(kept, text):
-            if text.setdefault(s, str(s)) != shown:
-                listed(lbl or "in terms of the parameters", s)
+        # (a construction context's shapes all: one like the record's is still one of its group)
+        pending = [(lbl or "in terms of the parameters", s) for lbl, s, _, _ in generic + contexts.alike_iterations(kept, text)
+                   if text.setdefault(s, str(s)) != shown or contexts.split(lbl)[0] in built]
+        partial = acc.dropped_built.union(self.lost_built.get(acc.span_key(), ()))
+        for lbl, s in contexts.whole_constructions(pending, built, partial, text, contexts.MAX_BUILT_LISTED):
+            listed(lbl, s)
         if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
             for lbl, s, _, _ in generic:
                 listed(lbl or "generic", s)
         return rec
-
-
-def _alike_iterations(calls: list, text: dict) -> list:
-    """Calls whose every iteration of a loop gave the same shape are one context (`Q:N`), not one
-    per iteration."""
-    shapes: dict = {}
-    for lbl, s, _, _ in calls:
-        shapes.setdefault(contexts.split(lbl)[0], set()).add(text.setdefault(s, str(s)))
-    out = []
-    for lbl, s, own, dtype in calls:
-        where = contexts.split(lbl)[0]
-        out.append((contexts.with_via(where, contexts.via_of(lbl)) if len(shapes[where]) == 1 else lbl, s, own, dtype))
-    return out
-
-
-def _sizes_unknown(shape: Shape) -> Shape:
-    """`shape` with its sizes (constants but 1) unknown: what calls agree on in own names holds
-    for calls not seen too, a size they passed need not."""
-    def dim(d: Expr) -> Expr:
-        return Expr.sym("?join") if d.is_const and d.value != 1 else d
-    return Shape(tuple(map(dim, shape.dims)), shape.star, tuple(map(dim, shape.suffix)))
-
-
-def join_shapes(shapes: list) -> Optional[Shape]:
-    if not shapes:
-        return None
-    first = shapes[0]
-    if all(s == first for s in shapes):
-        return first
-    if all(s.rank is not None and s.rank == first.rank for s in shapes):
-        return Shape(_join_dims([s.dims for s in shapes]))
-    if all(s.star == first.star and len(s.dims) == len(first.dims) and len(s.suffix) == len(first.suffix)
-           for s in shapes):
-        return Shape(_join_dims([s.dims for s in shapes]), first.star, _join_dims([s.suffix for s in shapes]))
-    return None
-
-
-def _join_dims(rows: list) -> tuple:
-    out = []
-    for i in range(len(rows[0])):
-        col = {r[i] for r in rows}
-        out.append(col.pop() if len(col) == 1 else Expr.sym("?join"))
-    return tuple(out)
 
 
 def related_at(span: Optional[Span], message: str, file: Optional[str] = None) -> Optional[Related]:
@@ -374,8 +369,13 @@ def capture(sink: Sink, owner: str, resolve) -> dict:
     diags = [d for d in sink._diags.items() if d[1].owner == owner]
     layer_io = [(key, acc.layer_io) for key, acc in sink._acc.items() if acc.layer_io_owner == owner]
     lost = [(key, who) for key, calls in sink.lost.items() for who in calls if who[0] == owner]
+    # (a construction context is the factory's: `FACTORY:LINE`, made by the factory's analysis)
+    dropped = [(acc.span_key(), c) for acc in sink._acc.values() for c in acc.dropped_built
+               if contexts.split(c)[0].rsplit(":", 1)[0] == owner]
+    dropped += [(key, c) for key, labels in sink.lost_built.items() for c in labels
+                if contexts.split(c)[0].rsplit(":", 1)[0] == owner]
     return {"obs": obs, "diags": diags, "annotated": set(sink.owned_annotations.get(owner, ())),
-            "layer_io": layer_io, "lost": lost}
+            "layer_io": layer_io, "lost": lost, "dropped_built": dropped}
 
 
 def _frozen(t: TensorV, resolve) -> TensorV:
@@ -418,6 +418,9 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         span = key[0]
         _lose(sink, (Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:],
               (owner,) + tuple(who[1:]))
+    for key, c in captured.get("dropped_built", ()):
+        span = key[0]
+        sink._lose_built((Span(line_map(span.line), span.col, line_map(span.end_line), span.end_col),) + key[1:], c)
     for line in captured.get("annotated", ()):
         nl = line_map(line)
         if nl is not None:
