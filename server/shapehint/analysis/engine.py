@@ -25,7 +25,7 @@ from .optional_parts import open_optional_parts
 from .result import AnalysisResult, Diagnostic, Entry, Pending
 from .session import AnalysisSession
 from .sink import Sink
-from .generic import construct, forget_state, generic_instance, param_value
+from .generic import construct, forget_state, generic_instance, own_copy, param_value
 
 
 
@@ -175,8 +175,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
             else:
                 # a copy per method: what one method's analysis assigns (`self.fns = None` in
                 # `reset`) is not what the next one starts from
-                shared = generic_instance(it, f.cls)
-                fr.env[p.arg] = dataclasses.replace(shared, attrs=dict(shared.attrs))  # its layers too
+                fr.env[p.arg] = own_copy(generic_instance(it, f.cls))
             fr.self_obj = fr.env[p.arg]
             continue
         fr.env[p.arg] = param_value(it, f, p, fr, is_init)
