@@ -141,3 +141,51 @@ def test_what_depends_on_how_many_unknown_axes_there_are_is_not_claimed(body):
 
 def test_no_diagnostic_on_the_program():
     assert answer("rank")["diagnostics"] == []
+
+
+HEADS_SRC = '''import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self, d: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.head_size = int(d / heads)
+        self.all_head_size = self.heads * self.head_size
+        self.query = nn.Linear(d, self.all_head_size)
+
+    def forward(self, x):
+        q = self.query(x)
+        q = q.view(*q.shape[:-1], self.heads, self.head_size)
+        return q
+
+
+def shifted(x):
+    n = x.shape[0] - 5
+    k = int(n / 2)
+    z = torch.zeros(k)
+    return z
+'''
+
+
+@pytest.mark.parametrize("d,heads", [(12, 4), (32, 2), (10, 3)])
+def test_int_of_a_true_division_of_sizes_is_their_floor_division(d, heads):
+    # `int(config.hidden_size / config.num_attention_heads)`: the sizes are positive, so int()
+    # truncates as // does
+    import torch
+    res = analyze_source(HEADS_SRC, "heads.py")
+    shapes = {(v["function"], v["line"]): v["shape"] for v in res.infer_json()["values"]}
+    claimed = shapes[("Attention.forward", 15)]
+    assert claimed == ["*x", "heads", "d//heads"]
+    scope = {}
+    exec(compile(HEADS_SRC, "heads.py", "exec"), scope)
+    with torch.no_grad():
+        got = scope["Attention"](d, heads)(torch.zeros(2, 5, d)).shape
+    _agrees(claimed, got, {"d": d, "heads": heads})
+
+
+def test_int_of_a_quotient_that_may_be_negative_is_not_a_floor_division():
+    res = analyze_source(HEADS_SRC, "heads.py")
+    z = [v["shape"] for v in res.infer_json()["values"] if v["function"] == "shifted" and v["name"] == "z"]
+    assert z and "//" not in str(z[0])  # int(-3 / 2) is -1, (-3) // 2 is -2

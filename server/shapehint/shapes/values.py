@@ -95,6 +95,9 @@ class IntV(Value):
 @dataclass(eq=False)
 class FloatV(Value):
     value: Optional[float] = None
+    # the ints (Exprs) it is the true quotient of, when not known: `int(hidden / heads)` is then
+    # `hidden // heads` (analysis/builtins.b_int)
+    quotient: Optional[tuple] = None
 
 
 @dataclass(eq=False)
