@@ -9,7 +9,6 @@ records and diagnostics.
 from __future__ import annotations
 
 import ast
-import dataclasses
 
 from .. import gc_policy
 from ..shapes.values import DictV, Span, UnknownV
