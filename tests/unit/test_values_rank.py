@@ -37,7 +37,7 @@ def _agrees(shape, seen, env):
     pairs = align(shape, list(seen))
     assert pairs is not None, f"{shape} claims more axes than {list(seen)}"
     for d, o in pairs:
-        assert d == "?" or eval_dim(d, env) == o, f"{shape} against {list(seen)}"
+        assert eval_dim(d, env) == o, f"{shape} against {list(seen)}"
 
 
 @pytest.mark.parametrize("function", sorted(EXPECTED))
@@ -115,8 +115,6 @@ YS = [(16,), (1,), (5, 16), (2, 5, 16), (3, 1, 16), (16, 4), (2, 16, 4), (2, 5, 
     ["z = torch.matmul(h, y)"],  # y's rank unknown: a vector or a batch of matrices
     ["z = torch.cat([h, y], dim=-1)"],  # not the same unknown axes
     ["z = h.transpose(1, 2)"],  # positive axes of `[*x, 16]`
-    ["z = h.view(-1, 16)"],  # the rank is the view's, the leading size is not known
-    ["z = h.reshape(-1, 4, 4)"],
 ])
 def test_what_depends_on_how_many_unknown_axes_there_are_is_not_claimed(body):
     import torch
@@ -139,11 +137,6 @@ def test_what_depends_on_how_many_unknown_axes_there_are_is_not_claimed(body):
                 _agrees(z, got, env)
             checked += 1
     assert checked
-
-
-def test_a_view_with_an_inferred_size_has_the_views_rank():
-    # `input_ids.view(-1, input_shape[-1])` (GPT-2): [?, t], whatever the input's rank
-    assert _alone(["z = h.view(-1, 16)"])[0] == ["?", 16]
 
 
 def test_no_diagnostic_on_the_program():

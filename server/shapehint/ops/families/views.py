@@ -36,10 +36,8 @@ def infer_size(cx: OpContext, x: TensorV, sizes: list, what: str) -> tuple:
         if s.value is not None and s.value < -1:
             cx.fail(f"{cx.opname}: invalid shape dimension {s.value} in {shape_str(sizes)}", "SH107")
     if x.shape.rank is None:
-        if neg:  # (`input_ids.view(-1, t)`: the view's rank, its inferred size not known)
-            out = list(sizes)
-            out[neg[0]] = cx.fresh("?")
-            return tuple(out)
+        if neg:
+            raise NotApplicable("numel unknown")
         return tuple(sizes)
     numel = product(x.shape.dims)
     known = [s for s in sizes if s.value != -1]
