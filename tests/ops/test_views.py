@@ -6,7 +6,7 @@ import warnings
 import pytest
 import torch
 
-from shapehint.ops.concrete import ConcreteContext, OpFailed, apply, shape_of
+from shapehint.ops.concrete import ConcreteContext, OpFailed, NotApplicable, apply, shape_of
 from shapehint.ops.registry import lookup
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
