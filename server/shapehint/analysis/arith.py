@@ -28,7 +28,7 @@ def int_binop(op, x: Expr, y: Expr) -> Value:
     if op is ast.Div:
         if x.value is not None and y.value:
             return FloatV(x.value / y.value)
-        return FloatV(None)
+        return FloatV(None, quotient=(x, y))
     return UnknownV("int op")
 
 

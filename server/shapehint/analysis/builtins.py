@@ -88,6 +88,12 @@ class Builtins:
             return IntV(self.opaque_symbol(v))
         if isinstance(v, FloatV) and v.value is not None:
             return IntV(Expr.const(int(v.value)))
+        if isinstance(v, FloatV) and v.quotient is not None and fr is not None:
+            # `int(config.hidden_size / config.num_attention_heads)`: truncation is the floor
+            # division where the dividend is not negative and the divisor positive
+            a, b = v.quotient
+            if fr.facts.entails(ge(a, 0)) and fr.facts.entails(ge(b, 1)):
+                return IntV(a // b)
         if isinstance(v, BoolV) and v.pred is not None and (v.pred.is_true or v.pred.is_false):
             return IntV(Expr.const(int(v.pred.is_true)))  # `dim_in + int(concat_ones)`
         if isinstance(v, StrV) and v.value is not None and v.value.strip().lstrip("-").isdigit():

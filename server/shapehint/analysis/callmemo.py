@@ -80,7 +80,7 @@ def alike(a, b, limit: int = MAX_PARTS, pairs: Optional[dict] = None) -> bool:
 
 
 _FIELDS = {TensorV: ("shape", "dtype", "contiguous", "layout_note", "requires_grad", "is_param", "optional"),
-           IntV: ("expr",), FloatV: ("value",), StrV: ("value",), BoolV: ("pred", "implied"), NoneV: (),
+           IntV: ("expr",), FloatV: ("value", "quotient"), StrV: ("value",), BoolV: ("pred", "implied"), NoneV: (),
            EllipsisV: (), DtypeV: ("name",), ExtRef: ("path",), OpaqueV: ("path",), UnknownV: ("reason",)}
 _PARTS = {TupleV: ("is_size", "items"), SliceV: ("start", "stop", "step"), ListV: ("items", "elem", "length", "name"),
           DictV: ("open", "items"), ModuleV: ("kind", "cfg", "children", "names", "elem", "length"),

@@ -181,6 +181,8 @@ class Calls:
             for a in vals:
                 if isinstance(a, TensorV) and a.shape.star is not None:
                     self.resolve(a)
+                elif isinstance(a, StarSizeV) and a.shape.star is not None:
+                    a.shape = self.resolve(TensorV(a.shape))  # (`torch.zeros(input_shape)`, sizes.py)
         cx = AnalysisContext(self.interp, fr, span, opname, labels)
         if not binds(rule.signature, len(args) + 1, kwargs):
             try:

@@ -182,19 +182,23 @@ class Comparisons:
         undecided arm when that outcome is undecided, so what it requires holds only there."""
         vals: list = []
         pushed, dead0 = 0, fr.dead
-        for k, operand in enumerate(node.values):
-            if k:
-                prev = self.truth(vals[-1])
-                decided = fr.facts.decide(prev) if prev is not None else None
-                if decided is (not is_and):
-                    break  # short-circuit: the rest never runs
-                if decided is None:
-                    fr.facts.push()
-                    pushed += 1
-                    if prev is not None:
-                        add_fact(fr.facts, prev if is_and else neg(prev),
-                                 (span_of(node.values[k - 1]), f"condition on line {node.lineno}"))
-            vals.append(self.eval(operand, fr))
+        try:
+            for k, operand in enumerate(node.values):
+                if k:
+                    prev = self.truth(vals[-1])
+                    decided = fr.facts.decide(prev) if prev is not None else None
+                    if decided is (not is_and):
+                        break  # short-circuit: the rest never runs
+                    if decided is None:
+                        fr.facts.push()
+                        pushed += 1
+                        fr.expr_arms += 1  # (what it learns of names holds only there: Frame.expr_arms)
+                        if prev is not None:
+                            add_fact(fr.facts, prev if is_and else neg(prev),
+                                     (span_of(node.values[k - 1]), f"condition on line {node.lineno}"))
+                vals.append(self.eval(operand, fr))
+        finally:
+            fr.expr_arms -= pushed
         for _ in range(pushed):
             fr.facts.pop()
         if pushed:

@@ -97,7 +97,8 @@ class Comprehensions:
             if s == shapes[0] and len(dts) == 1 and all(_same_flags(v, first) for v in vals):
                 return first  # one abstract value: a loop whose body keeps it is at its fixpoint
             return TensorV(s, dts.pop() if len(dts) == 1 else None, first.origin,
-                           contiguous=all(v.contiguous for v in vals))
+                           contiguous=all(v.contiguous for v in vals),
+                           optional=any(v.optional for v in vals))  # (None on one path: may be None)
         if all(isinstance(v, IntV) for v in vals):
             if all(v.expr == first.expr for v in vals):
                 return first

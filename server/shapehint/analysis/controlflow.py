@@ -204,13 +204,17 @@ class ControlFlow:
 
     def _if_optional(self, st: ast.If, fr, name: str, given_when_true: bool):
         """Both sides are analysed (the given side sees a tensor of unknown shape), but what
-        follows continues from the side without it: an unknown mask would otherwise turn every
-        later shape unknown, and the absent case is the one the generic analysis describes."""
+        follows continues from one: an unknown mask would otherwise turn every later shape
+        unknown. The side without it, unless that side gets on only with another optional
+        tensor given (`if input_ids is not None: ... else: inputs_embeds.size()`, or a `raise`
+        when neither is given): the code's input is then the one it tests first, and the path
+        that gets on has it given (issue 28, cause 8)."""
         given_body, absent_body = (st.body, st.orelse) if given_when_true else (st.orelse, st.body)
         if not fr.foreign:
             self.branches.append(BranchRecord(st, fr.qualname, None, None, fr.context, list(fr.facts.facts),
                                               fr.root, fr.facts, fr.assumes_default))
         env0, dead0, opt = dict(fr.env), fr.dead, fr.env[name]
+        fr.env[name] = opt.given()
         f_given, _ = self.in_arm(fr, (), None, lambda: self.exec_block(given_body, fr))
         env_given = dict(fr.env)
         fr.env.clear()
@@ -221,7 +225,9 @@ class ControlFlow:
         dead_given, dead_absent = f_given in ("return", "raise"), f_absent in ("return", "raise")
         if dead_given and dead_absent:
             return "return"
-        if dead_absent:
+        if dead_absent or not dead_given and _takes_another_given(env0, fr.env, name):
+            if not dead_absent:
+                fr.assumes_default = True  # (a later decision speaks only for the calls that give it)
             fr.dead = dead0
             fr.env.clear()
             fr.env.update(env_given)
@@ -397,3 +403,15 @@ def _catches_shape_errors(t) -> bool:
         return any(_catches_shape_errors(e) for e in t.elts)
     name = t.attr if isinstance(t, ast.Attribute) else t.id if isinstance(t, ast.Name) else None
     return name in _SHAPE_ERROR_CATCHERS
+
+
+def _takes_another_given(env0: dict, env: dict, name: str) -> bool:
+    """Whether a path (env, from env0) got on only by taking an optional tensor other than
+    `name` to be given (it read it as a tensor: Frame.expr_arms, evaluator.e_Attribute)."""
+    return any(k != name and isinstance(v, TensorV) and v.optional and _given_copy(env.get(k), v)
+               for k, v in env0.items())
+
+
+def _given_copy(t, opt: TensorV) -> bool:
+    """`t` is `opt` as given (not a new value the path bound to its name)."""
+    return isinstance(t, TensorV) and not t.optional and t.origin is opt.origin and t.origin is not None

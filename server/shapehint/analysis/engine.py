@@ -8,7 +8,6 @@ records and diagnostics.
 """
 from __future__ import annotations
 
-import dataclasses
 
 from .. import gc_policy
 from ..shapes.values import DictV, Span, UnknownV
@@ -24,7 +23,7 @@ from .optional_parts import open_optional_parts
 from .result import AnalysisResult, Diagnostic, Entry, Pending
 from .session import AnalysisSession
 from .sink import Sink
-from .generic import construct, forget_state, generic_instance, param_value
+from .generic import construct, forget_state, generic_instance, own_copy, param_value
 
 
 
@@ -174,8 +173,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
             else:
                 # a copy per method: what one method's analysis assigns (`self.fns = None` in
                 # `reset`) is not what the next one starts from
-                shared = generic_instance(it, f.cls)
-                fr.env[p.arg] = dataclasses.replace(shared, attrs=dict(shared.attrs))  # its layers too
+                fr.env[p.arg] = own_copy(generic_instance(it, f.cls))
             fr.self_obj = fr.env[p.arg]
             continue
         fr.env[p.arg] = param_value(it, f, p, fr, is_init)

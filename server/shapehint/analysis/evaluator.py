@@ -77,7 +77,17 @@ class Expressions:
         return UnknownV(f"undefined name {name}")
 
     def e_Attribute(self, node: ast.Attribute, fr) -> Value:
-        return self.attribute(self.eval(node.value, fr), node.attr, node, fr)
+        return self.attribute(self._read_as_tensor(node.value, fr), node.attr, node, fr)
+
+    def _read_as_tensor(self, node, fr) -> Value:
+        """The value of `node`, whose attribute is read. `input_ids.size()` outside a test of
+        it: None has no such attribute, so the path that gets on has the optional tensor given
+        (controlflow._if_optional)."""
+        obj = self.eval(node, fr)
+        if isinstance(obj, TensorV) and obj.optional and isinstance(node, ast.Name) and not fr.expr_arms \
+                and fr.env.get(node.id) is obj:
+            obj = fr.env[node.id] = obj.given()
+        return obj
 
     def attribute(self, obj: Value, name: str, node: Optional[ast.AST], fr) -> Value:
         if isinstance(obj, ModuleNS):
@@ -158,7 +168,7 @@ class Expressions:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" or _sizes_call(node.value):
             # `x.shape[1]` on a tensor of unknown rank: that one dimension (its rank stays open);
             # `x.shape[:-1]`, `x.size()[:-1]`: the sizes around its unknown segment (sizes.py)
-            base = self.eval(node.value.value if isinstance(node.value, ast.Attribute) else node.value.func.value, fr)
+            base = self._read_as_tensor(node.value.value if isinstance(node.value, ast.Attribute) else node.value.func.value, fr)
             if isinstance(base, TensorV) and self.resolve(base).rank is None:
                 idx = self.eval(node.slice, fr)
                 if isinstance(idx, IntV) and idx.expr.value is not None:
@@ -178,6 +188,13 @@ class Expressions:
     def subscript(self, obj: Value, idx: Value, node, fr) -> Value:
         if isinstance(obj, TensorV):
             return self.call_rule("Tensor.__getitem__", [obj, idx], {}, fr, node, "indexing")
+        if isinstance(obj, StarSizeV):
+            # `input_shape[1]` of `input_shape = x.size()`: as `x.shape[1]` (the segment is the
+            # tensor's, learned by its name)
+            probe = TensorV(obj.shape)
+            if isinstance(idx, IntV) and idx.expr.value is not None:
+                return self.call_rule("Tensor.size", [probe, idx], {}, fr, node, "shape")
+            return sizes.sliced(self.resolve(probe), idx) or UnknownV("subscript")
         if isinstance(obj, ModuleV) and obj.children is None and obj.elem is not None:
             return obj.elem if isinstance(idx, IntV) else obj if isinstance(idx, SliceV) else UnknownV("subscript")
         if isinstance(obj, ModuleV) and obj.children is not None:
@@ -320,10 +337,14 @@ class Expressions:
         # one arm requires (`x[5] if x.shape[0] > 5 else x[0]`) must not hold after it
         origin = (span_of(node.test), f"condition on line {node.lineno}")
         mark = self.open_arm()
-        v1, died1 = self.in_arm(fr, (p,), origin, lambda: self.eval(node.body, fr))
-        learned1 = self.close_arm(mark)
-        mark = self.open_arm()
-        v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.eval(node.orelse, fr))
+        fr.expr_arms += 1
+        try:
+            v1, died1 = self.in_arm(fr, (p,), origin, lambda: self.eval(node.body, fr))
+            learned1 = self.close_arm(mark)
+            mark = self.open_arm()
+            v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.eval(node.orelse, fr))
+        finally:
+            fr.expr_arms -= 1
         self.join_arms([(learned1, not died1), (self.close_arm(mark), not died2)])
         fr.dead = fr.dead or (died1 and died2)
         return self.join_values([v1, v2])

@@ -9,7 +9,7 @@ import re
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV, Value
+from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, OpaqueV
 from .result import Related
 from .frames import Frame, add_fact, span_of
@@ -30,7 +30,7 @@ class Statements:
     interpreter: what it calls on the other parts is bound when the interpreter wires it; the
     module being run (`path`, `functions`, `classes`: an import swaps them) is read from it."""
 
-    _USES = ("interp", "eval", "exec_stmt", "source", "_learn_guarded_ranks", "_learn_unpack_rank", "annotation_shape", "binop",
+    _USES = ("interp", "eval", "exec_stmt", "source", "_learn_guarded_ranks", "_learn_unpack_rank", "_unpack_sizes", "annotation_shape", "binop",
              "bound_op", "call_rule", "check_declared", "check_return", "check_unpack", "check_shape_comment", "e_Name", "function_named", "implied", "import_module", "iterate",
              "join_values", "mutated", "new_store", "report", "reporter", "resolve", "env", "observe", "sink",
              "span_log")
@@ -219,6 +219,9 @@ class Statements:
                                  getattr(fr, "iter_label", ""), fr.params)
             return
         if isinstance(target, (ast.Tuple, ast.List)):
+            if isinstance(v, StarSizeV) and not any(isinstance(e, ast.Starred) for e in target.elts):
+                got = self._unpack_sizes(v, len(target.elts), span_of(target))
+                v = TupleV(tuple(got), is_size=True) if got is not None else UnknownV("sizes")
             items = self.unpack(v, len(target.elts), fr)
             if not self.check_unpack(target, items, v, getattr(stmt, "value", None), fr):
                 items = None

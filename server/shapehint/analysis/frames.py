@@ -63,6 +63,10 @@ class Frame:
     # a decision on this path took an optional argument of the analysed function to be omitted
     # (`if mask is None`, with `mask=None` its default): what follows holds only for such calls
     assumes_default: bool = False
+    # inside how many undecided arms of an expression (`a if c else b`, `c and a`): a binding
+    # such an arm learns of (an optional tensor read as given) must not outlive it, as the
+    # expression restores no names (cf. `if` statements, controlflow._if)
+    expr_arms: int = 0
     # some path of a caller had already returned when this call was made: what holds from here
     # on does not hold for every execution of the analysed function
     after_return: bool = False

@@ -7,6 +7,8 @@ analyses."""
 from __future__ import annotations
 
 import ast
+import dataclasses
+from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
@@ -177,7 +179,10 @@ def config_class(it: Interp, name: str):
     low = name.lower()
     if not (low in CONFIG_NAMES or low.endswith(("config", "cfg"))):
         return None
-    found = [c for c in it.classes if not c.is_module() and (c.is_dataclass or c.name.lower().endswith(("config", "cfg")))]
+    # (a dataclass over another library's class is an output record, `BertOutput(ModelOutput)`,
+    # not a configuration: its fields are not all it holds)
+    found = [c for c in it.classes if not c.is_module() and (c.is_dataclass and not c.foreign_bases()
+                                                             or c.name.lower().endswith(("config", "cfg")))]
     return found[0] if len(found) == 1 else None
 
 
@@ -213,6 +218,18 @@ def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
 
 
 STATE = (NoneV, IntV, BoolV, FloatV, ListV, DictV, TupleV)  # values other methods commonly change
+
+
+def own_copy(inst: InstanceObj, memo: Optional[dict] = None) -> InstanceObj:
+    """The generic instance as one method's analysis starts from it: its own attributes, and
+    those of the user parts it holds — `set_input_embeddings(value)` writing
+    `self.embeddings.word_embeddings = value` changes a part, not the part `forward` starts from."""
+    memo = {} if memo is None else memo
+    got = memo.get(id(inst))
+    if got is None:
+        got = memo[id(inst)] = dataclasses.replace(inst, attrs={})
+        got.attrs.update({k: own_copy(v, memo) if isinstance(v, InstanceObj) else v for k, v in inst.attrs.items()})
+    return got
 
 
 def forget_state(cls: ClassObj, inst: InstanceObj) -> InstanceObj:

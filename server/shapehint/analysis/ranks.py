@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..shapes.values import BoolV, IntV, NoneV, TensorV
+from ..shapes.values import BoolV, IntV, NoneV, StarSizeV, TensorV
 from .frames import span_of
 from .guards import OPAQUE, SOME, rank_guards, rank_outcomes
 
@@ -41,6 +41,19 @@ class Ranks:
             n = len(target.elts)
             if s.rank is None and not max(len(s.dims), len(s.suffix)) <= n < len(s.dims) + len(s.suffix):
                 self.learn_rank(t, len(target.elts), span_of(value))
+
+    def unpack_sizes(self, size: StarSizeV, n: int, span) -> Optional[list]:
+        """`batch_size, seq_length = input_shape`, where `input_shape = input_ids.size()` of a
+        rank not known yet: the rank is the number of names, as with `B, T = x.shape`
+        (`learn_unpack_rank`); the sizes, else None (too few names for the sizes known)."""
+        probe = TensorV(size.shape)  # (the segment is learned by its name: every tensor with it learns)
+        s = self.resolve(probe)
+        if s.rank is None:
+            if n < len(s.dims) + len(s.suffix):
+                return None  # (or the two sides share axes: the rank stays open)
+            self.learn_rank(probe, n, span)
+            s = self.resolve(probe)
+        return [IntV(d, span) for d in s.dims] if s.rank == n else None
 
     def learn_guarded_ranks(self, test, holds: bool, fr) -> bool:
         """`assert x.dim() == 4`, or past `if x.shape != (B, 4): raise ...` (guards.py): every

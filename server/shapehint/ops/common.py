@@ -66,14 +66,15 @@ def broadcast_shapes(cx: OpContext, *shapes: Shape) -> Shape:
     if unknown:
         if len(unknown) == 1 and all(s.rank == 0 for s in known):
             return unknown[0]
-        if len({(u.star, u.dims, len(u.suffix)) for u in unknown}) == 1 and len(unknown) > 1 and not known:
-            # the same unknown rest (x + f(x)): broadcast the known suffixes
-            u = max(unknown, key=lambda s: len(s.suffix))
-            suffix = list(u.suffix)
-            for s in unknown:
-                for i in range(1, len(s.suffix) + 1):
-                    suffix[-i] = broadcast_dims(cx, suffix[-i], s.suffix[-i], f"dimension -{i}")
-            return Shape(u.dims, u.star, tuple(suffix))
+        if len({(u.star, len(u.dims), len(u.suffix)) for u in unknown}) == 1 and len(unknown) > 1 and not known:
+            # the same unknown rest (x + f(x)), as many axes around it: broadcast axis by axis
+            u = unknown[0]
+            dims, suffix = list(u.dims), list(u.suffix)
+            for s in unknown[1:]:
+                dims = [broadcast_dims(cx, p, q, f"dimension {i}") for i, (p, q) in enumerate(zip(dims, s.dims))]
+                suffix = [broadcast_dims(cx, p, q, f"dimension {i - len(suffix)}")
+                          for i, (p, q) in enumerate(zip(suffix, s.suffix))]
+            return Shape(tuple(dims), u.star, tuple(suffix))
         if len(unknown) == 1 and all(len(s.dims) <= len(unknown[0].suffix) for s in known):
             u = unknown[0]
             suffix = list(u.suffix)

@@ -10,7 +10,7 @@ interpreter creates them.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 from .expr import Expr
@@ -63,6 +63,10 @@ class TensorV(Value):
     def describe(self) -> str:
         return f"Tensor{self.shape}"
 
+    def given(self) -> "TensorV":
+        """The same tensor on a path where it is known not to be None."""
+        return replace(self, optional=False) if self.optional else self
+
 
 @dataclass(eq=False)
 class PackedV(Value):
@@ -91,6 +95,9 @@ class IntV(Value):
 @dataclass(eq=False)
 class FloatV(Value):
     value: Optional[float] = None
+    # the ints (Exprs) it is the true quotient of, when not known: `int(hidden / heads)` is then
+    # `hidden // heads` (analysis/builtins.b_int)
+    quotient: Optional[tuple] = None
 
 
 @dataclass(eq=False)

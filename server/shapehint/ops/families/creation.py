@@ -11,7 +11,7 @@ import math
 
 from ...shapes.expr import Expr
 from ...shapes.shape import Shape, ge
-from ...shapes.values import BoolV, DtypeV, FloatV, IntV, ListV, NoneV, StrV, TensorV, TupleV
+from ...shapes.values import BoolV, DtypeV, FloatV, IntV, ListV, NoneV, StarSizeV, StrV, TensorV, TupleV
 from ..arguments import ranked_tensor
 from ..common import size_list
 from ..context import NotApplicable, OpContext
@@ -31,17 +31,24 @@ def dtype_name(v, default=None):
     return default
 
 
-def _sizes(cx: OpContext, size) -> list:
-    sz = size_list(cx, size)
+def _sizes(cx: OpContext, size) -> list | Shape:
+    """The sizes given; a Shape with a variadic segment for the sizes of a tensor of unknown
+    rank (`torch.zeros(input_shape)` with `input_shape = input_ids.size()`: sizes.py)."""
+    size = list(size)
+    if len(size) == 1 and isinstance(size[0], StarSizeV):
+        held = size[0].shape
+        sz = list(held.dims + held.suffix)
+    else:
+        held, sz = None, size_list(cx, size)
     for s in sz:
         if s.value is not None and s.value < 0:
             cx.fail(f"{cx.opname}: sizes must be non-negative, got {s} in "
                     f"[{', '.join(str(x) for x in sz)}]", "SH107")
-    return sz
+    return held if held is not None and held.rank is None else sz
 
 
 def _new(cx: OpContext, dims, dtype) -> TensorV:
-    return cx.tensor(Shape.of(dims), dtype=dtype)
+    return cx.tensor(dims if isinstance(dims, Shape) else Shape.of(dims), dtype=dtype)
 
 
 def _filled(name: str, default_dtype="float32"):

@@ -13,6 +13,7 @@ from ...shapes.expr import Expr, emin
 from ...shapes.shape import Shape, divides, eq, ge, is_dyn, lt
 from ...shapes.values import ListV, TensorV, TupleV, Value
 from ..common import broadcast_shapes, result_dtype, shape_str
+from ..edges import axiswise, joined
 from ..context import NotApplicable, OpContext
 from ..registry import op
 from ..common import strides_of, view_result
@@ -35,6 +36,12 @@ def _tensors(cx: OpContext, seq, what="tensors") -> list:
     if not all(t.shape.rank is not None for t in items):
         raise NotApplicable("an operand is unknown")
     return items
+
+
+def _same_unknown(seq) -> bool:
+    """A sequence of tensors all of unknown rank (edges.joined decides whether they share it)."""
+    return isinstance(seq, (TupleV, ListV)) and bool(seq.items) and \
+        all(isinstance(t, TensorV) and t.shape.rank is None for t in seq.items)
 
 
 def _repeated(cx: OpContext, seq):
@@ -71,6 +78,9 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
         dims = list(elem.shape.dims)
         dims[d] = n * dims[d]
         return cx.tensor(dims, like=elem)
+    d = cx.const_int(dim)
+    if _same_unknown(tensors) and d is not None:  # `torch.cat([h, res], dim=-1)` of `[*x, d]`s
+        return joined(cx, tensors.items, d, lambda parts: cat(cx, TupleV(tuple(parts)), dim))
     ts = _tensors(cx, tensors)
     if not ts:
         cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
@@ -109,6 +119,9 @@ def stack(cx: OpContext, tensors, dim=0, *, out=None):
         dims = list(elem.shape.dims)
         dims.insert(cx.norm_dim(dim, len(dims) + 1), n)
         return cx.tensor(dims, like=elem)
+    d = cx.const_int(dim)
+    if _same_unknown(tensors) and d is not None:
+        return joined(cx, tensors.items, d, lambda parts: stack(cx, TupleV(tuple(parts)), dim))
     ts = _tensors(cx, tensors)
     if not ts:
         cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
@@ -217,6 +230,8 @@ def _pieces_of(cx: OpContext, x: TensorV, d: int, total: int, s: int) -> TupleV:
 @op("torch.split", "Tensor.split", "Tensor.split_with_sizes", "torch.split_with_sizes")
 def split(cx: OpContext, tensor, split_size_or_sections, dim=0):
     x = tensor
+    if isinstance(x, TensorV) and x.shape.rank is None and cx.const_int(dim) is not None:
+        return axiswise(cx, x, [cx.const_int(dim)], lambda t: split(cx, t, split_size_or_sections, dim))
     if not isinstance(x, TensorV) or x.shape.rank is None:
         raise NotApplicable("input unknown")
     if x.shape.rank == 0:
@@ -241,6 +256,8 @@ def split(cx: OpContext, tensor, split_size_or_sections, dim=0):
 @op("torch.chunk", "Tensor.chunk")
 def chunk(cx: OpContext, input, chunks, dim=0):
     x = input
+    if isinstance(x, TensorV) and x.shape.rank is None and cx.const_int(dim) is not None:
+        return axiswise(cx, x, [cx.const_int(dim)], lambda t: chunk(cx, t, chunks, dim))
     if not isinstance(x, TensorV) or x.shape.rank is None:
         raise NotApplicable("input unknown")
     if x.shape.rank == 0:

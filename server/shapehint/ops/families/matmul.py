@@ -61,7 +61,23 @@ def _matmul_unknown(cx: OpContext, a: TensorV, b: TensorV) -> Shape:
         _inner(cx, a, b, k, b.shape.dims[0], "first")
         s = apart(cx, s, back=(1,))  # the last axis may be a named leading one
         return Shape(s.dims, s.star, s.suffix[:-1] + (b.shape.dims[1],))
+    if a.shape.rank is None and b.shape.rank is None:
+        return _batched_alike(cx, a, b)
     raise NotApplicable("rank unknown")
+
+
+def _batched_alike(cx: OpContext, a: TensorV, b: TensorV) -> Shape:
+    """`[*s, m, k] @ [*s, k, n]` -> `[*s, m, n]`: matrices batched over the same unknown axes
+    (`q @ k.transpose(-1, -2)` of one input's heads). Each must have two known trailing axes (a
+    vector is multiplied otherwise) and as many axes around the segment as the other."""
+    sa, sb = a.shape, b.shape
+    if sa.star != sb.star or len(sa.suffix) < 2 or len(sa.suffix) != len(sb.suffix) or len(sa.dims) != len(sb.dims) \
+            or sa.dims and cx.sides_shared(sa.star):
+        raise NotApplicable("batches over unknown axes that may differ")
+    _inner(cx, a, b, sa.suffix[-1], sb.suffix[-2], "second-to-last")
+    pre = broadcast_shapes(cx, Shape(sa.dims), Shape(sb.dims)).dims
+    mid = broadcast_shapes(cx, Shape(sa.suffix[:-2]), Shape(sb.suffix[:-2])).dims
+    return Shape(pre, sa.star, mid + (sa.suffix[-2], sb.suffix[-1]))
 
 
 @op("torch.matmul", "Tensor.matmul", "Tensor.__matmul__", "torch.linalg.matmul")

@@ -13,6 +13,7 @@ from ...shapes.values import ListV, TensorV, TupleV
 from ..arguments import need_int
 from ..common import same_shape
 from ..context import NotApplicable, OpContext
+from ..edges import axiswise
 from ..registry import module, op
 
 
@@ -257,6 +258,8 @@ def _gn_params(cx: OpContext, m):
 
 @op("torch.nn.functional.normalize")
 def normalize(cx: OpContext, input, p=2.0, dim=1, eps=1e-12, out=None):
+    if isinstance(input, TensorV) and input.shape.rank is None and cx.const_int(dim) is not None:
+        return axiswise(cx, input, [cx.const_int(dim)], lambda t: normalize(cx, t, p, dim, eps))
     if not isinstance(input, TensorV) or input.shape.rank is None:
         raise NotApplicable("input unknown")
     cx.norm_dim(dim, input.shape.rank)

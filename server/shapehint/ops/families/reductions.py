@@ -12,6 +12,7 @@ from ...shapes.values import BoolV, DtypeV, ListV, NoneV, TensorV, TupleV
 from ..arguments import known_tensor
 from ..common import broadcast_shapes, result_dtype
 from ..context import NotApplicable, OpContext
+from ..edges import axiswise
 from ..reducing import reduce_shape
 from ..registry import module, op
 
@@ -188,7 +189,7 @@ def _softmax(name):
         if x.shape.rank is None:
             if cx.const_int(dim) is None:
                 raise NotApplicable("rank unknown")
-            return cx.tensor(x.shape, dtype=_dtype_arg(dtype) or x.dtype)
+            return axiswise(cx, x, [cx.const_int(dim)], lambda t: rule(cx, t, dim, _stacklevel, dtype))
         r = x.shape.rank
         if _absent(dim):
             dim = _implicit_dim(r)

@@ -17,6 +17,7 @@ from ...shapes.values import FloatV, IntV, ListV, TensorV, TupleV
 from ..arguments import int_args, need_int, positive
 from ..common import shape_str
 from ..context import NotApplicable, OpContext
+from ..edges import axiswise
 from ..registry import module, op
 from ..windows import split_batch, window_out
 
@@ -55,8 +56,11 @@ PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
 @op("torch.nn.functional.pad")
 def pad(cx: OpContext, input, pad, mode="constant", value=None):
-    _known(input)
     p = _items(cx, pad, "pad")
+    if isinstance(input, TensorV) and input.shape.rank is None and p and not len(p) % 2:
+        # the last len(p)//2 axes of `[*x, ...]` (a mode that wants the whole rank gives nothing)
+        return axiswise(cx, input, list(range(-len(p) // 2, 0)), lambda t: _pad(cx, t, pad, mode, value))
+    _known(input)
     md = cx.str_of(mode)
     if md is None:
         raise NotApplicable("mode unknown")
@@ -93,6 +97,9 @@ def pad(cx: OpContext, input, pad, mode="constant", value=None):
                    f"dimension {i} of {cx.label(input)}", "SH107")
         d[i] = out
     return cx.tensor(d, like=input)
+
+
+_pad = pad  # (inside the rule, `pad` is its argument)
 
 
 def _pad_layer(kind: str, nsp: int, mode: str) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...shapes.expr import Expr, product
 from ...shapes.shape import FALSE, TRUE, eq, ne
-from ...shapes.values import BoolV, FloatV, IntV, NoneV, TensorV, TupleV, UnknownV
+from ...shapes.values import BoolV, FloatV, IntV, NoneV, StarSizeV, TensorV, TupleV, UnknownV
 from ..arguments import known_tensor
 from ..common import is_contiguous as _is_contiguous, strides_of
 from ..context import NotApplicable, OpContext
@@ -21,9 +21,14 @@ INTS = {"int64", "int32", "int16", "int8", "uint8"}
 def size(cx: OpContext, self, dim=None):
     x = known_tensor(self)
     if dim is None or isinstance(dim, NoneV):
-        if x.shape.rank is None:
-            raise NotApplicable("rank unknown")
-        return TupleV(tuple(IntV(d, cx.span) for d in x.shape.dims), is_size=True)
+        s = x.shape
+        if s.rank is None:
+            if s.dims and s.suffix and cx.sides_shared(s.star):
+                raise NotApplicable("the sizes before and after the unknown axes may be the same axes")
+            # the sizes around the unknown axes (`input_shape = input_ids.size()`): unpacking them
+            # teaches the rank, a view of a tensor with the same axes cancels them (sizes.py)
+            return StarSizeV(s)
+        return TupleV(tuple(IntV(d, cx.span) for d in s.dims), is_size=True)
     i = cx.const_int(dim)
     if i is None:
         raise NotApplicable("symbolic dim")

@@ -21,6 +21,7 @@ from ..common import (apart, compute_stride, dim_list, located, shape_str, size_
                       view_strides as _view_strides)
 from ..dtypes import COMPLEX_OF_PARTS
 from ..context import NotApplicable, OpContext
+from ..edges import axiswise
 from ..registry import op
 
 
@@ -167,6 +168,9 @@ def _int(e):
 @op("torch.flatten", "Tensor.flatten", "torch.ravel", "Tensor.ravel")
 def flatten(cx: OpContext, input, start_dim=0, end_dim=-1):
     x = known_tensor(input)
+    a, b = cx.const_int(start_dim), cx.const_int(end_dim)
+    if x.shape.rank is None and a is not None and b is not None:  # `ctx.flatten(-2)` of `[*x, h, d]`
+        return axiswise(cx, x, [a, b], lambda t: flatten(cx, t, start_dim, end_dim))
     dims = cx.dims(x, None)
     r = len(dims)
     s, e = cx.norm_dim(start_dim, r, "start_dim"), cx.norm_dim(end_dim, r, "end_dim")
