@@ -8,7 +8,6 @@ records and diagnostics.
 """
 from __future__ import annotations
 
-
 from .. import gc_policy
 from ..shapes.values import DictV, Span, UnknownV
 from ..solver.facts import Limits
