@@ -38,6 +38,9 @@ def hover(result, line: int, col: int, settings=None) -> Optional[HoverInfo]:
     return HoverInfo(body, v.span)
 
 
+HOVER_CONTEXTS = 8  # calling contexts shown; a tooltip is not a table
+
+
 def tensor_type(shape) -> str:
     return "Tensor" + str(shape) if shape is not None else "Tensor[?]"
 
@@ -55,8 +58,12 @@ def _tensor_hover(v, result) -> str:
     if declared:
         parts.append(f"declared: `{declared}`")  # (contracts: the check is analysis/contracts.py)
     if v.contexts:
-        lines = (f"- {_md_escape(describe(str(label)))}: `{tensor_type(s)}`" for label, s in v.contexts)
-        parts.append("\n".join(dict.fromkeys(lines)))  # (instances told apart by `via` may read alike)
+        lines = list(dict.fromkeys(  # (instances told apart by `via` may read alike)
+            f"- {_md_escape(describe(str(label)))}: `{tensor_type(s)}`" for label, s in v.contexts))
+        if len(lines) > HOVER_CONTEXTS:  # (a built model lists one shape per kind of block)
+            more = len(lines) - HOVER_CONTEXTS
+            lines = lines[:HOVER_CONTEXTS] + [f"- … and {more} more (`shapehint infer --format json` lists them)"]
+        parts.append("\n".join(lines))
     dims = dims_section(_symbols(v.shape, v.contexts), result)
     if dims:
         parts.append(dims)
