@@ -332,3 +332,39 @@ def test_checks_cache_is_keyed_on_the_followed_files(tmp_path):
     code, second = _check(tmp_path, target, "--cache-dir", "c")
     plain, third = _check(tmp_path, target, "--no-cache")
     assert second == third and code == plain == 1, second  # [2, 9] @ [12, 5] cannot work
+
+
+def test_an_editor_sees_a_change_to_a_module_loaded_lazily_by_a_restored_function(tmp_path):
+    from shapehint.analysis.workspace import Workspace
+    write(tmp_path, {
+        "ed/__init__.py": "",
+        "ed/helpers.py": "from .inner import f  # read only when apply runs\n\n\ndef apply(x):\n    return f(x)\n",
+        "ed/inner.py": "import torch\n\n\ndef f(x):\n    return torch.cat([x, x])\n",
+    })
+    text = textwrap.dedent("""\
+        import torch
+        from .helpers import apply
+
+
+        def g():
+            y = apply(torch.zeros(2, 3))
+            return y
+
+
+        def other():
+            z = torch.zeros(4)
+            return z
+        """)
+    path = str(tmp_path / "ed/m.py")
+    ws = Workspace()
+
+    def y_shape(result):
+        return shapes(result.infer_json(), "g")["y"]
+
+    assert y_shape(ws.update(path, text, 1)) == [4, 3]
+    (tmp_path / "ed/inner.py").write_text("import torch\n\n\ndef f(x):\n    return torch.cat([x, x, x])\n")
+    # an edit elsewhere: g's own text and the module body are unchanged
+    edited = ws.update(path, text.replace("zeros(4)", "zeros(5)"), 2)
+    scratch = analyze_source(text.replace("zeros(4)", "zeros(5)"), path)
+    assert y_shape(edited) == y_shape(scratch) == [6, 3]
+    assert ws.session(path).result.stats["reanalysed"]  # (and it was analysed again, not restored)
