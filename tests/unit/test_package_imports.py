@@ -135,7 +135,8 @@ def test_definitions_and_a_registry_from_the_package_give_the_shapes_torch_gives
 def test_without_following_the_package_nothing_is_claimed(pkg, monkeypatch):
     # the same file alone (its package's modules absent): the shapes above came from them
     from shapehint.analysis import imports
-    monkeypatch.setattr(imports, "MAX_MODULES", 1)
+    monkeypatch.setattr(imports, "MAX_MODULES", 0)
+    monkeypatch.setattr(imports, "MAX_DIRECT_MODULES", 0)
     assert shapes(infer(pkg / "mypkg/models/m.py"), "<module>").get("out") is None
 
 
@@ -146,6 +147,28 @@ def test_a_package_init_loads_only_the_modules_whose_names_are_read(pkg):
     assert "mypkg/layers/widen.py" in loaded and "mypkg/layers/__init__.py" in loaded
     assert "mypkg/layers/unused.py" not in loaded  # re-exported, never read
     assert not [d for d in session.result.diagnostics if d.severity == "error"]
+
+
+def test_what_imports_pull_in_never_starves_the_files_own_imports(tmp_path, monkeypatch):
+    from shapehint.analysis import imports
+    monkeypatch.setattr(imports, "MAX_MODULES", 2)
+    write(tmp_path, {
+        "hub/__init__.py": "",
+        "hub/a.py": "A = 1\n", "hub/b.py": "B = 2\n", "hub/c.py": "C = 3\n",
+        "hub/everything.py": "from .a import A\nfrom .b import B\nfrom .c import C\n\nALL = (A, B, C)\n",
+        "hub/layers.py": "import torch\n\n\ndef twice(x):\n    return torch.cat([x, x])\n",
+        "hub/m.py": """\
+            import torch
+            from .everything import ALL
+            from .layers import twice
+
+            y = twice(torch.zeros(2, 3))
+            """,
+    })
+    path = tmp_path / "hub/m.py"
+    session = analyze_session(path.read_text(), str(path))
+    assert shapes(session.result.infer_json(), "<module>")["y"] == [4, 3]
+    assert not str(tmp_path / "hub/c.py") in session.interp.imports.loaded  # the third: past the bound
 
 
 def test_relative_imports_of_an_imported_module_start_from_its_own_folder(tmp_path):

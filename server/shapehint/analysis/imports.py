@@ -16,7 +16,9 @@ imported module are lazy (`objects.LazyImport`): the module they name loads when
 first read (`Importer.resolve`), so a package `__init__` re-exporting a hundred names costs the
 modules whose names are used, and a chain of re-exports resolves to the definition. Circular
 imports see the live namespace of a module still being loaded, as Python does; a cycle of
-re-exports that never reaches a definition is unknown. Past MAX_MODULES modules, or for a file
+re-exports that never reaches a definition is unknown. Past MAX_MODULES modules (the analysed
+file's own imports have a bound of their own, so what its imports pull in never starves the
+modules it names itself), or for a file
 over MAX_BYTES, a name stays unknown (never a guess).
 """
 from __future__ import annotations
@@ -33,7 +35,8 @@ from .frames import Frame
 from ..shapes.values import ExtRef, UnknownV, Value
 from .objects import LazyImport, ModuleNS
 
-MAX_MODULES = 32
+MAX_MODULES = 32  # loaded for other modules' imports
+MAX_DIRECT_MODULES = 32  # loaded for the analysed file's own imports
 MAX_BYTES = 512 * 1024
 # Steps one imported module's top-level code may take (what it calls included): a package's
 # modules compute their environment at import time (which libraries are installed, logging set-up),
@@ -125,6 +128,7 @@ class Importer:
         self._roots: dict = {}  # (directory, import level) -> the directories searched
         self._resolving: set = set()  # ids of the LazyImports being resolved (a cycle of re-exports)
         self.costs = ImportedCosts(root_globals)  # what following these modules costs (costs.py)
+        self.counts = {True: 0, False: 0}  # modules loaded for the file's own imports, for others'
         if self.base is not None:
             self._register(os.path.abspath(root_path), ModuleNS(root_path, root_globals))
 
@@ -139,16 +143,18 @@ class Importer:
     def __call__(self, name: str, level: int, globals_: Optional[dict] = None) -> Optional[ModuleNS]:
         """The module `name` imported (at `level`) by the module whose globals are `globals_`."""
         directory = self.directory_of(globals_)
-        return None if directory is None else self.load_from(directory, name, level)
+        direct = globals_ is None or globals_ is self.costs.root_globals
+        return None if directory is None else self.load_from(directory, name, level, direct)
 
-    def load_from(self, directory: str, name: str, level: int) -> Optional[ModuleNS]:
+    def load_from(self, directory: str, name: str, level: int, direct: bool = False) -> Optional[ModuleNS]:
         path = self.find_from(directory, name, level)
         if path is None:
             return None
         if path in self.loaded:
             return self.loaded[path]
-        if len(self.loaded) >= MAX_MODULES:
+        if self.counts[direct] >= (MAX_DIRECT_MODULES if direct else MAX_MODULES):
             return None
+        self.counts[direct] += 1
         return self.load(path)
 
     # ---- lazy names ---------------------------------------------------------------------
