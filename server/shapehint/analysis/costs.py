@@ -31,8 +31,8 @@ from ..shapes.values import UnknownV
 from .frames import Budget
 
 TOP_LEVEL_CALL_STEPS = 400
-IMPORTED_CALL_STEPS = 4000
-IMPORTED_STEPS = 60_000
+IMPORTED_CALL_STEPS = 1500
+IMPORTED_STEPS = 15_000
 
 
 class ImportedCosts:
