@@ -23,7 +23,7 @@ from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol
 from .layers import CONTAINERS
 from .ruleargs import binds
-from . import contexts, sizes
+from . import contexts, costs, sizes
 from .opctx import AnalysisContext
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -264,6 +264,12 @@ class Calls:
     def _call(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created=None) -> tuple:
         """(the call's value, whether its frame ended dead, whether it assumed an optional
         argument omitted) — the flags False when the body did not run."""
+        crossing = costs.crossing(self.interp, f, fr)  # into or out of an imported module's code
+        if crossing is not None:
+            return crossing(self.interp, f, lambda: self._call_here(f, args, kwargs, fr, span, created))
+        return self._call_here(f, args, kwargs, fr, span, created)
+
+    def _call_here(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created=None) -> tuple:
         if fr.depth >= self.max_depth:
             self.journal.note("cutoff")
             return UnknownV("call depth"), False, False

@@ -14,7 +14,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
                       TensorMethod)
 from .annotations import is_shape_type
 from .choices import registry_choice
@@ -45,7 +45,7 @@ class Expressions:
 
     _USES = ("eval", "assign", "call_function", "call_rule", "check_divisor", "eval_defaults", "fresh_dyn", "fresh_star",
              "hole_symbol", "in_arm", "join_values", "comprehension", "open_arm", "close_arm", "join_arms", "interp", "iterate", "module_param", "mutated", "note_omitted", "opaque_symbol",
-             "resolve", "trip_count", "truth")
+             "resolve", "resolve_import", "trip_count", "truth")
 
     # ---- atoms --------------------------------------------------------------
     def e_Constant(self, node: ast.Constant, fr) -> Value:
@@ -69,9 +69,11 @@ class Expressions:
         if name == "__":
             return IntV(self.hole_symbol(node))
         if name in fr.env:
-            return fr.env[name]
+            v = fr.env[name]
+            return v if type(v) is not LazyImport else self.resolve_import(fr.env, name, v)
         if name in fr.globals:
-            return fr.globals[name]
+            v = fr.globals[name]
+            return v if type(v) is not LazyImport else self.resolve_import(fr.globals, name, v)
         if name in BUILTINS:
             return BuiltinFn(name)
         return UnknownV(f"undefined name {name}")
@@ -91,7 +93,8 @@ class Expressions:
 
     def attribute(self, obj: Value, name: str, node: Optional[ast.AST], fr) -> Value:
         if isinstance(obj, ModuleNS):
-            return obj.attrs.get(name, UnknownV(f"{name}"))
+            v = obj.attrs.get(name, UnknownV(f"{name}"))
+            return v if type(v) is not LazyImport else self.resolve_import(obj.attrs, name, v)
         if isinstance(obj, ExtRef):
             path = f"{obj.path}.{name}"
             if obj.path == "torch" and name in DTYPES:

@@ -10,7 +10,7 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
-from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, OpaqueV
+from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, LazyImport, OpaqueV
 from .result import Related
 from .frames import Frame, add_fact, span_of
 from .builtins import falsy_literal
@@ -31,7 +31,7 @@ class Statements:
     module being run (`path`, `functions`, `classes`: an import swaps them) is read from it."""
 
     _USES = ("interp", "eval", "exec_stmt", "source", "_learn_guarded_ranks", "_learn_unpack_rank", "_unpack_sizes", "annotation_shape", "binop",
-             "bound_op", "call_rule", "check_declared", "check_return", "check_unpack", "check_shape_comment", "e_Name", "function_named", "implied", "import_module", "iterate",
+             "bound_op", "call_rule", "check_declared", "check_return", "check_unpack", "check_shape_comment", "e_Name", "function_named", "implied", "import_module", "iterate", "resolve_import",
              "join_values", "mutated", "new_store", "report", "reporter", "resolve", "env", "observe", "sink",
              "span_log")
 
@@ -386,17 +386,24 @@ class Statements:
             fr.record = rec
 
     def s_Import(self, st: ast.Import, fr):
+        lazy = self._lazy_imports(fr)
         for alias in st.names:
-            mod = self.import_module(alias.name, 0)
-            if alias.asname:
-                fr.env[alias.asname] = mod if mod is not None else ExtRef(alias.name)
-            else:
-                top = alias.name.split(".")[0]
-                fr.env[top] = self.import_module(top, 0) or ExtRef(top)
+            # `import a.b` binds `a`; `import a.b as m` binds the submodule
+            name = alias.name if alias.asname else alias.name.split(".")[0]
+            if lazy:
+                fr.env[alias.asname or name] = self.interp.imports.lazy(fr.globals, name, 0, None)
+                continue
+            if alias.asname is None:
+                self.import_module(alias.name, 0, fr.globals)  # (runs the submodule's body, as Python does)
+            fr.env[alias.asname or name] = self.import_module(name, 0, fr.globals) or ExtRef(name)
 
     def s_ImportFrom(self, st: ast.ImportFrom, fr):
-        modname = st.module or ""
-        mod = self.import_module(modname, st.level or 0)
+        modname, level = st.module or "", st.level or 0
+        if self._lazy_imports(fr) and all(a.name != "*" for a in st.names):
+            for alias in st.names:
+                fr.env[alias.asname or alias.name] = self.interp.imports.lazy(fr.globals, modname, level, alias.name)
+            return
+        mod = self.import_module(modname, level, fr.globals)
         for alias in st.names:
             if alias.name == "*":
                 if mod is not None and hasattr(mod, "attrs"):
@@ -404,10 +411,19 @@ class Statements:
                 continue
             name = alias.asname or alias.name
             if mod is not None and hasattr(mod, "attrs"):
-                fr.env[name] = mod.attrs.get(alias.name, self.import_module(f"{modname}.{alias.name}", st.level or 0)
-                                             or UnknownV(alias.name))
+                got = mod.attrs.get(alias.name)
+                if isinstance(got, LazyImport):
+                    got = self.resolve_import(mod.attrs, alias.name, got)
+                fr.env[name] = got if got is not None else (
+                    self.import_module(f"{modname}.{alias.name}", level, fr.globals) or UnknownV(alias.name))
             else:
                 fr.env[name] = ExtRef(f"{modname}.{alias.name}" if modname else alias.name)
+
+    def _lazy_imports(self, fr) -> bool:
+        """Imports at the top level of an imported module are looked up when their names are
+        read (imports.py): most of what a package's modules import is never used by the file
+        analysed."""
+        return bool(fr.foreign) and fr.env is fr.globals and self.interp.imports is not None
 
 def _is_dataclass_deco(d: ast.AST) -> bool:
     node = d.func if isinstance(d, ast.Call) else d

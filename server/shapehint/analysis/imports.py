@@ -1,10 +1,25 @@
-"""Workspace imports: `from .model import Block`, `import utils`.
+"""Workspace imports: `from .model import Block`, `import utils`, and the analysed file's own
+package (issue 28, cause 6).
 
-A module of the same workspace is found next to the analysed file (relative imports climb
-packages). Its body runs once per analysis in the same interpreter, with recording off, so its
+A module is found from the directory of the module that imports it (relative imports climb
+packages from there): next to it, one or two directories up, and — when the importing file lies
+in a package (directories with `__init__.py`) — the directory above the package's top, for that
+top package's name only (`from timm.layers import X` in timm/models/m.py, `from pkg.sub import Y`
+deep inside pkg). A directory that holds `*.dist-info` entries is an installation
+(site-packages, an unpacked wheel): from it only the importing file's own package is followed,
+never another library (torch's own source is not workspace code).
+
+A module's body runs once per analysis in the same interpreter, with recording off, so its
 classes and functions become real objects: calls into them are analysed with the caller's
-shapes, and their errors are reported at the caller's line. Circular imports see the live
-namespace of a module still being loaded, as Python does.
+shapes, and their errors are reported at the caller's line. Imports at the top level of an
+imported module are lazy (`objects.LazyImport`): the module they name loads when the name is
+first read (`Importer.resolve`), so a package `__init__` re-exporting a hundred names costs the
+modules whose names are used, and a chain of re-exports resolves to the definition. Circular
+imports see the live namespace of a module still being loaded, as Python does; a cycle of
+re-exports that never reaches a definition is unknown. Past MAX_MODULES modules (the analysed
+file's own imports have a bound of their own, so what its imports pull in never starves the
+modules it names itself), or for a file
+over MAX_BYTES, a name stays unknown (never a guess).
 """
 from __future__ import annotations
 
@@ -15,13 +30,18 @@ import time
 from collections import OrderedDict
 from typing import Optional
 
+from .costs import ImportedCosts, outside_caps, within_steps
 from .frames import Frame
-from .objects import ModuleNS
+from ..shapes.values import ExtRef, UnknownV, Value
+from .objects import LazyImport, ModuleNS
 
-MAX_MODULES = 32
+MAX_MODULES = 32  # loaded for other modules' imports
+MAX_DIRECT_MODULES = 32  # loaded for the analysed file's own imports
 MAX_BYTES = 512 * 1024
-
-
+# Steps one imported module's top-level code may take (what it calls included): a package's
+# modules compute their environment at import time (which libraries are installed, logging set-up),
+# which no shape depends on; the definitions come first in nearly every module.
+MODULE_STEPS = 3000
 # Imported modules' parses, shared by analyses: every analysis of a file runs the modules it
 # imports again, and parsing them was a third of that (a 150-line file of trio with 32 sibling
 # modules: 0.27 of 0.72 s per edit); the migration's rank search analyses a file again for each
@@ -103,36 +123,97 @@ class Importer:
         self.parse = parse  # (text, path) -> the parsed module (engine.parse)
         self.base = os.path.dirname(os.path.abspath(root_path)) if root_path and not root_path.startswith("<") else None
         self.loaded: dict[str, ModuleNS] = {}
+        self._dir_of: dict[int, str] = {}  # id(a loaded module's globals) -> its directory
         self._dirs: dict = {}  # directory -> its entries, for this analysis (`_listing`)
-        self._roots: dict = {}  # import level -> the directories searched
+        self._roots: dict = {}  # (directory, import level) -> the directories searched
+        self._resolving: set = set()  # ids of the LazyImports being resolved (a cycle of re-exports)
+        self.costs = ImportedCosts(root_globals)  # what following these modules costs (costs.py)
+        self.counts = {True: 0, False: 0}  # modules loaded for the file's own imports, for others'
         if self.base is not None:
-            self.loaded[os.path.abspath(root_path)] = ModuleNS(root_path, root_globals)
+            self._register(os.path.abspath(root_path), ModuleNS(root_path, root_globals))
 
-    def __call__(self, name: str, level: int) -> Optional[ModuleNS]:
-        if self.base is None:
-            return None
-        path = self.find(name, level)
+    def _register(self, path: str, ns: ModuleNS) -> None:
+        self.loaded[path] = ns
+        self._dir_of[id(ns.attrs)] = os.path.dirname(path)
+
+    def directory_of(self, globals_: Optional[dict]) -> Optional[str]:
+        """The directory of the module whose globals these are (the analysed file's by default)."""
+        return self._dir_of.get(id(globals_), self.base) if globals_ is not None else self.base
+
+    def __call__(self, name: str, level: int, globals_: Optional[dict] = None) -> Optional[ModuleNS]:
+        """The module `name` imported (at `level`) by the module whose globals are `globals_`."""
+        directory = self.directory_of(globals_)
+        direct = globals_ is None or globals_ is self.costs.root_globals
+        return None if directory is None else self.load_from(directory, name, level, direct)
+
+    def load_from(self, directory: str, name: str, level: int, direct: bool = False) -> Optional[ModuleNS]:
+        path = self.find_from(directory, name, level)
         if path is None:
             return None
         if path in self.loaded:
             return self.loaded[path]
-        if len(self.loaded) >= MAX_MODULES:
+        if self.counts[direct] >= (MAX_DIRECT_MODULES if direct else MAX_MODULES):
             return None
+        self.counts[direct] += 1
         return self.load(path)
 
+    # ---- lazy names ---------------------------------------------------------------------
+    def lazy(self, globals_: dict, name: str, level: int, attr: Optional[str]) -> Value:
+        """What an imported module's top-level `from name import attr` (or `import name`, attr
+        None) binds: resolved when first read."""
+        directory = self.directory_of(globals_)
+        if directory is None:
+            return self.unresolved(name, attr)
+        return LazyImport(directory, name, level, attr)
+
+    @staticmethod
+    def unresolved(name: str, attr: Optional[str]) -> Value:
+        """A name from a module that is not in the workspace: an outside reference."""
+        if attr is None:
+            return ExtRef(name)
+        return ExtRef(f"{name}.{attr}" if name else attr)
+
+    def resolve(self, lazy: LazyImport) -> tuple:
+        """(the value the import binds, whether it is final). Not final while the module it
+        reads from is still loading (a cycle: the name may be defined later), so a later read
+        looks again."""
+        if id(lazy) in self._resolving:
+            return UnknownV(f"{lazy.attr or lazy.module}: a cycle of imports"), True
+        self._resolving.add(id(lazy))
+        try:
+            mod = self.load_from(lazy.directory, lazy.module, lazy.level)
+            if lazy.attr is None:
+                return (mod if mod is not None else self.unresolved(lazy.module, None)), True
+            if mod is None:
+                return self.unresolved(lazy.module, lazy.attr), True
+            got = mod.attrs.get(lazy.attr)
+            if isinstance(got, LazyImport):  # a re-export: follow it to its definition
+                got, final = self.resolve(got)
+                if final:
+                    mod.attrs[lazy.attr] = got
+                return got, final
+            if got is not None:
+                return got, True
+            sub = self.load_from(lazy.directory, f"{lazy.module}.{lazy.attr}" if lazy.module else lazy.attr,
+                                 lazy.level)
+            if sub is not None:
+                return sub, True
+            return UnknownV(lazy.attr), not mod.loading
+        finally:
+            self._resolving.discard(id(lazy))
+
+    # ---- finding modules ----------------------------------------------------------------
     def find(self, name: str, level: int) -> Optional[str]:
+        """Where module `name` imported at `level` from the analysed file is (None: not in the
+        workspace)."""
+        return None if self.base is None else self.find_from(self.base, name, level)
+
+    def find_from(self, directory: str, name: str, level: int) -> Optional[str]:
         parts = [p for p in name.split(".") if p]
         if not parts:
             return None
-        roots = self._roots.get(level)
-        if roots is None:
-            base = self.base
-            for _ in range(max(level - 1, 0)):
-                base = os.path.dirname(base)
-            roots = self._roots[level] = [base] if level else [base, os.path.dirname(base),
-                                                               os.path.dirname(os.path.dirname(base))]
         *packages, last = parts
-        for root in roots:
+        for root in self._search_roots(directory, level, parts[0]):
             if packages and not self._entries(root).get(packages[0], _ABSENT)[1]:
                 continue  # no package directory: none of its submodules can be there
             where = os.path.join(root, *packages) if packages else root
@@ -146,6 +227,44 @@ class Importer:
                 return os.path.abspath(os.path.join(where, last + ".pyi"))
         return None
 
+    def _search_roots(self, directory: str, level: int, top: str) -> list:
+        key = (directory, level)
+        roots = self._roots.get(key)
+        if roots is None:
+            roots = self._roots[key] = self._roots_of(directory, level)
+        if level:
+            return roots
+        # the directory above the package's top serves its own package's name only
+        return [r for r, only in roots if only is None or only == top]
+
+    def _roots_of(self, directory: str, level: int) -> list:
+        if level:
+            for _ in range(level - 1):
+                directory = os.path.dirname(directory)
+            return [directory]
+        near = [directory, os.path.dirname(directory), os.path.dirname(os.path.dirname(directory))]
+        roots = [(d, None) for d in dict.fromkeys(near) if not self._is_installation(d)]
+        top = self._package_top(directory)
+        if top is not None:
+            above = os.path.dirname(top)
+            if all(r != above for r, _ in roots):
+                roots.append((above, os.path.basename(top)))
+        return roots
+
+    def _package_top(self, directory: str) -> Optional[str]:
+        """The outermost package directory holding `directory` (None: not in a package)."""
+        top = None
+        while self._entries(directory).get("__init__.py", _ABSENT)[0]:
+            top = directory
+            parent = os.path.dirname(directory)
+            if parent == directory:
+                break
+            directory = parent
+        return top
+
+    def _is_installation(self, directory: str) -> bool:
+        return any(n.endswith(".dist-info") and d for n, (_, d) in self._entries(directory).items())
+
     def _entries(self, directory: str) -> dict:
         """{name: (is a file, is a directory)} of a directory, looked up once per analysis (every
         `import torch` looks for a workspace `torch` in three places)."""
@@ -154,6 +273,7 @@ class Importer:
             got = self._dirs[directory] = _listing(directory)
         return got
 
+    # ---- running a module ---------------------------------------------------------------
     def load(self, path: str) -> Optional[ModuleNS]:
         try:
             if os.path.getsize(path) > MAX_BYTES:
@@ -165,15 +285,20 @@ class Importer:
         parsed = parsed_module(path, text, self.parse)
         self.it.module_lines[path] = parsed.lines
         ns = ModuleNS(path, {})
-        self.loaded[path] = ns
+        self._register(path, ns)
         fr = Frame(ns.attrs, "<module>", self.it.new_store(), ns.attrs, record=False)
         fr.foreign = path
         saved = (self.it.path, self.it.lines, self.it.functions, self.it.classes)
         self.it.path, self.it.lines = path, parsed.lines
         # (the imported module's own functions and classes, apart from this module's)
         self.it.functions, self.it.classes = self.it.journal.log("function"), self.it.journal.log("class")
+        ns.loading = True
         try:
-            self.it.exec_module_body(parsed.tree.body, fr)
+            # past its share of steps, the rest of its top-level code does not run, and the names
+            # that code would bind stay unknown
+            outside_caps(self.it, lambda: within_steps(
+                self.it, MODULE_STEPS, lambda: self.it.exec_module_body(parsed.tree.body, fr), lambda: None))
         finally:
+            ns.loading = False
             self.it.path, self.it.lines, self.it.functions, self.it.classes = saved
         return ns

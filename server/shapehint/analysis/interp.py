@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..shapes.values import IntV, TensorV, UnknownV, born_now
+from ..shapes.values import IntV, TensorV, UnknownV, Value, born_now
 from ..solver.facts import Limits
 from .annotations import AnnotationReader
 from .builtins import Builtins
@@ -312,10 +312,26 @@ class Interp:
         except (RecursionError, ValueError):
             return None
 
-    def import_module(self, name: str, level: int):
+    def import_module(self, name: str, level: int, globals_: Optional[dict] = None):
+        """The workspace module `name` as the module whose globals are `globals_` imports it."""
         if self.imports is None:
             return None
         try:
-            return self.imports(name, level)
+            return self.imports(name, level, globals_)
+        except (Budget, Cancelled):
+            raise
         except Exception:
             return None
+
+    def resolve_import(self, holder: dict, name: str, lazy) -> Value:
+        """The value of `holder[name]`, an import not looked up yet (imports.LazyImport): looked
+        up now, and kept in its place once final."""
+        try:
+            got, final = self.imports.resolve(lazy)
+        except (Budget, Cancelled):
+            raise
+        except Exception:
+            return UnknownV(name)
+        if final and holder.get(name) is lazy:
+            holder[name] = got
+        return got

@@ -247,6 +247,21 @@ class ModuleNS(Value):
 
     def __init__(self, path: str, attrs: dict):
         self.path, self.attrs = path, attrs
+        self.loading = False  # its body is running (a name not there yet may come later)
 
     def describe(self) -> str:
         return f"module {os.path.basename(self.path)}"
+
+
+class LazyImport(Value):
+    """A name an imported module's top-level import binds, not yet looked up (imports.py): the
+    module it names is loaded when the name is first read, so a package's `__init__` that
+    re-exports a hundred names costs only the modules whose names are used. `attr` None: the
+    module itself (`import pkg.sub as m`). Reads resolve it (`Interp.resolve_import`) before any
+    other part sees it."""
+
+    def __init__(self, directory: str, module: str, level: int, attr: Optional[str]):
+        self.directory, self.module, self.level, self.attr = directory, module, level, attr
+
+    def describe(self) -> str:
+        return f"import of {self.attr or self.module}"

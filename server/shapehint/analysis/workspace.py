@@ -49,6 +49,10 @@ class SummaryCache:
         self.old_lines: list[str] = []
         self.new_lines: list[str] = []
         self._map: Optional[dict] = None
+        # modules an earlier run loaded while its functions ran (imports are lazy: imports.py),
+        # with their text's digest then: a summary restored now would not load them again, so
+        # a change to any of them drops every summary
+        self.lazily_loaded: dict[str, str] = {}
 
     # ---- the line diff ------------------------------------------------------------
     def line_map(self, line: int) -> Optional[int]:
@@ -90,6 +94,9 @@ class SummaryCache:
         from .hover_facts import logged_dims
         self.new_lines = parsed.lines
         self._map = None
+        if any(_file_digest(p) != d for p, d in self.lazily_loaded.items()):
+            self.entries, self.lazily_loaded = {}, {}
+        eager = set(it.module_lines)  # loaded by the module body: part of every key below
         funcs = {f.qualname: f for f in it.functions}
         it.sink.owner_rank = {"<module>": -1, **{q: i for i, q in enumerate(funcs)}}
         shared = _shared_context(parsed, it)
@@ -151,6 +158,9 @@ class SummaryCache:
                 it.sink.fixed_restored[q] = e.fixed
         self.entries = new_entries
         self.old_lines = list(parsed.lines)
+        for p in it.module_lines:
+            if p not in eager and p not in self.lazily_loaded:
+                self.lazily_loaded[p] = _file_digest(p)
         return sorted(done)
 
     def dims_parts(self) -> dict:
@@ -258,6 +268,14 @@ def _attributes_in_init(cls_node: ast.ClassDef) -> frozenset:
 
 
 _INIT_ATTRS: "weakref.WeakKeyDictionary[ast.ClassDef, frozenset]" = weakref.WeakKeyDictionary()
+
+
+def _file_digest(path: str) -> str:
+    try:
+        with open(path, "rb") as fh:
+            return hashlib.blake2b(fh.read(), digest_size=16).hexdigest()
+    except OSError:
+        return ""
 
 
 def _shared_context(parsed, it) -> str:

@@ -1,0 +1,125 @@
+"""What following imported modules may cost (issue 28, cause 6): the analysed file's calls into
+another module's code, and that module's top-level code, each within a share of steps.
+
+A package's modules do much that no shape depends on: at import time they find out which
+libraries are installed and set up logging; its base classes run set-up machinery (which
+attention kernels exist, weight tying) at every construction; a file of a hundred model
+factories would follow the same builder a hundred times. The shares keep the analysis of one
+file close to what it costs without following (`check`'s time per file). Past a share, the value
+is unknown (never a guess).
+
+  top-level call    in an imported module's top-level code: a function's call is not run (its
+                    value is unknown); a construction (`TABLE = Registry()`) runs within
+                    TOP_LEVEL_CALL_STEPS.
+  imported call     a call from the analysed file's code into an imported module's: within
+                    IMPORTED_CALL_STEPS, and all of them within IMPORTED_STEPS per analysis.
+  callback          a call from imported code back into the analysed file's (a base class's
+                    `__call__` running the file's `forward`, a helper given a function): the
+                    file's own code is what is analysed, so it runs outside the caps, its own
+                    calls into imported code capped afresh.
+  module body       an imported module's top-level code runs within MODULE_STEPS (imports.py),
+                    outside the caps of the calls that made it load.
+
+Steps are the interpreter's (`Interp.steps`); a share is a lowered `step_limit`, and the Budget
+raised past it is caught here unless the analysis's own limit was passed too.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..shapes.values import UnknownV
+from .frames import Budget
+
+TOP_LEVEL_CALL_STEPS = 400
+IMPORTED_CALL_STEPS = 1500
+IMPORTED_STEPS = 15_000
+
+
+class ImportedCosts:
+    """One analysis's account (held by its importer)."""
+
+    def __init__(self, root_globals: dict):
+        self.root_globals = root_globals  # the analysed file's globals: whose code is whose
+        self.outer: list = []  # the step limit outside each imported call running, innermost last
+        self.spent = 0  # steps taken in imported code (callbacks and module bodies excepted)
+        self.exempt = 0  # steps of callbacks and module bodies run inside imported calls
+
+
+def _costs(it) -> Optional[ImportedCosts]:
+    return getattr(it.imports, "costs", None)
+
+
+def crossing(it, f, fr):
+    """How a call of `f` from frame `fr` crosses between the analysed file and imported modules:
+    the function that runs it (`(it, f, run) -> calls.py's result triple`), or None."""
+    costs = _costs(it)
+    if costs is None:
+        return None
+    root = costs.root_globals
+    if fr.foreign and fr.qualname == "<module>" and fr.globals is not root:
+        return top_level_call
+    here, there = fr.globals is root, f.globals is root
+    if here and not there:
+        return imported_call
+    if there and not here and costs.outer:
+        return callback
+    return None
+
+
+def top_level_call(it, f, run) -> tuple:
+    if f.cls is None:
+        return UnknownV("a call in an imported module's top-level code"), False, False
+    return within_steps(it, TOP_LEVEL_CALL_STEPS, run,
+                        lambda: (UnknownV("a construction in an imported module's top-level code"), False, False))
+
+
+def imported_call(it, f, run) -> tuple:
+    costs = _costs(it)
+    left = IMPORTED_STEPS - costs.spent
+    if left <= 0:
+        return UnknownV("a call into an imported module past the analysis's share"), False, False
+    start, exempt = it.steps, costs.exempt
+    costs.outer.append(it.step_limit)
+    try:
+        return within_steps(it, min(IMPORTED_CALL_STEPS, left), run,
+                            lambda: (UnknownV("a call into an imported module past its share"), False, False))
+    finally:
+        costs.outer.pop()
+        costs.spent += (it.steps - start) - (costs.exempt - exempt)
+
+
+def callback(it, f, run) -> tuple:
+    return outside_caps(it, run)
+
+
+def outside_caps(it, run):
+    """`run()` outside the shares of the imported calls running (their limits move on by the
+    steps it takes); inside it, calls into imported code are capped afresh."""
+    costs = _costs(it)
+    if costs is None or not costs.outer:
+        return run()
+    saved_limit, start, running = it.step_limit, it.steps, costs.outer
+    outermost = running[0]
+    it.step_limit, costs.outer = outermost, []
+    try:
+        return run()
+    finally:
+        used = it.steps - start
+        costs.outer = running
+        it.step_limit = min(saved_limit + used, outermost)
+        costs.exempt += used
+
+
+def within_steps(it, steps: int, run, past):
+    """`run()` given at most `steps` more steps of the analysis; `past()` when they are spent
+    (the analysis's own limit still ends the analysis)."""
+    outer = it.step_limit
+    it.step_limit = min(it.steps + steps, outer)
+    try:
+        return run()
+    except Budget:
+        if it.steps > outer:
+            raise
+        return past()
+    finally:
+        it.step_limit = outer
