@@ -24,7 +24,7 @@ from .defaults import default_symbol
 from .layers import CONTAINERS
 from .ruleargs import binds
 from . import contexts, costs, sizes
-from .opctx import AnalysisContext
+from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
 
@@ -194,7 +194,7 @@ class Calls:
         except OpFailed as err:
             if self._on_a_default(fr, args, kwargs):
                 return UnknownV("error")
-            self.failed(fr, span, err, self._arg_related(args, kwargs, span))
+            self.failed(fr, span, err, operands_related(args, kwargs, span))
             return UnknownV("error")
         except NotApplicable:
             return self.gave_up(fr, args, kwargs, UnknownV(name))
@@ -222,15 +222,6 @@ class Calls:
         if any(isinstance(a, TensorV) for a in list(args) + list(kwargs.values())):
             self.gave_up_in[fr.root] = self.gave_up_in.get(fr.root, 0) + 1
         return result
-
-    def _arg_related(self, args, kwargs, span) -> list:
-        rel = []
-        for a in list(args) + list(kwargs.values()):
-            if isinstance(a, TensorV) and a.origin is not None and span is not None and a.origin.line != span.line:
-                rel.append(Related(a.origin.line, a.origin.col, f"this value gets its shape {a.shape} here"))
-            if isinstance(a, ModuleV) and a.span is not None:
-                rel.append(Related(a.span.line, a.span.col, f"{getattr(a, 'label', a.describe())} is created here"))
-        return rel
 
     def call_external(self, path: str, args, kwargs, fr, span, node, labels) -> Value:
         special = self.external_special(path, args, kwargs, fr, span, node)

@@ -11,9 +11,10 @@ from typing import Optional, Sequence
 from ..ops.context import Message, NotApplicable, OpContext, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import Pred, eq
-from ..shapes.values import IntV, Span, TensorV, Value
+from ..shapes.values import IntV, ModuleV, Span, TensorV, Value
 from ..solver.facts import Unknown
 from .objects import OpaqueV
+from .result import Related
 
 
 class AnalysisContext(OpContext):
@@ -102,3 +103,15 @@ class AnalysisContext(OpContext):
 
 
 __all__ = ["AnalysisContext", "NotApplicable", "OpFailed"]
+
+
+def operands_related(args, kwargs, span) -> list:
+    """Where a failed operation's operands got their shapes (and its layers were created): the
+    related locations of its diagnostic."""
+    rel = []
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, TensorV) and a.origin is not None and span is not None and a.origin.line != span.line:
+            rel.append(Related(a.origin.line, a.origin.col, f"this value gets its shape {a.shape} here"))
+        if isinstance(a, ModuleV) and a.span is not None:
+            rel.append(Related(a.span.line, a.span.col, f"{getattr(a, 'label', a.describe())} is created here"))
+    return rel
