@@ -330,6 +330,46 @@ def test_the_analysis_wide_share_stops_following_imported_code(tmp_path, monkeyp
     assert shapes(infer(tmp_path / "cap/m.py"), "<module>").get("y") is None  # apply is not followed
 
 
+BUILT = {
+    "built/__init__.py": "",
+    "built/layers.py": """\
+        import torch.nn as nn
+
+
+        class ConvBlock(nn.Sequential):
+            def __init__(self, cin, cout):
+                super().__init__(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU())
+        """,
+    "built/m.py": """\
+        import torch
+        import torch.nn as nn
+        from .layers import ConvBlock
+
+
+        def net(widths):
+            layers, cin = [], 3
+            for w in widths:
+                layers.append(ConvBlock(cin, w))
+                cin = w
+            return nn.Sequential(*layers)
+
+
+        model = net([8, 16, 16, 32, 32, 64, 64, 64])
+        y = model(torch.zeros(2, 3, 16, 16))
+        """,
+}
+
+
+def test_building_imported_layers_has_its_own_share(tmp_path, monkeypatch):
+    """A factory builds many layers of an imported class: the constructions count against a share
+    of their own, so the calls' share of the analysis (spent here at once) does not cut them."""
+    monkeypatch.setattr(costs_mod, "IMPORTED_STEPS", 0)
+    write(tmp_path, BUILT)
+    assert shapes(infer(tmp_path / "built/m.py"), "<module>")["y"] == [2, 64, 16, 16]
+    monkeypatch.setattr(costs_mod, "BUILDING_STEPS", 0)
+    assert shapes(infer(tmp_path / "built/m.py"), "<module>").get("y") != [2, 64, 16, 16]  # (past it: unknown)
+
+
 def _check(root, *args):
     env = dict(os.environ, PYTHONPATH=SERVER)
     p = subprocess.run([sys.executable, "-m", "shapehint", "check", *args, "--format", "json"], cwd=root, env=env,

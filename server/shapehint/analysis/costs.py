@@ -12,7 +12,9 @@ is unknown (never a guess).
                     value is unknown); a construction (`TABLE = Registry()`) runs within
                     TOP_LEVEL_CALL_STEPS.
   imported call     a call from the analysed file's code into an imported module's: within
-                    IMPORTED_CALL_STEPS, and all of them within IMPORTED_STEPS per analysis.
+                    IMPORTED_CALL_STEPS, and all of them within IMPORTED_STEPS per analysis;
+                    constructions (a file's factories build hundreds of imported layers, each
+                    at a small cost) within BUILDING_STEPS per analysis instead.
   callback          a call from imported code back into the analysed file's (a base class's
                     `__call__` running the file's `forward`, a helper given a function): the
                     file's own code is what is analysed, so it runs outside the caps, its own
@@ -33,6 +35,7 @@ from .frames import Budget
 TOP_LEVEL_CALL_STEPS = 400
 IMPORTED_CALL_STEPS = 1500
 IMPORTED_STEPS = 15_000
+BUILDING_STEPS = 100_000
 
 
 class ImportedCosts:
@@ -42,6 +45,7 @@ class ImportedCosts:
         self.root_globals = root_globals  # the analysed file's globals: whose code is whose
         self.outer: list = []  # the step limit outside each imported call running, innermost last
         self.spent = 0  # steps taken in imported code (callbacks and module bodies excepted)
+        self.built = 0  # of those, in constructions of imported classes (BUILDING_STEPS)
         self.exempt = 0  # steps of callbacks and module bodies run inside imported calls
 
 
@@ -75,7 +79,10 @@ def top_level_call(it, f, run) -> tuple:
 
 def imported_call(it, f, run) -> tuple:
     costs = _costs(it)
-    left = IMPORTED_STEPS - costs.spent
+    # building the model's parts (a file's factories build hundreds of imported layers, each at
+    # a small cost) counts against its own share only; other calls share the analysis's too
+    building = getattr(getattr(f, "node", None), "name", None) == "__init__"
+    left = BUILDING_STEPS - costs.built if building else IMPORTED_STEPS - costs.spent
     if left <= 0:
         return UnknownV("a call into an imported module past the analysis's share"), False, False
     start, exempt = it.steps, costs.exempt
@@ -85,7 +92,11 @@ def imported_call(it, f, run) -> tuple:
                             lambda: (UnknownV("a call into an imported module past its share"), False, False))
     finally:
         costs.outer.pop()
-        costs.spent += (it.steps - start) - (costs.exempt - exempt)
+        used = (it.steps - start) - (costs.exempt - exempt)
+        if building:
+            costs.built += used
+        else:
+            costs.spent += used
 
 
 def callback(it, f, run) -> tuple:
