@@ -7,7 +7,7 @@ import torch
 from shapehint.ops.concrete import NotApplicable, OpFailed, apply
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
-from shapehint.shapes.values import FloatV, IntV, TensorV, TupleV
+from shapehint.shapes.values import FloatV, IntV, StarSizeV, TensorV, TupleV
 
 from .diff import T, check
 
@@ -81,8 +81,10 @@ def test_symbolic_and_unknown_rank():
     assert str(apply("Tensor.size", x, -1).expr) == "C"
     u = TensorV(Shape((B,), "x*", (C,)), "float32")
     assert str(apply("Tensor.size", u, 0).expr) == "B" and str(apply("Tensor.size", u, -1).expr) == "C"
-    with pytest.raises(NotApplicable):
-        apply("Tensor.size", u)
+    # the sizes of an unknown rank are held around its segment (issue 28: `batch, seq = x.size()`
+    # teaches the rank, `torch.zeros(x.size())` keeps it); how many there are is still unknown
+    held = apply("Tensor.size", u)
+    assert isinstance(held, StarSizeV) and held.shape == u.shape
     with pytest.raises(NotApplicable):
         apply("Tensor.dim", u)
     apply("Tensor.item", TensorV(Shape.of((B,)), "float32"))  # B == 1 is possible: no error
