@@ -183,12 +183,14 @@ def test_channel_rounding_with_float_multipliers():
     among them, are computed and compared as Python does (before: the widths were unknown)."""
     answer = _answer("rounding.py")
     got = _shapes(answer, "Net.forward")
-    assert got[24]["shape"][1] == 32 and got[25]["shape"][1] == 104
-    assert _built_by(got[24], "narrow")[1] == 24
+    # the class on its own: `width=1.0` is one value callers may pass, so no width is claimed
+    # from it (a float default is not a fact, issue 24); the factory in view builds 0.75
+    assert got[24]["shape"][1] == "?" and got[25]["shape"][1] == "?"
+    assert _built_by(got[24], "narrow")[1] == 24 and _built_by(got[25], "narrow")[1] == 104
     torch = pytest.importorskip("torch")
     mod = _module("rounding")
     x = torch.randn(2, 3, 9, 9)
-    _check_against_torch(mod.Net(), got[25]["shape"], x, lambda m, x: m.head(m.stem(x)))
+    _check_against_torch(mod.narrow(), _built_by(got[25], "narrow"), x, lambda m, x: m.head(m.stem(x)))
     _check_against_torch(mod.narrow(), _built_by(got[24], "narrow"), x, lambda m, x: m.stem(x))
 
 

@@ -10,7 +10,7 @@ the values it passes (`calls.py`); one that omits the argument really uses the d
 """
 from __future__ import annotations
 
-from ..shapes.values import BoolV, DefaultStrV, IntV, ListV, NoneV, StrV, UnknownV, Value
+from ..shapes.values import BoolV, DefaultStrV, FloatV, IntV, ListV, NoneV, StrV, UnknownV, Value
 from .objects import OpaqueV
 from .result import DimInfo
 
@@ -28,6 +28,10 @@ def default_symbol(it, owner: str, name: str, v: Value, prefix: str = "") -> Val
         # a string that picks the architecture (`stem_type=''`, `version="1_0"`): the class is
         # built by callers with others, so no arm it chooses is taken for a fact
         return DefaultStrV(v.value)
+    if not prefix and isinstance(v, FloatV) and v.value is not None:
+        # a multiplier or a rate (`width=1.0`): callers build the class with others, so no size
+        # computed from it (`make_divisible(16 * width, 4)`) is taken for a fact
+        return FloatV()
     if prefix and isinstance(v, BoolV):
         # a configuration's flag (`use_prompt=False`) is whatever the configuration says: a path
         # it chooses is undecided, and `assert config.flag` is no error for every configuration
