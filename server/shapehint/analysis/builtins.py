@@ -19,6 +19,7 @@ from .choices import registry_choice
 from .layers import CONTAINERS
 from .typetests import isinstance_of
 from .strings import str_method
+from . import records
 from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -393,6 +394,8 @@ class Builtins:
             elif name == "keys" and t.names:
                 return ListV([StrV(n) for n in t.names])
             return NoneV()
+        if isinstance(t, InstanceObj) and name in records.MAPPING_READS and records.is_field_mapping(t):
+            return records.read(t, name) or UnknownV(name)
         if isinstance(t, InstanceObj):
             if name in ("register_buffer", "register_parameter") and len(args) >= 2 and isinstance(args[0], StrV):
                 t.attrs[args[0].value] = args[1]

@@ -436,7 +436,7 @@ class Calls:
 
     def instantiate(self, cls: ClassObj, args, kwargs, fr, span) -> Value:
         inst = InstanceObj(cls, {}, span)
-        if cls.is_dataclass and cls.lookup("__init__") is None:
+        if cls.writes_dataclass_init():
             self.init_dataclass(cls, inst, args, kwargs, fr, span)
             return inst
         init = cls.lookup("__init__")

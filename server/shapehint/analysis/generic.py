@@ -195,7 +195,7 @@ def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
         return inst
     inst = InstanceObj(cls, {}, None)
     it.generic_instances[key] = inst
-    if cls.is_dataclass and cls.lookup("__init__") is None:
+    if cls.writes_dataclass_init():
         owner = prefix or f"{cls.name[:1].lower()}{cls.name[1:]}"
         for n, d in cls.fields:
             inst.attrs[n] = OpaqueV(f"{owner}.{n}") if d is None else default_symbol(it, cls.name, n, d, owner)

@@ -73,15 +73,21 @@ class ClassObj(Value):
         out.update(self.fields)
         return list(out.items())
 
+    def writes_dataclass_init(self) -> bool:
+        """Whether `@dataclass` wrote this class's `__init__`: it does so in every dataclass that
+        defines none itself, whatever `__init__` a base has (an output class over a mapping base
+        whose `__init__(*args, **kwargs)` only checks it is a dataclass)."""
+        return self.is_dataclass and "__init__" not in self.attrs
+
     def generated_init_owner(self) -> Optional["ClassObj"]:
         """The dataclass whose generated `__init__` `super().__init__(...)` in this class reaches
         (no `__init__` written in between), or None."""
         for b in self.bases:
             if isinstance(b, ClassObj):
+                if b.writes_dataclass_init():
+                    return b
                 if b.lookup("__init__") is not None:
                     return None
-                if b.is_dataclass:
-                    return b
                 found = b.generated_init_owner()
                 if found is not None:
                     return found

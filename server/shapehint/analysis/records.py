@@ -1,0 +1,98 @@
+"""Output objects (issue 28, cause 2): a `@dataclass` over a mapping base (`class Out(OrderedDict)`
+with a `__post_init__`) whose items are its fields that are not None, read as attributes
+(`out.hidden`), by key (`out["hidden"]`), by position (`out[0]`, `out[1:]`) and through
+`keys()`/`values()`/`items()` (so a `to_tuple()` written as `tuple(self[k] for k in self.keys())`
+reads them too).
+
+The analysis does not run the class's own `__getitem__`: its body turns the key into a lookup
+in the dict part (`dict(self.items())[k]`, `self.to_tuple()[k]`), which is the field's value by
+the class's design — `__post_init__` stores each field that is not None as an item, in field
+order. A class that has no `__post_init__` cannot have filled its items from its fields, so it
+is not one of these. A position is read only when every field before it is known to be None or
+not: a field that may be None shifts the ones after it, and then nothing is claimed."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV,
+                             TupleV, Value)
+from .objects import ClassObj, InstanceObj
+
+# the foreign bases that make a class a mapping (what `foreign_bases` names them)
+MAPPING_BASES = frozenset({"builtins.dict", "collections.OrderedDict", "typing.OrderedDict", "typing.Dict"})
+MAPPING_READS = ("keys", "values", "items")
+
+
+def _is_dataclass(cls: ClassObj, depth: int = 0) -> bool:
+    return cls.is_dataclass or depth < 64 and any(
+        isinstance(b, ClassObj) and _is_dataclass(b, depth + 1) for b in cls.bases)
+
+
+def is_field_mapping(v: Value) -> bool:
+    """Whether `v` is an instance of a dataclass whose items are its fields that are not None."""
+    if not isinstance(v, InstanceObj):
+        return False
+    cls = v.cls
+    return _is_dataclass(cls) and cls.lookup("__post_init__") is not None and \
+        any(p in MAPPING_BASES for p in cls.foreign_bases())
+
+
+def _present(v: Value) -> Optional[bool]:
+    """Whether the field's value is there (not None): None when that is not known."""
+    if isinstance(v, NoneV):
+        return False
+    if isinstance(v, TensorV):
+        return None if v.optional else True
+    if isinstance(v, (IntV, FloatV, BoolV, StrV, TupleV, ListV, DictV, ModuleV, InstanceObj)):
+        return True
+    return None  # unknown, opaque, or a join with None
+
+
+def _items(inst: InstanceObj, upto: Optional[int] = None) -> Optional[list]:
+    """The fields that are items, in order, as (name, value) pairs: all of them, or enough to
+    know the first `upto`; None when a field before that may or may not be None."""
+    out: list = []
+    for name, _ in inst.cls.dataclass_fields():
+        if upto is not None and len(out) >= upto:
+            break
+        v = inst.attrs.get(name)
+        there = _present(v) if v is not None else None
+        if there is None:
+            return None
+        if there:
+            out.append((name, v))
+    return out
+
+
+def item(inst: InstanceObj, idx: Value) -> Optional[Value]:
+    """`inst[idx]` for a field mapping, or None when it is not known."""
+    if isinstance(idx, StrV) and idx.value is not None:
+        v = inst.attrs.get(idx.value)
+        names = {n for n, _ in inst.cls.dataclass_fields()}
+        return v if idx.value in names and v is not None and _present(v) else None
+    if isinstance(idx, IntV) and idx.expr.value is not None:
+        i = idx.expr.value
+        pairs = _items(inst, i + 1 if i >= 0 else None)
+        if pairs is None or not -len(pairs) <= i < len(pairs):
+            return None
+        return pairs[i][1]
+    if isinstance(idx, SliceV):
+        bounds = [None if p is None or isinstance(p, NoneV) else p.expr.value if isinstance(p, IntV) else "?"
+                  for p in (idx.start, idx.stop, idx.step)]
+        if "?" in bounds or any(b is None for b in bounds if b is not None):
+            return None
+        pairs = _items(inst)
+        return None if pairs is None else TupleV(tuple(v for _, v in pairs[slice(*bounds)]))
+    return None
+
+
+def read(inst: InstanceObj, name: str) -> Optional[Value]:
+    """`inst.keys()`, `.values()`, `.items()` of a field mapping, or None when not known."""
+    pairs = _items(inst)
+    if pairs is None:
+        return None
+    if name == "keys":
+        return ListV([StrV(n) for n, _ in pairs])
+    if name == "values":
+        return ListV([v for _, v in pairs])
+    return ListV([TupleV((StrV(n), v)) for n, v in pairs])
