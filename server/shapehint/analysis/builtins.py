@@ -347,6 +347,12 @@ class Builtins:
             if isinstance(t, DefaultStrV):  # a default callers may replace: decides nothing
                 out = DefaultStrV(out.value) if isinstance(out, StrV) else None
             return out if out is not None else UnknownV(name)
+        if isinstance(t, SuperV) and isinstance(t.self_obj, InstanceObj) and records.is_mapping_class(t.cls):
+            got = records.own_items(t.self_obj, name, args, kwargs)
+            if got is not None:
+                if name == "__init__":
+                    self.mutated(t.self_obj)
+                return got
         if name not in _READING:
             self.mutated(t.self_obj if isinstance(t, SuperV) else t)
         if isinstance(t, ListV):

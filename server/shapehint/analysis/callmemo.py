@@ -84,7 +84,7 @@ _FIELDS = {TensorV: ("shape", "dtype", "contiguous", "layout_note", "requires_gr
            EllipsisV: (), DtypeV: ("name",), ExtRef: ("path",), OpaqueV: ("path",), UnknownV: ("reason",)}
 _PARTS = {TupleV: ("is_size", "items"), SliceV: ("start", "stop", "step"), ListV: ("items", "elem", "length", "name"),
           DictV: ("open", "items"), ModuleV: ("kind", "cfg", "children", "names", "elem", "length"),
-          InstanceObj: ("cls", "attrs", "seq", "base_layer"), BoundMethod: ("func", "self_obj"),
+          InstanceObj: ("cls", "attrs", "seq", "base_layer", "items"), BoundMethod: ("func", "self_obj"),
           PartialV: ("func", "args", "kwargs")}
 _SHARED = (FuncObj, ClassObj, BuiltinFn)  # long-lived: the same object or not
 _SHARED_TYPES = frozenset(_SHARED)
@@ -388,6 +388,7 @@ class _Copier:
             out.attrs = self.copy(v.attrs)
             out.seq = self.copy(v.seq)
             out.base_layer = self.copy(v.base_layer)
+            out.items, out.any_item = self.copy(v.items), v.any_item
         elif t is ModuleV:
             out = ModuleV(v.kind, {}, span, length=v.length)
             self.done[key] = out

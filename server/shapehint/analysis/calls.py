@@ -17,13 +17,13 @@ from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, Span, StarSizeV, TensorV, TupleV,
                              UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, OpenKwargs, PartialV, SuperV,
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, OpenKwargs, PartialV, SuperV,
                       TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol
 from .layers import CONTAINERS
 from .ruleargs import binds
-from . import contexts, costs, sizes
+from . import contexts, costs, sizes, tables
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -136,6 +136,9 @@ class Calls:
                                    OpenKwargs(merged) if type(kwargs) is OpenKwargs else merged, fr, span, node, labels)
         if isinstance(fn, ChoiceV):
             return self._call_each(fn, args, kwargs, fr, span, node, labels)
+        if isinstance(fn, KeepsShapeV):
+            out = tables.call_keeper(args, kwargs, span)
+            return out if out is not None else self.gave_up(fr, args, kwargs, UnknownV("call"))
         # a callee the analysis cannot see (an unknown value, a lookup at run time): what it
         # does to tensors passed to it is not followed, so no signature may vouch for them
         return self.gave_up(fr, args, kwargs, UnknownV("call"))

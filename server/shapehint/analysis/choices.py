@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..shapes.values import DictV, ExtRef, ModuleV, Value
-from .objects import BoundMethod, ChoiceV, ClassObj, FuncObj, InstanceObj, PartialV
+from .objects import BoundMethod, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, PartialV
 
 MAX_OPTIONS = 8  # past this many, calling each would cost more than the answer is worth
 
@@ -18,7 +18,7 @@ MAX_OPTIONS = 8  # past this many, calling each would cost more than the answer 
 def _is_option(v: Value) -> bool:
     if isinstance(v, ExtRef):
         return v.path.startswith("torch.")  # a torch layer or function; another library's is unknown
-    return isinstance(v, (FuncObj, ClassObj, InstanceObj, ModuleV, PartialV, BoundMethod, ChoiceV))
+    return isinstance(v, (FuncObj, ClassObj, InstanceObj, ModuleV, PartialV, BoundMethod, ChoiceV, KeepsShapeV))
 
 
 def choice_of(vals: list) -> Optional[Value]:

@@ -14,7 +14,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
-from . import records
+from . import records, tables
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
                       TensorMethod)
 from .annotations import is_shape_type
@@ -231,6 +231,8 @@ class Expressions:
             return obj.items[idx.value]
         if records.is_field_mapping(obj):  # an output object: its fields by key or position
             return records.item(obj, idx) or UnknownV("subscript")
+        if tables.is_table(obj):  # a mapping subclass of callables, read through its __getitem__
+            return tables.read(self.interp, obj, idx, fr, span_of(node) if node is not None else None)
         if isinstance(obj, DictV) and (not isinstance(idx, (StrV, IntV)) or isinstance(idx, StrV) and idx.value is None):
             picked = registry_choice(obj)  # a registry of layers or functions: one of them
             if picked is not None:

@@ -153,6 +153,10 @@ class InstanceObj(Value):
     # a subclass of a torch layer: that layer as `super().__init__(dim, eps=...)` built it, whose
     # state (`self.weight`, `self.normalized_shape`) the subclass's forward reads
     base_layer: Optional[Value] = None
+    # a mapping subclass's own items (`Table(entries)`, `super().__init__(entries)`), and what
+    # reading it with a key not known gives, found once (tables.py)
+    items: Optional[Value] = None
+    any_item: Optional[Value] = None
 
     def __post_init__(self):
         self.born = next(_BORN)  # creation order (shapes/values.py)
@@ -219,6 +223,17 @@ class ChoiceV(Value):
 
     def describe(self) -> str:
         return "one of " + ", ".join(o.describe() for o in self.options)
+
+
+@dataclass(eq=False)
+class KeepsShapeV(Value):
+    """One of a table's callables, read with a key not known, where every entry maps a tensor of
+    any shape to one of the same shape and dtype (tables.py: elementwise activations): calling
+    it gives its argument's shape, without calling each entry again."""
+    options: int
+
+    def describe(self) -> str:
+        return f"one of {self.options} callables, each keeping the shape"
 
 
 class OpenKwargs(dict):

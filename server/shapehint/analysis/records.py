@@ -14,13 +14,29 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV,
+from ..shapes.values import (BoolV, DefaultStrV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV,
                              TupleV, Value)
 from .objects import ClassObj, InstanceObj
 
 # the foreign bases that make a class a mapping (what `foreign_bases` names them)
 MAPPING_BASES = frozenset({"builtins.dict", "collections.OrderedDict", "typing.OrderedDict", "typing.Dict"})
 MAPPING_READS = ("keys", "values", "items")
+
+
+def is_mapping_class(cls: ClassObj) -> bool:
+    return any(p in MAPPING_BASES for p in cls.foreign_bases())
+
+
+def own_items(inst: InstanceObj, name: str, args: list, kwargs: dict) -> Optional[Value]:
+    """`super().__init__(entries)` and `super().__getitem__(key)` in a mapping subclass: the
+    items it is built with (a copy, as the mapping's constructor makes), and the one of a key."""
+    if name == "__init__" and len(args) == 1 and not kwargs and isinstance(args[0], DictV):
+        inst.items = DictV(dict(args[0].items), args[0].open)
+        return NoneV()
+    if name == "__getitem__" and len(args) == 1 and isinstance(inst.items, DictV) and \
+            isinstance(args[0], StrV) and not isinstance(args[0], DefaultStrV) and args[0].value in inst.items.items:
+        return inst.items.items[args[0].value]
+    return None
 
 
 def _is_dataclass(cls: ClassObj, depth: int = 0) -> bool:
@@ -33,8 +49,7 @@ def is_field_mapping(v: Value) -> bool:
     if not isinstance(v, InstanceObj):
         return False
     cls = v.cls
-    return _is_dataclass(cls) and cls.lookup("__post_init__") is not None and \
-        any(p in MAPPING_BASES for p in cls.foreign_bases())
+    return _is_dataclass(cls) and cls.lookup("__post_init__") is not None and is_mapping_class(cls)
 
 
 def _present(v: Value) -> Optional[bool]:

@@ -13,7 +13,7 @@ from typing import Optional
 
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV,
                              TupleV, Value)
-from .objects import MODULE, BuiltinFn, ClassObj, InstanceObj
+from .objects import MODULE, BuiltinFn, ClassObj, FuncObj, InstanceObj
 
 TENSOR = {"torch.Tensor"}
 SIZE = {"torch.Size"}
@@ -56,6 +56,8 @@ def _one(value: Value, target: Value) -> Optional[bool]:
         return _tensor(value, target)
     if isinstance(value, NoneV):
         return False
+    if _class_or_function(value) and isinstance(target, BuiltinFn) and target.name in _BUILTIN_TYPES:
+        return False  # (`entry if isinstance(entry, tuple) else (entry, {})` in a table of classes)
     kinds = _BUILTIN.get(type(value))
     if kinds is not None:
         if isinstance(target, BuiltinFn):
@@ -72,6 +74,15 @@ def _one(value: Value, target: Value) -> Optional[bool]:
     if isinstance(value, InstanceObj):
         return _instance(value.cls, target)
     return None
+
+
+def _class_or_function(value: Value) -> bool:
+    """A class or function: never an instance of a builtin type such as `tuple` or `int`. Of
+    torch's names only its classes are known to be one (`torch.nn.ReLU`: capitalised), since
+    another library's name may be a constant."""
+    if isinstance(value, (ClassObj, FuncObj)):
+        return True
+    return isinstance(value, ExtRef) and value.path.startswith("torch.") and value.path.rsplit(".", 1)[-1][:1].isupper()
 
 
 def _tensor(value: TensorV, target: Value) -> Optional[bool]:

@@ -1,0 +1,84 @@
+"""Tables of callables (issue 28, cause 5): an instance of a mapping subclass built from a dict
+(`Table(ENTRIES)`) whose own `__getitem__` turns an entry into the callable
+(`cls, kwargs = super().__getitem__(key)`, then `cls(**kwargs)`), read with a key the analysis
+does not know (`TABLE[config.activation]`).
+
+Calling each of thirty entries at every call site would cost more than the answer is worth, and
+choices.py gives up above a few options. What such tables hold is mostly elementwise, so the
+question asked is narrower and asked once per table: does every entry, given a tensor of any
+shape, return one of that very shape and dtype? Each key is read through the class's own
+`__getitem__` and its callable called on a tensor of unknown rank, in a frame of its own (a
+fresh fact store, nothing recorded, errors not reported). When every entry keeps the shape the
+lookup is an `objects.KeepsShapeV`, whose call gives its argument's shape; otherwise it is the
+entries themselves when few (a ChoiceV), else unknown — never a guess. A key the analysis knows
+reads that one entry through `__getitem__`, as Python does."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..shapes.shape import Shape
+from ..shapes.values import DefaultStrV, DictV, StrV, TensorV, UnknownV, Value
+from .choices import MAX_OPTIONS, choice_of
+from .frames import Frame
+from .objects import FuncObj, InstanceObj, KeepsShapeV
+
+MAX_ENTRIES = 64  # past this many, reading every entry costs more than the answer is worth
+PROBE_DTYPE = "float32"
+
+
+def is_table(obj: Value) -> bool:
+    """An instance holding a known dict of its own, with a `__getitem__` written in Python."""
+    return isinstance(obj, InstanceObj) and isinstance(obj.items, DictV) and \
+        isinstance(obj.cls.lookup("__getitem__"), FuncObj)
+
+
+def known_key(idx: Value) -> bool:
+    # a constructor's string default is what the class holds analysed on its own, not the key
+    return isinstance(idx, StrV) and idx.value is not None and not isinstance(idx, DefaultStrV)
+
+
+def read(it, table: InstanceObj, idx: Value, fr, span) -> Value:
+    """`table[idx]`: the entry of a known key through the class's `__getitem__`, else what any
+    entry is (found once per table)."""
+    getitem = table.cls.lookup("__getitem__")
+    if known_key(idx):
+        return it.call_function(getitem, [table, idx], {}, fr, span)
+    if table.any_item is None:
+        table.any_item = _any_entry(it, table, getitem)
+    return table.any_item
+
+
+def _any_entry(it, table: InstanceObj, getitem: FuncObj) -> Value:
+    d = table.items
+    keys = list(d.items) if not d.open else []
+    if not keys or len(keys) > MAX_ENTRIES or not all(isinstance(k, str) for k in keys):
+        return UnknownV("table")
+    fr = Frame({}, getitem.qualname, it.new_store(), getitem.globals, cls=getitem.cls, record=False)
+    fr.caught = 1  # an entry that fails on the probe is no error of the program's
+    entries, keeps = [], True
+    for k in keys:
+        entry = it.call_function(getitem, [table, StrV(k)], {}, fr, None)
+        entries.append(entry)
+        keeps = keeps and _keeps_shape(it, entry, fr)
+        if not keeps and len(keys) > MAX_OPTIONS:
+            return UnknownV("table")  # (too many to be a choice either)
+    if keeps:
+        return KeepsShapeV(len(keys))
+    return choice_of(entries) or UnknownV("table")
+
+
+def _keeps_shape(it, entry: Value, fr) -> bool:
+    """Whether calling `entry` on a tensor of unknown rank gives one of the same shape and dtype,
+    requiring nothing of the rank (an entry that needs a rank would learn it for the probe)."""
+    star = it.fresh_star()
+    probe = TensorV(Shape.unknown(star), PROBE_DTYPE)
+    out = it.call_value(entry, [probe], {}, fr, None, None, None)
+    return isinstance(out, TensorV) and out.dtype == PROBE_DTYPE and \
+        it.resolve(probe) == Shape.unknown(star) and it.resolve(out) == Shape.unknown(star)
+
+
+def call_keeper(args: list, kwargs: dict, span) -> Optional[Value]:
+    """Calling a KeepsShapeV: its one tensor argument's shape and dtype."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], TensorV):
+        return TensorV(args[0].shape, args[0].dtype, span)
+    return None
