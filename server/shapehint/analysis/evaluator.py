@@ -14,12 +14,11 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
-from . import records, tables
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
                       TensorMethod)
 from .annotations import is_shape_type
 from .choices import registry_choice
-from . import sizes
+from . import records, sizes
 from .arith import float_op, int_binop, python_value
 from .frames import decorated, span_of
 
@@ -127,11 +126,9 @@ class Expressions:
                 return BoundMethod(v, obj.cls if decorated(v.node, "classmethod") else obj)
             if v is not None:
                 return v
-            if name in records.MAPPING_READS and records.is_field_mapping(obj):
-                return BoundOp(obj, name)
             if obj.base_layer is not None:  # what the torch layer it subclasses holds
                 return self.attribute(obj.base_layer, name, node, fr)
-            if obj.cls.is_module() or name in ("append", "extend"):
+            if obj.cls.is_module() or name in ("append", "extend") or records.reads_items(obj, name):
                 return BoundOp(obj, name)
             return OpaqueV(f"{self._opaque_name(obj)}.{name}")
         if isinstance(obj, ModuleV):
@@ -229,10 +226,8 @@ class Expressions:
             return ListV(None, obj.elem) if isinstance(idx, SliceV) else obj.elem
         if isinstance(obj, DictV) and isinstance(idx, StrV) and idx.value in obj.items:
             return obj.items[idx.value]
-        if records.is_field_mapping(obj):  # an output object: its fields by key or position
-            return records.item(obj, idx) or UnknownV("subscript")
-        if tables.is_table(obj):  # a mapping subclass of callables, read through its __getitem__
-            return tables.read(self.interp, obj, idx, fr, span_of(node) if node is not None else None)
+        if isinstance(obj, InstanceObj):  # an output object's fields, a table's entries
+            return records.item(self.interp, obj, idx, node, fr, self.subscript)
         if isinstance(obj, DictV) and (not isinstance(idx, (StrV, IntV)) or isinstance(idx, StrV) and idx.value is None):
             picked = registry_choice(obj)  # a registry of layers or functions: one of them
             if picked is not None:

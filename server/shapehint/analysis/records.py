@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..shapes.values import (BoolV, DefaultStrV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV,
-                             TupleV, Value)
+from ..shapes.values import (BoolV, DefaultStrV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV,
+                             TensorV, TupleV, UnknownV, Value)
+from . import tables
+from .frames import span_of
 from .objects import ClassObj, InstanceObj
 
 # the foreign bases that make a class a mapping (what `foreign_bases` names them)
@@ -79,8 +81,23 @@ def _items(inst: InstanceObj, upto: Optional[int] = None) -> Optional[list]:
     return out
 
 
-def item(inst: InstanceObj, idx: Value) -> Optional[Value]:
-    """`inst[idx]` for a field mapping, or None when it is not known."""
+def reads_items(inst: InstanceObj, name: str) -> bool:
+    """`out.keys`, `.values`, `.items` of a field mapping (builtins.bound_op calls `read`)."""
+    return name in MAPPING_READS and is_field_mapping(inst)
+
+
+def item(it, inst: InstanceObj, idx: Value, node, fr, subscript) -> Value:
+    """`inst[idx]`: a field mapping's field (a slice: `subscript` of the items' tuple), a table's
+    entry (tables.py), else unknown."""
+    if tables.is_table(inst):
+        return tables.read(it, inst, idx, fr, span_of(node) if node is not None else None)
+    if not is_field_mapping(inst):
+        return UnknownV("subscript")
+    whole = as_tuple(inst) if isinstance(idx, SliceV) else None
+    return subscript(whole, idx, node, fr) if whole is not None else _field(inst, idx) or UnknownV("subscript")
+
+
+def _field(inst: InstanceObj, idx: Value) -> Optional[Value]:
     if isinstance(idx, StrV) and idx.value is not None:
         v = inst.attrs.get(idx.value)
         names = {n for n, _ in inst.cls.dataclass_fields()}
@@ -91,14 +108,13 @@ def item(inst: InstanceObj, idx: Value) -> Optional[Value]:
         if pairs is None or not -len(pairs) <= i < len(pairs):
             return None
         return pairs[i][1]
-    if isinstance(idx, SliceV):
-        bounds = [None if p is None or isinstance(p, NoneV) else p.expr.value if isinstance(p, IntV) else "?"
-                  for p in (idx.start, idx.stop, idx.step)]
-        if "?" in bounds or any(b is None for b in bounds if b is not None):
-            return None
-        pairs = _items(inst)
-        return None if pairs is None else TupleV(tuple(v for _, v in pairs[slice(*bounds)]))
     return None
+
+
+def as_tuple(inst: InstanceObj) -> Optional[TupleV]:
+    """The items' values in order (what a slice reads), or None when not known."""
+    pairs = _items(inst)
+    return None if pairs is None else TupleV(tuple(v for _, v in pairs))
 
 
 def read(inst: InstanceObj, name: str) -> Optional[Value]:
