@@ -5,7 +5,7 @@ dataclass. The program is tests/unit/values/outputs.py; every shape claimed is e
 torch, in the calling context where the model is built (`entry`)."""
 import pytest
 
-from .values import answer, program
+from .values import answer, in_context, program
 
 
 def _values():
@@ -13,9 +13,7 @@ def _values():
 
 
 def _in_entry(v):
-    shapes = [c["shape"] for c in v["contexts"] if c["context"].startswith("entry:")]
-    assert shapes, v
-    return shapes[0]
+    return in_context(v, "entry:")
 
 
 def _run(flag):

@@ -10,7 +10,7 @@ import pytest
 from shapehint.analysis import tables
 from shapehint.analysis.api import analyze_source
 
-from .values import answer, path_of, program
+from .values import answer, in_context, path_of, program
 
 NAMES = ["h", "a", "b", "c", "m", "y"]
 
@@ -20,9 +20,7 @@ def _values():
 
 
 def _in_entry(v):
-    shapes = [c["shape"] for c in v["contexts"] if c["context"].startswith("entry:")]
-    assert shapes, v
-    return shapes[0]
+    return in_context(v, "entry:")
 
 
 @pytest.mark.parametrize("name", ["a", "b", "c", "y"])

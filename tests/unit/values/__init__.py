@@ -27,3 +27,10 @@ def program(name: str):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def in_context(value: dict, prefix: str):
+    """The shape a record lists for the first calling context whose label starts with `prefix`."""
+    shapes = [c["shape"] for c in value["contexts"] if c["context"].startswith(prefix)]
+    assert shapes, value
+    return shapes[0]
