@@ -197,3 +197,67 @@ def test_a_context_whose_other_calls_lost_the_value_claims_no_shape():
             assert all(_agrees(shape, obs[-len(shape):], {"cout": 8}) for obs in seen), ctx
     # the layer's own line keeps what every call gives
     assert next(v for v in values if v["line"] == 13)["shape"] == ["*x", "cout"]
+
+
+# Whisper's attention: one class for self- and cross-attention, told apart by an optional
+# argument; analysed on its own, `key_value_states=None` is one possible value, not the value
+CROSS = '''import torch
+from torch import nn
+
+
+class Attn(nn.Module):
+    def __init__(self, d, h):
+        super().__init__()
+        self.k = nn.Linear(d, d)
+        self.h = h
+        self.hd = d // h
+
+    def forward(self, hidden_states, key_value_states=None):
+        bsz, tgt_len = hidden_states.shape[:-1]
+        current = key_value_states if key_value_states is not None else hidden_states
+        k = self.k(current).view(bsz, -1, self.h, self.hd)
+        return k
+
+
+class Layer(nn.Module):
+    def __init__(self, d, h):
+        super().__init__()
+        self.self_attn = Attn(d, h)
+        self.cross = Attn(d, h)
+
+    def forward(self, x: torch.Tensor, enc: torch.Tensor):
+        a = self.self_attn(x)
+        b = self.cross(x, key_value_states=enc)
+        return a, b
+'''
+
+
+def _agrees_around(shape, observed, env) -> bool:
+    """`_agrees` for a shape that may have a variadic segment (`"*x"`): the sizes around it."""
+    stars = [i for i, d in enumerate(shape or []) if isinstance(d, str) and d.startswith("*")]
+    if not stars:
+        return _agrees(shape, observed, env)
+    i = stars[0]
+    head, tail = shape[:i], shape[i + 1:]
+    if len(head) + len(tail) > len(observed):
+        return False
+    return _agrees(head, observed[:len(head)], env) and _agrees(tail, observed[len(observed) - len(tail):], env)
+
+
+def test_an_optional_argument_chosen_over_a_tensor_is_not_its_default():
+    values = _values(CROSS)
+    scope = {}
+    exec(compile(CROSS, "wrong.py", "exec"), scope)
+    layer = scope["Layer"](16, 4)
+    x, enc = torch.zeros(2, 7, 16), torch.zeros(2, 5, 16)
+    a, b = layer(x, enc)
+    env = {"bsz": 2, "tgt_len": 7, "d": 16, "h": 4}
+    shown = {v["name"]: v for v in values if v["function"] == "Attn.forward"}
+    # one analysis of `forward` speaks for the calls with and without `key_value_states`
+    for observed in (list(x.shape), list(enc.shape)):
+        assert _agrees_around(shown["current"]["shape"], observed, env), shown["current"]
+    for observed in (list(a.shape), list(b.shape)):
+        assert _agrees_around(shown["k"]["shape"], observed, env), shown["k"]
+    # the call that omits it is still shown in its context, exactly
+    own = {c["context"]: c["shape"] for c in shown["current"].get("contexts", [])}
+    assert own["Layer.forward:26"] == ["x.shape[0]", "x.shape[1]", "d"]
