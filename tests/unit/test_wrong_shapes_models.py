@@ -261,3 +261,41 @@ def test_an_optional_argument_chosen_over_a_tensor_is_not_its_default():
     # the call that omits it is still shown in its context, exactly
     own = {c["context"]: c["shape"] for c in shown["current"].get("contexts", [])}
     assert own["Layer.forward:26"] == ["x.shape[0]", "x.shape[1]", "d"]
+
+
+# Swin's attention after its patch merging: an earlier function's local `dim` (tokens) must not
+# make the constructor's `dim` (channels) a name of no symbol, which only a local shadows
+SHADOWED = '''import torch
+from torch import nn
+
+
+class Pool(nn.Module):
+    def forward(self, x):
+        batch, dim, channels = x.shape
+        y = x.view(batch, dim // 2, 2 * channels)
+        return y
+
+
+class Attn(nn.Module):
+    def __init__(self, dim, num_heads):
+        super().__init__()
+        self.head_size = int(dim / num_heads)
+        self.query = nn.Linear(dim, dim)
+
+    def forward(self, hidden_states):
+        batch_size, dim, num_channels = hidden_states.shape
+        q = self.query(hidden_states).view(batch_size, dim, -1, self.head_size).transpose(1, 2)
+        return q
+'''
+
+
+def test_a_symbol_shadowed_after_another_function_named_a_local_alike_is_not_printed_bare():
+    values = _values(SHADOWED)
+    scope = {}
+    exec(compile(SHADOWED, "wrong.py", "exec"), scope)
+    x = torch.zeros(2, 16, 32)
+    q = scope["Attn"](32, 4)(x)
+    env = {"batch_size": 2, "dim": 16, "num_channels": 32}
+    shown = {v["name"]: v["shape"] for v in values if v["function"] == "Attn.forward"}
+    assert shown["q"] is not None and _agrees(shown["q"], list(q.shape), env), shown["q"]
+    assert shown["q"][2] == "dim"

@@ -264,7 +264,7 @@ class Statements:
         unknown (a missing size is better than a wrong one); the local may take the name. Such an
         entry (`dim -> ?dim`) is for shapes only: texts are not rewritten with it (`shadowing`)."""
         info = self.env.dims.get(name)
-        if fr.context or fr.qualname == "<module>" or info is None or info.origin.endswith(f"named `{name}`"):
+        if fr.context or fr.qualname == "<module>" or info is None or info.names_a_local():
             return  # (a name another function's unpacking gave its own symbol is no symbol here)
         if not isinstance(v, (IntV, OpaqueV)) or isinstance(v, IntV) and v.expr == Expr.sym(name) \
                 or isinstance(v, OpaqueV) and v.path == name:
@@ -283,8 +283,10 @@ class Statements:
             table = self.sink.renames_of(fr.qualname)
             if old not in table and name not in table.values():
                 table[old] = name
-                info = self.env.dims.get(old)
-                if info is not None:
+                info, mine = self.env.dims.get(old), self.env.dims.get(name)
+                if info is not None and (mine is None or mine.names_a_local()):
+                    # (a symbol of that name, a constructor's `dim`, keeps its own: this local
+                    # shadows it here only, `shadow`, and other functions still print it)
                     self.env.dims[name] = type(info)(name, info.origin + f", named `{name}`", info.facts)
 
     # ---- definitions and imports ---------------------------------------------------------
