@@ -245,7 +245,12 @@ class Statements:
                 if isinstance(idx, StrV) and idx.value is not None:
                     obj.items[idx.value] = v
                 else:
-                    obj.open = True
+                    # under a key not known (`layers[f"layer_{i}"]` in a loop): the keys not known
+                    # hold `v` or what was put there before, unless it was open to anything
+                    if not obj.open:
+                        obj.open, obj.elem = True, v
+                    elif obj.elem is not None:
+                        obj.elem = self.join_values([obj.elem, v])
             elif isinstance(obj, TensorV):
                 self.call_rule("Tensor.__setitem__", [obj, idx, v], {}, fr, target, "indexed assignment")
 
