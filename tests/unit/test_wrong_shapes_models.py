@@ -15,6 +15,13 @@ def _values(text):
     return res.infer_json()["values"]
 
 
+def _program(text) -> dict:
+    """The names `text` defines, run by Python (the program whose shapes are checked)."""
+    scope = {}
+    exec(compile(text, "wrong.py", "exec"), scope)
+    return scope
+
+
 def _agrees(shape, observed, env) -> bool:
     """`shape` (as infer prints it, no variadic segment) against the observed sizes: the rank, and
     each dim that evaluates under `env`."""
@@ -126,10 +133,8 @@ class Merge(nn.Module):
 
 def test_a_symbol_a_local_of_the_same_name_shadows_is_not_printed_bare():
     values = _values(MERGE)
-    scope = {}
-    exec(compile(MERGE, "wrong.py", "exec"), scope)
     x = torch.zeros(2, 16, 8)
-    y = scope["Merge"](8)(x, (4, 4))
+    y = _program(MERGE)["Merge"](8)(x, (4, 4))
     # a reader of `forward` binds its names as the function does
     env = {"batch": 2, "dim": 16, "channels": 8, "height": 4, "width": 4}
     shown = {v["name"]: v["shape"] for v in values if v["function"] == "Merge.forward"}
@@ -246,9 +251,7 @@ def _agrees_around(shape, observed, env) -> bool:
 
 def test_an_optional_argument_chosen_over_a_tensor_is_not_its_default():
     values = _values(CROSS)
-    scope = {}
-    exec(compile(CROSS, "wrong.py", "exec"), scope)
-    layer = scope["Layer"](16, 4)
+    layer = _program(CROSS)["Layer"](16, 4)
     x, enc = torch.zeros(2, 7, 16), torch.zeros(2, 5, 16)
     a, b = layer(x, enc)
     env = {"bsz": 2, "tgt_len": 7, "d": 16, "h": 4}
@@ -291,10 +294,8 @@ class Attn(nn.Module):
 
 def test_a_symbol_shadowed_after_another_function_named_a_local_alike_is_not_printed_bare():
     values = _values(SHADOWED)
-    scope = {}
-    exec(compile(SHADOWED, "wrong.py", "exec"), scope)
     x = torch.zeros(2, 16, 32)
-    q = scope["Attn"](32, 4)(x)
+    q = _program(SHADOWED)["Attn"](32, 4)(x)
     env = {"batch_size": 2, "dim": 16, "num_channels": 32}
     shown = {v["name"]: v["shape"] for v in values if v["function"] == "Attn.forward"}
     assert shown["q"] is not None and _agrees(shown["q"], list(q.shape), env), shown["q"]
