@@ -15,6 +15,13 @@ def _values(text):
     return res.infer_json()["values"]
 
 
+def _program(text) -> dict:
+    """The names `text` defines, run by Python (the program whose shapes are checked)."""
+    scope = {}
+    exec(compile(text, "wrong.py", "exec"), scope)
+    return scope
+
+
 def _agrees(shape, observed, env) -> bool:
     """`shape` (as infer prints it, no variadic segment) against the observed sizes: the rank, and
     each dim that evaluates under `env`."""
@@ -126,10 +133,8 @@ class Merge(nn.Module):
 
 def test_a_symbol_a_local_of_the_same_name_shadows_is_not_printed_bare():
     values = _values(MERGE)
-    scope = {}
-    exec(compile(MERGE, "wrong.py", "exec"), scope)
     x = torch.zeros(2, 16, 8)
-    y = scope["Merge"](8)(x, (4, 4))
+    y = _program(MERGE)["Merge"](8)(x, (4, 4))
     # a reader of `forward` binds its names as the function does
     env = {"batch": 2, "dim": 16, "channels": 8, "height": 4, "width": 4}
     shown = {v["name"]: v["shape"] for v in values if v["function"] == "Merge.forward"}
@@ -197,3 +202,101 @@ def test_a_context_whose_other_calls_lost_the_value_claims_no_shape():
             assert all(_agrees(shape, obs[-len(shape):], {"cout": 8}) for obs in seen), ctx
     # the layer's own line keeps what every call gives
     assert next(v for v in values if v["line"] == 13)["shape"] == ["*x", "cout"]
+
+
+# Whisper's attention: one class for self- and cross-attention, told apart by an optional
+# argument; analysed on its own, `key_value_states=None` is one possible value, not the value
+CROSS = '''import torch
+from torch import nn
+
+
+class Attn(nn.Module):
+    def __init__(self, d, h):
+        super().__init__()
+        self.k = nn.Linear(d, d)
+        self.h = h
+        self.hd = d // h
+
+    def forward(self, hidden_states, key_value_states=None):
+        bsz, tgt_len = hidden_states.shape[:-1]
+        current = key_value_states if key_value_states is not None else hidden_states
+        k = self.k(current).view(bsz, -1, self.h, self.hd)
+        return k
+
+
+class Layer(nn.Module):
+    def __init__(self, d, h):
+        super().__init__()
+        self.self_attn = Attn(d, h)
+        self.cross = Attn(d, h)
+
+    def forward(self, x: torch.Tensor, enc: torch.Tensor):
+        a = self.self_attn(x)
+        b = self.cross(x, key_value_states=enc)
+        return a, b
+'''
+
+
+def _agrees_around(shape, observed, env) -> bool:
+    """`_agrees` for a shape that may have a variadic segment (`"*x"`): the sizes around it."""
+    stars = [i for i, d in enumerate(shape or []) if isinstance(d, str) and d.startswith("*")]
+    if not stars:
+        return _agrees(shape, observed, env)
+    i = stars[0]
+    head, tail = shape[:i], shape[i + 1:]
+    if len(head) + len(tail) > len(observed):
+        return False
+    return _agrees(head, observed[:len(head)], env) and _agrees(tail, observed[len(observed) - len(tail):], env)
+
+
+def test_an_optional_argument_chosen_over_a_tensor_is_not_its_default():
+    values = _values(CROSS)
+    layer = _program(CROSS)["Layer"](16, 4)
+    x, enc = torch.zeros(2, 7, 16), torch.zeros(2, 5, 16)
+    a, b = layer(x, enc)
+    env = {"bsz": 2, "tgt_len": 7, "d": 16, "h": 4}
+    shown = {v["name"]: v for v in values if v["function"] == "Attn.forward"}
+    # one analysis of `forward` speaks for the calls with and without `key_value_states`
+    for observed in (list(x.shape), list(enc.shape)):
+        assert _agrees_around(shown["current"]["shape"], observed, env), shown["current"]
+    for observed in (list(a.shape), list(b.shape)):
+        assert _agrees_around(shown["k"]["shape"], observed, env), shown["k"]
+    # the call that omits it is still shown in its context, exactly
+    own = {c["context"]: c["shape"] for c in shown["current"].get("contexts", [])}
+    assert own["Layer.forward:26"] == ["x.shape[0]", "x.shape[1]", "d"]
+
+
+# Swin's attention after its patch merging: an earlier function's local `dim` (tokens) must not
+# make the constructor's `dim` (channels) a name of no symbol, which only a local shadows
+SHADOWED = '''import torch
+from torch import nn
+
+
+class Pool(nn.Module):
+    def forward(self, x):
+        batch, dim, channels = x.shape
+        y = x.view(batch, dim // 2, 2 * channels)
+        return y
+
+
+class Attn(nn.Module):
+    def __init__(self, dim, num_heads):
+        super().__init__()
+        self.head_size = int(dim / num_heads)
+        self.query = nn.Linear(dim, dim)
+
+    def forward(self, hidden_states):
+        batch_size, dim, num_channels = hidden_states.shape
+        q = self.query(hidden_states).view(batch_size, dim, -1, self.head_size).transpose(1, 2)
+        return q
+'''
+
+
+def test_a_symbol_shadowed_after_another_function_named_a_local_alike_is_not_printed_bare():
+    values = _values(SHADOWED)
+    x = torch.zeros(2, 16, 32)
+    q = _program(SHADOWED)["Attn"](32, 4)(x)
+    env = {"batch_size": 2, "dim": 16, "num_channels": 32}
+    shown = {v["name"]: v["shape"] for v in values if v["function"] == "Attn.forward"}
+    assert shown["q"] is not None and _agrees(shown["q"], list(q.shape), env), shown["q"]
+    assert shown["q"][2] == "dim"

@@ -308,13 +308,16 @@ class Builtins:
                 return picked
         if name in ("get", "pop", "setdefault", "popitem", "clear") or name == "update" and not args:
             t.open = t.open or name != "get"  # an unknown key read or removed: no longer all known
+            if name == "setdefault":
+                t.elem = None  # (something not known put under a key not known)
             return UnknownV(name)
         if name == "update":
             if isinstance(args[0], DictV):
                 t.items.update(args[0].items)
-                t.open = t.open or args[0].open
+                if args[0].open:
+                    t.open, t.elem = True, None
             else:
-                t.open = True
+                t.open, t.elem = True, None
             return NoneV()
         if t.open and name in ("items", "keys", "values"):
             return ListV(None)

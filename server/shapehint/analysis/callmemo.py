@@ -401,7 +401,7 @@ class _Copier:
         else:  # a DictV (survey admits no other kind)
             out = DictV({}, v.open)
             self.done[key] = out
-            out.items = self.copy(v.items)
+            out.items, out.elem = self.copy(v.items), self.copy(v.elem)
         for name, extra in vars(v).items():  # what is set beside the fields (a layer's `label`)
             if name not in vars(out):
                 setattr(out, name, self.copy(extra))

@@ -22,6 +22,7 @@ from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
 from .liveness import exposed_names
+from .optional_args import none_test
 
 MAX_UNROLL = 32
 
@@ -193,14 +194,9 @@ class ControlFlow:
     def _optional_test(test, fr):
         """`mask is not None` / `targets is None` on an optional tensor parameter of the generic
         analysis: (name, whether the test is true when the tensor is given)."""
-        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name)
-                and isinstance(test.ops[0], (ast.Is, ast.IsNot))
-                and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
-            return None
-        v = fr.env.get(test.left.id)
-        if not (isinstance(v, TensorV) and v.optional):
-            return None
-        return test.left.id, isinstance(test.ops[0], ast.IsNot)
+        got = none_test(test)
+        v = fr.env.get(got[0]) if got is not None else None
+        return got if isinstance(v, TensorV) and v.optional else None
 
     def _if_optional(self, st: ast.If, fr, name: str, given_when_true: bool):
         """Both sides are analysed (the given side sees a tensor of unknown shape), but what

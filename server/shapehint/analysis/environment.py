@@ -99,7 +99,9 @@ class Environment:
         return star
 
     def opaque_symbol(self, v: OpaqueV) -> Expr:
-        self.dims.setdefault(v.path, DimInfo(v.path, f"the value of `{v.path}`"))
+        info = self.dims.get(v.path)
+        if info is None or info.names_a_local():
+            self.dims[v.path] = DimInfo(v.path, f"the value of `{v.path}`")
         self.opaque_names.add(v.path)
         return Expr.sym(v.path)
 

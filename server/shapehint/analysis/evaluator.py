@@ -18,6 +18,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
                       TensorMethod)
 from .annotations import is_shape_type
 from .choices import registry_choice
+from .optional_args import given_or_default
 from . import records, sizes
 from .arith import float_op, int_binop, python_value
 from .frames import decorated, span_of
@@ -334,10 +335,9 @@ class Expressions:
         self.note_omitted(fr, v)
         p = self.truth(v)
         decided = fr.facts.decide(p) if p is not None else None
-        if decided is True:
-            return self.eval(node.body, fr)
-        if decided is False:
-            return self.eval(node.orelse, fr)
+        if decided is not None:
+            arm = node.body if decided else node.orelse
+            return given_or_default(self.interp, node, arm, self.eval(arm, fr), fr, self.join_values)
         # undecided: each arm under its condition, as the arms of an `if` (controlflow._if): what
         # one arm requires (`x[5] if x.shape[0] > 5 else x[0]`) must not hold after it
         origin = (span_of(node.test), f"condition on line {node.lineno}")

@@ -15,6 +15,7 @@ from .result import Related
 from .frames import Frame, add_fact, span_of
 from .builtins import falsy_literal
 from .library_helpers import CHECKS
+from .optional_args import taken_default
 
 _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
 
@@ -155,37 +156,12 @@ class Statements:
         return relaxed.possible(p)[0] is not False
 
     def _on_defaults(self, test, fr) -> bool:
-        """Whether `test` reads a parameter that the function's own analysis took at its default
-        (`def f(x, arg_types=None): assert arg_types is not None`): callers pass others. In a
-        call, one the caller's open `**kwargs` may set (`Encoder(**kwargs)` passing them on to
-        `AttentionLayers(depth=None, ...)`: Frame.open_defaults)."""
-        if test is None:
-            return False
-        if self._reads_omitted(test, fr):
-            return True
-        if fr.context and not fr.open_defaults:
-            return False
-        fn = self.function_named(fr.qualname)
-        if fn is None or not fn.defaults:
-            return False
-        names = fr.open_defaults if fr.context else fn.defaults
-        return any(isinstance(n, ast.Name) and n.id in names and fr.env.get(n.id) is fn.defaults[n.id]
-                   for n in ast.walk(test))
-
-    def _reads_omitted(self, test, fr) -> bool:
-        """`assert pos is not None` where `pos` is the None standing for an optional argument the
-        generic analysis took as omitted (generic.param_value), in the function itself or in a
-        callee it passed it on to (there also the analysed function's own default object):
+        """Whether `test` reads a parameter at a `None` default that callers may replace
+        (`def f(x, arg_types=None): assert arg_types is not None`; optional_args.taken_default):
         callers that give it pass the assertion; an error needs the argument given and omitted
         both to fail."""
-        root = self.function_named(fr.root) if fr.root and fr.context else None
-        taken = {id(v) for v in root.defaults.values() if isinstance(v, NoneV)} if root is not None else set()
-        for n in ast.walk(test):
-            if isinstance(n, ast.Name):
-                v = fr.env.get(n.id)
-                if v is not None and (id(v) in self.interp.omitted or id(v) in taken):
-                    return True
-        return False
+        return test is not None and any(isinstance(n, ast.Name) and taken_default(self.interp, n.id, fr)
+                                        for n in ast.walk(test))
 
     def _assert_message(self, what: str, test, p, fr) -> str:
         if test is None:
@@ -269,7 +245,12 @@ class Statements:
                 if isinstance(idx, StrV) and idx.value is not None:
                     obj.items[idx.value] = v
                 else:
-                    obj.open = True
+                    # under a key not known (`layers[f"layer_{i}"]` in a loop): the keys not known
+                    # hold `v` or what was put there before, unless it was open to anything
+                    if not obj.open:
+                        obj.open, obj.elem = True, v
+                    elif obj.elem is not None:
+                        obj.elem = self.join_values([obj.elem, v])
             elif isinstance(obj, TensorV):
                 self.call_rule("Tensor.__setitem__", [obj, idx, v], {}, fr, target, "indexed assignment")
 
@@ -288,7 +269,7 @@ class Statements:
         unknown (a missing size is better than a wrong one); the local may take the name. Such an
         entry (`dim -> ?dim`) is for shapes only: texts are not rewritten with it (`shadowing`)."""
         info = self.env.dims.get(name)
-        if fr.context or fr.qualname == "<module>" or info is None or info.origin.endswith(f"named `{name}`"):
+        if fr.context or fr.qualname == "<module>" or info is None or info.names_a_local():
             return  # (a name another function's unpacking gave its own symbol is no symbol here)
         if not isinstance(v, (IntV, OpaqueV)) or isinstance(v, IntV) and v.expr == Expr.sym(name) \
                 or isinstance(v, OpaqueV) and v.path == name:
@@ -307,8 +288,10 @@ class Statements:
             table = self.sink.renames_of(fr.qualname)
             if old not in table and name not in table.values():
                 table[old] = name
-                info = self.env.dims.get(old)
-                if info is not None:
+                info, mine = self.env.dims.get(old), self.env.dims.get(name)
+                if info is not None and (mine is None or mine.names_a_local()):
+                    # (a symbol of that name, a constructor's `dim`, keeps its own: this local
+                    # shadows it here only, `shadow`, and other functions still print it)
                     self.env.dims[name] = type(info)(name, info.origin + f", named `{name}`", info.facts)
 
     # ---- definitions and imports ---------------------------------------------------------

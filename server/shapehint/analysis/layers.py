@@ -11,7 +11,7 @@ from ..ops import registry
 from ..ops.context import NotApplicable, OpFailed
 from ..shapes.shape import Shape
 from ..shapes.values import DictV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
-from .objects import InstanceObj
+from .objects import ChoiceV, InstanceObj
 from .opctx import AnalysisContext
 from .frames import span_of
 from .ruleargs import ForwardRule, bind_arguments
@@ -54,8 +54,12 @@ class Layers:
         children, names, elem, length = [], None, None, None
         if len(args) == 1 and isinstance(args[0], DictV) and args[0].open:
             # an OrderedDict of pairs made in a loop the analysis did not follow: what it holds is
-            # unknown, and the container is too (never the empty one: that would be the identity)
-            return ModuleV(kind, {}, None, None, None, None, None)
+            # unknown, and the container is too (never the empty one: that would be the identity);
+            # one filled in a loop with layers alike (`layers[f"layer_{i}"] = Block(d)`) is a
+            # Sequential of some number of them
+            d = args[0]
+            elem = _layer_elem(d.elem) if kind == "torch.nn.Sequential" and not d.items else None
+            return ModuleV(kind, {}, None, None, None, elem, None)
         if kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], DictV):
             names, children = list(args[0].items), list(args[0].items.values())
         elif kind == "torch.nn.Sequential" and len(args) == 1 and isinstance(args[0], ListV) and args[0].items is None:
@@ -149,5 +153,8 @@ class Layers:
 
 
 def _layer_elem(v) -> Optional[Value]:
-    # a layer the container may hold; anything else (an unknown, a join that lost it) is no element
+    # a layer the container may hold, or one of several (the layers a loop's passes built: calling
+    # it calls each); anything else (an unknown, a join that lost it) is no element
+    if isinstance(v, ChoiceV) and all(isinstance(o, (ModuleV, InstanceObj)) for o in v.options):
+        return v
     return v if isinstance(v, (ModuleV, InstanceObj)) else None

@@ -89,6 +89,12 @@ class DimInfo:
     facts: list = field(default_factory=list)  # ["H ≥ 3", "C % 12 == 0"]
     default: Optional[int] = None  # a constructor parameter's or config attribute's default (defaults.py)
 
+    def names_a_local(self) -> bool:
+        """Whether this is only a local's name for another symbol (`B, T, C = x.shape` naming
+        `x.shape[0]` `B`: executor.name_symbol), not a symbol of that name: a symbol of that name
+        (a constructor's `dim`) takes the entry, and the local shadows it where it is one."""
+        return self.origin.endswith(f", named `{self.name}`")
+
 
 @dataclass
 class ValueRecord:

@@ -176,6 +176,9 @@ class DictV(Value):
     items: dict = field(default_factory=dict)
     # the generic analysis's `**kwargs`: callers may put any other key in it
     open: bool = False
+    # what the keys not known hold, when every value put under one was seen (a dict filled in a
+    # loop: `layers[f"layer_{i}"] = Block(d)`); None: an open dict may hold anything there
+    elem: Optional[Value] = None
 
     def __post_init__(self):
         self.born = next(_BORN)
