@@ -15,7 +15,10 @@ longer than the whole edit → diagnostics budget. These rules keep it off the p
   all it allocated stays in the youngest generation meanwhile. In the server `release()` then
   collects that generation only (cost in proportion to what the analysis allocated), freezes
   the survivors — a compacted result and the summaries have no cycles, so refcounting frees
-  them when they are replaced, frozen or not — and hands the freed pages back. Without the
+  them when they are replaced, frozen or not — and hands the freed pages back. `check`'s worker
+  processes release after each file too (project/pool.py): what a file's analysis leaves for the
+  next ones (parsed imported modules, directory listings) is frozen instead of walked again by
+  every later collection (1.5 of 45 CPU s on 20 transformers modeling files). Without the
   freeze, each edit's surviving records would make Python's own trigger run a full collection
   every edit or two, at any moment (in a hover, while a didChange is read). Elsewhere (CLI,
   questions) Python's own trigger collects the youngest generation at the first allocation

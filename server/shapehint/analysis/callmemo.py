@@ -34,6 +34,8 @@ questions); the editor's hover shows what each call saw, so there every call run
 records of the skipped call are not made: the earlier call's records were made under no more
 facts than the repeat would see, so the repeat could only decide more, which changes no verdict
 over all calls (questions/branches.py judges an `if` by every execution of it).
+
+Calls into other modules with constant arguments are also answered across roots (anycaller.py).
 """
 from __future__ import annotations
 
@@ -203,9 +205,10 @@ class _Entry:
 class CallMemo:
     """One analysis's remembered calls and constructions (an `Interp` owns one)."""
 
-    def __init__(self):
+    def __init__(self, any_caller=None):
         self._calls: dict = {}  # id(FuncObj) -> (FuncObj, [_Entry]); the FuncObj keeps its id unique
         self._built: dict = {}  # id(ClassObj) -> (ClassObj, [_Entry])
+        self.any_caller = any_caller  # calls answered for any caller (anycaller.AnyCallerMemo)
         self.hits = 0
         self.built_hits = 0
 

@@ -282,7 +282,8 @@ class Calls:
         if self.memo is None or self.observe or self.interp.module_code:  # (callmemo.py)
             return self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
         situation = self._situation(fr, kwargs)
-        hit = self.memo.lookup(self.interp, f, args, kwargs, situation, fr.facts)
+        hit = self.memo.lookup(self.interp, f, args, kwargs, situation, fr.facts) or \
+            self.memo.any_caller.lookup(self.interp, f, args, kwargs, fr)
         if hit is not None:
             if (fr.root and fr.root != f.qualname and fr.built is None
                     and not (f.module_path and f.module_path != self.interp.path)):
@@ -291,10 +292,11 @@ class Calls:
             fr.assumes_default = fr.assumes_default or hit.assumes_default
             return self.memo.result_for(hit, args), False, False
         journal = self.journal
-        before = journal.mark(CALL_SKIPS)
+        before, alone = journal.mark(CALL_SKIPS), self.memo.any_caller.mark(self.interp, f, args, kwargs, fr)
         ran = self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
         if journal.only_since(before, CALL_SKIPS):
             self.memo.remember(self.interp, f, args, kwargs, situation, fr.facts, *ran)
+            self.memo.any_caller.remember(self.interp, f, args, kwargs, fr, alone, *ran)
         return ran
 
     @staticmethod

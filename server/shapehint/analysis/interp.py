@@ -19,6 +19,7 @@ line that needs it; one that some input satisfies becomes a fact for the rest of
 from __future__ import annotations
 
 import ast
+from bisect import bisect_right
 from typing import Optional
 
 from ..shapes.values import IntV, TensorV, UnknownV, Value, born_now
@@ -33,6 +34,7 @@ from .compare import Comparisons
 from .evaluator import Expressions
 from .comprehensions import Comprehensions
 from .callmemo import WRITABLE, CallMemo
+from .anycaller import AnyCallerMemo
 from .environment import Environment
 from .reporter import Reporter
 from .callstack import CallStack
@@ -45,6 +47,7 @@ from .shape_comments import ShapeComments
 from .sink import Sink
 
 _MISSING = object()
+_AFTER_ALL = float("inf")  # sorts after every serial that starts a span
 MAX_DEPTH = 10
 # Steps (evaluated nodes): one function's own analysis may take FUNCTION_STEPS, the whole module
 # MAX_STEPS. The largest real functions seen take ~90k (a funnel-transformer encoder, loops over
@@ -128,8 +131,8 @@ class Interp:
         # an earlier alike one while nothing it can read was written since (callmemo.py)
         self.mutation_log: list = j.log("write")
         self.span_log: list = j.log("span")  # (layer or instance, the span it had) as `self.x = v` moves v's span
-        self.module_spans: list = j.log("module-span")  # (first, last) creation serials of module code's objects
-        self.memo = CallMemo() if memo else None
+        self.module_spans: list = j.log("module-span")  # (first, last) creation serials of module code's objects (outermost bodies)
+        self.memo = CallMemo(AnyCallerMemo()) if memo else None
         self.module_code = 0  # module bodies running (exec_module_body)
         self.hinted: set[int] = j.tally("hinted")  # ids of tuples only a parameter's typing hint shapes (contracts.py)
         self.zero_defaults: set[int] = j.tally("zero-default")  # ids of the 0s that are parameter defaults (contracts.py)
@@ -251,7 +254,8 @@ class Interp:
             return self.exec_block(body, fr)
         finally:
             self.module_code -= 1
-            self.module_spans.append((first, born_now()))
+            if not self.module_code:  # (the bodies it ran lie within its span: only the outermost count)
+                self.module_spans.append((first, born_now()))
 
     @property
     def mutations(self) -> int:
@@ -262,8 +266,14 @@ class Interp:
         if not isinstance(obj, WRITABLE):
             return
         self.mutation_log.append(obj)
-        if not self.module_code and any(a <= obj.born <= b for a, b in self.module_spans):
-            self.journal.note("global-write")
+        if not self.module_code:
+            # the outermost bodies' spans, disjoint and in order: the last one starting at or
+            # before it is the only one that can hold it (a scan of them all was a fiftieth of
+            # `check`'s time on transformers' modeling files)
+            spans = self.module_spans
+            i = bisect_right(spans, (obj.born, _AFTER_ALL)) - 1
+            if i >= 0 and obj.born <= spans[i][1]:
+                self.journal.note("global-write")
 
     # ---- facts and symbols ------------------------------------------------
     def note_omitted(self, fr: Frame, *vals) -> None:

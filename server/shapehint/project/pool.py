@@ -23,6 +23,8 @@ from collections import deque
 from multiprocessing.connection import wait
 from typing import Callable
 
+from .. import gc_policy
+
 DEFAULT_MEMORY_MB = 400
 
 
@@ -49,6 +51,9 @@ def _work(conn, memory_mb: float) -> None:
             out = analyse(path, text, config, budget_s)
         except Exception as exc:  # analyse does not raise; this is the last line of defence
             out = {"diagnostics": [], "failed": f"{type(exc).__name__}: {exc}", "seconds": 0.0}
+        # the analysis's garbage collected now, what survives it (parsed modules kept for the
+        # next files) frozen: the collector's later passes no longer walk it (gc_policy.py)
+        gc_policy.release()
         rss = rss_mb()
         recycle = rss > memory_mb
         conn.send((index, out, recycle))

@@ -73,6 +73,9 @@ class FactStore:
         self._hint: dict = {}  # the last model found (symbol -> int): the next query's first guess
         self._on_create = on_create
         self.queries = 0
+        # questions asked of the facts (not counting those a constant answers): a call that asked
+        # none did not depend on them (analysis/callmemo.py answers it for any caller)
+        self.reads = 0
         self.interrupted = False
 
     # ---- facts ----------------------------------------------------------
@@ -121,6 +124,7 @@ class FactStore:
     def branching(self) -> bool:
         """Inside one arm of an undecided `if` (between push and pop): what holds here need not
         hold on the other paths."""
+        self.reads += 1
         return bool(self._marks)
 
     def snapshot(self) -> list[Fact]:
@@ -138,10 +142,11 @@ class FactStore:
     # ---- queries --------------------------------------------------------
     def possible(self, pred: Pred) -> tuple[Optional[bool], list]:
         """(True, []) if facts ∧ pred is satisfiable; (False, core origins) if not; (None, []) unknown."""
-        if pred.is_true and not self.facts:
-            return True, []
         if pred.is_false:
             return False, []
+        self.reads += 1
+        if pred.is_true and not self.facts:
+            return True, []
         res = self._check([pred], want_core=True)
         if res is None:
             return None, []
@@ -151,6 +156,7 @@ class FactStore:
     def entails(self, pred: Pred) -> bool:
         if pred.is_true:
             return True
+        self.reads += 1
         if pred.is_false:
             return self._check([], want_core=False) == (False, [])
         res = self._check([neg(pred)], want_core=False)
@@ -170,6 +176,7 @@ class FactStore:
         """For each (e, v), v being e's value in some model of the facts: do the facts force
         e == v? A symbol whose interval the facts narrow to v is forced; one model above every
         remaining value shows those are not; `entails` decides the rest."""
+        self.reads += 1
         out: list = [None] * len(pairs)
         preds = [f.pred for f in self.facts]
         box = bounds.intervals(preds, self.lower, self.upper, self._memo)
@@ -192,6 +199,7 @@ class FactStore:
               minimize: Iterable[str] = ()) -> Optional[dict]:
         """A satisfying assignment (the lexicographically smallest values of `minimize`, in
         order), or None."""
+        self.reads += 1
         preds = list(extra)
         names, minimize = list(names), list(minimize)
         verdict, point = bounds.solve([f.pred for f in self.facts] + preds, self.lower, self.upper, minimize,
@@ -229,6 +237,7 @@ class FactStore:
 
     def value_range(self, e: Expr, extra: Iterable[Pred] = ()) -> tuple[Optional[int], Optional[int]]:
         """(lo, hi) of e under the facts; None for an unbounded side. Raises Unknown."""
+        self.reads += 1
         z3 = self._load()
         out = []
         for sense in ("min", "max"):
