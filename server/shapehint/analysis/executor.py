@@ -9,7 +9,7 @@ import re
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
+from ..shapes.values import DefaultNoneV, DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, LazyImport, OpaqueV
 from .result import Related
 from .frames import Frame, add_fact, span_of
@@ -127,8 +127,10 @@ class Statements:
             return
         span = span_of(node)
         possible, core = fr.facts.possible(p)
-        if possible is False and self._on_defaults(test, fr):
-            return  # it fails for the defaults the generic analysis took, not for every call
+        if possible is False and (self._on_defaults(test, fr) or fr.assumes_default):
+            # it fails for the defaults the generic analysis took, not for every call (or on a
+            # path an omitted optional argument chose: callers that pass it go elsewhere)
+            return
         if possible is False and self._only_as_a_size(p, fr):
             return
         if possible is False:
@@ -183,7 +185,7 @@ class Statements:
         for n in ast.walk(test):
             if isinstance(n, ast.Name):
                 v = fr.env.get(n.id)
-                if v is not None and (id(v) in self.interp.omitted or id(v) in taken):
+                if v is not None and (id(v) in self.interp.omitted or id(v) in taken or isinstance(v, DefaultNoneV)):
                     return True
         return False
 
