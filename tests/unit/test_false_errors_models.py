@@ -149,3 +149,69 @@ def test_what_follows_len_of_a_none_default_is_no_fact():
 def test_a_none_index_still_adds_an_axis_where_nothing_rules_it_out():
     text = LONGER.replace("if len(longer) > 0:", "if longer is None:")
     assert _errors(text) == [(15, "SH111")]
+
+
+# a part built with the model's optional `retriever=None` and a helper calling the model without
+# the optional context: the assertion fails only for models built without a retriever (torch runs
+# `Outer(retriever=nn.Linear(8, 8)).generate(torch.zeros(2, 8))`), so it is no error
+RETRIEVER = '''from typing import Optional
+import torch
+import torch.nn as nn
+
+
+class Inner(nn.Module):
+    def __init__(self, retriever=None):
+        super().__init__()
+        self.retriever = retriever
+        self.enc = nn.Linear(8, 8)
+
+    def forward(self, input_ids: torch.Tensor, context: Optional[torch.Tensor] = None):
+        if self.retriever is not None and context is None:
+            context = self.retriever(input_ids)
+        else:
+            assert context is not None, "pass a context or build with a retriever"
+        return self.enc(context)
+
+
+class Outer(nn.Module):
+    def __init__(self, retriever=None):
+        super().__init__()
+        self.inner = Inner(retriever=retriever)
+
+    def forward(self, input_ids: torch.Tensor, context: Optional[torch.Tensor] = None):
+        return self.inner(input_ids, context=context)
+
+    def generate(self, input_ids: torch.Tensor):
+        return self(input_ids)
+'''
+
+
+def test_a_constructor_none_default_passed_to_a_part_is_no_fact():
+    assert _errors(RETRIEVER) == []
+
+
+def test_an_assertion_failing_on_a_path_every_input_takes_is_still_an_error():
+    # the same shape of code with nothing optional deciding the path: still SH108
+    text = RETRIEVER.replace("    def generate(self, input_ids: torch.Tensor):\n        return self(input_ids)\n",
+                             "    def generate(self, input_ids: torch.Tensor):\n"
+                             "        assert input_ids.shape[0] == 0\n        return self(input_ids)\n")
+    assert (29, "SH108") in _errors(text)
+
+
+# a ratio annotated `float` is no size: `int(patch * (1 - ratio))` may be positive (torch runs
+# `split(torch.zeros(1, 2, 8, 8), 4, 0.5)`), so the unfold's stride is not proven <= 0
+RATIO = '''import torch
+import torch.nn.functional as F
+
+
+def split(x: torch.Tensor, patch: int, ratio: float) -> torch.Tensor:
+    b, c, h, w = x.shape
+    if h == w == patch:
+        return x
+    stride = int(patch * (1 - ratio))
+    return F.unfold(x, kernel_size=(patch, patch), stride=(stride, stride))
+'''
+
+
+def test_a_float_parameter_is_no_size():
+    assert _errors(RATIO) == []

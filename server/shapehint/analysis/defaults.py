@@ -10,7 +10,7 @@ the values it passes (`calls.py`); one that omits the argument really uses the d
 """
 from __future__ import annotations
 
-from ..shapes.values import BoolV, DefaultStrV, FloatV, IntV, ListV, NoneV, StrV, UnknownV, Value
+from ..shapes.values import BoolV, DefaultNoneV, DefaultStrV, FloatV, IntV, ListV, NoneV, StrV, UnknownV, Value
 from .objects import OpaqueV
 from .result import DimInfo
 
@@ -36,6 +36,8 @@ def default_symbol(it, owner: str, name: str, v: Value, prefix: str = "") -> Val
         # a configuration's flag (`use_prompt=False`) is whatever the configuration says: a path
         # it chooses is undecided, and `assert config.flag` is no error for every configuration
         return BoolV()
+    if not prefix and isinstance(v, NoneV):
+        return DefaultNoneV()  # (one object per instance: its identity is not the shared default's)
     if _list_of_ints(v):
         return list_symbol(it, f"{prefix}.{name}" if prefix else name, [i.expr.value for i in v.items])
     return v
@@ -67,10 +69,9 @@ def open_default_nones(init, inst):
     as it came (`self.downsample = downsample`) unknown: callers may pass a layer, so the methods'
     `if self.downsample is not None:` is undecided and both sides join."""
     nones = {id(v) for v in init.defaults.values() if isinstance(v, NoneV)}
-    if nones:
-        for name, v in list(inst.attrs.items()):
-            if id(v) in nones:
-                inst.attrs[name] = UnknownV(f"self.{name}")
+    for name, v in list(inst.attrs.items()):
+        if id(v) in nones or isinstance(v, DefaultNoneV):
+            inst.attrs[name] = UnknownV(f"self.{name}")
     return inst
 
 

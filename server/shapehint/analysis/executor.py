@@ -128,8 +128,10 @@ class Statements:
             return
         span = span_of(node)
         possible, core = fr.facts.possible(p)
-        if possible is False and self._on_defaults(test, fr):
-            return  # it fails for the defaults the generic analysis took, not for every call
+        if possible is False and (self._on_defaults(test, fr) or fr.assumes_default):
+            # it fails for the defaults the generic analysis took, not for every call (or on a
+            # path an omitted optional argument chose: callers that pass it go elsewhere)
+            return
         if possible is False and self._only_as_a_size(p, fr):
             return
         if possible is False:

@@ -50,6 +50,10 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
         if isinstance(cls, BuiltinFn) and cls.name in ("int", "float", "bool", "str"):
             # `planes: int` is a number, not a tensor (its default, else a symbol of its name)
             if p.arg not in f.defaults:
+                if cls.name == "float":
+                    # a ratio may be 0.25: a symbol would be a size >= 1 (`patch * (1 - ratio)`
+                    # would then be proven <= 0 for every input)
+                    return FloatV()
                 return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
             v = f.defaults[p.arg]
             return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else v

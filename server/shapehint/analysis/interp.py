@@ -22,7 +22,7 @@ import ast
 from bisect import bisect_right
 from typing import Optional
 
-from ..shapes.values import IntV, TensorV, UnknownV, Value, born_now
+from ..shapes.values import DefaultNoneV, IntV, TensorV, UnknownV, Value, born_now
 from ..solver.facts import Limits
 from .annotations import AnnotationReader
 from .builtins import Builtins
@@ -278,7 +278,7 @@ class Interp:
     # ---- facts and symbols ------------------------------------------------
     def note_omitted(self, fr: Frame, *vals) -> None:
         """A decision looked at an omitted optional argument's None (see Frame.assumes_default)."""
-        if any(id(v) in self.omitted for v in vals):
+        if any(id(v) in self.omitted or isinstance(v, DefaultNoneV) for v in vals):
             fr.assumes_default = True
 
     def check_budget(self) -> None:

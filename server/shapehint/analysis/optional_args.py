@@ -18,7 +18,7 @@ import ast
 from typing import Optional
 
 from ..shapes.shape import Shape
-from ..shapes.values import NoneV, TensorV, Value
+from ..shapes.values import DefaultNoneV, NoneV, TensorV, Value
 
 
 def none_test(test: ast.expr) -> Optional[tuple]:
@@ -36,8 +36,8 @@ def taken_default(it, name: str, fr) -> bool:
     v = fr.env.get(name)
     if v is None:
         return False
-    if id(v) in it.omitted:
-        return True
+    if id(v) in it.omitted or isinstance(v, DefaultNoneV):
+        return True  # (DefaultNoneV: a constructor's default passed on to a part's constructor)
     if fr.root and fr.context:
         # a callee the analysed function passed its own default on to
         root = it.function_named(fr.root)

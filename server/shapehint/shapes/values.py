@@ -127,6 +127,14 @@ class NoneV(Value):
 
 
 @dataclass(eq=False)
+class DefaultNoneV(NoneV):
+    """A constructor parameter's `None` default as the class analysed on its own holds it
+    (`retriever=None`): callers may pass an object. Read as `None`, but a decision that rests on
+    it holds only for instances built without one (Frame.assumes_default), so an assertion it
+    makes fail is no error for every input."""
+
+
+@dataclass(eq=False)
 class EllipsisV(Value):
     pass
 
