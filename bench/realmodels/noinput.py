@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -50,16 +51,19 @@ def run_one(model: dict, tree: str, paths: list, timeout: float) -> dict:
         with open(os.path.join(tmp, "sitecustomize.py"), "w") as f:
             f.write(SITECUSTOMIZE.format(execute=os.path.join(HERE, "execute.py")))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([tmp, pipeline.SERVER] + paths))
+        start = time.monotonic()
         try:
             p = subprocess.run(command(model, tree, timeout), capture_output=True, text=True, env=env,
                                timeout=timeout + 60, cwd=tmp)
         except subprocess.TimeoutExpired:
-            return {"id": model["id"], "ok": False, "error": "timed out"}
+            return {"id": model["id"], "ok": False, "error": "timed out", "seconds": round(time.monotonic() - start, 1)}
+        seconds = round(time.monotonic() - start, 1)
     try:
         data = json.loads(p.stdout)
     except ValueError:
-        return {"id": model["id"], "ok": False, "error": "no JSON (exit %d): %s" % (p.returncode, p.stderr[-400:])}
-    return summarise(model["id"], data)
+        return {"id": model["id"], "ok": False, "seconds": seconds,
+                "error": "no JSON (exit %d): %s" % (p.returncode, p.stderr[-400:])}
+    return dict(summarise(model["id"], data), seconds=seconds)
 
 
 def summarise(mid: str, data: dict) -> dict:
@@ -76,15 +80,16 @@ def summarise(mid: str, data: dict) -> dict:
 
 
 def render(results: list) -> str:
-    rows = ["| model | ran | input (source) | match | mismatch | not inferred | note |", "|---|---|---|---|---|---|---|"]
+    rows = ["| model | ran | input (source) | match | mismatch | not inferred | wall s | note |",
+            "|---|---|---|---|---|---|---|---|"]
     for r in results:
         ins = ", ".join("%s=%s (%s)" % (k, v["shape"], v["source"]) for k, v in (r.get("inputs") or {}).items())
         c = r.get("counts", {})
         note = r.get("error") or "; ".join("%d:%s observed %s inferred %s" % (m["line"], m["name"], m["observed"],
                                                                              m["inferred"]) for m in r.get("mismatches", [])[:3])
-        rows.append("| %s | %s | %s | %d | %d | %d | %s |" % (
+        rows.append("| %s | %s | %s | %d | %d | %d | %s | %s |" % (
             r["id"], "yes" if r.get("error") is None and c else "no", ins or "—", c.get("match", 0),
-            c.get("mismatch", 0), c.get("not-inferred", 0), note.replace("|", "\\|").replace("\n", " ")[:300]))
+            c.get("mismatch", 0), c.get("not-inferred", 0), r.get("seconds", "—"), note.replace("|", "\\|").replace("\n", " ")[:300]))
     ok = sum(1 for r in results if r["ok"])
     ran = sum(1 for r in results if r.get("error") is None and r.get("counts"))
     rows.append("")
