@@ -13,20 +13,7 @@ FILES = corpus()
 _checked = functools.lru_cache(maxsize=None)(check_file)  # both tests read the same answers
 
 
-# Known gap (issue 26, open): the ids of these forwards reach an embedding only through an
-# inherited class, and the signature does not learn their dtype from it, so the proposal's
-# tensor is float and the embedding refuses it. strict: the test fails once the gap is closed.
-_DTYPE_GAP = {"bench/peer/programs/bert_fx.py", "bench/peer/programs/xglm_fx.py"}
-
-
-def _case(f):
-    rel = os.path.relpath(f, ROOT)
-    marks = [pytest.mark.xfail(strict=True, reason="dtype of ids not learned through an inherited embedding")] \
-        if rel in _DTYPE_GAP else []
-    return pytest.param(f, id=rel, marks=marks)
-
-
-@pytest.mark.parametrize("path", [_case(f) for f in FILES])
+@pytest.mark.parametrize("path", [pytest.param(f, id=os.path.relpath(f, ROOT)) for f in FILES])
 def test_static_proposals_run_in_training_mode(path):
     bad, ran, skipped = _checked(path)
     assert not bad, bad
