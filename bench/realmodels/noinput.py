@@ -18,7 +18,9 @@ import json
 import os
 import subprocess
 import sys
+import resource
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -50,16 +52,27 @@ def run_one(model: dict, tree: str, paths: list, timeout: float) -> dict:
         with open(os.path.join(tmp, "sitecustomize.py"), "w") as f:
             f.write(SITECUSTOMIZE.format(execute=os.path.join(HERE, "execute.py")))
         env = dict(os.environ, PYTHONPATH=os.pathsep.join([tmp, pipeline.SERVER] + paths))
+        start, cpu = time.monotonic(), _children_cpu()
         try:
             p = subprocess.run(command(model, tree, timeout), capture_output=True, text=True, env=env,
                                timeout=timeout + 60, cwd=tmp)
         except subprocess.TimeoutExpired:
-            return {"id": model["id"], "ok": False, "error": "timed out"}
+            return {"id": model["id"], "ok": False, "error": "timed out", "seconds": round(time.monotonic() - start, 1)}
+        seconds = round(time.monotonic() - start, 1)
+        cpu = round(_children_cpu() - cpu, 1)
     try:
         data = json.loads(p.stdout)
     except ValueError:
-        return {"id": model["id"], "ok": False, "error": "no JSON (exit %d): %s" % (p.returncode, p.stderr[-400:])}
-    return summarise(model["id"], data)
+        return {"id": model["id"], "ok": False, "seconds": seconds,
+                "error": "no JSON (exit %d): %s" % (p.returncode, p.stderr[-400:])}
+    return dict(summarise(model["id"], data), seconds=seconds, cpu_seconds=cpu)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the finished child processes (the run and the runner it starts): with
+    `--jobs 1`, a model's own; beside its wall time, it tells a slow model from a loaded machine."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def summarise(mid: str, data: dict) -> dict:
@@ -76,15 +89,16 @@ def summarise(mid: str, data: dict) -> dict:
 
 
 def render(results: list) -> str:
-    rows = ["| model | ran | input (source) | match | mismatch | not inferred | note |", "|---|---|---|---|---|---|---|"]
+    rows = ["| model | ran | input (source) | match | mismatch | not inferred | wall s | CPU s | note |",
+            "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         ins = ", ".join("%s=%s (%s)" % (k, v["shape"], v["source"]) for k, v in (r.get("inputs") or {}).items())
         c = r.get("counts", {})
         note = r.get("error") or "; ".join("%d:%s observed %s inferred %s" % (m["line"], m["name"], m["observed"],
                                                                              m["inferred"]) for m in r.get("mismatches", [])[:3])
-        rows.append("| %s | %s | %s | %d | %d | %d | %s |" % (
+        rows.append("| %s | %s | %s | %d | %d | %d | %s | %s | %s |" % (
             r["id"], "yes" if r.get("error") is None and c else "no", ins or "—", c.get("match", 0),
-            c.get("mismatch", 0), c.get("not-inferred", 0), note.replace("|", "\\|").replace("\n", " ")[:300]))
+            c.get("mismatch", 0), c.get("not-inferred", 0), r.get("seconds", "—"), r.get("cpu_seconds", "—"), note.replace("|", "\\|").replace("\n", " ")[:300]))
     ok = sum(1 for r in results if r["ok"])
     ran = sum(1 for r in results if r.get("error") is None and r.get("counts"))
     rows.append("")
@@ -98,7 +112,10 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="comma-separated model ids (bench/realmodels/models.py)")
     ap.add_argument("--package", default="torchvision,timm", help="comma-separated packages (default torchvision,timm)")
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--timeout", type=float, default=240.0, help="seconds per run")
+    # tv_swin took 600-720 s of wall time on a machine loaded 10-15 deep (2 cores), while the four
+    # models of its batch took 2.6 min of CPU together: a limit for loaded machines, so that a
+    # timeout means a model that does not finish
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per run (wall time)")
     ap.add_argument("--json", default=os.path.join(pipeline.ROOT, "bench", "results", "noinput-latest.json"))
     a = ap.parse_args(argv)
     wanted = set(a.only.split(",")) if a.only else None

@@ -274,24 +274,24 @@ def combine(verdicts: list) -> str:
 
 
 def builders(build: str, source: str) -> frozenset:
-    """The module-level functions of `source` that the build expression runs, transitively."""
-    try:
-        expr = annotate.parse(build, mode="eval")
-        tree = annotate.parse(source)
-    except SyntaxError:
-        return frozenset()
-    funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    """The module-level functions of `source` that the build expression runs, transitively: the
+    device run's own reading (server/shapehint/devicerun/builders.py, loaded by path, as
+    execute.py loads the runner: one definition of which factories built the model)."""
+    with annotate._PARSE_LOCK:
+        return _BUILDERS.built_by([build], source)
 
-    def called(node) -> set:
-        return {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
-                and c.func.id in funcs}
-    found, todo = set(), called(expr)
-    while todo:
-        name = todo.pop()
-        if name not in found:
-            found.add(name)
-            todo |= called(funcs[name])
-    return frozenset(found)
+
+def _load_builders():
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "server", "shapehint", "devicerun", "builders.py")
+    spec = importlib.util.spec_from_file_location("_shapehint_devicerun_builders", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_BUILDERS = _load_builders()
 
 
 def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None, built_by=frozenset()) -> dict:

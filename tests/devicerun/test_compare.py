@@ -119,3 +119,27 @@ def test_a_call_site_that_reaches_several_instances_or_names_another_functions_d
     assert _context_shape(nested, "Stage.forward:40") is None
     # the block's own x is [2, 16]: read in its names the nested context would match, wrongly
     assert _judge(nested, [2, 16], {"x.shape[0]": 2, "x.shape[1]": 16}, "Stage.forward:40")[0] == "mismatch"
+
+
+def test_a_model_built_by_a_factory_is_judged_by_that_factorys_construction_context():
+    """`Net(widths)` on its own has no shape for `y` (the widths are a list nothing fixes); built
+    as `small(classes=5)`, the inference's construction context `small:LINE` gives one, and the
+    run is compared with it (before: not-inferred); a context that disagrees is a mismatch."""
+    from shapehint.devicerun.api import execute
+    from shapehint.devicerun.inputs import plan_entries
+    path, text = fixture("factory_widths.py")
+    y, z = line_of(text, "y = self.features(x)"), line_of(text, "z = y.mean")
+    site = "small:%d" % line_of(text, "return Net(")
+    infer = {"values": [
+        {"line": y, "col": 8, "name": "y", "function": "Net.forward", "shape": None,
+         "contexts": [{"context": site, "shape": ["x.shape[0]", 16, "x.shape[2]", "x.shape[3]"]}]},
+        {"line": z, "col": 8, "name": "z", "function": "Net.forward", "shape": ["x.shape[0]", "?"],
+         "contexts": [{"context": site, "shape": ["x.shape[0]", 16]}]}]}
+    (p,) = plan_entries(text, "Net", inputs={"x": {"shape": [2, 3, 8, 8], "dtype": None}}, build="small(classes=5)")
+    raw = execute({"path": path, "source": text, "device": "cpu", "entries": [p.request()]}, __import__("sys").executable, 60)
+    got = api.assemble(path, text, "cpu", raw, infer)
+    assert {(it["line"], it["status"], tuple(it["inferred"])) for it in got["lines"]} == {
+        (y, "match", (2, 16, 8, 8)), (z, "match", (2, "?"))}
+    infer["values"][1]["contexts"][0]["shape"] = ["x.shape[0]", 24]
+    bad = api.assemble(path, text, "cpu", raw, infer)
+    assert [(it["line"], it["observed"], it["inferred"]) for it in bad["mismatches"]] == [(z, [2, 16], [2, 24])]

@@ -57,3 +57,45 @@ def test_a_method_inherited_from_a_base_of_the_file_runs_the_bases_lines(tmp_pat
                        timeout=120)
     assert r["error"] is None, r["error"]
     assert [(it["line"], it["name"], it["observed"]) for it in r["lines"]] == [(8, "y", [2, 2])]
+
+
+BASE = """import torch.nn as nn
+
+
+class Base(nn.Module):
+    def forward(self, x):
+        return self.head(self.features(x))
+"""
+CHILD = """import torch.nn as nn
+
+from .base import Base
+
+
+class Child(Base):
+    def __init__(self, img_size=224):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.head = nn.Linear(4 * img_size * img_size, 10)
+
+    def features(self, x):
+        y = self.conv(x)
+        return y.flatten(1)
+"""
+
+
+def test_a_method_inherited_from_another_module_of_the_package_runs_without_input(tmp_path):
+    """`class Child(Base)` whose forward is the package's `base.py`'s: the analysis follows the
+    import and sees `forward(self, x)`, but infers no signature for another module's method, so
+    the common input shapes are tried on meta: the model built for 32-pixel images refuses 224 and
+    64 and runs with 32 (issue 26: timm's VisionTransformerDistilled)."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(BASE)
+    (pkg / "child.py").write_text(CHILD)
+    r = api.device_run(str(pkg / "child.py"), entry="Child", build="Child(img_size=32)", device="cpu",
+                       infer={"values": []}, timeout=240)
+    assert r["error"] is None, r["error"]
+    x = r["inputs"]["x"]
+    assert x["shape"] == [2, 3, 32, 32] and x["source"] == "inferred" and "Base.forward" in x["reason"], x
+    assert [(it["line"], it["observed"]) for it in r["lines"]] == [(13, [2, 4, 32, 32])]

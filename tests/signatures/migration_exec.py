@@ -36,10 +36,21 @@ def definitions(text: str, path: str) -> dict:
     return ns
 
 
-def target(ns: dict, qualname: str, assumed: dict = None):
+def filled(text: str, holes: tuple) -> str:
+    """The source with each shape hole (`__` at (line, col)) replaced by its value."""
+    lines = text.split("\n")
+    for line, col, value in sorted(holes, reverse=True):
+        row = lines[line - 1]
+        assert row[col:col + 2] == "__", (line, col, row)
+        lines[line - 1] = row[:col] + str(value) + row[col + 2:]
+    return "\n".join(lines)
+
+
+def target(ns: dict, qualname: str, assumed: dict = None, instances: dict = None):
     """The callable for a qualname (`Net.forward` on `Net()` in training mode), or None when it
     cannot be built without arguments the file does not give. `assumed`: the migration's values
-    of constructor parameters and of their attributes (`{"dim": 8, "config.hidden_size": 8}`)."""
+    of constructor parameters and of their attributes (`{"dim": 8, "config.hidden_size": 8}`);
+    `instances`: the classes of the objects it assumed (`{"config": "GPTConfig"}`)."""
     parts = qualname.split(".")
     if "<locals>" in parts or len(parts) > 2:
         return None
@@ -51,7 +62,9 @@ def target(ns: dict, qualname: str, assumed: dict = None):
     if not isinstance(obj, type):
         return None
     try:
-        inst = obj(**_with_assumed(obj, _ctor_args(ns, parts[0]), assumed or {}))
+        built = objects(ns, assumed or {}, instances or {})
+        args = dict(_ctor_args(ns, parts[0], set(built)), **built)
+        inst = obj(**_with_assumed(obj, args, assumed or {}))
     except Exception:  # noqa: BLE001 - needs constructor arguments the file does not give: the
         return None  # proposal holds for its generic instance, whose sizes are symbols
     if hasattr(inst, "train"):
@@ -59,15 +72,35 @@ def target(ns: dict, qualname: str, assumed: dict = None):
     return getattr(inst, parts[1], None)
 
 
-def _ctor_args(ns: dict, cls: str) -> dict:
+def objects(ns: dict, assumed: dict, instances: dict) -> dict:
+    """{input: object} for the migration's `instances`: each class built with the `assumed`
+    values of its attributes (those its constructor takes passed to it, the others set after)."""
+    import inspect
+    out = {}
+    for head, cls_name in instances.items():
+        cls = ns.get(cls_name)
+        attrs = {n.split(".", 1)[1]: v for n, v in assumed.items() if n.startswith(head + ".")}
+        try:
+            takes = set(inspect.signature(cls).parameters)
+        except (TypeError, ValueError):
+            takes = set()
+        built = cls(**{k: v for k, v in attrs.items() if k in takes})
+        for k, v in attrs.items():
+            if k not in takes:
+                setattr(built, k, v)
+        out[head] = built
+    return out
+
+
+def _ctor_args(ns: dict, cls: str, besides: set = frozenset()) -> dict:
     """Constructor arguments as `shapehint run` finds them (a config class of the file built with
-    its defaults); none when the constructor needs others."""
+    its defaults), except those `besides`; none when the constructor needs others."""
     from shapehint.devicerun.inputs import plan_entries
     try:
         plan = plan_entries(ns["__source__"], entry=cls)[0]
     except Exception:  # noqa: BLE001
         return {}
-    return {k: eval(v["expr"], ns) for k, v in plan.ctor_args.items()}  # noqa: S307
+    return {k: eval(v["expr"], ns) for k, v in plan.ctor_args.items() if k not in besides}  # noqa: S307
 
 
 def _with_assumed(cls, kwargs: dict, assumed: dict) -> dict:
@@ -91,8 +124,8 @@ def _with_assumed(cls, kwargs: dict, assumed: dict) -> dict:
 def run_proposal(ns: dict, mig: dict, dtypes: dict):
     """None when the proposal runs; else the error text; "skip" when it cannot be called."""
     import torch
-    assumed = mig.get("assumed") or {}
-    fn = target(ns, mig["function"], assumed)
+    assumed, instances = mig.get("assumed") or {}, mig.get("instances") or {}
+    fn = target(ns, mig["function"], assumed, instances)
     if fn is None:
         return "skip"
     import inspect
@@ -101,6 +134,7 @@ def run_proposal(ns: dict, mig: dict, dtypes: dict):
     except (TypeError, ValueError):
         own = set()
     args = {n: v for n, v in assumed.items() if n in own}
+    args.update({n: v for n, v in objects(ns, assumed, instances).items() if n in own})
     for p in mig["params"]:
         if dtypes.get(p["name"]) == "int64":
             args[p["name"]] = torch.zeros(p["shape"], dtype=torch.long)
@@ -131,9 +165,13 @@ def check_file(path: str) -> tuple:
     if not migs:
         return [], 0, 0
     warnings.simplefilter("ignore")
-    ns = definitions(text, path)
+    spaces: dict = {}  # the module's definitions, per filling of its holes
     bad, ran, skipped = [], 0, 0
     for m in migs:
+        holes = tuple((h["line"], h["col"], h["value"]) for h in m.get("holes", []))
+        if holes not in spaces:
+            spaces[holes] = definitions(filled(text, holes), path)
+        ns = spaces[holes]
         dtypes = {p.name: p.dtype for p in signature(result, m["function"]).params}
         err = run_proposal(ns, m, dtypes)
         if err == "skip":

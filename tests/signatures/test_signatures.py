@@ -126,3 +126,21 @@ def test_an_analysis_that_failed_internally_has_no_signatures_and_infer_still_an
     session = analyze_session("import torch\ndef f(x):\n    return x.sum()\n", "m.py")
     assert session.result.stats["internal_errors"] == ["ValueError: simulated analysis bug"]
     assert signatures_json(session) == []
+
+
+def test_ids_reach_an_embedding_a_base_class_of_another_module_builds(tmp_path):
+    """`class Fx(lm.LM)` whose forward passes `ids` to `self.embed`, built by the base's
+    `__init__` in the sibling module `lm.py` (and to `self.enc`, an encoder class of that module
+    holding an Embedding): the ids are int64, as for a base of the same file (before: float32, so
+    the typical input and the migration's proposal made the embedding refuse them)."""
+    (tmp_path / "lm.py").write_text(
+        "import torch.nn as nn\n\nclass Enc(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.tok = nn.Embedding(50, 8)\n\n    def forward(self, toks):\n        return self.tok(toks)\n\n"
+        "class LM(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.embed = nn.Embedding(50, 8)\n"
+        "        self.enc = Enc()\n        self.head = nn.Linear(8, 50)\n")
+    src = ("import lm\n\nclass Fx(lm.LM):\n    def forward(self, ids, other):\n        B, T = ids.shape\n"
+           "        assert other.shape == (B, T)\n        return self.head(self.embed(ids)) + self.enc(other)\n")
+    path = tmp_path / "fx.py"
+    path.write_text(src)
+    s = {x["function"]: x for x in signatures_json(analyze_session(src, str(path)))}["Fx.forward"]
+    assert param(s, "ids")["dtype"] == "int64" and param(s, "other")["dtype"] == "int64"

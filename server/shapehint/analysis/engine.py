@@ -45,7 +45,8 @@ def analyze(text: str, path: str = "<string>", **options) -> AnalysisResult:
 
 def run(text: str, path: str = "<string>", config=None, cancel=None, parsed=None, imports=None,
         on_store=None, cache=None, defer_values: bool = False, records: bool = True,
-        functions=None, ranks=None, compile_errors: bool = True, memo: bool = True) -> AnalysisSession:
+        functions=None, ranks=None, compile_errors: bool = True, memo: bool = True,
+        as_built: bool = False) -> AnalysisSession:
     """One analysis: its plain result and the live interpreter, as an `AnalysisSession`.
     `defer_values`: leave the records to the first read of `result.values` (the language
     server publishes the diagnostics first). `records=False`: no records and no hover table at
@@ -57,22 +58,23 @@ def run(text: str, path: str = "<string>", config=None, cancel=None, parsed=None
     rank instead (the migration's search for a rank that works, questions/migrate.py).
     `compile_errors=False`: SH001 leaves out the errors only CPython's compiler finds
     (frontend/parse.parse_module; for answers that print no diagnostics). `memo=False`: every
-    call runs even without records (callmemo.py; the memo must change no answer).
+    call runs even without records (callmemo.py; the memo must change no answer). `as_built`:
+    the classes' generic instances are as their defaults build them (Interp.as_built).
     The cyclic collector is paused meanwhile (gc_policy.py)."""
     with gc_policy.paused():
         parsed = parsed or parse(text, path, compile_errors)
         return _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
-                        None if functions is None else with_enclosing(functions), ranks, memo)
+                        None if functions is None else with_enclosing(functions), ranks, memo, as_built)
 
 
 def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer_values, records,
-             functions, ranks=None, memo: bool = True) -> AnalysisSession:
+             functions, ranks=None, memo: bool = True, as_built: bool = False) -> AnalysisSession:
     limits = Limits()
     if config is not None:
         limits = Limits(getattr(config, "timeout_ms", limits.timeout_ms), getattr(config, "rlimit", limits.rlimit))
     sink = Sink(path)
     it = Interp(path, parsed.lines, sink, limits, cancel, on_store=on_store, observe=records,
-                comments=parsed.comments, param_ranks=ranks, memo=memo)
+                comments=parsed.comments, param_ranks=ranks, memo=memo, as_built=as_built)
     from .imports import Importer
     diagnostics = [Diagnostic(e.line, e.col, e.end_line, e.end_col, "error", "SH001", e.message)
                    for e in parsed.errors]
@@ -211,8 +213,8 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
     it.generic_returns[f.qualname] = list(fr.returns)
     if is_init and params and flow != "raise" and f.cls not in it.generic_instances:
         # (one its defaults do not build is rebuilt: generic_instance)
-        inst = open_default_nones(f, fr.env[params[0].arg])
-        if isinstance(inst, InstanceObj):
+        inst = fr.env[params[0].arg] if it.as_built else open_default_nones(f, fr.env[params[0].arg])
+        if isinstance(inst, InstanceObj) and not it.as_built:
             open_optional_parts(inst, f, lambda i, o: construct(it, i, o, False, given=True))
         it.generic_instances[f.cls] = forget_state(f.cls, inst)
 

@@ -211,11 +211,12 @@ def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
         # analysed with an instance some constructor call builds, not with the refused one
         inst.attrs.clear()
         construct(it, init, inst, open_nones=True, prefix=prefix)
-    elif isinstance(init, FuncObj):
+    elif isinstance(init, FuncObj) and not it.as_built:
         # parts built only for given arguments are unknown, not absent (optional_parts)
         open_optional_parts(inst, init, lambda i, o: construct(it, i, o, False, given=True, prefix=prefix))
     if isinstance(init, FuncObj):
-        open_default_nones(init, inst)
+        if not it.as_built:
+            open_default_nones(init, inst)
         if prefix:
             name_copies(it, init, inst, prefix)
     return forget_state(cls, inst)

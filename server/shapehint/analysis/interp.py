@@ -87,14 +87,14 @@ class Interp:
     # position (the step budget: steps are counted on every node, the hottest path there is;
     # the importer, wired by the engine once the module's globals exist)
     FIXED = ("path", "lines", "sink", "env", "observe", "cancel", "modules", "max_depth", "memo",
-             "comments", "param_ranks", "reporter", "call_stack", "shape_comments", "ranks", "expressions", "comprehensions",
+             "comments", "param_ranks", "as_built", "reporter", "call_stack", "shape_comments", "ranks", "expressions", "comprehensions",
              "comparisons", "statements", "control", "calls", "layers", "builtins", "library", "contracts", "parts")
     WORKING = ("module_code",)
     CURSOR = ("steps", "step_limit", "_tensor_names", "imports", "_eval_of", "_exec_of")  # (and the dispatch caches)
 
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
                  cancel=None, modules=None, on_store=None, observe: bool = True, comments=None,
-                 param_ranks=None, memo: bool = True):
+                 param_ranks=None, memo: bool = True, as_built: bool = False):
         self.path = path
         self.lines = lines
         self.sink = sink
@@ -140,6 +140,10 @@ class Interp:
         self.param_values: dict = j.table("param-values")  # function -> {param: Value} of its generic analysis
         # function -> {param: rank} given instead of an unknown rank (engine.analyze)
         self.param_ranks: dict = param_ranks or {}
+        # the classes' generic instances are as `Cls()` builds them: a `None` default stays None
+        # and a part built only for a given argument stays absent (questions/migrate.py's proposal
+        # for the model built with its defaults), not opened to whatever a caller may pass
+        self.as_built = as_built
         self.gave_up_in: dict = j.table("gave-up")  # Frame.root -> operations on tensors it could not follow (calls.gave_up)
         self.generic_stores: dict = j.table("generic-store")
         self.built_runs: dict = j.table("built-run")  # class -> construction contexts run for it (built.py)

@@ -12,12 +12,17 @@ Invariants:
 - A line's status is `match` when rank and every evaluable dim agree (a variadic `*name` matches
   any run of dims), `mismatch` otherwise, `not-inferred` when the engine has no shape for it, and
   `not-observable` on meta for what a data-dependent op kept from running.
+- A model built by a factory of the file (`--build small()`) is also judged by the construction
+  contexts of the factories its build runs (builders.py; one shape per kind of block): one of
+  them must hold, so where the class on its own has no shape they decide the line.
 """
 from __future__ import annotations
 
 import ast
 import operator
 from typing import Optional
+
+from .builders import built_by
 
 _BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
         ast.Mod: operator.mod, ast.Pow: operator.pow}
@@ -168,6 +173,7 @@ def compare(run: dict, infer_json: Optional[dict], param_dims: dict, text: str, 
     `param_dims`: {qualname: {param: dims}} declared parameter shapes (annotations, assertions)."""
     text_lines = text.splitlines()
     inferred = index_inferred(infer_json)
+    built = built_by([e["ctor_expr"] for e in run.get("entries", []) if e.get("ctor_expr")], text)
     items, seen, observed_keys = [], set(), set()
     hints: dict = {}
     envs: dict = {}  # function -> [env of each invocation], for judging helpers in the caller's terms
@@ -194,7 +200,7 @@ def compare(run: dict, infer_json: Optional[dict], param_dims: dict, text: str, 
                 if "int" in obs:
                     env.setdefault(rec["name"], obs["int"])
                     continue
-                status, concrete = _judge(cand, obs["shape"], env, call["context"])
+                status, concrete = _judge(cand, obs["shape"], env, call["context"], built=built)
                 observed_keys.add((func, rec["line"], rec["name"]))
                 item = {"file": path, "line": rec["line"], "col": col, "name": rec["name"], "function": func,
                         "context": call["context"] + (f"#{call['invocation']}" if call.get("invocation") else ""),
@@ -216,7 +222,7 @@ def compare(run: dict, infer_json: Optional[dict], param_dims: dict, text: str, 
         # A helper's inferred shape may be written in its caller's symbols (the engine analysed it
         # inline): it agrees when some invocation of a caller up the chain gives the observed shape.
         for env in _caller_envs(context, envs, run):
-            status, concrete = _judge(cand, obs, dict(env), context, bind=False)
+            status, concrete = _judge(cand, obs, dict(env), context, bind=False, built=built)
             if status == "match":
                 item["status"], item["inferred"] = "match", concrete
                 break
@@ -274,9 +280,19 @@ def _own_contexts(cand) -> list:
     return [c for c in cand.get("contexts") or [] if c.get("shape") is not None and not c.get("via")]
 
 
-def _judge(cand, observed, env, context="", bind=True):
-    if cand is None or cand.get("shape") is None:
+def _judge(cand, observed, env, context="", bind=True, built=frozenset()):
+    if cand is None:
         return "not-inferred", None
+    as_built = _judge_built(cand, observed, env, built) if built else None
+    if cand.get("shape") is None:
+        return as_built or ("not-inferred", None)
+    status, concrete = _judge_generic(cand, observed, env, context, bind)
+    if status == "match" and as_built is not None and as_built[0] == "mismatch":
+        return as_built  # the class's shape holds, the one for the model as built does not
+    return status, concrete
+
+
+def _judge_generic(cand, observed, env, context, bind):
     own = _context_shape(cand, context)
     if own is not None:
         s2, c2 = status_of(own, observed, env, bind)
@@ -288,6 +304,20 @@ def _judge(cand, observed, env, context="", bind=True):
             if status_of(c["shape"], observed, dict(env), bind=False)[0] == "match":
                 return "match", concrete
     return status, concrete
+
+
+def _judge_built(cand, observed, env, built: frozenset):
+    """The line judged by the construction contexts of the factories that built the model: a
+    match when one holds, a mismatch when each is decided and none holds, else None."""
+    shapes = [c["shape"] for c in cand.get("contexts") or [] if c.get("shape") is not None
+              and str(c.get("context", "")).rsplit(":", 1)[0] in built]
+    judged = [status_of(s, observed, dict(env), bind=False) for s in shapes]
+    hit = next((j for j in judged if j[0] == "match"), None)
+    if hit is not None:
+        return hit
+    if judged and all(j[0] == "mismatch" for j in judged):
+        return judged[0]
+    return None
 
 
 def _def_line(param_dims: dict, func: str):

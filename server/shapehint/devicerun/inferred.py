@@ -7,6 +7,8 @@ the first candidate, and its symbolic shape with its constraints gives the runne
 further candidates. Each input says where it came from (`EntryPlan.sources`: given, annotation,
 inferred) and why. When the signature has no typical input, the plan's problem says why in one
 line (a provable error, a rank nothing fixes, an operation the analysis cannot follow).
+An entry whose method a base class of another module defines gets its parameters from the
+analysis (which follows the file's imports) and the common input shapes (`_inherited`).
 """
 from __future__ import annotations
 
@@ -18,16 +20,19 @@ from .candidates import make_candidates
 def complete(plans: list, path: str, text: str) -> None:
     """Fill the unknown inputs of `plans` in place (one analysis of the file for all of them)."""
     todo = [p for p in plans if p.unknown and _only_inputs_missing(p)]
-    if not todo:
+    inherited = [p for p in plans if p.inherited and p.problem]
+    if not todo and not inherited:
         return
     try:
         from ..analysis.api import analyze_session
         from ..questions.signatures import signature
         session = analyze_session(text, path)
     except Exception as exc:  # noqa: BLE001 - no analysis: the plans keep their own problem
-        for p in todo:
+        for p in todo + inherited:
             p.problem += f" (the input could not be inferred: {type(exc).__name__}: {exc})"
         return
+    for plan in inherited:
+        _inherited(plan, session)
     from ..questions.migrate import SEARCH_STEPS_PER_ANSWER
     budget = [SEARCH_STEPS_PER_ANSWER]  # the rank searches of all the entries together
     for plan in todo:
@@ -44,6 +49,32 @@ def complete(plans: list, path: str, text: str) -> None:
             plan.helper = True
             continue
         _apply(plan, qual, sig)
+
+
+def _inherited(plan, session) -> None:
+    """`class Distilled(VisionTransformer)` with no `forward` of its own: the method's source is
+    another module's, which the analysis reads but does not analyse on its own, so there is no
+    signature. Its tensor parameters (those without a default) get the common input shapes, the
+    first that runs on meta kept; the refusal stays the plan's problem when none does."""
+    from .shape_reader import Param
+    it = session.interp
+    cls = next((c for c in (it.classes if it is not None else ()) if c.qualname == plan.qualname
+                and c.module_path in ("", it.path)), None)
+    fn = cls.lookup(plan.method) if cls is not None else None
+    node = getattr(fn, "node", None)
+    if not isinstance(node, ast.FunctionDef):
+        return
+    a = node.args
+    pos = (a.posonlyargs + a.args)[1:]
+    required = [p.arg for p in pos[:len(pos) - len(a.defaults)]]
+    if not required or a.kwonlyargs and any(d is None for d in a.kw_defaults):
+        return  # nothing to give, or a keyword-only input the common shapes do not name
+    owner = fn.qualname.rsplit(".", 1)[0]
+    plan.unknown = [Param(n) for n in required]
+    plan.order = [p.arg for p in pos]
+    why = (f"{plan.qualname}.{plan.method} is {owner}.{plan.method}, defined outside this file, which the "
+           f"analysis follows but infers no signature for: the first common input shape that runs on meta")
+    _try_common_shapes(plan, owner, plan.problem, why)
 
 
 def _only_inputs_missing(plan) -> bool:
@@ -99,7 +130,7 @@ def _apply(plan, qual: str, sig) -> None:
         plan.candidates = plan.candidates[:1] + common + plan.candidates[1:]
 
 
-def _try_common_shapes(plan, qual: str, refusal: str) -> None:
+def _try_common_shapes(plan, qual: str, refusal: str, why: str = "") -> None:
     """The code fixes no rank the analysis could follow through every operation (an opaque layer or
     helper on the way): the model may still take an input people commonly give. The meta dry run
     tries the common shapes; the refusal is the runner's, when none of them runs (the planner
@@ -107,7 +138,7 @@ def _try_common_shapes(plan, qual: str, refusal: str) -> None:
     order = {n: i for i, n in enumerate(plan.order)}
     known = make_candidates(plan.params, plan.constraints) if plan.params else []
     plan.params = sorted(plan.params + plan.unknown, key=lambda p: order.get(p.name, len(order)))
-    plan.candidates = _common_candidates(plan, qual, known[0] if known else {}, rank_open=True)
+    plan.candidates = _common_candidates(plan, qual, known[0] if known else {}, rank_open=True, why=why)
     plan.refusal = refusal
     plan.problem = None
 
@@ -118,8 +149,8 @@ COMMON_SHAPES = ([2, 3, 224, 224], [2, 3, 64, 64], [2, 16, 32], [2, 32])
 COMMON_IDS = ([2, 16],)
 
 
-def _common_candidates(plan, qual: str, base: dict, rank_open: bool = False) -> list:
-    why = (f"the code of {qual} does not fix the rank of {{name}} (an operation on its way is opaque to the "
+def _common_candidates(plan, qual: str, base: dict, rank_open: bool = False, why: str = "") -> list:
+    why = why or (f"the code of {qual} does not fix the rank of {{name}} (an operation on its way is opaque to the "
            f"analysis): the first common input shape that runs on meta") if rank_open else (
         f"{qual} leaves the rank of {{name}} open to the analysis (an operation on its way is opaque to "
         f"it) and the rank it could follow does not run: the first common input shape that runs on meta")

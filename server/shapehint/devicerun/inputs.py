@@ -48,6 +48,7 @@ class EntryPlan:
     sources: dict = field(default_factory=dict)  # name -> (given | annotation | inferred, reason)
     helper: bool = False  # other code of the file calls it and gives it its inputs (not a refusal)
     refusal: Optional[str] = None  # inferred inputs: the refusal when none of the candidates runs on meta
+    inherited: bool = False  # its method is a base's of another module: only the analysis sees it
 
     def request(self) -> dict:
         return {"qualname": self.qualname, "kind": self.kind, "method": self.method, "ctor_expr": self.ctor_expr,
@@ -145,6 +146,7 @@ def _plan_without_source(qual, method, cls, inputs: dict, ctor_args, build, clas
     elif not inputs:
         plan.problem = (f"{qual}.{method} is inherited from {bases}, defined outside this file: give its inputs "
                         f"with --input NAME=2,3,224,224 (one per tensor argument)")
+        plan.inherited = True  # the analysis, which follows the file's imports, may find them (inferred.py)
     else:
         plan.params = [Param(name, override=dict(spec)) for name, spec in inputs.items()]
         plan.order = list(inputs)

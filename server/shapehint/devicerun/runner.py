@@ -365,7 +365,7 @@ def run_job(torch, job, device, limits, result, n):
     deadline = time.time() + float(job.get("dry_run_seconds", 20))  # shared by all entries' dry runs
     for entry in job.get("entries", []):
         info = {"entry": entry["qualname"], "kind": entry.get("kind"), "error": None,
-                "ctor_args": entry.get("ctor_args", {})}
+                "ctor_args": entry.get("ctor_args", {}), "ctor_expr": entry.get("ctor_expr")}
         result["entries"].append(info)
         inputs, failures = dry_run_pick(torch, mod, entry, deadline, entry.get("refusal"))
         if failures and entry.get("refusal") and failures[-1] != BUDGET_SPENT:

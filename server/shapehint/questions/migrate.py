@@ -22,9 +22,10 @@ from typing import Optional
 from ..analysis.frames import Cancelled
 from ..shapes.expr import Expr
 from ..shapes.shape import conj, eq, ge
-from ..shapes.values import TensorV
+from ..shapes.values import NoneV, TensorV
 from .assume import parse_assumption, to_pred
-from .common import (consistent, default_assumptions, display, int_defaults, never_returns, param_symbols,
+from .assumed import assumed_inputs, has_default
+from .common import (consistent, default_assumptions, display, never_returns, param_symbols,
                      rank_tested, tensor_params)
 
 # The rank search: at most this many analyses of the function per migration, ranks tried per
@@ -97,7 +98,7 @@ def migrate_function(session, qualname: str, assume=(), search: bool = True, bud
     # for c) at a size layers are built with, where the facts allow: the smallest, 1, builds
     # layers with no channels at all
     wide = [ge(Expr.sym(n), TYPICAL_SIZE) for n in _inputs_besides(session, qualname, params)
-            if n in syms and not _has_default(session, qualname, n)]
+            if n in syms and not has_default(session, qualname, n)]
     prefs = [p for p in ([*two, *wide], two, wide) if p]
     model = None
     for base in ([*user, *defaults], user) if defaults else (user,):
@@ -118,7 +119,8 @@ def migrate_function(session, qualname: str, assume=(), search: bool = True, bud
     if out["status"] != "none" and model is None:
         out["status"] = "unknown"
     if model is not None:
-        out["assumed"] = _assumed(session, qualname, params, model, store)
+        out.update(assumed_inputs(session, qualname, _inputs_besides(session, qualname, params), model, store,
+                                  TYPICAL_SIZE))
     for name, t in params.items():
         out["params"].append(_param(session, qualname, name, t, model, store, fail_syms, fails))
     if fails:
@@ -128,7 +130,8 @@ def migrate_function(session, qualname: str, assume=(), search: bool = True, bud
         if search:
             return _search_ranks(session, qualname, assume, params, budget) or out
     elif out["status"] == "static" and search:
-        return _recheck_ranks(session, qualname, assume, params, out, budget)
+        return _as_built(session, qualname, assume, _recheck_ranks(session, qualname, assume, params, out, budget),
+                         budget)
     return out
 
 
@@ -151,32 +154,6 @@ def _params(node) -> list:
     return a.posonlyargs + a.args + a.kwonlyargs
 
 
-def _assumed(session, qualname: str, params: dict, model: dict, store) -> dict:
-    """The values of those other inputs that the migration's shapes were chosen with
-    (`{"dim": 1, "config.hidden_size": 8}`): a proposal holds for the model built and called
-    with them — the constructor's defaults where the facts allow (common.default_assumptions).
-    One the facts do not mention is left to its default when it has one (any value passes)."""
-    heads = set(_inputs_besides(session, qualname, params))
-    mentioned = set().union(*[f.pred.symbols() for f in store.facts])
-    return {n: v for n, v in sorted(model.items())
-            if isinstance(v, int) and (n in heads or n.split(".")[0] in heads and n.count(".") == 1)
-            and (n in mentioned or not _has_default(session, qualname, n))}
-
-
-def _has_default(session, qualname: str, name: str) -> bool:
-    """Whether the function or its class's constructor gives `name` an int default (a config's
-    attribute: its class's default) — as they say, not as other classes' parameters of that name."""
-    fn = session.function(qualname)
-    if "." in name:
-        info = session.interp.env.dims.get(name)
-        return info is not None and info.default is not None
-    init = fn.cls.lookup("__init__") if fn is not None and fn.cls is not None else None
-    for f in (fn, init):
-        if f is not None and hasattr(f, "node") and name in int_defaults(f):
-            return int_defaults(f)[name] is not None
-    return False
-
-
 def _recheck_ranks(session, qualname: str, assume, params: dict, out: dict, budget: Optional[list]) -> dict:
     """A rank learned from a use behind a test of that rank (`if x.dim() == 4: x = self.conv(x)`)
     leaves the test undecided in the generic analysis, and what its arm required is not a fact
@@ -188,6 +165,41 @@ def _recheck_ranks(session, qualname: str, assume, params: dict, out: dict, budg
     found = search_ranks(session, qualname, assume, params, budget,
                          start={n: len(params[n].shape.dims) for n in tested})
     return found[0] if found else out
+
+
+def _as_built(session, qualname: str, assume, out: dict, budget: Optional[list]) -> dict:
+    """The proposal for the model its class's defaults build. The generic instance opens a `None`
+    default (`downsample=None`: a caller may pass a layer), so `if self.downsample is not None:`
+    joins both arms and what the `None` arm requires (`out += identity`: the widths agree) is no
+    fact; but the proposal's model is built with its defaults and takes that arm. Analysed again
+    with the instance as built, the proposal meets the arm's preconditions — the first one is
+    kept where that analysis cannot vouch for one (an operation it could not follow)."""
+    fn = session.function(qualname)
+    init = fn.cls.lookup("__init__") if fn is not None and fn.cls is not None else None
+    if out["status"] != "static" or session.interp.as_built or not hasattr(init, "defaults") \
+            or not any(isinstance(v, NoneV) for v in init.defaults.values()):
+        return out
+    from ..analysis.engine import parse, run
+    from ..analysis.imports import parsed_module
+    if budget is not None and budget[0] <= 0:
+        return out
+    ranks = {p["name"]: len(p["shape"]) for p in out["params"] if p["shape"] is not None}
+    try:
+        tried = run(session.result.text, session.result.path, records=False, functions={qualname},
+                    ranks={qualname: ranks}, as_built=True,
+                    parsed=parsed_module(session.result.path, session.result.text, parse))
+        got = migrate_function(tried, qualname, assume, search=False)
+    except Cancelled:
+        raise
+    except (Exception, RecursionError):  # a bug costs this refinement, not the answer
+        return out
+    if budget is not None:
+        budget[0] -= tried.result.stats.get("steps", 0) or 1
+    if got["status"] != "static" or tried.interp.gave_up_in.get(qualname) or never_returns(tried, qualname):
+        return out
+    for mine, theirs in zip(got["params"], out["params"]):
+        mine["reason"] = mine["reason"] or theirs["reason"]
+    return got
 
 
 def _fewest_first(n: int):

@@ -296,17 +296,34 @@ def _id_params(session, qualname: str) -> set:
     if fn is None:
         return set()
     classes = {n.name: n for n in ast.walk(ast.parse(session.result.text)) if isinstance(n, ast.ClassDef)}
+    for name, node in src.base_classes(session, qualname).items():
+        classes.setdefault(name, node)
     return _ids_in(fn, cls, classes, 3)
+
+
+def _with_bases(cls, classes: dict) -> list:
+    """The class's node and its bases' that `classes` holds (their `__init__` builds the layers
+    an inherited attribute holds: `class BertModelFx(bert.BertModel)`), nearest first."""
+    out, todo = [], [cls] if cls is not None else []
+    while todo:
+        c = todo.pop(0)
+        if c in out:
+            continue
+        out.append(c)
+        todo += [classes[dotted(b).split(".")[-1]] for b in c.bases if dotted(b).split(".")[-1] in classes]
+    return out
 
 
 def _ids_in(fn, cls, classes: dict, depth: int) -> set:
     layers, subs = set(), {}
-    for node in ast.walk(cls) if cls is not None else ():
+    for node in (n for c in reversed(_with_bases(cls, classes)) for n in ast.walk(c)):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             callee = dotted(node.value.func)
             for t in node.targets:
                 if not isinstance(t, ast.Attribute):
                     continue
+                layers.discard(t.attr)  # (a subclass's layer replaces its base's)
+                subs.pop(t.attr, None)
                 if callee.endswith("Embedding"):
                     layers.add(t.attr)
                 elif callee in classes:

@@ -80,6 +80,30 @@ def function_node(session, qualname: str):
     return fn.node, cls
 
 
+def base_classes(session, qualname: str) -> dict:
+    """{name: ClassDef} of the classes the method's class inherits from other modules the
+    analysis followed (`class BertModelFx(bert.BertModel)`), and of the classes those modules
+    define (their `__init__` builds the layers an inherited attribute holds)."""
+    from ..analysis.objects import ClassObj, FuncObj
+    fn = session.function(qualname)
+    out: dict = {}
+    todo, seen = [fn.cls] if fn is not None and getattr(fn, "cls", None) is not None else [], set()
+    while todo:
+        c = todo.pop(0)
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        todo += [b for b in c.bases if isinstance(b, ClassObj) and b.node is not None]
+        if c is fn.cls:
+            continue
+        out.setdefault(c.name, c.node)
+        for m in c.attrs.values():
+            for g in (m.globals.values() if isinstance(m, FuncObj) else ()):
+                if isinstance(g, ClassObj) and g.node is not None:
+                    out.setdefault(g.name, g.node)
+    return out
+
+
 def callers(session, qualname: str) -> list:
     """The functions whose analyses call this one (they give it its inputs)."""
     return sorted(set(session.interp.called_from.get(qualname, ())) - {qualname})
