@@ -230,7 +230,6 @@ def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] 
     """EntryPlans (possibly with `problem` set). Raises PlanError for an unknown --entry.
     `build`: an expression that builds the (class) entry's instance, e.g. a factory call."""
     tree = ast.parse(text)
-    mods = _module_classes(tree)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     consts = _constants(tree)
