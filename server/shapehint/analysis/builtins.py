@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from ..shapes.expr import Expr, emax, emin
-from ..shapes.shape import FALSE, TRUE, ge, le
+from ..shapes.shape import FALSE, TRUE, conj, disj, ge, le
 from ..shapes.values import (BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from .choices import registry_choice
@@ -168,6 +168,19 @@ class Builtins:
         if a is None or b is None or b.value == 0:
             return UnknownV("divmod")
         return TupleV((IntV(a // b), IntV(a % b)))
+
+    def b_any(self, args, kwargs, fr, span):
+        return self._quantified(args, disj)
+
+    def b_all(self, args, kwargs, fr, span):
+        return self._quantified(args, conj)
+
+    def _quantified(self, args, join):
+        """`any`/`all` of known items: the disjunction (conjunction) of their truths, so that
+        `if any([isinstance(v, (tuple, list)) for v in (k, s)]):` picks its arm."""
+        items = self.iterate(args[0], None) if len(args) == 1 else None
+        preds = [self.truth(i) for i in items] if items is not None else [None]
+        return BoolV(None if None in preds else join(*preds))
 
     def b_isinstance(self, args, kwargs, fr, span):
         got = isinstance_of(args[0], args[1]) if len(args) == 2 and not kwargs else None

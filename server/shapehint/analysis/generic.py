@@ -50,7 +50,11 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
         if isinstance(cls, BuiltinFn) and cls.name in ("int", "float", "bool", "str"):
             # `planes: int` is a number, not a tensor (its default, else a symbol of its name)
             if p.arg not in f.defaults:
-                return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
+                if cls.name == "float":
+                    # (not a size: a symbol of its name would stand for an int, and an opaque
+                    # value for what may be a tensor, so `ones(dim, 1, 1) * scale` had no shape)
+                    return FloatV()
+                return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg, "int" if cls.name == "int" else None)
             v = f.defaults[p.arg]
             return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else v
     if p.arg in f.defaults:

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..shapes.expr import Expr
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV,
                              TupleV, Value)
-from .objects import MODULE, BuiltinFn, ClassObj, InstanceObj
+from .objects import MODULE, BuiltinFn, ClassObj, InstanceObj, OpaqueV
 
 TENSOR = {"torch.Tensor"}
 SIZE = {"torch.Size"}
@@ -71,6 +72,8 @@ def _one(value: Value, target: Value) -> Optional[bool]:
         return False
     if isinstance(value, InstanceObj):
         return _instance(value.cls, target)
+    if isinstance(value, OpaqueV) and value.kind == "int":
+        return _one(IntV(Expr.sym(value.path)), target)
     return None
 
 

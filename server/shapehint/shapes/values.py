@@ -176,6 +176,10 @@ class DictV(Value):
     items: dict = field(default_factory=dict)
     # the generic analysis's `**kwargs`: callers may put any other key in it
     open: bool = False
+    # the `**kwargs` of one call followed (calls.bind_params): exactly the keys it passed, so a
+    # key not among them is absent (`if 'num_experts' in kwargs` decided) — unlike a dict built
+    # elsewhere, a module's registry say, which other code may fill
+    exact: bool = False
 
     def __post_init__(self):
         self.born = next(_BORN)

@@ -1,0 +1,107 @@
+"""Classes of CNN families built directly (issue 27): no factory in view, so the class is
+analysed on its own and its input has no known rank. Programs in tests/unit/assembled/; every
+shape claimed is evaluated against what torch computes for the same model."""
+import functools
+import os
+
+import pytest
+
+from shapehint.analysis.api import analyze_source
+
+HERE = os.path.join(os.path.dirname(__file__), "assembled")
+
+
+@functools.lru_cache(maxsize=None)
+def _answer(name):
+    path = os.path.join(HERE, name + ".py")
+    with open(path) as f:
+        return analyze_source(f.read(), path).infer_json()
+
+
+def _module(name):
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, os.path.join(HERE, name + ".py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _lines(name, function, var):
+    return {v["line"]: v["shape"] for v in _answer(name)["values"] if v["function"] == function and v["name"] == var}
+
+
+def _agrees(shape, got, env):
+    """Every dim of `shape` is known and evaluates, with the run's values `env`, to torch's."""
+    assert shape is not None and len(shape) == len(got), (shape, got)
+    for d, g in zip(shape, got):
+        assert d != "?" and (d if isinstance(d, int) else eval(d, dict(env))) == g, (shape, got)
+
+
+def test_a_permutation_teaches_the_rank_and_a_layer_norm_subclass_keeps_the_shape():
+    """`x.permute(0, 2, 3, 1)` names every axis: x is 4-D from there on (before: no shape on
+    any line). `F.layer_norm(x, self.normalized_shape, ...)` of a LayerNorm subclass built out of
+    view takes a sequence of unknown length, which says nothing of the axes: the shape is x's
+    (before: the last axis was named after `normalized_shape`, as if it were one int)."""
+    import torch
+    got = _lines("channels_last", "ChannelNorm.forward", "x")
+    norm = _module("channels_last").ChannelNorm(8).eval()
+    x = torch.randn(2, 8, 5, 7)
+    assert got[16] == got[17] == ["x.shape[0]", "x.shape[2]", "x.shape[3]", "x.shape[1]"]
+    assert got[18] == ["x.shape[0]", "x.shape[1]", "x.shape[2]", "x.shape[3]"]
+    steps = [x.permute(0, 2, 3, 1)]
+    steps.append(torch.nn.functional.layer_norm(steps[0], norm.normalized_shape))
+    steps.append(steps[1].permute(0, 3, 1, 2))
+    for line, want in zip((16, 17, 18), steps):
+        _agrees(got[line], list(want.shape), {"x": x})
+
+
+def test_a_permutation_of_the_wrong_length_is_still_an_error():
+    r = analyze_source("import torch\n\n\ndef f(x):\n    y = x.permute(0, 2, 1)\n    return y.permute(0, 1)\n", "m.py")
+    errors = [(d.line, d.code) for d in r.diagnostics if d.severity == "error"]
+    assert errors == [(6, "SH102")]
+    with pytest.raises(RuntimeError):
+        import torch
+        torch.zeros(2, 3, 4).permute(0, 2, 1).permute(0, 1)
+
+
+def test_a_block_with_an_optional_norm_layer_and_a_float_layer_scale():
+    """`scale: float` is a number, not an opaque value that may be a tensor: `ones(w, 1, 1) *
+    scale` has a shape, and so does every line after it (before: none, then `[*?]`)."""
+    import torch
+    got = _lines("channels_last", "MixerBlock.forward", "y")
+    block = _module("channels_last").MixerBlock(8, 0.5, 0.0).eval()
+    x = torch.randn(2, 8, 5, 7)
+    with torch.no_grad():
+        y1 = block.scale * block.body(x)
+        y2 = block.drop(y1)
+        y3 = y2 + x
+    env = {"x": x, "width": 8}
+    for line, want in zip((66, 67, 68), (y1, y2, y3)):
+        assert got[line] == ["x.shape[0]", "width", "x.shape[2]", "x.shape[3]"]
+        _agrees(got[line], list(want.shape), env)
+
+
+def test_a_factory_that_dispatches_on_its_keyword_arguments():
+    """`'experts' in kwargs` over the keywords of one call is decided (a key not passed is
+    absent), `any([isinstance(v, (tuple, list)) ...])` is the disjunction of its items, and
+    `stride: int = 2` is an int: the factory builds the Conv2d only (before: the other arm's
+    layer joined in, and no line had a shape)."""
+    import torch
+    got = _lines("conv_factory", "Stem.forward", "y")
+    stem = _module("conv_factory").Stem(4, 6, stride=2).eval()
+    for h, w in ((9, 10), (16, 16), (7, 3)):
+        x = torch.randn(2, 4, h, w)
+        with torch.no_grad():
+            y1 = stem.dw(x)
+            y2 = stem.pw(y1)
+        env = {"x": x, "cin": 4, "cout": 6, "stride": 2}
+        _agrees(got[40], list(y1.shape), env)
+        _agrees(got[41], list(y2.shape), env)
+
+
+def test_membership_in_the_keywords_of_one_call_is_decided():
+    src = ("import torch\n\n\ndef pick(x, **kw):\n    if 'scale' in kw:\n        return x.view(-1)\n"
+           "    return x.view(2, -1)\n\n\ndef f():\n    y = pick(torch.zeros(4, 6), bias=True)\n    return y\n")
+    r = analyze_source(src, "m.py").infer_json()
+    ys = [v["shape"] for v in r["values"] if v["name"] == "y"]
+    assert ys == [[2, 12]]
