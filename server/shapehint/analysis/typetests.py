@@ -21,6 +21,12 @@ SIZE = {"torch.Size"}
 # the builtin type each plain value kind is exactly (a bool is also an int)
 _BUILTIN = {IntV: {"int"}, FloatV: {"float"}, BoolV: {"bool", "int"}, StrV: {"str"}, ListV: {"list"},
             TupleV: {"tuple"}, DictV: {"dict"}}
+# the abstract base classes plain values are checked against (`to_2tuple`'s `isinstance(x,
+# collections.abc.Iterable) and not isinstance(x, str)`), and the kinds that are instances
+_ITERABLE = {TupleV, ListV, StrV, DictV}
+_ABCS = {**{f"{m}.{n}": kinds for m in ("collections.abc", "typing") for n, kinds in (
+    ("Iterable", _ITERABLE), ("Collection", _ITERABLE), ("Sequence", {TupleV, ListV, StrV}),
+    ("Mapping", {DictV}))}}
 _BUILTIN_TYPES = {"int", "float", "bool", "str", "list", "tuple", "dict", "set", "frozenset", "bytes", "complex"}
 
 
@@ -61,6 +67,8 @@ def _one(value: Value, target: Value) -> Optional[bool]:
     if kinds is not None:
         if isinstance(target, BuiltinFn):
             return target.name in kinds
+        if isinstance(target, ExtRef) and target.path in _ABCS:
+            return type(value) in _ABCS[target.path]
         if isinstance(target, ExtRef) and target.path in SIZE and isinstance(value, TupleV):
             return bool(value.is_size) or None  # a tuple we built may still be a Size
         if isinstance(target, ClassObj) or isinstance(target, ExtRef) and target.path in TENSOR | MODULE:
