@@ -105,3 +105,34 @@ def test_membership_in_the_keywords_of_one_call_is_decided():
     r = analyze_source(src, "m.py").infer_json()
     ys = [v["shape"] for v in r["values"] if v["name"] == "y"]
     assert ys == [[2, 12]]
+
+
+def test_a_dense_block_of_unknown_depth():
+    """`torch.cat([x], 1)` is a copy of x of any rank; `torch.cat(feats, 1)` of a list grown in a
+    loop of unknown count has the items' other axes; the units of a ModuleDict subclass that
+    registers them all from one `add_module` in such a loop are any number of that site's unit
+    (before: no shape on any line of the block)."""
+    import torch
+    answer = _answer("dense_stack")
+    assert [d for d in answer["diagnostics"] if d["severity"] == "error"] == []
+    stack = _lines("dense_stack", "DenseStack.forward", "new")
+    units = {v["line"]: v for v in answer["values"] if v["function"] == "DenseUnit.forward"}
+    assert stack[42] == ["x0.shape[0]", "growth", "x0.shape[2]", "x0.shape[3]"]
+    # the unit's lines in the block's names, and in its own where it is given a tensor
+    assert [c["shape"] for c in units[29]["contexts"]] == [["x0.shape[0]", "growth", "x0.shape[2]", "x0.shape[3]"]]
+    assert units[29]["shape"] == ["x.shape[0]", "growth", "x.shape[2]", "x.shape[3]"]
+    mod = _module("dense_stack")
+    for n in (1, 3):
+        block = mod.DenseStack(n, 6, 2, 3).eval()
+        x0 = torch.randn(2, 6, 5, 7)
+        feats = [x0]
+        with torch.no_grad():
+            for unit in block.values():
+                new = unit(feats)
+                _agrees(stack[42], list(new.shape), {"x0": x0, "growth": 3})
+                _agrees(units[28]["contexts"][0]["shape"], list(unit.squeeze(feats).shape),
+                        {"x0": x0, "growth": 3, "widen": 2})
+                feats.append(new)
+        alone = mod.DenseUnit(6, 3, 2).eval()
+        with torch.no_grad():
+            _agrees(units[29]["shape"], list(alone(x0).shape), {"x": x0, "growth": 3})

@@ -415,12 +415,14 @@ class Builtins:
                 # never one layer in place of several
                 known = isinstance(args[0], StrV) and args[0].value is not None
                 t.attrs[args[0].value if known else UNKNOWN_MODULES] = args[1]
+                if not known:
+                    t.attrs[f"{UNKNOWN_MODULES} {span.line}:{span.col}" if span else UNKNOWN_MODULES + " ?"] = NoneV()
             elif name in ("items", "values", "keys", "children", "named_children") and not args and t.cls.is_module():
                 # a container subclass's own modules (`for name, layer in self.items()` in a
                 # ModuleDict subclass), in the order they were registered
                 named = t.registered_modules()
                 if named is None:
-                    return UnknownV(name)
+                    return _unknown_count(t, name)
                 if name in ("values", "children"):
                     return ListV([v for _, v in named])
                 if name == "keys":
@@ -459,6 +461,21 @@ class Builtins:
         else:
             added = args[-1]
         return self.join_values([elem, added])
+
+
+def _unknown_count(t: InstanceObj, name: str) -> Value:
+    """The modules of a container subclass that registers them all from one `add_module` of
+    names not known (`add_module("layer%d" % (i + 1), Layer(c + i * g))` in a loop of unknown
+    count): any number of them, each the one that site built for the loop's any iteration."""
+    sites = [k for k in t.attrs if k.startswith(UNKNOWN_MODULES + " ")]
+    others = [k for k, v in t.attrs.items() if k != UNKNOWN_MODULES and (
+        isinstance(v, ModuleV) or isinstance(v, InstanceObj) and v.cls.is_module())]
+    layer = t.attrs.get(UNKNOWN_MODULES)
+    if len(sites) != 1 or others or t.seq or not isinstance(layer, (ModuleV, InstanceObj)):
+        return UnknownV(name)
+    if name in ("values", "children"):
+        return ListV(None, layer)
+    return ListV(None, StrV(None) if name == "keys" else TupleV((StrV(None), layer)))
 
 
 def _layer_base(cls, depth: int = 0):

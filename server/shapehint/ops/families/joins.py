@@ -78,7 +78,20 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
         dims = list(elem.shape.dims)
         dims[d] = n * dims[d]
         return cx.tensor(dims, like=elem)
+    if isinstance(tensors, ListV) and tensors.items is None and isinstance(tensors.elem, TensorV) \
+            and tensors.elem.shape.rank:
+        # `torch.cat(features, 1)` of a list grown in a loop of unknown count: its element (the
+        # join of every item) along the other axes, and a sum of unknown many sizes along `dim`
+        dims = list(tensors.elem.shape.dims)
+        dims[cx.norm_dim(dim, len(dims))] = cx.fresh("?cat")
+        return cx.tensor(dims, like=tensors.elem)
     d = cx.const_int(dim)
+    if _same_unknown(tensors) and d is not None and len(tensors.items) == 1:
+        # `torch.cat([x], 1)` (the first input of a dense block's layer): a copy of x, which
+        # has that axis — whatever its rank
+        x = tensors.items[0]
+        cx.dim(x, d)
+        return cx.tensor(x.shape, like=x)
     if _same_unknown(tensors) and d is not None:  # `torch.cat([h, res], dim=-1)` of `[*x, d]`s
         return joined(cx, tensors.items, d, lambda parts: cat(cx, TupleV(tuple(parts)), dim))
     ts = _tensors(cx, tensors)
