@@ -136,3 +136,34 @@ def test_a_dense_block_of_unknown_depth():
         alone = mod.DenseUnit(6, 3, 2).eval()
         with torch.no_grad():
             _agrees(units[29]["shape"], list(alone(x0).shape), {"x": x0, "growth": 3})
+
+
+def test_a_layer_class_given_for_a_name_is_no_string():
+    """`if not isinstance(name, str): return name` of an activation factory given `nn.ReLU`: the
+    class itself (before: undecided, so the string arm's lookup joined in and the layer it
+    built was unknown)."""
+    src = '''import torch
+import torch.nn as nn
+
+TABLE = dict(relu=nn.ReLU, gelu=nn.GELU, flat=nn.Flatten)
+
+
+def act_for(name):
+    if not isinstance(name, str):
+        return name
+    return TABLE[name.lower()]
+
+
+class NormAct(nn.Module):
+    def __init__(self, c: int, act_layer=nn.ReLU):
+        super().__init__()
+        self.norm = nn.BatchNorm2d(c)
+        self.act = act_for(act_layer)(inplace=True)
+
+    def forward(self, x):
+        x = self.norm(x)
+        y = self.act(x)
+        return y
+'''
+    got = [v["shape"] for v in analyze_source(src, "m.py").infer_json()["values"] if v["name"] == "y"]
+    assert got == [["x.shape[0]", "c", "x.shape[2]", "x.shape[3]"]]

@@ -80,6 +80,8 @@ def _one(value: Value, target: Value) -> Optional[bool]:
         return False
     if isinstance(value, InstanceObj):
         return _instance(value.cls, target)
+    if isinstance(value, ExtRef) and isinstance(target, BuiltinFn) and _layer_class(value.path):
+        return False  # `nn.ReLU` given for an activation's name: a class, no str
     if isinstance(value, OpaqueV) and value.kind == "int":
         return _one(IntV(Expr.sym(value.path)), target)
     return None
@@ -114,3 +116,9 @@ def _derives_from_external(cls: ClassObj, allowed: set = frozenset()) -> bool:
     """Whether some ancestor is a class we did not read (other than `allowed` and `object`):
     its own ancestry, and so what it is an instance of, is unknown."""
     return any(p not in allowed for p in cls.foreign_bases())
+
+
+def _layer_class(path: str) -> bool:
+    """Whether `path` names a torch layer class (one with a rule in the registry)."""
+    from ..ops import registry
+    return isinstance(registry.lookup(path), registry.ModuleRule)
