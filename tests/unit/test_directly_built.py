@@ -167,3 +167,37 @@ class NormAct(nn.Module):
 '''
     got = [v["shape"] for v in analyze_source(src, "m.py").infer_json()["values"] if v["name"] == "y"]
     assert got == [["x.shape[0]", "c", "x.shape[2]", "x.shape[3]"]]
+
+
+def test_a_plain_value_against_the_abstract_collections():
+    """`to_2tuple`-style helpers: `isinstance(x, collections.abc.Iterable) and not isinstance(x,
+    str)` is decided for a tuple default and an int (before: undecided, so `d[0]` joined a tuple
+    with an int and the layer had no shape)."""
+    import torch
+    src = '''import collections.abc
+
+import torch.nn as nn
+
+
+def pair(x):
+    if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+        return tuple(x)
+    return (x, x)
+
+
+class Block(nn.Module):
+    def __init__(self, c: int, dilation=(2, 2)):
+        super().__init__()
+        d = pair(dilation)
+        k = pair(3)
+        self.conv = nn.Conv2d(c, c, k[0], padding=d[0], dilation=d[0])
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y
+'''
+    got = [v["shape"] for v in analyze_source(src, "m.py").infer_json()["values"] if v["name"] == "y"]
+    assert got == [["x.shape[0]", "c", "x.shape[2]", "x.shape[3]"]]
+    block = torch.nn.Conv2d(4, 4, 3, padding=2, dilation=2)
+    x = torch.randn(2, 4, 9, 11)
+    _agrees(got[0], list(block(x).shape), {"x": x, "c": 4})
