@@ -201,3 +201,21 @@ class Block(nn.Module):
     block = torch.nn.Conv2d(4, 4, 3, padding=2, dilation=2)
     x = torch.randn(2, 4, 9, 11)
     _agrees(got[0], list(block(x).shape), {"x": x, "c": 4})
+
+
+def test_a_parameter_that_is_a_tensor_or_a_list_of_tensors_is_not_taken_for_a_tensor():
+    """`forward(self, x: Union[Tensor, List[Tensor]])` with `if isinstance(x, Tensor): prev =
+    [x]`: its own analysis must not claim the tensor arm only — the referee bound that claim's
+    `x.shape[2]` to the model's input when `x` was the block's list (timm_densenet, 2 wrong
+    lines); the block's calls, in its names, still give every shape."""
+    src = open(os.path.join(HERE, "dense_stack.py")).read().replace(
+        "def forward(self, x: Tensor) -> Tensor:\n        if isinstance",
+        "def forward(self, x: Union[Tensor, List[Tensor]]) -> Tensor:\n        if isinstance").replace(
+        "from torch import Tensor", "from typing import List, Union\n\nfrom torch import Tensor")
+    assert "Union[Tensor, List[Tensor]]" in src
+    answer = analyze_source(src, "m.py").infer_json()
+    squeeze = [v for v in answer["values"] if v["function"] == "DenseUnit.squeeze"]
+    assert squeeze and all(c.get("via", [""])[0].startswith("DenseStack.forward") for v in squeeze
+                           for c in v.get("contexts", []))
+    new = [v for v in answer["values"] if v["function"] == "DenseStack.forward" and v["name"] == "new"]
+    assert new[0]["shape"] == ["x0.shape[0]", "growth", "x0.shape[2]", "x0.shape[3]"]
