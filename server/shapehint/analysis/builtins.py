@@ -169,18 +169,15 @@ class Builtins:
             return UnknownV("divmod")
         return TupleV((IntV(a // b), IntV(a % b)))
 
-    def b_any(self, args, kwargs, fr, span):
-        return self._quantified(args, disj)
-
-    def b_all(self, args, kwargs, fr, span):
-        return self._quantified(args, conj)
-
-    def _quantified(self, args, join):
+    def b_any(self, args, kwargs, fr, span, join=disj):
         """`any`/`all` of known items: the disjunction (conjunction) of their truths, so that
         `if any([isinstance(v, (tuple, list)) for v in (k, s)]):` picks its arm."""
         items = self.iterate(args[0], None) if len(args) == 1 else None
         preds = [self.truth(i) for i in items] if items is not None else [None]
         return BoolV(None if None in preds else join(*preds))
+
+    def b_all(self, args, kwargs, fr, span):
+        return self.b_any(args, kwargs, fr, span, conj)
 
     def b_isinstance(self, args, kwargs, fr, span):
         got = isinstance_of(args[0], args[1]) if len(args) == 2 and not kwargs else None
