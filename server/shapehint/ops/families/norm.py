@@ -166,8 +166,10 @@ def _given(cx: OpContext, x, normalized_shape, weight=None, bias=None) -> Tensor
     value of unknown kind there (`self.normalized_shape` of a LayerNorm subclass built out of
     view) is a sequence of unknown length, so it says nothing of the trailing axes (taking it for
     one int would name the last axis after it and claim a rank-1 normalisation): the input's
-    shape, unchecked."""
-    if isinstance(normalized_shape, (TupleV, ListV, tuple, list, IntV, int)):
+    shape, unchecked. One the analysis knows for an int (`kind`: a parameter annotated `int`
+    the subclass's `super().__init__(num_channels)` was given) is that int."""
+    if isinstance(normalized_shape, (TupleV, ListV, tuple, list, IntV, int)) \
+            or getattr(normalized_shape, "kind", None) == "int":
         return _trailing(cx, x, _norm_shape(cx, normalized_shape), weight, bias)
     if not isinstance(x, TensorV):
         raise NotApplicable("input unknown")
