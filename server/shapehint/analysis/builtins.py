@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from ..shapes.expr import Expr, emax, emin
-from ..shapes.shape import FALSE, TRUE, ge, le
+from ..shapes.shape import FALSE, TRUE, conj, disj, ge, le
 from ..shapes.values import (BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from .choices import registry_choice
@@ -169,6 +169,16 @@ class Builtins:
         if a is None or b is None or b.value == 0:
             return UnknownV("divmod")
         return TupleV((IntV(a // b), IntV(a % b)))
+
+    def b_any(self, args, kwargs, fr, span, join=disj):
+        """`any`/`all` of known items: the disjunction (conjunction) of their truths, so that
+        `if any([isinstance(v, (tuple, list)) for v in (k, s)]):` picks its arm."""
+        items = self.iterate(args[0], None) if len(args) == 1 else None
+        preds = [self.truth(i) for i in items] if items is not None else [None]
+        return BoolV(None if None in preds else join(*preds))
+
+    def b_all(self, args, kwargs, fr, span):
+        return self.b_any(args, kwargs, fr, span, conj)
 
     def b_isinstance(self, args, kwargs, fr, span):
         got = isinstance_of(args[0], args[1]) if len(args) == 2 and not kwargs else None
@@ -414,12 +424,14 @@ class Builtins:
                 # never one layer in place of several
                 known = isinstance(args[0], StrV) and args[0].value is not None
                 t.attrs[args[0].value if known else UNKNOWN_MODULES] = args[1]
+                if not known:
+                    t.attrs[f"{UNKNOWN_MODULES} {span.line}:{span.col}" if span else UNKNOWN_MODULES + " ?"] = NoneV()
             elif name in ("items", "values", "keys", "children", "named_children") and not args and t.cls.is_module():
                 # a container subclass's own modules (`for name, layer in self.items()` in a
                 # ModuleDict subclass), in the order they were registered
                 named = t.registered_modules()
                 if named is None:
-                    return UnknownV(name)
+                    return _unknown_count(t, name)
                 if name in ("values", "children"):
                     return ListV([v for _, v in named])
                 if name == "keys":
@@ -458,6 +470,21 @@ class Builtins:
         else:
             added = args[-1]
         return self.join_values([elem, added])
+
+
+def _unknown_count(t: InstanceObj, name: str) -> Value:
+    """The modules of a container subclass that registers them all from one `add_module` of
+    names not known (`add_module("layer%d" % (i + 1), Layer(c + i * g))` in a loop of unknown
+    count): any number of them, each the one that site built for the loop's any iteration."""
+    sites = [k for k in t.attrs if k.startswith(UNKNOWN_MODULES + " ")]
+    others = [k for k, v in t.attrs.items() if k != UNKNOWN_MODULES and (
+        isinstance(v, ModuleV) or isinstance(v, InstanceObj) and v.cls.is_module())]
+    layer = t.attrs.get(UNKNOWN_MODULES)
+    if len(sites) != 1 or others or t.seq or not isinstance(layer, (ModuleV, InstanceObj)):
+        return UnknownV(name)
+    if name in ("values", "children"):
+        return ListV(None, layer)
+    return ListV(None, StrV(None) if name == "keys" else TupleV((StrV(None), layer)))
 
 
 def _layer_base(cls, depth: int = 0):

@@ -83,9 +83,9 @@ def alike(a, b, limit: int = MAX_PARTS, pairs: Optional[dict] = None) -> bool:
 
 _FIELDS = {TensorV: ("shape", "dtype", "contiguous", "layout_note", "requires_grad", "is_param", "optional"),
            IntV: ("expr",), FloatV: ("value", "quotient"), StrV: ("value",), BoolV: ("pred", "implied"), NoneV: (),
-           EllipsisV: (), DtypeV: ("name",), ExtRef: ("path",), OpaqueV: ("path",), UnknownV: ("reason",)}
+           EllipsisV: (), DtypeV: ("name",), ExtRef: ("path",), OpaqueV: ("path", "kind"), UnknownV: ("reason",)}
 _PARTS = {TupleV: ("is_size", "items"), SliceV: ("start", "stop", "step"), ListV: ("items", "elem", "length", "name"),
-          DictV: ("open", "items"), ModuleV: ("kind", "cfg", "children", "names", "elem", "length"),
+          DictV: ("open", "exact", "items", "elem"), ModuleV: ("kind", "cfg", "children", "names", "elem", "length"),
           InstanceObj: ("cls", "attrs", "seq", "base_layer", "items"), BoundMethod: ("func", "self_obj"),
           PartialV: ("func", "args", "kwargs")}
 _SHARED = (FuncObj, ClassObj, BuiltinFn)  # long-lived: the same object or not
@@ -402,7 +402,7 @@ class _Copier:
             self.done[key] = out
             out.items, out.elem = self.copy(v.items), self.copy(v.elem)
         else:  # a DictV (survey admits no other kind)
-            out = DictV({}, v.open)
+            out = DictV({}, v.open, exact=v.exact)
             self.done[key] = out
             out.items, out.elem = self.copy(v.items), self.copy(v.elem)
         for name, extra in vars(v).items():  # what is set beside the fields (a layer's `label`)

@@ -386,7 +386,7 @@ class Calls:
             else:
                 extra_kw[k] = v
         if a.kwarg is not None:
-            env[a.kwarg.arg] = DictV(extra_kw)
+            env[a.kwarg.arg] = DictV(extra_kw, exact=True)
         open_defaults = set()
         for p in params + [p.arg for p in a.kwonlyargs]:
             if p not in env:

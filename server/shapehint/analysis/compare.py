@@ -100,6 +100,9 @@ class Comparisons:
             return None
         if isinstance(container, StrV) and isinstance(x, StrV) and None not in (container.value, x.value):
             return TRUE if x.value in container.value else FALSE
+        if isinstance(container, DictV) and container.exact and not container.open and isinstance(x, StrV) \
+                and x.value is not None:
+            return TRUE if x.value in container.items else FALSE
         keys = container.items if isinstance(container, DictV) else \
             container.names if isinstance(container, ModuleV) and container.kind == "torch.nn.ModuleDict" else None
         if keys is not None and isinstance(x, StrV) and x.value is not None:

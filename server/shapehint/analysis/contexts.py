@@ -208,6 +208,19 @@ def alike_iterations(calls: list, text: dict) -> list:
     return out
 
 
+def beside_the_join(calls: list, shown: str, text: dict, built: set) -> list:
+    """(label, shape) of the contexts listed beside the join `shown`: those that print otherwise,
+    and construction contexts. One that prints as the join is left out only where every context
+    of its call sites does: else the sites' others would read as all of them (a first dense
+    block's input, `x` in the caller's names and in the callee's alike, beside the halved
+    inputs of the blocks after it)."""
+    printed: dict = {}
+    for lbl, s, _, _ in calls:
+        printed.setdefault((split(lbl)[0], via_of(lbl)), set()).add(text.setdefault(s, str(s)))
+    return [(lbl, s) for lbl, s, _, _ in calls if text[s] != shown or split(lbl)[0] in built
+            or len(printed[(split(lbl)[0], via_of(lbl))]) > 1]
+
+
 def sizes_unknown(shape: Shape) -> Shape:
     """`shape` with its sizes (constants but 1) unknown: what calls agree on in own names holds
     for calls not seen too, a size they passed need not."""

@@ -61,7 +61,7 @@ def symbol_noting(it, path: str, what: str, default) -> OpaqueV:
     use of the name wrote (`the value of ...`): the same table whether the classes were built now
     or by analyses restored from the cache (engine.compose_dims replays writes in program order)."""
     it.env.dims[path] = DimInfo(path, f"{what} (default {default})", default=default)
-    return OpaqueV(path)
+    return OpaqueV(path, "int" if isinstance(default, int) and not isinstance(default, bool) else None)
 
 
 def open_default_nones(init, inst):
@@ -84,4 +84,4 @@ def name_copies(it, init, inst, prefix: str) -> None:
             info = it.env.dims.get(v.path)
             it.env.dims[path] = DimInfo(path, info.origin, default=info.default) if info is not None \
                 else DimInfo(path, f"`{v.path}`")
-            inst.attrs[name] = OpaqueV(path)
+            inst.attrs[name] = OpaqueV(path, v.kind)

@@ -52,9 +52,10 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
             if p.arg not in f.defaults:
                 if cls.name == "float":
                     # a ratio may be 0.25: a symbol would be a size >= 1 (`patch * (1 - ratio)`
-                    # would then be proven <= 0 for every input)
+                    # would then be proven <= 0 for every input), and an opaque value may be a
+                    # tensor (`ones(dim, 1, 1) * scale` had no shape)
                     return FloatV()
-                return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
+                return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg, "int" if cls.name == "int" else None)
             v = f.defaults[p.arg]
             return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else v
     if p.arg in f.defaults:
@@ -101,13 +102,17 @@ def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = 
 def _union_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
     """A parameter annotated with a union: `Optional[Tensor]` without a default is a tensor that
     may be None (an optional tensor); `int | tuple[int, int]` or `Optional[int]` without one is
-    no tensor but an opaque value of its name; anything else, None (read as if unannotated)."""
+    no tensor but an opaque value of its name; `Union[Tensor, List[Tensor]]` without one is either,
+    so unknown (a dense layer's `isinstance(x, Tensor)` runs both arms, and the list's calls are
+    not listed in the names of the tensor's); anything else, None (read as if unannotated)."""
     members = union_members(p.annotation, lambda n: it._safe_eval(n, fr))
     if members is None:
         return None
     rest = [m for m in members if not is_none(m)]
     if rest and all(is_plain(m) for m in rest):
         return None if p.arg in f.defaults else OpaqueV(p.arg)  # a default is read as without one
+    if len(rest) > 1 and p.arg not in f.defaults and any(_sequence_name(m) in SEQUENCES for m in rest):
+        return UnknownV(p.arg)
     if len(rest) == 1 and len(members) > 1 and p.arg not in f.defaults:
         ann = it.annotation_shape(rest[0], fr)
         if ann is not None:
@@ -117,6 +122,11 @@ def _union_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
 
 SEQUENCES = {"List", "list", "Sequence", "MutableSequence", "Iterable", "Tuple", "tuple"}
 MAPPINGS = {"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict"}
+
+
+def _sequence_name(node) -> Optional[str]:
+    base = node.value if isinstance(node, ast.Subscript) else node
+    return base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else None
 
 
 def container_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):

@@ -188,6 +188,9 @@ class OpaqueV(Value):
     Used as an int it becomes the symbol of that name (`d_model`, `config.n_embd`)."""
 
     path: str
+    # "int" where it stands for an int (a parameter annotated `int`, or an int default's symbol):
+    # `isinstance(stride, (tuple, list))` is then decided, as its arithmetic already assumes
+    kind: Optional[str] = None
 
 
 @dataclass(eq=False)

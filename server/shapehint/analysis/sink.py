@@ -327,8 +327,8 @@ class Sink:
         gone = {(w[0], w[2]) for w in lost if len(w) > 2}
         kept = [c for c, o in zip(calls, owners) if (o, c[0]) not in gone]
         # (a construction context's shapes all: one like the record's is still one of its group)
-        pending = [(lbl or "in terms of the parameters", s) for lbl, s, _, _ in generic + contexts.alike_iterations(kept, text)
-                   if text.setdefault(s, str(s)) != shown or contexts.split(lbl)[0] in built]
+        pending = [(lbl or "in terms of the parameters", s) for lbl, s in contexts.beside_the_join(
+            generic + contexts.alike_iterations(kept, text), shown, text, built)]
         partial = acc.dropped_built.union(self.lost_built.get(acc.span_key(), ()))
         for lbl, s in contexts.whole_constructions(pending, built, partial, text, contexts.MAX_BUILT_LISTED):
             listed(lbl, s)

@@ -11,15 +11,22 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..shapes.expr import Expr
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV,
                              TupleV, Value)
-from .objects import MODULE, BuiltinFn, ClassObj, FuncObj, InstanceObj
+from .objects import MODULE, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
 
 TENSOR = {"torch.Tensor"}
 SIZE = {"torch.Size"}
 # the builtin type each plain value kind is exactly (a bool is also an int)
 _BUILTIN = {IntV: {"int"}, FloatV: {"float"}, BoolV: {"bool", "int"}, StrV: {"str"}, ListV: {"list"},
             TupleV: {"tuple"}, DictV: {"dict"}}
+# the abstract base classes plain values are checked against (`to_2tuple`'s `isinstance(x,
+# collections.abc.Iterable) and not isinstance(x, str)`), and the kinds that are instances
+_ITERABLE = {TupleV, ListV, StrV, DictV}
+_ABCS = {**{f"{m}.{n}": kinds for m in ("collections.abc", "typing") for n, kinds in (
+    ("Iterable", _ITERABLE), ("Collection", _ITERABLE), ("Sequence", {TupleV, ListV, StrV}),
+    ("Mapping", {DictV}))}}
 _BUILTIN_TYPES = {"int", "float", "bool", "str", "list", "tuple", "dict", "set", "frozenset", "bytes", "complex"}
 
 
@@ -62,6 +69,8 @@ def _one(value: Value, target: Value) -> Optional[bool]:
     if kinds is not None:
         if isinstance(target, BuiltinFn):
             return target.name in kinds
+        if isinstance(target, ExtRef) and target.path in _ABCS:
+            return type(value) in _ABCS[target.path]
         if isinstance(target, ExtRef) and target.path in SIZE and isinstance(value, TupleV):
             return bool(value.is_size) or None  # a tuple we built may still be a Size
         if isinstance(target, ClassObj) or isinstance(target, ExtRef) and target.path in TENSOR | MODULE:
@@ -73,6 +82,10 @@ def _one(value: Value, target: Value) -> Optional[bool]:
         return False
     if isinstance(value, InstanceObj):
         return _instance(value.cls, target)
+    if isinstance(value, ExtRef) and isinstance(target, BuiltinFn) and _layer_class(value.path):
+        return False  # `nn.ReLU` given for an activation's name: a class, no str
+    if isinstance(value, OpaqueV) and value.kind == "int":
+        return _one(IntV(Expr.sym(value.path)), target)
     return None
 
 
@@ -114,3 +127,9 @@ def _derives_from_external(cls: ClassObj, allowed: set = frozenset()) -> bool:
     """Whether some ancestor is a class we did not read (other than `allowed` and `object`):
     its own ancestry, and so what it is an instance of, is unknown."""
     return any(p not in allowed for p in cls.foreign_bases())
+
+
+def _layer_class(path: str) -> bool:
+    """Whether `path` names a torch layer class (one with a rule in the registry)."""
+    from ..ops import registry
+    return isinstance(registry.lookup(path), registry.ModuleRule)

@@ -187,6 +187,10 @@ class DictV(Value):
     # what the keys not known hold, when every value put under one was seen (a dict filled in a
     # loop: `layers[f"layer_{i}"] = Block(d)`); None: an open dict may hold anything there
     elem: Optional[Value] = None
+    # the `**kwargs` of one call followed (calls.bind_params): exactly the keys it passed, so a
+    # key not among them is absent (`if 'num_experts' in kwargs` decided) — unlike a dict built
+    # elsewhere, a module's registry say, which other code may fill
+    exact: bool = False
 
     def __post_init__(self):
         self.born = next(_BORN)

@@ -45,9 +45,11 @@ def _same_unknown(seq) -> bool:
 
 
 def _repeated(cx: OpContext, seq):
-    """(element, count) for a list built in a loop (`outs.append(h)`): items unknown, length known."""
-    if isinstance(seq, ListV) and seq.items is None and isinstance(seq.elem, TensorV) \
-            and seq.elem.shape.rank is not None and getattr(seq, "length", None) is not None:
+    """(element: the join of all the items, count: the length, else any) for a list built in a
+    loop (`outs.append(h)`; a dense block's `features`, grown a number of times not known)."""
+    if isinstance(seq, ListV) and seq.items is None and isinstance(seq.elem, TensorV) and seq.elem.shape.rank is not None:
+        if getattr(seq, "length", None) is None:
+            return seq.elem, cx.fresh("?count")
         cx.require(ge(seq.length, 1), lambda: f"{cx.opname} expects a non-empty list of tensors", "SH107")
         return seq.elem, seq.length
     return None
@@ -59,10 +61,6 @@ def _best(ds: list) -> Expr:
         if d.value is not None:
             return d
     return next((d for d in ds if not is_dyn(d)), ds[0])
-
-
-def _dtype(ts):
-    return result_dtype(*ts)
 
 
 @op("torch.cat", "torch.concat", "torch.concatenate")
@@ -79,6 +77,9 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
         dims[d] = n * dims[d]
         return cx.tensor(dims, like=elem)
     d = cx.const_int(dim)
+    if _same_unknown(tensors) and d is not None and len(tensors.items) == 1:
+        cx.dim(tensors.items[0], d)  # `torch.cat([x], 1)`: a copy of x, of any rank with that axis
+        return cx.tensor(tensors.items[0].shape, like=tensors.items[0])
     if _same_unknown(tensors) and d is not None:  # `torch.cat([h, res], dim=-1)` of `[*x, d]`s
         return joined(cx, tensors.items, d, lambda parts: cat(cx, TupleV(tuple(parts)), dim))
     ts = _tensors(cx, tensors)
@@ -90,7 +91,7 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
     # legacy rule: 1-D tensors of size 0 are skipped
     live = [(i, t) for i, t in enumerate(ts) if not (t.shape.rank == 1 and t.shape.dims[0].value == 0)]
     if not live:
-        return cx.tensor(ts[0].shape, dtype=_dtype(ts))
+        return cx.tensor(ts[0].shape, dtype=result_dtype(*ts))
     i0, first = live[0]
     r = first.shape.rank
     d = cx.norm_dim(dim, r)
@@ -108,7 +109,7 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
         total = total + t.shape.dims[d]
     dims = [_best([t.shape.dims[k] for _, t in live]) for k in range(r)]
     dims[d] = total
-    return cx.tensor(dims, dtype=_dtype(ts))
+    return cx.tensor(dims, dtype=result_dtype(*ts))
 
 
 @op("torch.stack")
@@ -136,7 +137,7 @@ def stack(cx: OpContext, tensors, dim=0, *, out=None):
                        f"{first.shape} and tensor {i} is {t.shape}", "SH101")
     dims = [_best([t.shape.dims[k] for t in ts]) for k in range(first.shape.rank)]
     dims.insert(d, Expr.const(len(ts)))
-    return cx.tensor(dims, dtype=_dtype(ts))
+    return cx.tensor(dims, dtype=result_dtype(*ts))
 
 
 def _atleast(cx: OpContext, t: TensorV, n: int) -> TensorV:
@@ -451,7 +452,7 @@ def block_diag(cx: OpContext, *tensors):
         d = t.shape.dims
         r, c = (d[0], d[1]) if len(d) == 2 else (Expr.const(1), d[0] if d else Expr.const(1))
         rows, cols = rows + r, cols + c
-    return cx.tensor([rows, cols], dtype=_dtype(ts))
+    return cx.tensor([rows, cols], dtype=result_dtype(*ts))
 
 
 def _vectors(cx: OpContext, ts: list) -> None:
@@ -469,7 +470,7 @@ def cartesian_prod(cx: OpContext, *tensors):
     n = Expr.const(1)
     for t in ts:
         n = n * t.shape.dims[0]
-    return cx.tensor([n, Expr.const(len(ts))], dtype=_dtype(ts))
+    return cx.tensor([n, Expr.const(len(ts))], dtype=result_dtype(*ts))
 
 
 @op("torch.combinations")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...shapes.expr import product
 from ...shapes.shape import divides, eq, ge, gt
-from ...shapes.values import ListV, TensorV, TupleV
+from ...shapes.values import IntV, ListV, TensorV, TupleV
 from ..arguments import need_int
 from ..common import same_shape
 from ..context import NotApplicable, OpContext
@@ -161,14 +161,29 @@ def _trailing(cx: OpContext, x, ns: list, weight=None, bias=None) -> TensorV:
     return same_shape(cx, x)
 
 
+def _given(cx: OpContext, x, normalized_shape, weight=None, bias=None) -> TensorV:
+    """The functional forms, whose `normalized_shape` PyTorch takes only as a sequence of ints: a
+    value of unknown kind there (`self.normalized_shape` of a LayerNorm subclass built out of
+    view) is a sequence of unknown length, so it says nothing of the trailing axes (taking it for
+    one int would name the last axis after it and claim a rank-1 normalisation): the input's
+    shape, unchecked. One the analysis knows for an int (`kind`: a parameter annotated `int`
+    the subclass's `super().__init__(num_channels)` was given) is that int."""
+    if isinstance(normalized_shape, (TupleV, ListV, tuple, list, IntV, int)) \
+            or getattr(normalized_shape, "kind", None) == "int":
+        return _trailing(cx, x, _norm_shape(cx, normalized_shape), weight, bias)
+    if not isinstance(x, TensorV):
+        raise NotApplicable("input unknown")
+    return same_shape(cx, x)
+
+
 @op("torch.nn.functional.layer_norm", "torch.layer_norm")
 def layer_norm(cx: OpContext, input, normalized_shape, weight=None, bias=None, eps=1e-05):
-    return _trailing(cx, input, _norm_shape(cx, normalized_shape), weight, bias)
+    return _given(cx, input, normalized_shape, weight, bias)
 
 
 @op("torch.nn.functional.rms_norm", "torch.rms_norm")
 def rms_norm(cx: OpContext, input, normalized_shape, weight=None, eps=None):
-    return _trailing(cx, input, _norm_shape(cx, normalized_shape), weight)
+    return _given(cx, input, normalized_shape, weight)
 
 
 @module("torch.nn.LayerNorm")

@@ -25,11 +25,13 @@ def permute(cx: OpContext, input, *dims, **kw):
     x = known_tensor(input)
     if not dims and "dims" in kw:  # x.permute(dims=(0, 2, 1))
         dims = (kw["dims"],)
-    shape = cx.dims(x, None)
     if len(dims) == 1 and isinstance(dims[0], (TupleV, ListV)):
         dims = dims[0].items
         if dims is None:
             raise NotApplicable("dims unknown")
+    # the permutation names every axis: an input that gets past it has exactly that rank, as
+    # `B, C, H, W = x.shape` teaches it
+    shape = cx.dims(x, len(dims) if x.shape.rank is None else None)
     if len(dims) != len(shape):
         cx.fail(f"{cx.opname}: the permutation has {len(dims)} dims but {cx.label(x)} {x.shape} has "
                 f"{len(shape)}", "SH102")
