@@ -15,7 +15,7 @@ from ..shapes.expr import Expr, emax, emin
 from ..shapes.shape import FALSE, TRUE, conj, disj, ge, le
 from ..shapes.values import (BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
-from .choices import registry_choice
+from .dicts import dict_method
 from .layers import CONTAINERS
 from .typetests import isinstance_of
 from .strings import str_method
@@ -295,50 +295,6 @@ class Builtins:
             return it.elem
         return UnknownV("element")
 
-    def _dict_method(self, t: DictV, name: str, args: list) -> Value:
-        """A dict's methods; an open one (DictV.open) may hold keys beyond those known."""
-        key = args[0].value if args and isinstance(args[0], StrV) else None
-        if name in ("get", "pop", "setdefault") and key is not None:
-            if key in t.items:
-                return t.items.pop(key) if name == "pop" else t.items[key]
-            if t.open:
-                if name == "pop":
-                    return UnknownV(name)
-                if name == "setdefault":
-                    t.items[key] = UnknownV(name)  # whatever it held, or the default: unknown
-                return UnknownV(name)
-            default = args[1] if len(args) > 1 else NoneV()
-            if name == "setdefault":
-                t.items[key] = default
-            return default
-        if name == "get" and args and _unknown_key(args[0]):
-            # a registry read with a key not known, with a fallback: one of them (choices.py)
-            picked = registry_choice(t, tuple(args[1:2]))
-            if picked is not None:
-                return picked
-        if name in ("get", "pop", "setdefault", "popitem", "clear") or name == "update" and not args:
-            t.open = t.open or name != "get"  # an unknown key read or removed: no longer all known
-            if name == "setdefault":
-                t.elem = None  # (something not known put under a key not known)
-            return UnknownV(name)
-        if name == "update":
-            if isinstance(args[0], DictV):
-                t.items.update(args[0].items)
-                if args[0].open:
-                    t.open, t.elem = True, None
-            else:
-                t.open, t.elem = True, None
-            return NoneV()
-        if t.open and name in ("items", "keys", "values"):
-            return ListV(None)
-        if name == "items":
-            return ListV([TupleV((StrV(k), v)) for k, v in t.items.items()])
-        if name == "keys":
-            return ListV([StrV(k) for k in t.items])
-        if name == "values":
-            return ListV(list(t.items.values()))
-        return UnknownV(name)
-
     def _range_element(self, it: RangeV, fr) -> Value:
         """Any element of `range(start, stop, step)`: start <= i < stop going up, stop < i <= start
         going down (`range(n - 1, -1, -1)`); an unknown step bounds nothing."""
@@ -389,7 +345,7 @@ class Builtins:
                 return IntV(self.fresh_symbol("n", span, lo=0))
             return NoneV()
         if isinstance(t, DictV):
-            return self._dict_method(t, name, args)
+            return dict_method(t, name, args)
         if isinstance(t, ModuleV) and t.children is None and t.elem is not None and \
                 name in ("append", "extend", "insert", "add_module"):
             elem = self._joined_elem(t.elem, name, args, fr)
@@ -500,12 +456,3 @@ def _layer_base(cls, depth: int = 0):
             if got is not None:
                 return got
     return None
-
-
-def _unknown_key(v: Value) -> bool:
-    """A dict key whose value the analysis does not know (a config string, a parameter)."""
-    if isinstance(v, StrV):
-        return v.value is None
-    if isinstance(v, IntV):
-        return v.expr.value is None
-    return not isinstance(v, (NoneV, BoolV, FloatV, TupleV))

@@ -1,0 +1,61 @@
+"""Methods of Python dicts as the analysis holds them (`DictV`): `get`/`pop`/`setdefault` of
+known keys, `update`, `items`/`keys`/`values`; an open dict (the generic analysis's `**kwargs`,
+one something unknown was put in) may hold keys beyond those known. Split from builtins.py."""
+from __future__ import annotations
+
+from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, StrV, TupleV, UnknownV, Value
+from .choices import registry_choice
+
+
+def dict_method(t: DictV, name: str, args: list) -> Value:
+    """A dict's methods; an open one (DictV.open) may hold keys beyond those known."""
+    key = args[0].value if args and isinstance(args[0], StrV) else None
+    if name in ("get", "pop", "setdefault") and key is not None:
+        if key in t.items:
+            return t.items.pop(key) if name == "pop" else t.items[key]
+        if t.open:
+            if name == "pop":
+                return UnknownV(name)
+            if name == "setdefault":
+                t.items[key] = UnknownV(name)  # whatever it held, or the default: unknown
+            return UnknownV(name)
+        default = args[1] if len(args) > 1 else NoneV()
+        if name == "setdefault":
+            t.items[key] = default
+        return default
+    if name == "get" and args and unknown_key(args[0]):
+        # a registry read with a key not known, with a fallback: one of them (choices.py)
+        picked = registry_choice(t, tuple(args[1:2]))
+        if picked is not None:
+            return picked
+    if name in ("get", "pop", "setdefault", "popitem", "clear") or name == "update" and not args:
+        t.open = t.open or name != "get"  # an unknown key read or removed: no longer all known
+        if name == "setdefault":
+            t.elem = None  # (something not known put under a key not known)
+        return UnknownV(name)
+    if name == "update":
+        if isinstance(args[0], DictV):
+            t.items.update(args[0].items)
+            if args[0].open:
+                t.open, t.elem = True, None
+        else:
+            t.open, t.elem = True, None
+        return NoneV()
+    if t.open and name in ("items", "keys", "values"):
+        return ListV(None)
+    if name == "items":
+        return ListV([TupleV((StrV(k), v)) for k, v in t.items.items()])
+    if name == "keys":
+        return ListV([StrV(k) for k in t.items])
+    if name == "values":
+        return ListV(list(t.items.values()))
+    return UnknownV(name)
+
+
+def unknown_key(v: Value) -> bool:
+    """A dict key whose value the analysis does not know (a config string, a parameter)."""
+    if isinstance(v, StrV):
+        return v.value is None
+    if isinstance(v, IntV):
+        return v.expr.value is None
+    return not isinstance(v, (NoneV, BoolV, FloatV, TupleV))
