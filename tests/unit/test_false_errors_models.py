@@ -215,3 +215,25 @@ def split(x: torch.Tensor, patch: int, ratio: float) -> torch.Tensor:
 
 def test_a_float_parameter_is_no_size():
     assert _errors(RATIO) == []
+
+
+# a permutation built from lists at run time (`first + [zero + i for i in inds]`) that the
+# analysis cannot read is no one-axis permutation: torch gives [2, 1, 5, 1] for M()(zeros(2, 5))
+PERMUTED = '''import torch
+
+
+def permute_final_dims(tensor: torch.Tensor, inds: list[int]):
+    zero_index = -1 * len(inds)
+    first_inds = list(range(len(tensor.shape[:zero_index])))
+    return tensor.permute(first_inds + [zero_index + i for i in inds])
+
+
+class M(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        y = x.unsqueeze(-1).unsqueeze(-1)
+        return permute_final_dims(y, (2, 0, 1))
+'''
+
+
+def test_a_permutation_the_analysis_cannot_read_teaches_no_rank():
+    assert _errors(PERMUTED) == []

@@ -300,3 +300,36 @@ def test_a_symbol_shadowed_after_another_function_named_a_local_alike_is_not_pri
     shown = {v["name"]: v["shape"] for v in values if v["function"] == "Attn.forward"}
     assert shown["q"] is not None and _agrees(shown["q"], list(q.shape), env), shown["q"]
     assert shown["q"][2] == "dim"
+
+
+# a strided conv's output or its input (a downsampling layer that may be the identity): the two
+# agree on the batch only, and each other axis is a size of its own — torch gives [2, 32, 8, 8]
+# for J(True, 16) on [2, 16, 16, 16], where a shared symbol claimed C == H == W
+JOINED = '''import torch
+import torch.nn as nn
+
+
+class J(nn.Module):
+    def __init__(self, flag: bool, c: int):
+        super().__init__()
+        self.flag = flag
+        self.conv = nn.Conv2d(c, 2 * c, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        B, C0, H0, W0 = x.shape
+        y = self.conv(x) if self.flag else x
+        B, C, H, W = y.shape
+        return y
+'''
+
+
+def test_the_axes_two_joined_tensors_disagree_on_are_sizes_of_their_own():
+    from shapehint.analysis.api import analyze_source
+    import torch
+    res = analyze_source(JOINED, "joined.py")
+    shown = next(v["shape"] for v in res.infer_json()["values"] if v["line"] == 13)
+    assert shown[0] == "B" and len(set(shown[1:])) == 3, shown
+    scope = {}
+    exec(compile(JOINED, "joined.py", "exec"), scope)
+    out = scope["J"](True, 16)(torch.zeros(2, 16, 16, 16))
+    assert list(out.shape) == [2, 32, 8, 8]  # C != H: no shape may print them alike

@@ -89,7 +89,7 @@ class Comprehensions:
                 shapes = [_align(shapes[0], sh, facts) for sh in shapes]
             s = join_shapes(shapes)
             if s is not None:
-                s = s.subs({"?join": self.fresh_dyn()}) if "?join" in s.symbols() else s
+                s = _fresh_joins(s, self.fresh_dyn) if "?join" in s.symbols() else s
             else:
                 from ..shapes.shape import Shape
                 s = Shape.unknown(self.fresh_star())
@@ -112,6 +112,17 @@ class Comprehensions:
             return first if isinstance(first, NoneV) else type(first)()
         picked = choice_of(vals)  # different layers or functions: one of them, each called
         return picked if picked is not None else UnknownV("join")
+
+
+def _fresh_joins(s, fresh):
+    """Each axis the joined values disagree on gets a symbol of its own: one symbol for all of
+    them would claim those axes equal (`[B, C, C, C]` after `B, C, H, W = y.shape` where `y` is a
+    strided conv's output or its input)."""
+    from ..shapes.shape import Shape
+
+    def dim(d):
+        return fresh() if "?join" in d.symbols() else d
+    return Shape(tuple(map(dim, s.dims)), s.star, tuple(map(dim, s.suffix)))
 
 
 def _same_flags(a: TensorV, b: TensorV) -> bool:

@@ -5,7 +5,7 @@ exactly when PyTorch rejects it (the stride model: ops/common.py)."""
 from __future__ import annotations
 
 from ...shapes.shape import Shape, divides, ge
-from ...shapes.values import ListV, TensorV, TupleV
+from ...shapes.values import IntV, ListV, TensorV, TupleV
 from ..arguments import known_tensor, ranked_tensor
 from ..common import dim_list, located, strides_of, view_result
 from ..context import NotApplicable, OpContext
@@ -29,6 +29,10 @@ def permute(cx: OpContext, input, *dims, **kw):
         dims = dims[0].items
         if dims is None:
             raise NotApplicable("dims unknown")
+    if not all(isinstance(d, (IntV, int)) for d in dims):
+        # (`x.permute(first + [k + i for i in ...])`: a list the analysis did not build is no
+        # permutation of one axis)
+        raise NotApplicable("dims unknown")
     # the permutation names every axis: an input that gets past it has exactly that rank, as
     # `B, C, H, W = x.shape` teaches it
     shape = cx.dims(x, len(dims) if x.shape.rank is None else None)
