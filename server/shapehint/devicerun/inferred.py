@@ -120,14 +120,19 @@ def _apply(plan, qual: str, sig) -> None:
         t = {k: (dict(v, shape=first[k]) if k in first else v) for k, v in c.items()}
         typical.append(t)
     plan.candidates = typical + [c for c in cands if c not in typical]
+    common = [c for c in _common_candidates(plan, qual, plan.candidates[0] if plan.candidates else {})
+              if c not in plan.candidates]
     if any(by_name[p.name].reason for p in plan.unknown):
         # a rank the rank search chose (the fewest axes that pass) is what the analysis could
         # follow, not what the model needs when an operation on the way is opaque to it: the
         # common shapes of other ranks follow, and the meta dry run keeps the first that runs
         # (right after the typical input: a rank that fails on meta fails with every size)
-        common = [c for c in _common_candidates(plan, qual, plan.candidates[0] if plan.candidates else {})
-                  if c not in plan.candidates]
         plan.candidates = plan.candidates[:1] + common + plan.candidates[1:]
+    else:
+        # last: a size the code checks at run time but the signature leaves free (a patch
+        # embedding built with `img_size=32` asserting its input's height) is one the model is
+        # built for, among the common shapes (_built_sizes)
+        plan.candidates = plan.candidates + common
 
 
 def _try_common_shapes(plan, qual: str, refusal: str, why: str = "") -> None:
