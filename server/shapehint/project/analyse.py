@@ -19,7 +19,6 @@ import threading
 import time
 from typing import Optional
 
-from .. import gc_policy
 from ..notebook import is_notebook
 
 BUDGET_CODE = "SH005"
@@ -100,16 +99,18 @@ def deadline_s(budget_s: float) -> float:
 def analyse(path: str, text: str, config, budget_s: Optional[float]) -> dict:
     """{"diagnostics": [...], "seconds": float, "budget": seconds when it ran out, else None}.
     Never raises (the analysis turns its own failures into no diagnostics)."""
+    from ..analysis.api import analyze_source
+    from ..analysis.frames import Cancelled
     start = time.perf_counter()
-    # The collector stays off until the analysis is dropped, not only while it runs: the
-    # collection Python makes at the first allocation after the pause then frees the
-    # interpreter's web of cycles at once. Resumed while the session was still held, that pass
-    # walked every object of the analysis, found them all alive and promoted them, and the
-    # worker's `release()` then froze them as survivors: each file's dead interpreter stayed
-    # until the 64th file's sweep (a worker's RSS after 40 transformers modeling files: 325 MB,
-    # 172 MB with this; workers are recycled past 400 MB, losing their parsed modules).
-    with gc_policy.paused():
-        diags, ran_out = _diagnostics(path, text, config, budget_s)
+    ran_out = None
+    deadline = Deadline(deadline_s(budget_s)) if budget_s else None
+    try:
+        diags = analyze_source(text, path, config=config, cancel=deadline, records=False).diagnostics
+    except Cancelled:
+        diags, ran_out = [budget_note(budget_s)], budget_s
+    finally:
+        if deadline is not None:
+            deadline.close()
     if diags:  # suppression comments need a tokenize of the file: only when there is something to suppress
         from ..config import apply_config
         diags = apply_config(diags, text, config)
@@ -117,21 +118,6 @@ def analyse(path: str, text: str, config, budget_s: Optional[float]) -> dict:
     if is_notebook(path):  # `text` is the joined code cells (check._module_text): back to cells
         out = _in_cells(path, out)
     return {"diagnostics": out, "budget": ran_out, "seconds": round(time.perf_counter() - start, 4)}
-
-
-def _diagnostics(path: str, text: str, config, budget_s: Optional[float]) -> tuple:
-    """(the file's diagnostics, the budget when it ran out, else None); nothing of the analysis
-    outlives the call."""
-    from ..analysis.api import analyze_source
-    from ..analysis.frames import Cancelled
-    deadline = Deadline(deadline_s(budget_s)) if budget_s else None
-    try:
-        return analyze_source(text, path, config=config, cancel=deadline, records=False).diagnostics, None
-    except Cancelled:
-        return [budget_note(budget_s)], budget_s
-    finally:
-        if deadline is not None:
-            deadline.close()
 
 
 def _in_cells(path: str, diags: list) -> list:
