@@ -118,3 +118,27 @@ def test_scale_launcher_reports_the_checks_answer_and_peak_memory(tmp_path):
     r = scale.run_check(str(f))
     assert r["exit"] == 1 and r["diagnostics"] == 1
     assert r["peak_rss_mb"] is not None and r["peak_rss_mb"] > 10
+
+
+def test_profile_check_measures_module_bodies_and_imported_calls(tmp_path):
+    """bench/profile_check.py wraps the analysis's own functions: a rename must fail here, not
+    quietly measure nothing."""
+    import re
+    import subprocess
+    (tmp_path / "helpers.py").write_text(
+        "import torch\n\nSCALE = 2\n\n\ndef widen(x):\n    for _ in range(3):\n        x = x * SCALE\n    return x\n")
+    (tmp_path / "model.py").write_text(
+        "import torch\nfrom helpers import widen\n\n\ndef f(x: torch.Tensor):\n    return widen(x)\n\n\n"
+        "y = f(torch.zeros(2, 3))\n")
+    p = subprocess.run([sys.executable, str(ROOT / "bench" / "profile_check.py"), str(tmp_path / "model.py")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    row = next(line for line in p.stdout.splitlines() if "model.py" in line)
+    _, steps, bodies, calls, _ = [c.strip() for c in row.strip("|").split("|")[1:]]
+    assert int(steps.replace(",", "")) > 0
+    def steps_of(cell: str) -> int:  # "1,234, 0.05": steps, then CPU seconds
+        return int(cell.rsplit(", ", 1)[0].replace(",", ""))
+
+    assert steps_of(bodies) > 0, "helpers.py's body ran"
+    assert steps_of(calls) > 0, "f's call of widen is a call into imported code"
+    assert re.search(r"^\s+[\d.]+\s+widen \(\d+\)$", p.stdout, re.M), p.stdout
