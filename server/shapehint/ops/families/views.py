@@ -36,9 +36,12 @@ def infer_size(cx: OpContext, x: TensorV, sizes: list, what: str) -> tuple:
         if s.value is not None and s.value < -1:
             cx.fail(f"{cx.opname}: invalid shape dimension {s.value} in {shape_str(sizes)}", "SH107")
     if x.shape.rank is None:
+        out = list(sizes)
         if neg:
-            raise NotApplicable("numel unknown")
-        return tuple(sizes)
+            # the elements of a tensor of unknown rank are unknown, so is the inferred size; the
+            # rank and the other sizes are the ones asked for (`x.view(-1, x.size(-1))`)
+            out[neg[0]] = cx.fresh("?inferred")
+        return tuple(out)
     numel = product(x.shape.dims)
     known = [s for s in sizes if s.value != -1]
     kprod = product(known)
@@ -93,6 +96,11 @@ def _around_segment(cx: OpContext, x: TensorV, size) -> Shape | None:
     if len(size) != 1 or not isinstance(size[0], StarSizeV):
         return None
     t, s = size[0].shape, x.shape
+    if t.star != s.star and not any(d.value is not None and d.value < 0 for d in t.dims + t.suffix):
+        # sizes around another tensor's segment, none inferred: a view has the sizes it is
+        # asked for (`y.view(x.size()[:-1] + (n,))` after a matmul of `y`'s flattened rows);
+        # whether the elements agree is not decided here
+        return t
     # (sizes on both sides of a segment may be the same axes when it is empty: not cancelled)
     if s.star is None or t.star != s.star or (s.dims and s.suffix) or (t.dims and t.suffix):
         raise NotApplicable("sizes around another segment")
