@@ -122,9 +122,19 @@ class Layers:
         application gives when it keeps the shape, else the join with the input, with the
         dimensions they disagree on unknown."""
         out = self.call_value(layer, [x], {}, fr, span, None, labels)
-        if not isinstance(out, TensorV) or not isinstance(x, TensorV):
-            return out if isinstance(out, UnknownV) else UnknownV("Sequential")
-        return self.join_values([x, out], fr.facts)
+        if isinstance(out, TensorV) and isinstance(x, TensorV):
+            joined = self.join_values([x, out], fr.facts)
+            if self.resolve(joined) == self.resolve(x):
+                return joined  # every application alike
+        else:
+            joined = out if isinstance(out, UnknownV) else UnknownV("Sequential")
+        # the units after the first take what those before gave, not the first's input: one more
+        # application, from the join, so that the calls a unit makes are also seen with those
+        # inputs (else the first unit's input, in a context all of them share, reads as theirs)
+        again = self.call_value(layer, [joined], {}, fr, span, None, labels)
+        if not isinstance(again, TensorV) or not isinstance(joined, TensorV):
+            return again if isinstance(again, UnknownV) else UnknownV("Sequential")
+        return self.join_values([joined, again], fr.facts)
 
     def _layer_io(self, func_node, m, args, out, fr) -> None:
         if not self.observe:
