@@ -128,6 +128,8 @@ class Layers:
         most REPEATS), so that the calls a unit makes are also seen with those inputs (else the
         first unit's input, in a context all of them share, reads as theirs)."""
         joined = x
+        # (the join as made: a call may teach the rank of an unknown-rank input afterwards)
+        seen = self.resolve(x) if isinstance(x, TensorV) else None
         for _ in range(REPEATS):
             out = self.call_value(layer, [joined], {}, fr, span, None, labels)
             if not isinstance(out, TensorV) or not isinstance(joined, TensorV):
@@ -135,8 +137,9 @@ class Layers:
                     return out if isinstance(out, UnknownV) else UnknownV("Sequential")
                 joined = out if isinstance(out, UnknownV) else UnknownV("Sequential")
                 continue  # (one more application, from an unknown input: its calls lose their values)
-            before, joined = joined, self.join_values([joined, out], fr.facts)
-            if _alike(self.resolve(before), self.resolve(joined)):
+            joined = self.join_values([joined, out], fr.facts)
+            before, seen = seen, self.resolve(joined)
+            if _alike(before, seen):
                 return joined
         return UnknownV("Sequential")
 
@@ -176,6 +179,8 @@ def _layer_elem(v) -> Optional[Value]:
 
 def _alike(a: Shape, b: Shape) -> bool:
     """`b`, a join with `a`, claims nothing `a` does not: each axis equal, or unknown in both."""
+    if a.star is not None and b.star is not None and not (a.dims or a.suffix or b.dims or b.suffix):
+        return True  # both any shape at all
     if a.star != b.star or len(a.dims) != len(b.dims) or len(a.suffix) != len(b.suffix):
         return a == b
     return all(p == q or (_unknown(p) and _unknown(q)) for p, q in zip(a.dims + a.suffix, b.dims + b.suffix))
