@@ -333,3 +333,97 @@ def test_the_axes_two_joined_tensors_disagree_on_are_sizes_of_their_own():
     exec(compile(JOINED, "joined.py", "exec"), scope)
     out = scope["J"](True, 16)(torch.zeros(2, 16, 16, 16))
     assert list(out.shape) == [2, 32, 8, 8]  # C != H: no shape may print them alike
+
+
+# timm MetaFormer's stages: a Sequential of stages built in a loop of unknown count, each of which
+# downsamples (a norm, then a strided conv) when its width changes. The first stage's input is
+# the stem's; the others take what the stages before gave, through the same call sites
+STAGE_LOOP = '''import torch
+from typing import Tuple
+from torch import nn
+import torch.nn.functional as F
+
+
+class Norm2d(nn.LayerNorm):
+    def forward(self, x):
+        x = x.permute(0, 2, 3, 1)
+        x = F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        x = x.permute(0, 3, 1, 2)
+        return x
+
+
+class Down(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.norm = Norm2d(cin)
+        self.conv = nn.Conv2d(cin, cout, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        x = self.norm(x)
+        x = self.conv(x)
+        return x
+
+
+class Stage(nn.Module):
+    def __init__(self, cin, cout):
+        super().__init__()
+        self.downsample = nn.Identity() if cin == cout else Down(cin, cout)
+        self.mix = nn.Conv2d(cout, cout, 1)
+
+    def forward(self, x):
+        x = self.downsample(x)
+        B, C, H, W = x.shape
+        x = self.mix(x)
+        return x
+
+
+class Net(nn.Module):
+    def __init__(self, depths: Tuple[int, ...] = (2, 2, 6, 2), dims: Tuple[int, ...] = (64, 128, 320, 512)):
+        super().__init__()
+        self.stem = nn.Conv2d(3, dims[0], 4, stride=4)
+        stages = []
+        prev = dims[0]
+        for i in range(len(depths)):
+            stages += [Stage(prev, dims[i])]
+            prev = dims[i]
+        self.stages = nn.Sequential(*stages)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = self.stages(x)
+        return x
+'''
+
+
+def _joined_by_sites(record) -> dict:
+    """A record's contexts, those naming the same call sites joined (as a consumer must judge
+    them: it cannot tell their calls apart), keyed by the sites; `None` where ranks differ."""
+    groups: dict = {}
+    for c in record.get("contexts", []):
+        groups.setdefault((c["context"], tuple(c.get("via", ()))), []).append(c["shape"])
+    out = {}
+    for key, shapes in groups.items():
+        if any(any(str(d).startswith("*") for d in s) for s in shapes) or len({len(s) for s in shapes}) > 1:
+            out[key] = None
+        else:
+            out[key] = [col[0] if len(set(map(str, col))) == 1 else "?" for col in zip(*shapes)]
+    return out
+
+
+def test_the_later_units_of_a_sequential_of_unknown_length_are_not_the_first():
+    values = _values(STAGE_LOOP)
+    net = _program(STAGE_LOOP)["Net"](depths=(1, 1, 1, 1), dims=(16, 32, 64, 128))
+    seen = []
+    for m in net.modules():
+        if type(m).__name__ == "Down":
+            m.norm.register_forward_hook(lambda mod, inp, out: seen.append(list(out.shape)))
+    x = torch.zeros(2, 3, 64, 64)
+    net(x)
+    assert seen == [[2, 16, 16, 16], [2, 32, 8, 8], [2, 64, 4, 4]]
+    env = {f"x.shape[{i}]": d for i, d in enumerate(x.shape)}
+    env["dims[0]"] = 16
+    norm = next(v for v in values if v["function"] == "Down.forward" and v["line"] == 22)
+    from_net = {k: s for k, s in _joined_by_sites(norm).items() if k[1][:1] == ("Net.forward:53",)}
+    for key, shape in from_net.items():  # each context from the model's forward speaks for all its calls
+        assert all(_agrees(shape, obs, env) for obs in seen), (key, shape)
+    assert norm["shape"] == ["x.shape[0]", "cin", "x.shape[2]", "x.shape[3]"]  # what holds for each

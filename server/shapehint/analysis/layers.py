@@ -17,6 +17,7 @@ from .frames import span_of
 from .ruleargs import ForwardRule, bind_arguments
 
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
+REPEATS = 3  # applications of a Sequential's unit of unknown count, at most (`_repeated`)
 
 
 class Layers:
@@ -119,12 +120,28 @@ class Layers:
 
     def _repeated(self, layer: Value, x: Value, fr, span, labels) -> Value:
         """`layer` applied an unknown number of times (a Sequential of them): what one
-        application gives when it keeps the shape, else the join with the input, with the
-        dimensions they disagree on unknown."""
-        out = self.call_value(layer, [x], {}, fr, span, None, labels)
-        if not isinstance(out, TensorV) or not isinstance(x, TensorV):
-            return out if isinstance(out, UnknownV) else UnknownV("Sequential")
-        return self.join_values([x, out], fr.facts)
+        application gives when it keeps the shape, else the join of what the applications give,
+        with the dimensions they disagree on unknown.
+
+        The units after the first take what those before gave, not the first's input: each
+        application runs from the join of the inputs so far, until a join adds no unknown (at
+        most REPEATS), so that the calls a unit makes are also seen with those inputs (else the
+        first unit's input, in a context all of them share, reads as theirs)."""
+        joined = x
+        # (the join as made: a call may teach the rank of an unknown-rank input afterwards)
+        seen = self.resolve(x) if isinstance(x, TensorV) else None
+        for _ in range(REPEATS):
+            out = self.call_value(layer, [joined], {}, fr, span, None, labels)
+            if not isinstance(out, TensorV) or not isinstance(joined, TensorV):
+                if isinstance(joined, UnknownV) or not isinstance(x, TensorV):
+                    return out if isinstance(out, UnknownV) else UnknownV("Sequential")
+                joined = out if isinstance(out, UnknownV) else UnknownV("Sequential")
+                continue  # (one more application, from an unknown input: its calls lose their values)
+            joined = self.join_values([joined, out], fr.facts)
+            before, seen = seen, self.resolve(joined)
+            if _alike(before, seen):
+                return joined
+        return UnknownV("Sequential")
 
     def _layer_io(self, func_node, m, args, out, fr) -> None:
         if not self.observe:
@@ -158,3 +175,16 @@ def _layer_elem(v) -> Optional[Value]:
     if isinstance(v, ChoiceV) and all(isinstance(o, (ModuleV, InstanceObj)) for o in v.options):
         return v
     return v if isinstance(v, (ModuleV, InstanceObj)) else None
+
+
+def _alike(a: Shape, b: Shape) -> bool:
+    """`b`, a join with `a`, claims nothing `a` does not: each axis equal, or unknown in both."""
+    if a.star is not None and b.star is not None and not (a.dims or a.suffix or b.dims or b.suffix):
+        return True  # both any shape at all
+    if a.star != b.star or len(a.dims) != len(b.dims) or len(a.suffix) != len(b.suffix):
+        return a == b
+    return all(p == q or (_unknown(p) and _unknown(q)) for p, q in zip(a.dims + a.suffix, b.dims + b.suffix))
+
+
+def _unknown(d) -> bool:
+    return not d.is_const and all(s.startswith("?") for s in d.symbols())
