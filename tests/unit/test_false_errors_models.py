@@ -279,6 +279,18 @@ def test_an_item_of_a_parameter_hinted_a_tensor_may_be_an_item_of_a_tuple():
     assert _errors(NECK.replace("hidden_states: torch.Tensor", "hidden_states")) == []  # (no hint: the same)
 
 
+def test_a_slice_of_a_parameter_hinted_a_tensor_may_be_a_tuple_of_its_items():
+    text = NECK.replace("""        n = len(self.convs) - 1
+        for i in range(n, -1, -1):
+            x = hidden_states[i].permute(0, 3, 1, 2)
+            outs += (self.convs[n - i](x),)""", """        feats = hidden_states[1:]
+        for i in range(2):
+            outs += (self.convs[i](feats[i].permute(0, 3, 1, 2)),)""")
+    maps = "(torch.zeros(1, 1, 1, 1), torch.zeros(2, 3, 3, 32), torch.zeros(2, 5, 5, 8))"
+    assert [tuple(o.shape) for o in _run(text, f"Neck()({maps})")] == [(2, 16, 3, 3), (2, 16, 5, 5)]
+    assert _errors(text) == []
+
+
 def test_items_of_a_parameter_used_as_a_tensor_are_its_rows():
     # read as a tensor first, the parameter is one: all its rows have one channel count, which
     # no pair of convolutions wanting 32 and 8 accepts (torch refuses it too)

@@ -194,14 +194,15 @@ def getitem(cx: OpContext, self, index):
 
 
 def _an_item(cx: OpContext, x: TensorV, index) -> bool:
-    """Whether `x[i]` may be an item of a tuple of tensors: `x` is a parameter only hinted to be a
-    tensor of which nothing is known yet (`hidden_states[i].permute(0, 3, 1, 2)` over a backbone's
-    feature maps). Such an item's shape is its own: items differ, so what one teaches (a rank, a
-    channel count) says nothing of `x` or of the others. Once `x` is used as a tensor (an axis
-    read, a rank learned), `x[i]` is a row of it again."""
+    """Whether `x[i]` may be an item of a tuple of tensors (`x[1:]`: a tuple of them): `x` is a
+    parameter only hinted to be a tensor of which nothing is known yet
+    (`hidden_states[i].permute(0, 3, 1, 2)` over a backbone's feature maps). Such an item's shape
+    is its own: items differ, so what one teaches (a rank, a channel count) says nothing of `x` or
+    of the others. Once `x` is used as a tensor (an axis read, a rank learned), `x[i]` is a row of
+    it again."""
     s = x.shape
     return x.maybe_sequence and s.star is not None and not s.dims and not s.suffix \
-        and not isinstance(index, TupleV) and _kind(cx, index) == "int"
+        and not isinstance(index, TupleV) and _kind(cx, index) in ("int", "slice")
 
 
 def _whole(item) -> bool:
