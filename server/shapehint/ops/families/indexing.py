@@ -185,7 +185,9 @@ def getitem(cx: OpContext, self, index):
         raise NotApplicable("input unknown")
     if x.shape.rank is None:
         if _an_item(cx, x, index):
-            return TensorV(Shape.unknown(cx.fresh_star(None)), x.dtype, origin=cx.span, maybe_sequence=True)
+            item = cx.tensor(Shape.unknown(cx.fresh_star(None)), like=x)
+            item.maybe_sequence = True  # (itself a tuple, maybe: nested levels)
+            return item
         return _getitem_unknown_rank(cx, x, index)
     dims, st, is_view = index_shape(cx, x, index)
     if not is_view:
