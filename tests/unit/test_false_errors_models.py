@@ -1,5 +1,7 @@
 """False errors found by `shapehint check` over working model code (issue 25): each program here
 runs under PyTorch, so no error may be reported; beside each, the real error that must still be."""
+import pytest
+
 from shapehint.analysis.api import analyze_source
 
 
@@ -237,3 +239,122 @@ class M(torch.nn.Module):
 
 def test_a_permutation_the_analysis_cannot_read_teaches_no_rank():
     assert _errors(PERMUTED) == []
+
+
+def _run(text: str, build: str):
+    """`build` evaluated in the program's names under PyTorch: the run that shows which verdict is
+    right (the programs are our own, as small as the model code they stand for)."""
+    torch = pytest.importorskip("torch")
+    scope: dict = {}
+    exec(compile(text, "fe.py", "exec"), scope)
+    return eval(build, {"torch": torch, **scope})
+
+
+# sam2's vision neck: `hidden_states` is hinted `torch.Tensor` but callers pass a tuple of feature
+# maps, one per level, of different channels; `hidden_states[i].permute(0, 3, 1, 2)` is one item,
+# so what it teaches (rank 4, its channels) says nothing of the other items
+NECK = '''import torch
+from torch import nn
+
+
+class Neck(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList([nn.Conv2d(c, 16, 1) for c in (32, 8)])
+
+    def forward(self, hidden_states: torch.Tensor):
+        outs = ()
+        n = len(self.convs) - 1
+        for i in range(n, -1, -1):
+            x = hidden_states[i].permute(0, 3, 1, 2)
+            outs += (self.convs[n - i](x),)
+        return outs
+'''
+
+
+def test_an_item_of_a_parameter_hinted_a_tensor_may_be_an_item_of_a_tuple():
+    maps = "(torch.zeros(2, 5, 5, 8), torch.zeros(2, 3, 3, 32))"
+    assert [tuple(o.shape) for o in _run(NECK, f"Neck()({maps})")] == [(2, 16, 3, 3), (2, 16, 5, 5)]
+    assert _errors(NECK) == []
+    assert _errors(NECK.replace("hidden_states: torch.Tensor", "hidden_states")) == []  # (no hint: the same)
+
+
+def test_a_slice_of_a_parameter_hinted_a_tensor_may_be_a_tuple_of_its_items():
+    text = NECK.replace("""        n = len(self.convs) - 1
+        for i in range(n, -1, -1):
+            x = hidden_states[i].permute(0, 3, 1, 2)
+            outs += (self.convs[n - i](x),)""", """        feats = hidden_states[1:]
+        for i in range(2):
+            outs += (self.convs[i](feats[i].permute(0, 3, 1, 2)),)""")
+    maps = "(torch.zeros(1, 1, 1, 1), torch.zeros(2, 3, 3, 32), torch.zeros(2, 5, 5, 8))"
+    assert [tuple(o.shape) for o in _run(text, f"Neck()({maps})")] == [(2, 16, 3, 3), (2, 16, 5, 5)]
+    assert _errors(text) == []
+
+
+def test_items_of_a_parameter_used_as_a_tensor_are_its_rows():
+    # read as a tensor first, the parameter is one: all its rows have one channel count, which
+    # no pair of convolutions wanting 32 and 8 accepts (torch refuses it too)
+    text = NECK.replace("        outs = ()\n", "        outs = ()\n        b = hidden_states.shape[1]\n")
+    with pytest.raises(RuntimeError):
+        _run(text, "Neck()(torch.zeros(2, 2, 5, 5, 8))")
+    assert _errors(text) == [(16, "SH101")]
+
+
+# configuration classes spell their list defaults in the body (`[768, 384, 192, 96] if channels
+# is None else channels`, sam2's `backbone_channel_list`) or with a statement (`if depth is None:
+# depth = 4`): a default either way, not the configuration a model is built with
+STEM = '''import torch
+from torch import nn
+
+
+class StemConfig:
+    def __init__(self, widths=None, depth=None):
+        self.widths = [64, 32] if widths is None else widths
+        if depth is None:
+            depth = 4
+        self.depth = depth
+
+
+class Stem(nn.Module):
+    def __init__(self, config: StemConfig):
+        super().__init__()
+        self.proj = nn.Conv2d(3, 16, 1)
+        self.head = nn.Conv2d(config.widths[0], 8, 1)
+        self.tail = nn.Linear(config.depth, 2)
+
+    def forward(self, x):
+        return self.head(self.proj(x))
+
+    def last(self, x):
+        return self.tail(x.new_zeros(2, 16))
+'''
+
+
+def test_a_configuration_default_chosen_by_is_none_is_no_fact():
+    model = "Stem(StemConfig(widths=[16, 4], depth=16))"
+    assert tuple(_run(STEM, f"{model}(torch.zeros(1, 3, 4, 4))").shape) == (1, 8, 4, 4)
+    assert tuple(_run(STEM, f"{model}.last(torch.zeros(1, 3, 4, 4))").shape) == (2, 2)
+    assert _errors(STEM) == []
+
+
+def test_a_construction_in_view_that_omits_it_uses_the_default():
+    # built with the defaults, the model really has 64 input channels and 4 features: both calls fail
+    text = STEM + '''
+
+def build():
+    return Stem(StemConfig())(torch.zeros(1, 3, 4, 4))
+
+
+def build_last():
+    return Stem(StemConfig()).last(torch.zeros(1, 3, 4, 4))
+
+
+def build_other():
+    m = Stem(StemConfig(widths=[16], depth=16))
+    return m(torch.zeros(1, 3, 4, 4)), m.last(torch.zeros(1, 3, 4, 4))
+'''
+    for call in ("build()", "build_last()"):
+        with pytest.raises(RuntimeError):
+            _run(text, call)
+    _run(text, "build_other()")
+    assert _errors(text) == [(28, "SH101"), (32, "SH101")]

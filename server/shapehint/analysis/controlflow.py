@@ -22,7 +22,7 @@ from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
 from .liveness import exposed_names
-from .optional_args import none_test
+from .optional_args import none_test, run_decided_arm
 
 MAX_UNROLL = 32
 
@@ -32,7 +32,7 @@ class ControlFlow:
 
     _USES = ("eval", "exec_block", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
              "arm_segment", "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "mutation_log", "note_omitted",
-             "resolve", "truth", "open_arm", "close_arm", "join_arms")
+             "resolve", "truth", "open_arm", "close_arm", "join_arms", "interp")
 
     def s_If(self, st: ast.If, fr):
         flow = self._if(st, fr)
@@ -61,10 +61,8 @@ class ControlFlow:
             ranks = self._rank_outcomes(st.test, fr) if p is None and reads_rank(st.test) else None
             self.branches.append(BranchRecord(st, fr.qualname, p, decided, fr.context, list(fr.facts.facts),
                                               fr.root, fr.facts, fr.assumes_default, ranks))
-        if decided is True:
-            return self.exec_block(st.body, fr)
-        if decided is False:
-            return self.exec_block(st.orelse, fr)
+        if decided is not None:
+            return run_decided_arm(self.interp, st, st.body if decided else st.orelse, fr, self.exec_block)
         origin = (span_of(st.test), f"condition on line {st.lineno}")
         own = ({}, set()) if reads_rank(st.test) else None  # (name -> tensor, ids of its copies)
         env0, dead0 = dict(fr.env), fr.dead

@@ -10,6 +10,8 @@ the values it passes (`calls.py`); one that omits the argument really uses the d
 """
 from __future__ import annotations
 
+from typing import Optional
+
 from ..shapes.values import BoolV, DefaultNoneV, DefaultStrV, FloatV, IntV, ListV, NoneV, StrV, UnknownV, Value
 from .objects import OpaqueV
 from .result import DimInfo
@@ -41,6 +43,21 @@ def default_symbol(it, owner: str, name: str, v: Value, prefix: str = "") -> Val
     if _list_of_ints(v):
         return list_symbol(it, f"{prefix}.{name}" if prefix else name, [i.expr.value for i in v.items])
     return v
+
+
+def chosen_default(it, name: str, v: Value, fr, held: Optional[Value] = None) -> Value:
+    """`v`, chosen in `__init__` of a class analysed on its own by its parameter `name`'s `None`
+    default (`channels = [768, 384, 192, 96] if channels is None else channels`, as configuration
+    classes write their list defaults; `held`: what `name` held when the choice was made): a default spelled in the body is one value as much as one
+    in the signature, so it is what `default_symbol` makes of it (`config.channels`, a list of
+    unknown length), never the sizes of one model. A construction in view passes its values."""
+    init = fr.cls.lookup("__init__") if fr.cls is not None and not fr.context else None
+    held = fr.env.get(name) if held is None else held
+    if init is None or getattr(init, "qualname", None) != fr.qualname or not isinstance(held, NoneV) or \
+            not (isinstance(held, DefaultNoneV) or held is getattr(init, "defaults", {}).get(name)):
+        return v
+    key = next((k for k, inst in it.generic_instances.items() if inst is fr.self_obj), None)
+    return default_symbol(it, fr.cls.name, name, v, key[1] if isinstance(key, tuple) else "")
 
 
 def _list_of_ints(v: Value) -> bool:

@@ -38,7 +38,7 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
         return union
     ann = it.annotation_shape(p.annotation, fr) if p.annotation is not None else None
     if ann is not None:
-        return _annotated_tensor(it, f, p, ann)
+        return _annotated_tensor(it, f, p, ann, hint=p.annotation)
     if p.annotation is not None:
         container = container_param(it, f, p, fr)
         if container is not None:
@@ -84,10 +84,13 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
         if cfg_cls is not None:
             return generic_instance(it, cfg_cls, p.arg)
         return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
-    return TensorV(_given_rank(it, f, p.arg, Shape.unknown(it.param_star(p.arg, f.qualname))), None, span_of(p))
+    return TensorV(_given_rank(it, f, p.arg, Shape.unknown(it.param_star(p.arg, f.qualname))), None, span_of(p),
+                   maybe_sequence=True)
 
 
-def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = False) -> TensorV:
+def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = False, hint=None) -> TensorV:
+    """`hint`: the annotation read; a bare type (`torch.Tensor`) is a hint callers may not keep
+    (a tuple of feature maps passed as `hidden_states: torch.Tensor`), a shape annotation a fact."""
     shape, dtype = ann
     if shape.star is not None and shape.star.startswith("?"):
         star = it.param_star(p.arg, f.qualname)
@@ -96,7 +99,8 @@ def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = 
         for s in d.symbols():
             if not s.startswith("?"):
                 it.env.dims.setdefault(s, DimInfo(s, f"annotation of `{p.arg}` (axis {i}) on line {p.lineno}"))
-    return TensorV(shape, dtype, span_of(p), optional=optional)
+    bare = isinstance(unstring(hint), (ast.Name, ast.Attribute))
+    return TensorV(shape, dtype, span_of(p), optional=optional, maybe_sequence=bare)
 
 
 def _union_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
@@ -116,7 +120,7 @@ def _union_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
     if len(rest) == 1 and len(members) > 1 and p.arg not in f.defaults:
         ann = it.annotation_shape(rest[0], fr)
         if ann is not None:
-            return _annotated_tensor(it, f, p, ann, optional=True)
+            return _annotated_tensor(it, f, p, ann, optional=True, hint=rest[0])
     return None
 
 

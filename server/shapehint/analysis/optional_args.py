@@ -19,6 +19,7 @@ from typing import Optional
 
 from ..shapes.shape import Shape
 from ..shapes.values import DefaultNoneV, NoneV, TensorV, Value
+from .defaults import chosen_default
 
 
 def none_test(test: ast.expr) -> Optional[tuple]:
@@ -54,12 +55,28 @@ def given_or_default(it, node: ast.IfExp, taken: ast.expr, value: Value, fr, joi
     the analysis took (`taken_default`): when the other arm is `x` itself and `value` a tensor,
     the join with a tensor of unknown shape (what callers that pass `x` give), else `value`."""
     test = none_test(node.test)
-    if test is None or not isinstance(value, TensorV):
+    if test is None:
         return value
     name, given_when_true = test
     given = node.body if given_when_true else node.orelse
     if given is taken or not (isinstance(given, ast.Name) and given.id == name):
         return value
+    if not isinstance(value, TensorV):
+        return chosen_default(it, name, value, fr)
     if not isinstance(fr.env.get(name), NoneV) or not taken_default(it, name, fr):
         return value
     return join([TensorV(Shape.unknown(it.fresh_star()), None, value.origin), value])
+
+
+def run_decided_arm(it, st: ast.If, arm: list, fr, run) -> str:
+    """`run(arm, fr)`, the arm of `st` its test decided; where that test is `name is None` on a
+    default the class analysed on its own took, a value the arm binds to `name` (`if depth is
+    None: depth = 4`) is a default too (`chosen_default`), as in `4 if depth is None else depth`."""
+    test = none_test(st.test)
+    held = fr.env.get(test[0]) if test is not None else None
+    flow = run(arm, fr)
+    if isinstance(held, NoneV):
+        now = fr.env.get(test[0])
+        if now is not held and now is not None:
+            fr.env[test[0]] = chosen_default(it, test[0], now, fr, held)
+    return flow

@@ -184,11 +184,27 @@ def getitem(cx: OpContext, self, index):
     if not isinstance(x, TensorV):
         raise NotApplicable("input unknown")
     if x.shape.rank is None:
+        if _an_item(cx, x, index):
+            item = cx.tensor(Shape.unknown(cx.fresh_star(None)), like=x)
+            item.maybe_sequence = True  # (itself a tuple, maybe: nested levels)
+            return item
         return _getitem_unknown_rank(cx, x, index)
     dims, st, is_view = index_shape(cx, x, index)
     if not is_view:
         return cx.tensor(dims, like=x)
     return view_result(cx, dims, x, st, f"sliced on line {cx.span.line}" if cx.span else "sliced")
+
+
+def _an_item(cx: OpContext, x: TensorV, index) -> bool:
+    """Whether `x[i]` may be an item of a tuple of tensors (`x[1:]`: a tuple of them): `x` is a
+    parameter only hinted to be a tensor of which nothing is known yet
+    (`hidden_states[i].permute(0, 3, 1, 2)` over a backbone's feature maps). Such an item's shape
+    is its own: items differ, so what one teaches (a rank, a channel count) says nothing of `x` or
+    of the others. Once `x` is used as a tensor (an axis read, a rank learned), `x[i]` is a row of
+    it again."""
+    s = x.shape
+    return x.maybe_sequence and s.star is not None and not s.dims and not s.suffix \
+        and not isinstance(index, TupleV) and _kind(cx, index) in ("int", "slice")
 
 
 def _whole(item) -> bool:
