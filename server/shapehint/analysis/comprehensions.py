@@ -11,6 +11,7 @@ from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, 
                              UnknownV, Value)
 from .choices import choice_of
 from .frames import span_of
+from .objects import OpaqueV
 
 MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
 
@@ -103,6 +104,13 @@ class Comprehensions:
             if all(v.expr == first.expr for v in vals):
                 return first
             return IntV(self.fresh_dyn())
+        if all(isinstance(v, IntV) or _int_symbol(v) for v in vals):
+            # a size parameter (`stem_width`, an int-typed symbol) on one path and a size computed
+            # from it on the other (`3 * (stem_width // 4)`): some int, which a later layer or
+            # `zeros` can still take as a size; unknown, it made every shape after it unknown
+            if all(_int_symbol(v) and v.path == first.path for v in vals):
+                return first
+            return IntV(self.fresh_dyn())
         if all(isinstance(v, ModuleV) and v.children is None and v.elem is None for v in vals) and \
                 len({(v.kind, v.describe()) for v in vals}) == 1:
             return first  # layers built alike (`stages.append(nn.Linear(d, d))` in a loop)
@@ -112,6 +120,10 @@ class Comprehensions:
             return first if isinstance(first, NoneV) else type(first)()
         picked = choice_of(vals)  # different layers or functions: one of them, each called
         return picked if picked is not None else UnknownV("join")
+
+
+def _int_symbol(v) -> bool:
+    return isinstance(v, OpaqueV) and v.kind == "int"
 
 
 def _fresh_joins(s, fresh):

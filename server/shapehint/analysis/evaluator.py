@@ -19,7 +19,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
 from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
-from . import records, sizes
+from . import layercfg, records, sizes
 from .arith import float_op, int_binop, python_value
 from .frames import decorated, span_of
 
@@ -136,7 +136,7 @@ class Expressions:
             if name in ("weight", "bias"):  # the parameter, not the `bias=True` it was built with
                 return self.module_param(obj, name, fr, node)
             if name in obj.cfg:
-                return obj.cfg[name]
+                return layercfg.config_attr(obj, name)
             if obj.names and obj.children is not None and name in obj.names:
                 # ModuleDict / Sequential(OrderedDict) children are attributes too (nanoGPT's
                 # `self.transformer.wte`)

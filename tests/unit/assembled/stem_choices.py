@@ -1,0 +1,101 @@
+"""Stems and layer factories that CNN families choose at construction time (issue 27): a
+string picks a deep or a plain stem, a width is a size parameter on one path and a size
+computed from it on the other, a factory checks what kind of callable it was given, and a
+same-padding convolution reads the per-axis stride torch stores."""
+import functools
+import math
+import types
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class TwoStems(nn.Module):
+    def __init__(self, stem_kind: str = '', base: int = 16, in_ch: int = 3):
+        super().__init__()
+        deep = 'deep' in stem_kind
+        if deep:
+            widths = (base, base)
+            if 'thin' in stem_kind:
+                widths = (3 * (base // 4), base)
+            self.stem = nn.Sequential(
+                nn.Conv2d(in_ch, widths[0], 3, stride=2, padding=1),
+                nn.Conv2d(widths[0], widths[1], 3, padding=1))
+        else:
+            self.stem = nn.Conv2d(in_ch, base, 7, stride=2, padding=3)
+
+    def forward(self, x):
+        y = self.stem(x)
+        return y
+
+
+def norm_from(spec):
+    """A norm layer from a class, a partial of one, a function or a name."""
+    assert isinstance(spec, (type, str, types.FunctionType, functools.partial))
+    bound = {}
+    if isinstance(spec, functools.partial):
+        bound.update(spec.keywords)
+        spec = spec.func
+    if isinstance(spec, str):
+        spec = {"bn": nn.BatchNorm2d, "in": nn.InstanceNorm2d}[spec]
+    if bound:
+        spec = functools.partial(spec, **bound)
+    return spec
+
+
+class NormedConv(nn.Module):
+    def __init__(self, width: int = 8, norm=nn.BatchNorm2d):
+        super().__init__()
+        norm = norm_from(norm)
+        self.conv = nn.Conv2d(3, width, 3, padding=1)
+        self.norm = norm(width)
+
+    def forward(self, x):
+        y = self.norm(self.conv(x))
+        return y
+
+
+def same_amount(size: int, k: int, s: int, d: int):
+    return max((math.ceil(size / s) - 1) * s + (k - 1) * d + 1 - size, 0)
+
+
+class SameConv(nn.Conv2d):
+    """A convolution padded like TensorFlow's 'SAME': the pad depends on the input's size."""
+
+    def __init__(self, cin, cout, k, stride=1):
+        super().__init__(cin, cout, k, stride, 0)
+
+    def forward(self, x):
+        h, w = x.shape[-2:]
+        ph = same_amount(h, self.weight.shape[-2], self.stride[0], self.dilation[0])
+        pw = same_amount(w, self.weight.shape[-1], self.stride[1], self.dilation[1])
+        x = F.pad(x, (pw // 2, pw - pw // 2, ph // 2, ph - ph // 2))
+        y = F.conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return y
+
+
+def conv_for(cin, cout, k, stride=1, padding=''):
+    if isinstance(padding, str):
+        padding = padding.lower()
+        if padding == 'same' and stride > 1:
+            return SameConv(cin, cout, k, stride)
+        return nn.Conv2d(cin, cout, k, stride, padding=0 if padding == 'valid' else k // 2)
+    return nn.Conv2d(cin, cout, k, stride, padding=padding)
+
+
+class PaddedStem(nn.Module):
+    def __init__(self, pad: str = '', width: int = 8):
+        super().__init__()
+        self.conv = conv_for(3, width, 3, stride=2, padding=pad)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return y
+
+
+def run_same():
+    x = torch.zeros(2, 3, 9, 9)
+    m = SameConv(3, 8, 3, stride=2)
+    out = m(x)
+    return out
