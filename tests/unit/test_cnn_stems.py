@@ -105,3 +105,35 @@ def test_a_pad_by_unknown_amounts_keeps_what_it_does_not_pad():
     y = torch.nn.functional.pad(x, (p // 2, p - p // 2))
     assert got and got[0][0] == "*x" and got[0][-1].startswith("?"), got
     assert list(y.shape)[:-1] == list(x.shape)[:-1]
+
+
+def test_a_norm_act_factory_recognises_the_class_by_set_and_by_name():
+    """`norm in WITH_ACT_KINDS` (a set comprehension of classes) and
+    `WITH_ACT.get(norm.__name__.lower())`: sets of known items answer membership, classes
+    compare by identity and a class's `__name__` is its name (classvalues.py; before, all
+    undecided or unknown, so the layer and every shape after it were unknown)."""
+    shape = _shape("NormActBlock.forward", "y")
+    m = _module()
+    x = torch.randn(2, 3, 6, 5)
+    block = m.NormActBlock(8).eval()
+    assert isinstance(block.bn, m.NormAct) and isinstance(block.bn.act, torch.nn.ReLU6)
+    y = block(x)
+    assert _check(shape, list(y.shape), {"x": x, "width": 8}) == 4
+
+
+def test_membership_in_a_set_of_classes_is_decided():
+    src = ("import torch\nfrom torch import nn\n\n\nclass A(nn.Module):\n    pass\n\n\n"
+           "class B(nn.Module):\n    pass\n\n\nKINDS = {A, nn.ReLU}\n\n\n"
+           "def f():\n"
+           "    a = torch.zeros(1) if A in KINDS else torch.zeros(2)\n"
+           "    b = torch.zeros(1) if B in KINDS else torch.zeros(2)\n"
+           "    c = torch.zeros(1) if nn.ReLU in KINDS else torch.zeros(2)\n"
+           "    d = torch.zeros(1) if B.__name__ == 'B' else torch.zeros(2)\n"
+           "    e = torch.zeros(1) if isinstance(KINDS, set) else torch.zeros(2)\n"
+           "    return a, b, c, d, e\n")
+    r = analyze_source(src, "m.py")
+    got = {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == "f"}
+    ns = {}
+    exec(compile(src, "m.py", "exec"), ns)
+    want = [list(t.shape) for t in ns["f"]()]
+    assert [got[n] for n in "abcde"] == want == [[1], [2], [1], [1], [1]]

@@ -10,6 +10,7 @@ from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from .choices import choice_of
+from .classvalues import set_of
 from .frames import span_of
 from .objects import OpaqueV
 
@@ -27,7 +28,7 @@ class Comprehensions:
     e_GeneratorExp = e_ListComp
 
     def e_SetComp(self, node, fr) -> Value:
-        return UnknownV("set")
+        return set_of(self.comprehension(node, fr).items)
 
     def e_DictComp(self, node, fr) -> Value:
         return DictV({}, open=True)

@@ -19,7 +19,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
 from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
-from . import layercfg, records, sizes
+from . import classvalues, layercfg, records, sizes
 from .arith import float_op, int_binop, python_value
 from .frames import decorated, span_of
 
@@ -100,7 +100,7 @@ class Expressions:
             path = f"{obj.path}.{name}"
             if obj.path == "torch" and name in DTYPES:
                 return DtypeV(DTYPES[name])
-            return ExtRef(path)
+            return classvalues.class_attr(obj, name) or ExtRef(path)
         if isinstance(obj, TensorV):
             if name == "shape":
                 return self.call_rule("Tensor.size", [obj], {}, fr, node, "size")
@@ -148,7 +148,7 @@ class Expressions:
             v = obj.lookup(name)
             if isinstance(v, FuncObj) and v.node is not None and decorated(v.node, "classmethod"):
                 return BoundMethod(v, obj)  # (`Weights.verify(w)`: `cls` is the class read from)
-            return v if v is not None else UnknownV(f"{obj.name}.{name}")
+            return v if v is not None else classvalues.class_attr(obj, name) or UnknownV(f"{obj.name}.{name}")
         if isinstance(obj, SuperV):
             for base in obj.cls.bases:
                 if isinstance(base, ClassObj):
@@ -387,7 +387,7 @@ class Expressions:
         return ListV(items) if items is not None else ListV(None)
 
     def e_Set(self, node, fr) -> Value:
-        return UnknownV("set")
+        return classvalues.set_of(self._items(node.elts, fr))
 
     def e_Dict(self, node: ast.Dict, fr) -> Value:
         out, is_open = {}, False

@@ -14,13 +14,13 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV,
                              TupleV, Value)
-from .objects import MODULE, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
+from .objects import MODULE, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SetV
 
 TENSOR = {"torch.Tensor"}
 SIZE = {"torch.Size"}
 # the builtin type each plain value kind is exactly (a bool is also an int)
 _BUILTIN = {IntV: {"int"}, FloatV: {"float"}, BoolV: {"bool", "int"}, StrV: {"str"}, ListV: {"list"},
-            TupleV: {"tuple"}, DictV: {"dict"}}
+            TupleV: {"tuple"}, DictV: {"dict"}, SetV: {"set"}}
 # the abstract base classes plain values are checked against (`to_2tuple`'s `isinstance(x,
 # collections.abc.Iterable) and not isinstance(x, str)`), and the kinds that are instances
 _ITERABLE = {TupleV, ListV, StrV, DictV}

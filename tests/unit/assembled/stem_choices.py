@@ -99,3 +99,58 @@ def run_same():
     m = SameConv(3, 8, 3, stride=2)
     out = m(x)
     return out
+
+
+class NormAct(nn.BatchNorm2d):
+    """A batch norm with its activation, normalising through the functional form."""
+
+    def __init__(self, num_features, eps=1e-5, act_layer=nn.ReLU):
+        super().__init__(num_features, eps=eps)
+        self.act = act_layer()
+
+    def forward(self, x):
+        x = F.batch_norm(x, self.running_mean, self.running_var, self.weight, self.bias,
+                         self.training, 0.1, self.eps)
+        return self.act(x)
+
+
+class GroupNormAct(nn.GroupNorm):
+    def __init__(self, num_channels, num_groups=4, act_layer=nn.ReLU):
+        super().__init__(num_groups, num_channels)
+        self.act = act_layer()
+
+
+WITH_ACT = dict(batchnorm=NormAct, batchnorm2d=NormAct, groupnorm=GroupNormAct)
+WITH_ACT_KINDS = {cls for _, cls in WITH_ACT.items()}
+TAKES_ACT = {NormAct, GroupNormAct}
+
+
+def norm_act_from(norm, act=None):
+    """The norm+act layer for a plain norm class (found by its name), a norm+act class, or a
+    partial of either."""
+    assert isinstance(norm, (type, str, types.FunctionType, functools.partial))
+    bound = {}
+    if isinstance(norm, functools.partial):
+        bound.update(norm.keywords)
+        norm = norm.func
+    if isinstance(norm, str):
+        layer = WITH_ACT[norm.lower()]
+    elif norm in WITH_ACT_KINDS:
+        layer = norm
+    else:
+        layer = WITH_ACT.get(norm.__name__.lower(), None)
+        assert layer is not None, norm
+    if layer in TAKES_ACT:
+        bound.setdefault("act_layer", act)
+    return functools.partial(layer, **bound) if bound else layer
+
+
+class NormActBlock(nn.Module):
+    def __init__(self, width: int = 8, norm_layer=nn.BatchNorm2d, act_layer=nn.ReLU6):
+        super().__init__()
+        self.conv = nn.Conv2d(3, width, 3, padding=1)
+        self.bn = norm_act_from(norm_layer, act_layer)(width)
+
+    def forward(self, x):
+        y = self.bn(self.conv(x))
+        return y
