@@ -115,6 +115,10 @@ class Comprehensions:
         if all(isinstance(v, ModuleV) and v.children is None and v.elem is None for v in vals) and \
                 len({(v.kind, v.describe()) for v in vals}) == 1:
             return first  # layers built alike (`stages.append(nn.Linear(d, d))` in a loop)
+        if all(isinstance(v, DictV) and not v.open and v.items.keys() == first.items.keys() for v in vals):
+            # the same keys on every path (`act_kwargs or {}` given `{}`): a dict of those keys
+            return DictV({k: self.join_values([v.items[k] for v in vals]) for k in first.items},
+                         exact=all(v.exact for v in vals))
         if all(isinstance(v, TupleV) for v in vals) and len({len(v.items) for v in vals}) == 1:
             return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):

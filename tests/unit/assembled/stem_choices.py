@@ -154,3 +154,26 @@ class NormActBlock(nn.Module):
     def forward(self, x):
         y = self.bn(self.conv(x))
         return y
+
+
+def act_for(act_layer, act_kwargs=None, inplace=False):
+    act_kwargs = act_kwargs or {}
+    act_kwargs.setdefault("inplace", inplace)
+    return act_layer(**act_kwargs)
+
+
+class RatioBlock(nn.Module):
+    """A bottleneck whose width is a float ratio of its output (`ratio: float = 1`: callers pass
+    0.25), and an activation built from keyword arguments given as `{}`."""
+
+    def __init__(self, cin: int, cout: int, ratio: float = 1):
+        super().__init__()
+        mid = int(round(cout * ratio))
+        self.reduce = nn.Conv2d(cin, mid, 1)
+        self.act = act_for(nn.ReLU, act_kwargs={})
+        self.expand = nn.Conv2d(mid, cout, 1)
+
+    def forward(self, x):
+        y = self.act(self.reduce(x))
+        z = self.expand(y)
+        return z
