@@ -49,7 +49,9 @@ class Comprehensions:
         rec, fr.record = fr.record, False
         try:
             if items is None:
-                self.assign(gen.target, UnknownV("element"), fr, None)
+                # (a list of unknown length whose every item is known alike: `[b for _, b in blocks]`)
+                known = isinstance(source, (ListV, ModuleV)) and source.elem is not None
+                self.assign(gen.target, source.elem if known else UnknownV("element"), fr, None)
                 # `[Block(d) for _ in range(depth)]`: depth of them (a loop over them runs)
                 return ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source))
             out = []
