@@ -159,3 +159,20 @@ def test_a_float_ratio_with_an_int_default_is_no_size_and_kwargs_given_as_an_emp
         assert _check(y_shape, list(y.shape), env) == 3  # the width is unknown, never `ratio*cout`
         assert _check(z_shape, list(z.shape), env) == 4
     assert "ratio" not in " ".join(map(str, y_shape))
+
+
+def test_a_set_a_method_may_change_decides_nothing_after():
+    src = ("import torch\n\n\n"
+           "def f(i: int):\n"
+           "    seen = {0, 1}\n"
+           "    a = torch.zeros(1) if 2 in seen else torch.zeros(2)\n"
+           "    seen.add(2)\n"
+           "    b = torch.zeros(1) if 2 in seen else torch.zeros(2)\n"
+           "    return a, b\n")
+    r = analyze_source(src, "m.py")
+    got = {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == "f"}
+    ns = {}
+    exec(compile(src, "m.py", "exec"), ns)
+    a, b = ns["f"](0)
+    assert got["a"] == list(a.shape) == [2]
+    assert list(b.shape) == [1] and got["b"] != [2]  # not decided on the items before `add`

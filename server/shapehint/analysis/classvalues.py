@@ -19,6 +19,14 @@ def set_of(items) -> Value:
     return SetV(tuple(items)) if items is not None else UnknownV("set")
 
 
+def other_attr(obj: Value, name: str) -> Value:
+    """An attribute the analysis does not follow. A set's method may change it (`seen.add(i)`):
+    from then on what it holds is not known, so no later `in` is decided on the old items."""
+    if isinstance(obj, SetV) and name not in ("copy", "isdisjoint", "issubset", "issuperset"):
+        obj.items = None
+    return UnknownV(f".{name}")
+
+
 def _torch_class(v: Value) -> bool:
     return isinstance(v, ExtRef) and v.path.startswith("torch.") and v.path.rsplit(".", 1)[-1][:1].isupper()
 

@@ -163,7 +163,7 @@ class Expressions:
             return BoundOp(obj, name)
         if isinstance(obj, ChoiceV):  # what every option holds (a method: one of theirs)
             return self.join_values([self.attribute(o, name, node, fr) for o in obj.options])
-        return UnknownV(f".{name}")
+        return classvalues.other_attr(obj, name)
 
     def _opaque_name(self, obj: InstanceObj) -> str:
         return obj.cls.name[:1].lower() + obj.cls.name[1:]

@@ -218,8 +218,9 @@ class PartialV(Value):
 
 @dataclass(eq=False)
 class SetV(Value):
-    """A set of known items (classvalues.py): what `in` asks of it is decided."""
-    items: tuple
+    """A set of known items (classvalues.py): what `in` asks of it is decided; None once one of
+    its methods may have changed it."""
+    items: Optional[tuple]
 
 
 @dataclass(eq=False)
