@@ -11,7 +11,7 @@ from __future__ import annotations
 from ...shapes.expr import Expr
 from ...shapes.shape import conj, disj, divides, eq, ge, le, lt
 from ...shapes.values import ListV, StrV, TensorV, TupleV
-from ..arguments import int_args, need_int, positive, size_or_fresh
+from ..arguments import int_args, need_int, positive
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 from ..windows import require_window, split_batch, window_out
@@ -187,7 +187,7 @@ def _ctor_checks(cx: OpContext, nsp, in_channels, out_channels, kernel_size, str
 
 def _cfg(cx: OpContext, m, nsp: int):
     c = m.cfg
-    return (size_or_fresh(cx, c["in_channels"]), size_or_fresh(cx, c["out_channels"]),
+    return (need_int(cx, c["in_channels"], "in_channels"), need_int(cx, c["out_channels"], "out_channels"),
             int_args(cx, c["kernel_size"], nsp, "kernel_size"), int_args(cx, c["stride"], nsp, "stride"),
             int_args(cx, c["dilation"], nsp, "dilation"), need_int(cx, c["groups"], "groups"))
 
