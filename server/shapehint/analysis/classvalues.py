@@ -1,5 +1,5 @@
 """Classes as values, and sets of them: how a layer factory recognises the class it was given
-(`norm_layer in _NORM_TYPES` over a set of layer classes, `TABLE.get(cls.__name__.lower())`).
+(`norm_layer in KINDS` over a set of layer classes, `TABLE.get(cls.__name__.lower())`).
 
 A set of known items (`{A, B}`, `{m for m in table.values()}`) is an `objects.SetV`: membership
 is decided as for a tuple, and nothing else about it is claimed (its order is Python's).
