@@ -16,7 +16,8 @@ from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne
 from ..shapes.values import (BoolV, DefaultStrV, DictV, DtypeV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
 from .frames import add_fact, span_of
-from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, PartialV, RangeV
+from .classvalues import class_eq
+from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, PartialV, RangeV, SetV
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
@@ -86,7 +87,7 @@ class Comparisons:
         over a symbolic k is the disjunction); a dict or ModuleDict holds the keys it is known to
         have (one built elsewhere, `**kwargs` say, may have others: absence decides nothing);
         `range(a, b)` holds a <= x < b."""
-        if isinstance(container, (TupleV, ListV)):
+        if isinstance(container, (TupleV, ListV, SetV)):
             if container.items is None:
                 return None
             preds = []
@@ -148,6 +149,9 @@ class Comparisons:
         if isinstance(a, DtypeV) and isinstance(b, DtypeV) and a.name and b.name:
             # `x.dtype in [torch.int32, torch.long]` (names canonical: `torch.long` is int64)
             return (TRUE, TRUE) if a.name == b.name else (FALSE, FALSE)
+        same = class_eq(a, b)
+        if same is not None:
+            return (TRUE, TRUE) if same else (FALSE, FALSE)
         if isinstance(a, NoneV) or isinstance(b, NoneV):
             same = _identity(a, b) if isinstance(b, NoneV) else _identity(b, a)
             if same is not None:

@@ -10,7 +10,9 @@ from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from .choices import choice_of
+from .classvalues import set_of
 from .frames import span_of
+from .objects import OpaqueV
 
 MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
 
@@ -26,7 +28,7 @@ class Comprehensions:
     e_GeneratorExp = e_ListComp
 
     def e_SetComp(self, node, fr) -> Value:
-        return UnknownV("set")
+        return set_of(self.comprehension(node, fr).items)
 
     def e_DictComp(self, node, fr) -> Value:
         return DictV({}, open=True)
@@ -47,7 +49,9 @@ class Comprehensions:
         rec, fr.record = fr.record, False
         try:
             if items is None:
-                self.assign(gen.target, UnknownV("element"), fr, None)
+                # (a list of unknown length whose every item is known alike: `[b for _, b in blocks]`)
+                known = isinstance(source, (ListV, ModuleV)) and source.elem is not None
+                self.assign(gen.target, source.elem if known else UnknownV("element"), fr, None)
                 # `[Block(d) for _ in range(depth)]`: depth of them (a loop over them runs)
                 return ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source))
             out = []
@@ -103,15 +107,30 @@ class Comprehensions:
             if all(v.expr == first.expr for v in vals):
                 return first
             return IntV(self.fresh_dyn())
+        if all(isinstance(v, IntV) or _int_symbol(v) for v in vals):
+            # a size parameter (`stem_width`, an int-typed symbol) on one path and a size computed
+            # from it on the other (`3 * (stem_width // 4)`): some int, which a later layer or
+            # `zeros` can still take as a size; unknown, it made every shape after it unknown
+            if all(_int_symbol(v) and v.path == first.path for v in vals):
+                return first
+            return IntV(self.fresh_dyn())
         if all(isinstance(v, ModuleV) and v.children is None and v.elem is None for v in vals) and \
                 len({(v.kind, v.describe()) for v in vals}) == 1:
             return first  # layers built alike (`stages.append(nn.Linear(d, d))` in a loop)
+        if all(isinstance(v, DictV) and not v.open and v.items.keys() == first.items.keys() for v in vals):
+            # the same keys on every path (`act_kwargs or {}` given `{}`): a dict of those keys
+            return DictV({k: self.join_values([v.items[k] for v in vals]) for k in first.items},
+                         exact=all(v.exact for v in vals))
         if all(isinstance(v, TupleV) for v in vals) and len({len(v.items) for v in vals}) == 1:
             return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
         picked = choice_of(vals)  # different layers or functions: one of them, each called
         return picked if picked is not None else UnknownV("join")
+
+
+def _int_symbol(v) -> bool:
+    return isinstance(v, OpaqueV) and v.kind == "int"
 
 
 def _fresh_joins(s, fresh):

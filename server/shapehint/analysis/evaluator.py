@@ -19,7 +19,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
 from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
-from . import records, sizes
+from . import classvalues, layercfg, records, sizes
 from .arith import float_op, int_binop, python_value
 from .frames import decorated, span_of
 
@@ -100,7 +100,7 @@ class Expressions:
             path = f"{obj.path}.{name}"
             if obj.path == "torch" and name in DTYPES:
                 return DtypeV(DTYPES[name])
-            return ExtRef(path)
+            return classvalues.class_attr(obj, name) or ExtRef(path)
         if isinstance(obj, TensorV):
             if name == "shape":
                 return self.call_rule("Tensor.size", [obj], {}, fr, node, "size")
@@ -136,7 +136,7 @@ class Expressions:
             if name in ("weight", "bias"):  # the parameter, not the `bias=True` it was built with
                 return self.module_param(obj, name, fr, node)
             if name in obj.cfg:
-                return obj.cfg[name]
+                return layercfg.config_attr(obj, name)
             if obj.names and obj.children is not None and name in obj.names:
                 # ModuleDict / Sequential(OrderedDict) children are attributes too (nanoGPT's
                 # `self.transformer.wte`)
@@ -148,7 +148,7 @@ class Expressions:
             v = obj.lookup(name)
             if isinstance(v, FuncObj) and v.node is not None and decorated(v.node, "classmethod"):
                 return BoundMethod(v, obj)  # (`Weights.verify(w)`: `cls` is the class read from)
-            return v if v is not None else UnknownV(f"{obj.name}.{name}")
+            return v if v is not None else classvalues.class_attr(obj, name) or UnknownV(f"{obj.name}.{name}")
         if isinstance(obj, SuperV):
             for base in obj.cls.bases:
                 if isinstance(base, ClassObj):
@@ -163,7 +163,7 @@ class Expressions:
             return BoundOp(obj, name)
         if isinstance(obj, ChoiceV):  # what every option holds (a method: one of theirs)
             return self.join_values([self.attribute(o, name, node, fr) for o in obj.options])
-        return UnknownV(f".{name}")
+        return classvalues.other_attr(obj, name)
 
     def _opaque_name(self, obj: InstanceObj) -> str:
         return obj.cls.name[:1].lower() + obj.cls.name[1:]
@@ -387,7 +387,7 @@ class Expressions:
         return ListV(items) if items is not None else ListV(None)
 
     def e_Set(self, node, fr) -> Value:
-        return UnknownV("set")
+        return classvalues.set_of(self._items(node.elts, fr))
 
     def e_Dict(self, node: ast.Dict, fr) -> Value:
         out, is_open = {}, False

@@ -57,6 +57,8 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
                     return FloatV()
                 return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg, "int" if cls.name == "int" else None)
             v = f.defaults[p.arg]
+            if cls.name == "float" and isinstance(v, IntV) and v.expr.value is not None:
+                v = FloatV(float(v.expr.value))  # `ratio: float = 1` is a float (a symbol is an int size)
             return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else v
     if p.arg in f.defaults:
         v = f.defaults[p.arg]

@@ -9,7 +9,7 @@ import dataclasses
 from typing import Optional
 
 from ..shapes.expr import Expr, product
-from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
+from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
 from .objects import InstanceObj, PartialV
 
@@ -61,7 +61,10 @@ class LibraryHelpers:
                     out[it.items[0].value] = it.items[1]
                 else:
                     is_open = True
-            return DictV(out, open=is_open)
+            pair = args[0].elem if items is None and isinstance(args[0], ListV) else None
+            # pairs of unknown number, each known alike (`(f"block{i}", Stage(...))` appended in a loop)
+            held = pair.items[1] if isinstance(pair, TupleV) and len(pair.items) == 2 else None
+            return DictV(out, open=is_open, elem=held)
         if path.startswith("math."):
             return self._math(path[5:], args)
         if path in ("typing.cast",) and len(args) == 2:

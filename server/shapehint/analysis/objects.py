@@ -217,6 +217,13 @@ class PartialV(Value):
 
 
 @dataclass(eq=False)
+class SetV(Value):
+    """A set of known items (classvalues.py): what `in` asks of it is decided; None once one of
+    its methods may have changed it."""
+    items: Optional[tuple]
+
+
+@dataclass(eq=False)
 class ChoiceV(Value):
     """One of several known callables the analysis cannot tell apart (choices.py): a registry
     read with a key it does not know (`LAYERS[cfg.kind]`), or the arms of an undecided `if`

@@ -14,13 +14,13 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV,
                              TupleV, Value)
-from .objects import MODULE, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
+from .objects import MODULE, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SetV
 
 TENSOR = {"torch.Tensor"}
 SIZE = {"torch.Size"}
 # the builtin type each plain value kind is exactly (a bool is also an int)
 _BUILTIN = {IntV: {"int"}, FloatV: {"float"}, BoolV: {"bool", "int"}, StrV: {"str"}, ListV: {"list"},
-            TupleV: {"tuple"}, DictV: {"dict"}}
+            TupleV: {"tuple"}, DictV: {"dict"}, SetV: {"set"}}
 # the abstract base classes plain values are checked against (`to_2tuple`'s `isinstance(x,
 # collections.abc.Iterable) and not isinstance(x, str)`), and the kinds that are instances
 _ITERABLE = {TupleV, ListV, StrV, DictV}
@@ -57,6 +57,8 @@ def _flatten(classinfo: Value) -> Optional[list]:
 def _one(value: Value, target: Value) -> Optional[bool]:
     if isinstance(target, BuiltinFn) and target.name == "object":
         return True
+    if _CALLABLE_TARGETS.get(_target_name(target)) is not None:
+        return _callable_is(value, _CALLABLE_TARGETS[_target_name(target)])
     if isinstance(target, BuiltinFn) and target.name not in _BUILTIN_TYPES:
         return None
     if isinstance(value, TensorV):
@@ -65,12 +67,12 @@ def _one(value: Value, target: Value) -> Optional[bool]:
         return False
     if _class_or_function(value) and isinstance(target, BuiltinFn) and target.name in _BUILTIN_TYPES:
         return False  # (`entry if isinstance(entry, tuple) else (entry, {})` in a table of classes)
-    kinds = _BUILTIN.get(type(value))
+    kinds = _BUILTIN.get(type(value)) or _BUILTIN.get(type(value).__mro__[1])  # (a DefaultStrV is a str)
     if kinds is not None:
         if isinstance(target, BuiltinFn):
             return target.name in kinds
         if isinstance(target, ExtRef) and target.path in _ABCS:
-            return type(value) in _ABCS[target.path]
+            return isinstance(value, tuple(_ABCS[target.path]))
         if isinstance(target, ExtRef) and target.path in SIZE and isinstance(value, TupleV):
             return bool(value.is_size) or None  # a tuple we built may still be a Size
         if isinstance(target, ClassObj) or isinstance(target, ExtRef) and target.path in TENSOR | MODULE:
@@ -86,6 +88,45 @@ def _one(value: Value, target: Value) -> Optional[bool]:
         return False  # `nn.ReLU` given for an activation's name: a class, no str
     if isinstance(value, OpaqueV) and value.kind == "int":
         return _one(IntV(Expr.sym(value.path)), target)
+    return None
+
+
+# what a layer factory checks its argument against (`assert isinstance(norm_layer, (type, str,
+# types.FunctionType, functools.partial))`, then unbinding a partial): the kind of callable each is
+_CALLABLE_TARGETS = {"type": "class", "types.FunctionType": "function", "types.LambdaType": "function",
+                     "functools.partial": "partial"}
+
+
+def _target_name(target: Value) -> Optional[str]:
+    if isinstance(target, BuiltinFn):
+        return target.name
+    return target.path if isinstance(target, ExtRef) else None
+
+
+def _callable_kind(value: Value) -> Optional[str]:
+    """`class`, `function` or `partial` for a callable the analysis knows the kind of; None for
+    anything else (a torch function may be a builtin or a Python function, `torch.relu` or
+    `F.relu`). Choices and other values answer through the callers."""
+    from .objects import PartialV
+    if isinstance(value, ClassObj) or isinstance(value, ExtRef) and _class_or_function(value):
+        return "class"
+    if isinstance(value, FuncObj):
+        return "function"
+    return "partial" if isinstance(value, PartialV) else None
+
+
+def _callable_is(value: Value, kind: str) -> Optional[bool]:
+    """`isinstance(value, T)` for T a kind of callable: decided for callables of a known kind
+    (each option of a choice alike) and for plain values, which are no callables."""
+    from .objects import ChoiceV
+    if isinstance(value, ChoiceV):
+        answers = {_callable_is(o, kind) for o in value.options}
+        return answers.pop() if len(answers) == 1 else None
+    got = _callable_kind(value)
+    if got is not None:
+        return got == kind
+    if isinstance(value, (NoneV, TensorV, ModuleV, *_BUILTIN)):
+        return False
     return None
 
 

@@ -52,6 +52,14 @@ def need_int(cx: OpContext, v, what: str) -> Expr:
     return e
 
 
+def size_or_fresh(cx: OpContext, v) -> Expr:
+    """A layer's channel or feature count: its int, or, when the analysis does not know the value
+    it was built with (`nn.Conv2d(width, w_out, 3)` over widths computed at run time), a size of
+    its own, so the output still has the shape of everything else it knows."""
+    e = cx.int_of(v)
+    return e if e is not None else cx.fresh("?")
+
+
 def positive(cx: OpContext, vals, what: str, lo: int = 1) -> None:
     for v in vals:
         cx.require(ge(v, lo), lambda: f"{cx.opname}: {what} must be {'positive' if lo == 1 else f'at least {lo}'}, "

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...shapes.shape import Shape, eq
 from ...shapes.values import TensorV
+from ..arguments import size_or_fresh
 from ..common import apart
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
@@ -38,10 +39,7 @@ def Linear(cx: OpContext, in_features, out_features, bias=True, device=None, dty
 
 @Linear.forward(twin=linear)
 def _linear_fwd(cx: OpContext, m, input):
-    fin, fout = cx.int_of(m.cfg["in_features"]), cx.int_of(m.cfg["out_features"])
-    if fin is None or fout is None:
-        raise NotApplicable("features unknown")
-    return _linear(cx, input, fin, fout)
+    return _linear(cx, input, size_or_fresh(cx, m.cfg["in_features"]), size_or_fresh(cx, m.cfg["out_features"]))
 
 
 @Linear.params

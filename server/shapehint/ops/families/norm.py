@@ -10,7 +10,7 @@ from __future__ import annotations
 from ...shapes.expr import product
 from ...shapes.shape import divides, eq, ge, gt
 from ...shapes.values import IntV, ListV, TensorV, TupleV
-from ..arguments import need_int
+from ..arguments import need_int, size_or_fresh
 from ..common import same_shape
 from ..context import NotApplicable, OpContext
 from ..edges import axiswise
@@ -66,7 +66,7 @@ def _bn_layer(nsp: int, ranks: tuple) -> None:
         if not isinstance(input, TensorV):
             raise NotApplicable("input unknown")
         d = cx.leading(input, ranks, 2)
-        n = need_int(cx, m.cfg["num_features"], "num_features")
+        n = size_or_fresh(cx, m.cfg["num_features"])
         tracked = cx.bool_of(m.cfg["track_running_stats"])
         if tracked or cx.bool_of(m.cfg["affine"]):
             _channels(cx, input, d[1], n)

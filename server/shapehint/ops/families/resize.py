@@ -56,7 +56,10 @@ PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
 @op("torch.nn.functional.pad")
 def pad(cx: OpContext, input, pad, mode="constant", value=None):
-    p = _items(cx, pad, "pad")
+    try:
+        p = _items(cx, pad, "pad")
+    except NotApplicable:
+        return _pad_by_unknowns(cx, input, pad, mode)
     if isinstance(input, TensorV) and input.shape.rank is None and p and not len(p) % 2:
         # the last len(p)//2 axes of `[*x, ...]` (a mode that wants the whole rank gives nothing)
         return axiswise(cx, input, list(range(-len(p) // 2, 0)), lambda t: _pad(cx, t, pad, mode, value))
@@ -100,6 +103,26 @@ def pad(cx: OpContext, input, pad, mode="constant", value=None):
 
 
 _pad = pad  # (inside the rule, `pad` is its argument)
+
+
+def _pad_by_unknowns(cx: OpContext, input, pad, mode):
+    """A constant pad whose count of values is known but some values are not (a same-padding
+    convolution's `F.pad(x, (pw // 2, pw - pw // 2, ...))`, `pw` computed with `math.ceil` from
+    the input's size): the axes it leaves alone keep their size, the others get sizes of their own."""
+    items = pad.items if isinstance(pad, (TupleV, ListV)) else None
+    if items is None or len(items) % 2 or cx.str_of(mode) != "constant":
+        raise NotApplicable("pad unknown")
+    if isinstance(input, TensorV) and input.shape.rank is None and items:
+        return axiswise(cx, input, list(range(-len(items) // 2, 0)), lambda t: _pad_by_unknowns(cx, t, pad, mode))
+    _known(input)
+    if len(items) // 2 > input.shape.rank:
+        raise NotApplicable("pad unknown")
+    d = list(input.shape.dims)
+    for j in range(len(items) // 2):
+        left, right = (cx.int_of(v) for v in items[2 * j:2 * j + 2])
+        i = len(d) - 1 - j
+        d[i] = d[i] + left + right if left is not None and right is not None else cx.fresh("?")
+    return cx.tensor(d, like=input)
 
 
 def _pad_layer(kind: str, nsp: int, mode: str) -> None:

@@ -1,0 +1,51 @@
+"""Classes as values, and sets of them: how a layer factory recognises the class it was given
+(`norm_layer in KINDS` over a set of layer classes, `TABLE.get(cls.__name__.lower())`).
+
+A set of known items (`{A, B}`, `{m for m in table.values()}`) is an `objects.SetV`: membership
+is decided as for a tuple, and nothing else about it is claimed (its order is Python's).
+Classes compare by identity: two classes the analysis read are the same class only when they
+are the same object; a torch class is never a class of the user's; two torch names are equal
+when they are the same name (an alias, `torch.nn.modules.conv.Conv2d`, is not decided)."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..shapes.values import ExtRef, StrV, UnknownV, Value
+from .objects import ClassObj, SetV
+
+
+def set_of(items) -> Value:
+    """The set of `items` (a list of values, or None when they are not known)."""
+    return SetV(tuple(items)) if items is not None else UnknownV("set")
+
+
+def other_attr(obj: Value, name: str) -> Value:
+    """An attribute the analysis does not follow. A set's method may change it (`seen.add(i)`):
+    from then on what it holds is not known, so no later `in` is decided on the old items."""
+    if isinstance(obj, SetV) and name not in ("copy", "isdisjoint", "issubset", "issuperset"):
+        obj.items = None
+    return UnknownV(f".{name}")
+
+
+def _torch_class(v: Value) -> bool:
+    return isinstance(v, ExtRef) and v.path.startswith("torch.") and v.path.rsplit(".", 1)[-1][:1].isupper()
+
+
+def class_eq(a: Value, b: Value) -> Optional[bool]:
+    """`a == b` (and `a is b`) where both are classes, else None."""
+    if isinstance(a, ClassObj) and isinstance(b, ClassObj):
+        return a is b
+    if isinstance(a, ClassObj) and _torch_class(b) or isinstance(b, ClassObj) and _torch_class(a):
+        return False
+    if _torch_class(a) and _torch_class(b) and a.path == b.path:
+        return True
+    return None
+
+
+def class_attr(cls: Value, name: str) -> Optional[Value]:
+    """What a class holds that the analysis knows without reading it: its `__name__`."""
+    if name != "__name__":
+        return None
+    if isinstance(cls, ClassObj):
+        return StrV(cls.name)
+    return StrV(cls.path.rsplit(".", 1)[-1]) if _torch_class(cls) else None
