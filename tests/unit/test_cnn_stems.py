@@ -127,6 +127,15 @@ def test_a_norm_act_factory_recognises_the_class_by_set_and_by_name():
     assert _check(shape, list(y.shape), {"x": x, "width": 8}) == 4
 
 
+def _inferred_and_run(src: str, *args):
+    """The shapes the analysis gives `f`'s locals, and what `f(*args)` returns when Python runs it."""
+    r = analyze_source(src, "m.py")
+    got = {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == "f"}
+    ns = {}
+    exec(compile(src, "m.py", "exec"), ns)
+    return got, ns["f"](*args)
+
+
 def test_membership_in_a_set_of_classes_is_decided():
     src = ("import torch\nfrom torch import nn\n\n\nclass A(nn.Module):\n    pass\n\n\n"
            "class B(nn.Module):\n    pass\n\n\nKINDS = {A, nn.ReLU}\n\n\n"
@@ -137,11 +146,8 @@ def test_membership_in_a_set_of_classes_is_decided():
            "    d = torch.zeros(1) if B.__name__ == 'B' else torch.zeros(2)\n"
            "    e = torch.zeros(1) if isinstance(KINDS, set) else torch.zeros(2)\n"
            "    return a, b, c, d, e\n")
-    r = analyze_source(src, "m.py")
-    got = {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == "f"}
-    ns = {}
-    exec(compile(src, "m.py", "exec"), ns)
-    want = [list(t.shape) for t in ns["f"]()]
+    got, outs = _inferred_and_run(src)
+    want = [list(t.shape) for t in outs]
     assert [got[n] for n in "abcde"] == want == [[1], [2], [1], [1], [1]]
 
 
@@ -169,10 +175,6 @@ def test_a_set_a_method_may_change_decides_nothing_after():
            "    seen.add(2)\n"
            "    b = torch.zeros(1) if 2 in seen else torch.zeros(2)\n"
            "    return a, b\n")
-    r = analyze_source(src, "m.py")
-    got = {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == "f"}
-    ns = {}
-    exec(compile(src, "m.py", "exec"), ns)
-    a, b = ns["f"](0)
+    got, (a, b) = _inferred_and_run(src, 0)
     assert got["a"] == list(a.shape) == [2]
     assert list(b.shape) == [1] and got["b"] != [2]  # not decided on the items before `add`
