@@ -65,3 +65,31 @@ def f(patches: torch.Tensor):
     return patch
 '''
     assert not [d for d in analyze_source(src, "m.py").diagnostics if d.code == "SH204"]
+
+
+def test_a_size_shown_as_unknown_contradicts_no_name():
+    """XLM-style attention: the heads' views leave the sequence axes as `-1` of another width, so
+    the scores are shown `[bs, n_heads, ?, ?]`; a comment naming `qlen, klen` (locals of the
+    function) is not contradicted by a `?` (transformers' flaubert/xlm got a false SH204). A
+    known axis that disagrees is still reported."""
+    src = '''import torch
+
+
+class Attn(torch.nn.Module):
+    def __init__(self, n_heads: int, dim: int):
+        super().__init__()
+        self.n_heads, self.head_dim = n_heads, dim // n_heads
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor):
+        bs, qlen, dim = q.size()
+        klen = k.size(1)
+        qh = q.view(bs, -1, self.n_heads, self.head_dim).transpose(1, 2)
+        kh = k.view(bs, -1, self.n_heads, self.head_dim).transpose(1, 2)
+        scores = torch.matmul(qh, kh.transpose(2, 3))  # (bs, n_heads, qlen, klen)
+        wrong = torch.matmul(qh, kh.transpose(2, 3))  # (qlen, n_heads, qlen, klen)
+        return scores, wrong
+'''
+    r = analyze_source(src, "m.py")
+    shown = {v["name"]: v["shape"] for v in r.infer_json()["values"]}
+    assert shown["scores"][2:] == ["?", "?"]
+    assert [d.line for d in r.diagnostics if d.code == "SH204"] == [15]

@@ -10,7 +10,7 @@ import re
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.shape import eq
+from ..shapes.shape import eq, is_dyn
 from ..shapes.values import IntV, TensorV, Value
 from .frames import span_of
 
@@ -49,10 +49,16 @@ class ShapeComments:
         if len(dims) != s.rank:
             return False
         binding: dict = {}
-        ren = {v: k for k, v in self.sink.renames.get(fr.qualname, {}).items()}
+        renames = self.sink.renames.get(fr.qualname, {})
+        ren = {v: k for k, v in renames.items()}
+        shown = s.subs({k: Expr.sym(n) for k, n in renames.items()}).dims
         local = None  # the symbols this function's values are in (computed on first need)
-        for text, d in zip(dims, s.dims):
+        for text, d, d_shown in zip(dims, s.dims, shown):
             if text in ("?", "_", "..."):
+                continue
+            if is_dyn(d_shown):
+                # a size the user is shown as `?` (unknown, or in names this function cannot
+                # say) contradicts no name: the warning would disagree with a `?`
                 continue
             if text.lstrip("-").isdigit():
                 if fr.facts.possible(eq(d, int(text)))[0] is False:
