@@ -14,7 +14,7 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV,
                              TupleV, Value)
-from .objects import MODULE, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, SetV
+from .objects import MODULE, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, OpaqueV, PartialV, SetV
 
 TENSOR = {"torch.Tensor"}
 SIZE = {"torch.Size"}
@@ -107,7 +107,6 @@ def _callable_kind(value: Value) -> Optional[str]:
     """`class`, `function` or `partial` for a callable the analysis knows the kind of; None for
     anything else (a torch function may be a builtin or a Python function, `torch.relu` or
     `F.relu`). Choices and other values answer through the callers."""
-    from .objects import PartialV
     if isinstance(value, ClassObj) or isinstance(value, ExtRef) and _class_or_function(value):
         return "class"
     if isinstance(value, FuncObj):
@@ -118,7 +117,6 @@ def _callable_kind(value: Value) -> Optional[str]:
 def _callable_is(value: Value, kind: str) -> Optional[bool]:
     """`isinstance(value, T)` for T a kind of callable: decided for callables of a known kind
     (each option of a choice alike) and for plain values, which are no callables."""
-    from .objects import ChoiceV
     if isinstance(value, ChoiceV):
         answers = {_callable_is(o, kind) for o in value.options}
         return answers.pop() if len(answers) == 1 else None

@@ -60,7 +60,7 @@ class TensorV(Value):
     is_param: bool = False
     optional: bool = False  # a parameter defaulting to None: `is None` is undecided
     # a parameter only hinted to be a tensor (`h: torch.Tensor`, or nothing): callers may pass a
-    # tuple of tensors, whose items differ in shape (ops/families/indexing.py, `_element`)
+    # tuple of tensors, whose items differ in shape (ops/families/indexing.py, `_an_item`)
     maybe_sequence: bool = False
 
     def describe(self) -> str:
