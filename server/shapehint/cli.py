@@ -111,6 +111,11 @@ def main(argv: Optional[list] = None) -> int:
     if args.cmd is None:
         build_parser().print_help()
         return 2
+    from .dependencies import problem
+    lacking = problem(args.cmd)
+    if lacking:
+        sys.stderr.write(f"shapehint: {lacking}\n")
+        return 2
     try:
         if args.cmd == "check":
             return cmd_check(args)

@@ -27,6 +27,8 @@ def complete(plans: list, path: str, text: str) -> None:
         from ..analysis.api import analyze_session
         from ..questions.signatures import signature
         session = analyze_session(text, path)
+        if session.interp is None:  # the analysis raised (api.failed): say why, not what broke after
+            raise RuntimeError("; ".join(session.result.stats.get("internal_errors") or ["the analysis failed"]))
     except Exception as exc:  # noqa: BLE001 - no analysis: the plans keep their own problem
         for p in todo + inherited:
             p.problem += f" (the input could not be inferred: {type(exc).__name__}: {exc})"
