@@ -322,7 +322,7 @@ class Calls:
                     self_obj=args[0] if f.cls is not None and args else None,
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
                     record=fr.record and not foreign and _recorded_in_built(fr.built, f, args, kwargs),
-                    foreign=foreign or fr.foreign, built=fr.built,
+                    foreign=foreign, built=fr.built,
                     created=fr.created + ([created] if created is not None else []), root=fr.root,
                     assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns),
                     open_defaults=open_defaults, caught=fr.caught,
@@ -338,9 +338,8 @@ class Calls:
         # gives the function its inputs
         if fr.root and fr.root != f.qualname and not foreign and fr.built is None:
             self.note_called_from(f.qualname, fr.root)
-        saved_lines = self.interp.lines
-        if foreign:
-            self.interp.lines = self.module_lines.get(foreign, self.interp.lines)
+        saved_lines = self.interp.lines  # (messages quote the callee's file, another's code calls it or not)
+        self.interp.lines = self.module_lines.get(foreign, saved_lines) if foreign else self.interp.file_lines
         stack = self.call_stack
         calls = stack.enter(key, running, made, f.qualname, fr.facts, guessed is not None, args, kwargs)
         try:

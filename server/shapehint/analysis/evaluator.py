@@ -434,7 +434,7 @@ class Expressions:
             fn = ast.copy_location(ast.FunctionDef("<lambda>", node.args, [ret], [], None, None), node)
             fn.end_lineno, fn.end_col_offset = node.end_lineno, node.end_col_offset
             node._sh_function = fn
-        f = FuncObj(fn, f"{fr.qualname}.<locals>.<lambda>", {**fr.globals, **fr.env}, module_path=self.interp.path)
+        f = FuncObj(fn, f"{fr.qualname}.<locals>.<lambda>", {**fr.globals, **fr.env}, module_path=fr.foreign or self.interp.path)
         f.defaults = self.eval_defaults(fn, fr)
         return f
 

@@ -299,7 +299,7 @@ class Statements:
     # ---- definitions and imports ---------------------------------------------------------
     def s_FunctionDef(self, st: ast.FunctionDef, fr):
         qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.<locals>.{st.name}"
-        f = FuncObj(st, qual, fr.globals, module_path=self.interp.path)
+        f = FuncObj(st, qual, fr.globals, module_path=fr.foreign or self.interp.path)
         f.defaults = self.eval_defaults(st, fr)
         fr.env[st.name] = f
         self.interp.functions.append(f)
@@ -310,11 +310,11 @@ class Statements:
         bases = [self.eval(b, fr) for b in st.bases]
         qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.{st.name}"
         is_dc = any(_is_dataclass_deco(d) for d in st.decorator_list)
-        cls = ClassObj(st.name, qual, st, bases, {}, is_dataclass=is_dc, module_path=self.interp.path)
+        cls = ClassObj(st.name, qual, st, bases, {}, is_dataclass=is_dc, module_path=fr.foreign or self.interp.path)
         body_fr = Frame({}, qual, fr.facts, fr.globals, record=False)
         for item in st.body:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                f = FuncObj(item, f"{qual}.{item.name}", fr.globals, cls, module_path=self.interp.path)
+                f = FuncObj(item, f"{qual}.{item.name}", fr.globals, cls, module_path=fr.foreign or self.interp.path)
                 f.defaults = self.eval_defaults(item, fr)
                 cls.attrs[item.name] = f
                 self.interp.functions.append(f)

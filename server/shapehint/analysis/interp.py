@@ -86,7 +86,7 @@ class Interp:
     # attribute is a journaled container): set when made; put back by every step; the driver's
     # position (the step budget: steps are counted on every node, the hottest path there is;
     # the importer, wired by the engine once the module's globals exist)
-    FIXED = ("path", "lines", "sink", "env", "observe", "cancel", "modules", "max_depth", "memo",
+    FIXED = ("path", "lines", "file_lines", "sink", "env", "observe", "cancel", "modules", "max_depth", "memo",
              "comments", "param_ranks", "as_built", "reporter", "call_stack", "shape_comments", "ranks", "expressions", "comprehensions",
              "comparisons", "statements", "control", "calls", "layers", "builtins", "library", "contracts", "parts")
     WORKING = ("module_code",)
@@ -97,6 +97,7 @@ class Interp:
                  param_ranks=None, memo: bool = True, as_built: bool = False):
         self.path = path
         self.lines = lines
+        self.file_lines = lines  # `lines` is another module's while its code runs (calls.py)
         self.sink = sink
         j = self.journal = sink.journal  # one journal for the analysis's parts
         # record what each expression evaluates to (the sink's observations, for the records);
