@@ -43,6 +43,7 @@ def test_the_tree_keeps_every_contract(copy):
     ("shapehint.frontend.splice", "from .parse import ParsedModule", "No import cycle"),
     ("shapehint.devicerun.runner", "from shapehint.shapes import expr", "runner imports nothing"),
     ("shapehint.devicerun.runner_trace", "from ..shapes import expr", "runner imports nothing"),
+    ("shapehint.devicerun.runner_bounds", "from ..shapes import expr", "runner imports nothing"),
     ("shapehint.questions.common", "def f():\n    import torch", "torch only in the device-run runner"),
 ])
 def test_a_forbidden_import_breaks_its_contract(copy, module, line, contract):

@@ -158,9 +158,10 @@ def execute(request: dict, interpreter: str, timeout: float, cancel_event=None,
         req_path, res_path = os.path.join(tmp, "request.json"), os.path.join(tmp, "result.json")
         ready = os.path.join(tmp, "ready")
         request = dict(request, result_path=res_path, fault_path=os.path.join(tmp, "fault.txt"), ready_path=ready)
-        # RLIMIT_AS is set by the runner itself (no preexec_fn: unsafe in a threaded server).
+        # RLIMIT_AS is set by the runner itself (no preexec_fn: unsafe in a threaded server), above
+        # what importing torch mapped (runner.limit_address_space)
         if request.get("device") in ("cpu", "meta"):
-            request["address_space_mb"] = mem + 2048
+            request["address_space_mb"] = mem
         with open(req_path, "w") as f:
             json.dump(request, f)
         env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")

@@ -21,7 +21,6 @@ Invariants:
 import ast
 import faulthandler
 import importlib.util
-import io
 import json
 import os
 import re
@@ -43,28 +42,6 @@ class RunnerTimeout(BaseException):
     """Raised by the SIGTERM handler: the parent stopped us (time limit or cancel)."""
 
 
-class BoundedWriter(io.TextIOBase):
-    """A text stream keeping the first `limit` characters and counting the rest (output floods)."""
-
-    def __init__(self, limit):
-        self.limit, self.parts, self.size, self.dropped = limit, [], 0, 0
-
-    def write(self, s):
-        s = str(s)
-        room = self.limit - self.size
-        if room > 0:
-            self.parts.append(s[:room])
-            self.size += min(len(s), room)
-        self.dropped += max(0, len(s) - max(room, 0))
-        return len(s)
-
-    def writable(self):
-        return True
-
-    def text(self):
-        return "".join(self.parts)
-
-
 # ---- the parts kept beside this file ----------------------------------------------------------
 
 def _sibling(name):
@@ -78,9 +55,11 @@ def _sibling(name):
     return module
 
 
-PARTS = ("runner_trace",)  # every file the runner needs beside it (a copy of the runner copies them)
+PARTS = ("runner_trace", "runner_bounds")  # every file the runner needs beside it (a copy of the runner copies them)
 _trace = _sibling("runner_trace")
 SourceMap, Recorder = _trace.SourceMap, _trace.Recorder
+_bounds = _sibling("runner_bounds")
+BoundedWriter, limit_address_space = _bounds.BoundedWriter, _bounds.limit_address_space
 
 
 # ---- running ------------------------------------------------------------------------------
@@ -415,12 +394,9 @@ def main(argv):
     results = []
     out_path = req.get("result_path")
     real_stdout = sys.stdout
-    try:  # cpu/meta: a runaway allocation fails as a MemoryError on its own line
+    try:
         import resource
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if req.get("address_space_mb"):
-            lim = int(req["address_space_mb"]) * 2**20
-            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
     except (ImportError, ValueError, OSError):
         pass
     fault = open(req["fault_path"], "w") if req.get("fault_path") else sys.__stderr__
@@ -432,6 +408,8 @@ def main(argv):
     common = {}
     try:
         import torch
+        if req.get("address_space_mb"):
+            limit_address_space(int(req["address_space_mb"]))
         device = pick_device(torch, req.get("device", "auto"))
         if req.get("ready_path"):  # the parent's time limit counts from here: startup is not the user's
             open(req["ready_path"], "w").close()
