@@ -23,7 +23,7 @@ from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol
 from .layers import CONTAINERS
 from .ruleargs import binds
-from . import contexts, costs, sizes, tables
+from . import contexts, costs, returns, sizes, tables
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -365,7 +365,7 @@ class Calls:
                 return (TensorV(ann[0].subs({**binding, **extra}), ann[1], span),) + flags
         if not sub.returns:
             return (NoneV(),) + flags
-        return (sub.returns[0] if len(sub.returns) == 1 else self.join_values(sub.returns),) + flags
+        return (sub.returns[0] if len(sub.returns) == 1 else returns.joined(self, sub),) + flags
 
     def bind_params(self, f: FuncObj, args: list, kwargs: dict, fr, span) -> Optional[tuple]:
         """(the callee's environment, the annotation's symbols bound, the parameters left at a

@@ -19,7 +19,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
 from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
-from . import classvalues, layercfg, records, sizes
+from . import classvalues, layercfg, operands, records, sizes
 from .arith import float_op, int_binop, python_value
 from .frames import decorated, span_of
 
@@ -257,6 +257,7 @@ class Expressions:
     def binop(self, op, a: Value, b: Value, node, fr) -> Value:
         name = BINOP_METHODS.get(op)
         if isinstance(a, TensorV) or isinstance(b, TensorV):
+            a, b = operands.tensor_operands(a, b, self.opaque_symbol)
             if name is None:
                 return UnknownV("tensor operator")
             if isinstance(a, TensorV):

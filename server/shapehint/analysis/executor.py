@@ -16,6 +16,7 @@ from .frames import Frame, add_fact, span_of
 from .builtins import falsy_literal
 from .library_helpers import CHECKS
 from .optional_args import taken_default
+from . import returns
 
 _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
 
@@ -72,6 +73,7 @@ class Statements:
         v = self.eval(st.value, fr) if st.value is not None else NoneV()
         if fr.declared_return is not None:  # (contracts.py: every path's result is checked)
             v = self.check_return(v, fr.declared_return, st, fr)
+        returns.note(fr, v)
         fr.returns.append(v)
         return "return"
 

@@ -93,6 +93,8 @@ class Frame:
     params: tuple = ()
     # the function's declared result (contracts.Declared), checked at each `return`
     declared_return: Optional[object] = None
+    # index in `returns` -> the facts in force at a return made inside an undecided arm (returns.py)
+    arm_facts: dict = field(default_factory=dict)
 
 
 class BuiltContext(str):

@@ -18,12 +18,11 @@ from .frames import Frame, span_of
 from .interp import Interp
 from .hints import hint_of_one_tensor, read_as_sequence
 from .defaults import default_symbol, name_copies, open_default_nones
-from .objects import BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV
+from .objects import CONFIG_NAMES, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, config_named
 from .optional_parts import open_optional_parts
 from .result import DimInfo
 from .usage import param_kind, tensor_uses
 
-CONFIG_NAMES = {"config", "cfg", "args", "opt", "hparams", "params", "conf", "settings"}
 
 
 def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, prefix: str = ""):
@@ -196,8 +195,7 @@ def _tensor_names(it: Interp) -> set:
 def config_class(it: Interp, name: str):
     """`def __init__(self, config)`: the module's one configuration class (a dataclass or a class
     named `*Config`) stands for it, so the layers get the configured sizes."""
-    low = name.lower()
-    if not (low in CONFIG_NAMES or low.endswith(("config", "cfg"))):
+    if not config_named(name):
         return None
     # (a dataclass over another library's class is an output record, `BertOutput(ModelOutput)`,
     # not a configuration: its fields are not all it holds)

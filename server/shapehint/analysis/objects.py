@@ -193,6 +193,15 @@ class OpaqueV(Value):
     kind: Optional[str] = None
 
 
+# names a configuration object goes by (a parameter `config`, an attribute `self.model_cfg`)
+CONFIG_NAMES = {"config", "cfg", "args", "opt", "hparams", "params", "conf", "settings"}
+
+
+def config_named(name: str) -> bool:
+    low = name.lower()
+    return low in CONFIG_NAMES or low.endswith(("config", "cfg"))
+
+
 @dataclass(eq=False)
 class SuperV(Value):
     cls: ClassObj

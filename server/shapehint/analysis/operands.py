@@ -1,0 +1,42 @@
+"""What a tensor's arithmetic takes an opaque operand for (issue 28, cause 1).
+
+An `OpaqueV` is a value known only by name; in `x + v` it might be a tensor, whose shape would
+broadcast with x's, so in general the result stays unknown. Two kinds are known not to be:
+  a number      a parameter annotated `int` (`x * n`): its symbol, exactly.
+  configured    an attribute of a configuration object (`x + config.rms_norm_eps`, named as
+                `objects.config_named` says): configurations hold hyperparameters, numbers among
+                them, never tensors. Whether it is an int or a float is not known, so it is
+                taken as a number only where that cannot change the answer: with a floating (or
+                unknown) tensor dtype, an int and a float scalar give the same dtype and shape.
+Anything else is left as it is (the rule then gives up: unknown, never a guess).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..ops.dtypes import is_complex, is_floating
+from ..shapes.values import FloatV, IntV, TensorV, Value
+from .objects import OpaqueV, config_named
+
+
+def configured(path: str) -> bool:
+    """Whether `path` (`config.hidden_act`, `self.cfg.eps`) reads an attribute of a configuration."""
+    owners = path.split(".")[:-1]
+    return any(config_named(o) for o in owners)
+
+
+def tensor_operands(a: Value, b: Value, symbol: Callable) -> tuple:
+    """The operands of a binary operator one of which is a tensor, with what is known of an opaque
+    one (`symbol`: the symbol standing for an opaque int, `Environment.opaque_symbol`)."""
+    return _operand(a, b, symbol), _operand(b, a, symbol)
+
+
+def _operand(v: Value, other: Value, symbol: Callable) -> Value:
+    if not isinstance(v, OpaqueV):
+        return v
+    if v.kind == "int":
+        return IntV(symbol(v))
+    if configured(v.path) and isinstance(other, TensorV) and \
+            (other.dtype is None or is_floating(other.dtype) or is_complex(other.dtype)):
+        return FloatV()
+    return v
