@@ -12,8 +12,8 @@ answered by an earlier alike one from any root when that one
   which name their root;
 - returned a constant (an int, a string, an unknown, a tuple of them);
 - asked the caller's facts nothing (`FactStore.reads`) and left them as they were;
-- ran in the same situation but for the root and the facts (`_situation`; at the same call depth
-  or a deeper one, `_within`), with nothing it can
+- ran in the same situation but for the root and the facts (`_situation`; or one that differs
+  only in ways that cannot change a quiet call, `_within`), with nothing it can
   read written since, nor any module code run (callmemo._unchanged_since; once something module
   code made was written, what the callee can read is its arguments' reach and its own globals',
   callee_world.py).
@@ -127,18 +127,31 @@ def _exempt(it) -> int:
 
 
 def _within(remembered: tuple, situation: tuple) -> bool:
-    """Whether a call remembered in situation `remembered` stands for one in `situation`: the same
-    but for the call depth, which may be less. Depth changes what a callee does only where a call
-    inside it reaches `Interp.max_depth` (calls._call_here), a cut-off the remembered call, being
-    quiet, never met; a shallower call meets none either (a deeper one might)."""
-    return remembered[1:] == situation[1:] and remembered[0] >= situation[0]
+    """Whether a call remembered in situation `remembered` stands for one in `situation` (both
+    `_situation`s): the same but for
+
+    - the call depth, which may be less: depth changes what a callee does only where a call
+      inside it reaches `Interp.max_depth` (calls._call_here), a cut-off the remembered call,
+      being quiet, never met; a shallower call meets none either (a deeper one might);
+    - a path of the caller having returned, which only stops rank guards from teaching
+      (ranks.learn_guarded_ranks): a quiet call learned no rank, so neither would one that may
+      learn less;
+    - the caller's file, when both calls come with call sites: the callee (another module's
+      code) runs in its own file whatever the caller's, and the caller's matters only to a
+      report made without a call site to place it (reporter.report), which a quiet call with
+      one never made."""
+    depth, after_return, sites, foreign, rest = remembered[0], remembered[1], remembered[2], remembered[3], \
+        remembered[4:]
+    return rest == situation[4:] and depth >= situation[0] and after_return <= situation[1] \
+        and (foreign == situation[3] or sites and situation[2])
 
 
 def _situation(fr, kwargs: dict) -> tuple:
     """The calling situation (Calls._situation) without what names the caller: its root and its
-    facts, which a call remembered here did not read."""
-    return (fr.depth, fr.foreign, fr.record, fr.assumes_default, fr.after_return or bool(fr.returns),
-            fr.qualname == "<module>", type(kwargs) is OpenKwargs, fr.caught)
+    facts, which a call remembered here did not read. The first four parts `_within` compares
+    loosely; the others must be equal."""
+    return (fr.depth, fr.after_return or bool(fr.returns), bool(fr.call_sites), fr.foreign,
+            fr.record, fr.assumes_default, fr.qualname == "<module>", type(kwargs) is OpenKwargs, fr.caught)
 
 
 def _constant(v, results: bool = False) -> bool:
