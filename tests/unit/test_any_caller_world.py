@@ -168,3 +168,25 @@ def test_a_charge_past_the_share_stops_where_running_would():
     with pytest.raises(Budget):
         _charge(it, 30)
     assert it.steps == 151  # one step past the share, as Interp.eval stops
+
+
+def _situation(depth=2, after_return=False, sites=True, foreign="", caught=False):
+    from shapehint.analysis.anycaller import _situation as situation
+    from shapehint.analysis.frames import Frame
+    from shapehint.solver.facts import FactStore
+    fr = Frame({}, "f", FactStore(), {}, root="f", depth=depth, after_return=after_return,
+               call_sites=[object()] if sites else [], foreign=foreign, caught=caught)
+    return situation(fr, {})
+
+
+def test_a_remembered_call_stands_only_for_calls_it_cannot_tell_apart():
+    from shapehint.analysis.anycaller import _within
+    here = _situation()
+    assert _within(here, _situation())
+    assert _within(here, _situation(depth=1)) and not _within(here, _situation(depth=3))  # a deeper one may be cut
+    assert _within(here, _situation(after_return=True))  # learns no rank where it learned none
+    assert not _within(_situation(after_return=True), here)
+    assert _within(_situation(foreign="lib.py"), here)  # both with call sites: the caller's file is not read
+    assert not _within(_situation(foreign="lib.py", sites=False), here)
+    assert not _within(_situation(foreign="lib.py"), _situation(sites=False))
+    assert not _within(here, _situation(caught=True))
