@@ -76,13 +76,16 @@ class AnyCallerMemo:
             return True
         if it.module_runs != e.module_runs:
             return False
-        written = it.mutation_log[e.log_end:]
+        # (the writes before `e.checked` were found to touch nothing `f` reached then, and what it
+        # reaches now it could reach only through a write since, which is among those scanned)
+        written = it.mutation_log[e.checked:]
         seen = _reach(roots) if written else set()
         world = self.world.reach(it, f) if seen is not None else None
         if world is None or world[1] and len(it.env.stars) != e.stars:
             return False
         if any(id(o) in seen or id(o) in world[0] for o in written):
             return False
+        e.checked = len(it.mutation_log)
         self.world_hits += 1
         return True
 
@@ -109,6 +112,7 @@ class AnyCallerMemo:
             return  # (steps run outside the caps of imported calls, costs.outside_caps, are not charged alike)
         e = _Entry(it, args, _plain(kwargs), _situation(fr, kwargs), store)
         e.result, e.dead, e.assumes_default, e.steps = _slots(result, args), dead, assumes_default, it.steps - steps
+        e.checked = e.log_end
         _add(self._calls, f, e)
 
 
