@@ -35,6 +35,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import Shape
 from ..shapes.values import (BoolV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, NoneV, StarSizeV, StrV, TensorV,
                              UnknownV)
+from .callmemo import WRITABLE
 from .objects import BuiltinFn, ClassObj, FuncObj, LazyImport, ModuleNS, OpaqueV, ShapeAliasV
 
 MAX_PARTS = 200_000  # parts visited at most: past it, the world is taken as unknown (no answer from the memo)
@@ -71,7 +72,6 @@ class World:
 
 
 def _walk(importer, roots: list) -> Optional[tuple]:
-    from .callmemo import WRITABLE  # (callmemo imports the memos that import this module)
     writable: set = set()
     visited: set = set()  # ids of the non-writable holders walked (globals, functions, classes)
     stack = list(roots)
