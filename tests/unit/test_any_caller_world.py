@@ -6,10 +6,11 @@ import textwrap
 
 import pytest
 
-from shapehint.analysis import calls as calls_mod
 from shapehint.analysis.anycaller import _charge
 from shapehint.analysis.engine import run
 from shapehint.analysis.frames import Budget
+
+from .test_any_caller_memo import _diags, _runs
 
 # `ENV` holds the flags the helpers read; `REGISTRY` (another module) is what registering writes
 ENV = """\
@@ -90,23 +91,6 @@ def _program(tmp_path, main: str) -> str:
     path = tmp_path / "m.py"
     path.write_text(textwrap.dedent(main))
     return str(path)
-
-
-def _runs(monkeypatch) -> dict:
-    """qualname -> how many times its body ran."""
-    ran: dict = {}
-    original = calls_mod.Calls._run_function
-
-    def counted(self, f, *args):
-        ran[f.qualname] = ran.get(f.qualname, 0) + 1
-        return original(self, f, *args)
-
-    monkeypatch.setattr(calls_mod.Calls, "_run_function", counted)
-    return ran
-
-
-def _diags(result) -> list:
-    return sorted((d.line, d.code) for d in result.diagnostics)
 
 
 def test_a_helper_is_answered_after_a_write_it_cannot_reach(tmp_path, monkeypatch):
