@@ -144,12 +144,16 @@ def main(argv=None) -> int:
 
     def keep_steps(text, path="<string>", **kw):
         session = run(text, path, **kw)
-        steps_of[path] = session.result.stats.get("steps", 0)
+        it = getattr(session, "_interp", None)
+        memo = getattr(it, "memo", None)
+        charged = getattr(getattr(memo, "any_caller", None), "charged", 0)
+        steps_of[path] = (session.result.stats.get("steps", 0), charged)
         return session
 
     engine.run = keep_steps
-    print("| file | CPU s | steps | module bodies (steps, s) | imported calls (steps, s) | helpers missed (steps, s) |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| file | CPU s | steps | steps run | module bodies (steps, s) | imported calls (steps, s) "
+          "| helpers missed (steps, s) |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     total = collections.Counter()
     for _ in range(max(1, args.repeat)):
         for path in files:
@@ -160,13 +164,14 @@ def main(argv=None) -> int:
             gc_policy.release()
             cpu = time.process_time() - start
             parts = [bodies.take(), calls.take(), helpers.take()]
-            steps = steps_of.get(path, 0)
-            total.update({"cpu": cpu, "steps": steps, "bodies": parts[0][0], "calls": parts[1][0],
-                          "helpers": parts[2][0]})
+            steps, charged = steps_of.get(path, (0, 0))
+            total.update({"cpu": cpu, "steps": steps, "run": steps - charged, "bodies": parts[0][0],
+                          "calls": parts[1][0], "helpers": parts[2][0]})
             name = os.path.relpath(path, TREE) if path.startswith(TREE) else path
-            print(f"| {name} | {cpu:.2f} | {steps:,} | " + " | ".join(f"{s:,}, {c:.2f}" for s, c in parts) + " |")
+            print(f"| {name} | {cpu:.2f} | {steps:,} | {steps - charged:,} | "
+                  + " | ".join(f"{s:,}, {c:.2f}" for s, c in parts) + " |")
     steps = total["steps"] or 1
-    print(f"\nall: {total['cpu']:.2f} CPU s, {total['steps']:,} steps; module bodies "
+    print(f"\nall: {total['cpu']:.2f} CPU s, {total['steps']:,} steps ({total['run']:,} run); module bodies "
           f"{total['bodies'] / steps:.0%}, imported calls {total['calls'] / steps:.0%}, "
           f"helpers missed {total['helpers'] / steps:.0%} of the steps")
     print("\nimported callees by CPU s (calls):")

@@ -134,8 +134,9 @@ def test_profile_check_measures_module_bodies_and_imported_calls(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     row = next(line for line in p.stdout.splitlines() if "model.py" in line)
-    _, steps, bodies, calls, _ = [c.strip() for c in row.strip("|").split("|")[1:]]
+    _, steps, run, bodies, calls, _ = [c.strip() for c in row.strip("|").split("|")[1:]]
     assert int(steps.replace(",", "")) > 0
+    assert 0 < int(run.replace(",", "")) <= int(steps.replace(",", ""))  # hits are charged, not run
     def steps_of(cell: str) -> int:  # "1,234, 0.05": steps, then CPU seconds
         return int(cell.rsplit(", ", 1)[0].replace(",", ""))
 

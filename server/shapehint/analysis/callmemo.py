@@ -190,7 +190,7 @@ def _immutable(v: Value) -> bool:
 
 class _Entry:
     __slots__ = ("args", "kwargs", "situation", "store", "epoch", "stars", "module_runs", "log_end", "result",
-                 "dead", "assumes_default", "first", "last", "spans", "span_log_end")
+                 "dead", "assumes_default", "first", "last", "spans", "span_log_end", "steps", "checked")
 
     def __init__(self, it, args, kwargs, situation, store):
         self.args, self.kwargs, self.situation, self.store = list(args), dict(kwargs), situation, store
