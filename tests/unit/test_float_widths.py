@@ -1,7 +1,7 @@
 """Widths computed through floats (issue 27: ResNet-like bottlenecks size their middle conv with
 `int(planes * (base_width / 64.0)) * groups`, MLP blocks with `int(dim * 4.0)`): a float the
 analysis knows as the one rounding of an int quotient (analysis/arith.float_binop) gives
-`int()`, `math.floor` and `math.ceil` an exact size; a float rounded twice gives none. Each
+`int()`, `math.floor`, `math.ceil` and `round` (by an odd divisor: no ties) an exact size; a float rounded twice gives none. Each
 claimed size is evaluated against what Python computes, over a grid of inputs. Before, every
 such width was a fresh `int_N` symbol (or, through `math.ceil` of an unknown float, a float
 that made the layer's construction fail, so the class had no shapes at all)."""
@@ -32,6 +32,8 @@ EXACT = [
     ("int(planes * 1.5)", "planes: int"),
     ("math.floor(planes / 8 + base_width / 2)", "planes: int, base_width: int"),
     ("int(0.75 * planes)", "planes: int"),
+    ("int(round(planes * 1.0))", "planes: int"),
+    ("round(planes / 3) + round(base_width * 5 / 7)", "planes: int, base_width: int"),
 ]
 
 
@@ -46,10 +48,11 @@ def test_a_width_rounded_once_is_exact(expr, params):
 
 
 @pytest.mark.parametrize("expr", ["int(planes * (base_width / 3))", "int(planes * (base_width / 49.0))",
-                                  "math.floor(planes * 0.1)"])
+                                  "math.floor(planes * 0.1)", "round(planes * 0.5)", "round(planes / 4)"])
 def test_a_width_rounded_twice_or_by_an_inexact_fraction_is_not_claimed(expr):
-    # int(49 * (1 / 49)) is 0 where (49 * 1) // 49 is 1: no formula over the parameters is claimed
-    assert eval("int(49 * (1 / 49))") == 0
+    # int(49 * (1 / 49)) is 0 where (49 * 1) // 49 is 1; round(2.5) is 2 (ties to even), not
+    # floor(2.5 + 1/2): no formula over the parameters is claimed
+    assert eval("int(49 * (1 / 49))") == 0 and round(5 * 0.5) == 2
     dim = _width(expr, "planes: int, base_width: int")
     assert dim == "?" or not any(n in dim for n in ("planes", "base_width")), dim
 

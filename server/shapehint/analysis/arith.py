@@ -120,6 +120,18 @@ def floor_quotient(v, ceil: bool = False) -> Optional[Expr]:
     return (a + (b - 1)) // b if ceil else a // b
 
 
+def round_quotient(v) -> Optional[Expr]:
+    """`round()` of a float known as a quotient by an odd constant: no tie is possible there
+    (a tie is k + 1/2, which needs an even divisor), so it is the floor of q + 1/2 whichever way
+    Python breaks ties."""
+    if not isinstance(v, FloatV) or v.quotient is None:
+        return None
+    a, b = v.quotient
+    if b.value is None or b.value < 1 or b.value % 2 == 0:
+        return None
+    return (2 * a + b) // (2 * b)
+
+
 def float_op(op, a, b) -> Optional[float]:
     def val(v):
         if isinstance(v, FloatV):
