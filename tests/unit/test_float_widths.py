@@ -15,11 +15,15 @@ from shapehint.analysis.api import analyze_source
 HEAD = "import math\nimport torch\nfrom torch import nn\n\n\n"
 
 
+def _shapes_of_y(src: str):
+    """The analysis of `src`, and the shapes it gives the name `y`."""
+    r = analyze_source(src, "m.py")
+    return r, [v["shape"] for v in r.infer_json()["values"] if v["name"] == "y"]
+
+
 def _width(expr: str, params: str) -> object:
     """The size the analysis gives `torch.zeros(<expr>)` in `f(<params>)` ("?" for none)."""
-    src = HEAD + f"def f({params}):\n    y = torch.zeros({expr})\n    return y\n"
-    r = analyze_source(src, "m.py")
-    got = [v["shape"] for v in r.infer_json()["values"] if v["name"] == "y"]
+    _, got = _shapes_of_y(HEAD + f"def f({params}):\n    y = torch.zeros({expr})\n    return y\n")
     assert len(got) <= 1 and (not got or got[0] is None or len(got[0]) == 1), got
     return got[0][0] if got and got[0] else "?"
 
@@ -65,8 +69,7 @@ def test_a_ceiling_of_an_unknown_float_is_an_int_the_layer_accepts():
                   "    def forward(self, x):\n"
                   "        y = self.conv(x)\n"
                   "        return y\n")
-    r = analyze_source(src, "m.py")
-    got = [v["shape"] for v in r.infer_json()["values"] if v["name"] == "y"]
+    r, got = _shapes_of_y(src)
     assert got == [["*x", "?"]], got  # x's leading axes, and a width of its own
     assert [d for d in r.diagnostics if d.severity == "error"] == []
 
@@ -82,8 +85,7 @@ def test_a_bottleneck_width_against_torch():
                   "    def forward(self, x):\n"
                   "        y = self.conv2(self.conv1(x))\n"
                   "        return y\n")
-    r = analyze_source(src, "m.py")
-    shape = [v["shape"] for v in r.infer_json()["values"] if v["name"] == "y"][0]
+    shape = _shapes_of_y(src)[1][0]
     ns = {}
     exec(compile(src, "m.py", "exec"), ns)
     for planes, groups, base_width in [(64, 1, 64), (64, 4, 8), (32, 2, 40), (16, 1, 24)]:
