@@ -93,3 +93,21 @@ def test_a_bottleneck_width_against_torch():
         y = ns["Bottleneck"](8, planes, groups, base_width)(x)
         env = {"x": x, "planes": planes, "groups": groups, "base_width": base_width}
         assert [eval(d, {}, env) for d in shape] == list(y.shape), (shape, env)
+
+
+def test_an_unannotated_parameter_times_a_float_may_be_a_tensor():
+    # `w * 0.5` of a parameter that may be a tensor is no float: `x * self.w` then broadcasts
+    # with whatever `w` is, so x's shape is not claimed for it
+    src = HEAD + ("class Scale(nn.Module):\n"
+                  "    def __init__(self, w):\n"
+                  "        super().__init__()\n"
+                  "        self.w = w * 0.5\n\n"
+                  "    def forward(self, x: torch.Tensor):\n"
+                  "        y = x * self.w\n"
+                  "        return y\n")
+    torch = pytest.importorskip("torch")
+    ns = {}
+    exec(compile(src, "m.py", "exec"), ns)
+    assert ns["Scale"](torch.ones(3, 1, 1))(torch.ones(2, 1, 4, 4)).shape == (2, 3, 4, 4)
+    _, got = _shapes_of_y(src)
+    assert got in ([], [None]) or got[0] != ["*x"], got

@@ -46,9 +46,11 @@ def python_value(v):
 def float_binop(op, a, b, as_int) -> Value:
     """`a op b` where one side is a float: Python's own on known numbers, else the quotient of
     two ints it exactly rounds, when it is one (so `int(planes * (width / 64.0))` can be
-    `planes*width//64`). `as_int` reads the other side as an int Expr when it is not an IntV
-    (an int parameter's symbol), else None: the operation is then unknown."""
-    a, b = (v if isinstance(v, (IntV, FloatV)) else _as_intv(as_int(v)) for v in (a, b))
+    `planes*width//64`). The other side may be an int's symbol (`OpaqueV.kind == "int"`: an
+    int-annotated parameter), which `as_int` reads; any other opaque value may be a tensor
+    (an unannotated parameter), so the operation is then unknown."""
+    a, b = (v if isinstance(v, (IntV, FloatV)) else
+            _as_intv(as_int(v)) if getattr(v, "kind", None) == "int" else None for v in (a, b))
     if a is None or b is None:
         return UnknownV("binop")
     known = float_op(op, a, b)
