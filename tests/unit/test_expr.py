@@ -24,6 +24,14 @@ def test_symbolic_exact_division():
     assert (N * C) % N == 0
 
 
+def test_a_negated_floor_division_prints_as_python_reads_it():
+    """`-(H//4)` printed `-H//4`, which Python reads as `(-H)//4`: 2 for H = 5, not 1 (a
+    consumer evaluating the printed dim got a wrong size)."""
+    for e in (-(H // 4), -(H % 4), -((-H) // 4), 3 - H // 4, -(H // 4) * 2, -(H // 4) - W):
+        for h in range(1, 10):
+            assert eval(str(e), {"H": h, "W": 7}) == e.evaluate({"H": h, "W": 7}), (str(e), h)
+
+
 def test_mod_and_eval():
     e = (H - 1) // 2 + 1
     assert e.evaluate({"H": 32}) == 16

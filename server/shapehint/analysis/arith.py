@@ -43,6 +43,97 @@ def python_value(v):
 
 
 
+def float_binop(op, a, b, as_int) -> Value:
+    """`a op b` where one side is a float: Python's own on known numbers, else the quotient of
+    two ints it exactly rounds, when it is one (so `int(planes * (width / 64.0))` can be
+    `planes*width//64`). The other side may be an int's symbol (`OpaqueV.kind == "int"`: an
+    int-annotated parameter), which `as_int` reads; any other opaque value may be a tensor
+    (an unannotated parameter), so the operation is then unknown."""
+    a, b = (v if isinstance(v, (IntV, FloatV)) else
+            _as_intv(as_int(v)) if getattr(v, "kind", None) == "int" else None for v in (a, b))
+    if a is None or b is None:
+        return UnknownV("binop")
+    known = float_op(op, a, b)
+    if known is not None:
+        return FloatV(known)
+    return FloatV(None, quotient=_float_quotient(op, a, b))
+
+
+def _as_intv(e: Optional[Expr]) -> Optional[IntV]:
+    return IntV(e) if e is not None else None
+
+
+# a quotient's divisor up to which float constants are read as fractions (`0.25` as 1/4): a
+# larger one would print as noise, not as the size the user wrote
+_MAX_DENOMINATOR = 1 << 16
+
+
+def _dyadic(c: float) -> Optional[tuple]:
+    """A float constant as the fraction (numerator, denominator) it exactly is, when small."""
+    n, d = c.as_integer_ratio()
+    return (n, d) if d <= _MAX_DENOMINATOR and abs(n) <= _MAX_DENOMINATOR else None
+
+
+def _exact(v) -> Optional[tuple]:
+    """The fraction (int Expr, power-of-two int) a value equals exactly, when it does: an int is
+    itself over 1, a float constant its dyadic fraction, a quotient by a power of two is exact
+    (dividing by one only shifts the exponent)."""
+    if isinstance(v, IntV):
+        return v.expr, 1
+    if isinstance(v, FloatV) and v.value is not None:
+        nd = _dyadic(v.value)
+        return (Expr.const(nd[0]), nd[1]) if nd else None
+    if isinstance(v, FloatV) and v.quotient is not None:
+        a, b = v.quotient
+        if b.value is not None and b.value > 0 and b.value & (b.value - 1) == 0:
+            return a, b.value
+    return None
+
+
+def _float_quotient(op, a, b) -> Optional[tuple]:
+    """(numerator, divisor) Exprs whose true quotient Python's float result is the one rounding
+    of, else None. A product or sum of exact fractions is rounded once; a division of an exact
+    fraction by an int constant is rounded once. Two roundings (`k * (a / 3)`) give no quotient:
+    `int(49 * (1 / 49))` is 0, not 1."""
+    x, y = _exact(a), _exact(b)
+    if op is ast.Div and x is not None and isinstance(b, (IntV, FloatV)):
+        c = b.expr.value if isinstance(b, IntV) else b.value
+        if c is not None and c == int(c) and c > 0:
+            return x[0], Expr.const(x[1] * int(c))
+        return None
+    if x is None or y is None:
+        return None
+    (n1, d1), (n2, d2) = x, y
+    if op is ast.Mult:
+        return n1 * n2, Expr.const(d1 * d2)
+    if op in (ast.Add, ast.Sub):
+        num = n1 * Expr.const(d2) + (n2 * Expr.const(d1) if op is ast.Add else -(n2 * Expr.const(d1)))
+        return num, Expr.const(d1 * d2)
+    return None
+
+
+def floor_quotient(v, ceil: bool = False) -> Optional[Expr]:
+    """`math.floor` (or `math.ceil`) of a float known as a quotient by a positive constant."""
+    if not isinstance(v, FloatV) or v.quotient is None:
+        return None
+    a, b = v.quotient
+    if b.value is None or b.value < 1:
+        return None
+    return (a + (b - 1)) // b if ceil else a // b
+
+
+def round_quotient(v) -> Optional[Expr]:
+    """`round()` of a float known as a quotient by an odd constant: no tie is possible there
+    (a tie is k + 1/2, which needs an even divisor), so it is the floor of q + 1/2 whichever way
+    Python breaks ties."""
+    if not isinstance(v, FloatV) or v.quotient is None:
+        return None
+    a, b = v.quotient
+    if b.value is None or b.value < 1 or b.value % 2 == 0:
+        return None
+    return (2 * a + b) // (2 * b)
+
+
 def float_op(op, a, b) -> Optional[float]:
     def val(v):
         if isinstance(v, FloatV):

@@ -15,6 +15,7 @@ from ..shapes.expr import Expr, emax, emin
 from ..shapes.shape import FALSE, TRUE, conj, disj, ge, le
 from ..shapes.values import (BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
+from .arith import round_quotient
 from .dicts import dict_method
 from .layers import CONTAINERS
 from .typetests import isinstance_of
@@ -147,6 +148,9 @@ class Builtins:
         v = args[0] if args else None
         if isinstance(v, FloatV) and v.value is not None and len(args) == 1:
             return IntV(Expr.const(round(v.value)))
+        if len(args) == 1 and not isinstance(v, IntV):
+            q = round_quotient(v)  # `round(out_chs * 1.0)`; else some int, never a float
+            return IntV(q) if q is not None else UnknownV("round")
         return v if isinstance(v, IntV) else FloatV(None)
 
     def b_sum(self, args, kwargs, fr, span):

@@ -20,7 +20,7 @@ from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
 from . import classvalues, layercfg, operands, records, sizes
-from .arith import float_op, int_binop, python_value
+from .arith import float_binop, int_binop, python_value
 from .frames import decorated, span_of
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
@@ -273,8 +273,8 @@ class Expressions:
             x, y = self.int_value(a), self.int_value(b)
             if x is not None and y is not None:
                 return _tracked(int_binop(op, x, y))
-        if isinstance(a, (IntV, FloatV)) and isinstance(b, (IntV, FloatV)):
-            return FloatV(float_op(op, a, b))
+        if FloatV in (type(a), type(b)) and isinstance(a, (IntV, FloatV, OpaqueV)) and isinstance(b, (IntV, FloatV, OpaqueV)):
+            return float_binop(op, a, b, self.int_value)  # `planes * 0.25`, the int a parameter's symbol
         if op is ast.Add and isinstance(a, TupleV) and isinstance(b, TupleV):
             return TupleV(a.items + b.items, a.is_size or b.is_size)
         if op is ast.Add and (isinstance(a, StarSizeV) or isinstance(b, StarSizeV)):

@@ -11,6 +11,7 @@ from typing import Optional
 from ..shapes.expr import Expr, product
 from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
+from .arith import floor_quotient
 from .objects import InstanceObj, PartialV
 
 # activation checkpointing recomputes a function's result in the backward pass: the value is the
@@ -119,6 +120,11 @@ class LibraryHelpers:
                 return IntV(Expr.const(getattr(math, name)(v.value)))
             if isinstance(v, IntV):
                 return v
+            q = floor_quotient(v, ceil=name == "ceil")  # `math.floor(planes * (width / 64))`
+            if q is not None:
+                return IntV(q)
+            if not isinstance(v, FloatV) or v.value is None:
+                return UnknownV(f"math.{name}")  # an int, never a float a layer would refuse
         if name == "gcd" and len(ints) == 2 and all(i is not None and i.value is not None for i in ints):
             return IntV(Expr.const(math.gcd(ints[0].value, ints[1].value)))
         vals = []
@@ -138,3 +144,4 @@ class LibraryHelpers:
         if name == "pi":
             return FloatV(math.pi)
         return FloatV(None)
+

@@ -412,7 +412,9 @@ def _to_str(e: Expr) -> str:
         else:  # 12*(C//12), not 12*C//12 (which Python reads as (12*C)//12)
             single_div = len(m) == 1 and m[0].kind in ("floordiv", "mod")
             body = f"{mag}*({_mono_str(m)})" if single_div else f"{mag}*{_mono_str(m)}"
-        if i == 0:
+        if i == 0 and c < 0 and mag == 1 and len(m) == 1 and m[0].kind in ("floordiv", "mod"):
+            out = f"-({body})"  # -(p//4), not -p//4 (which Python reads as (-p)//4)
+        elif i == 0:
             out = ("-" if c < 0 else "") + body
         else:
             out += (" - " if c < 0 else " + ") + body
