@@ -20,7 +20,7 @@ from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, OpenKwargs, PartialV, SuperV,
                       TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
-from .defaults import default_symbol
+from .defaults import default_symbol, typed_by_defaults
 from .layers import CONTAINERS
 from .ruleargs import binds
 from . import contexts, costs, sizes, tables
@@ -399,6 +399,7 @@ class Calls:
                         env[p] = default_symbol(self.interp, f.cls.name, p, env[p])
         if a.kwarg is not None and open_kwargs:
             env[a.kwarg.arg].open = True
+        typed_by_defaults(env, f.defaults)
         binding: dict = {}
         for p in a.posonlyargs + a.args + a.kwonlyargs:
             if p.annotation is not None and isinstance(env.get(p.arg), TensorV):

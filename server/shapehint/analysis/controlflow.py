@@ -18,6 +18,7 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
+from .optional_imports import import_handler
 from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
@@ -345,14 +346,21 @@ class ControlFlow:
         continuing = [h for h in st.handlers if not (h.body and (self._raises(h.body[-1], fr)
                                                                  or isinstance(h.body[-1], ast.Return)))]
         catches = any(_catches_shape_errors(h.type) for h in continuing)
+        imports_fail = import_handler(st.handlers) in continuing  # (one that re-raises: the code needs it)
         dead0, marks0 = fr.dead, fr.return_marks
         if continuing:
             fr.facts.push()
         fr.caught += catches
+        fr.imports_may_fail += imports_fail
         try:
             flow = self.exec_block(st.body, fr)
         finally:
             fr.caught -= catches
+            fr.imports_may_fail -= imports_fail
+        handlers = st.handlers
+        if flow == "raise" and fr.import_failed is not None:  # an import the world lacks: one handler
+            handlers = [h for h in (import_handler(handlers),) if h is not None]
+            fr.import_failed = None if handlers else fr.import_failed
         if flow is None:
             flow = self.exec_block(st.orelse, fr)
         env_body, body_dead = dict(fr.env), fr.dead and not dead0  # (a caught error ends the body)
@@ -360,7 +368,7 @@ class ControlFlow:
             self._close_arm(fr, marks0)
             fr.dead = dead0
         ways_on = [env_body] if flow not in ("return", "raise") and not body_dead else []
-        for h in st.handlers:
+        for h in handlers:
             fr.env.clear()
             fr.env.update(env_body)
             if h.name:
