@@ -19,6 +19,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
+from .maybe_none import narrowed
 from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
@@ -72,7 +73,8 @@ class ControlFlow:
         me = fr.self_obj if isinstance(fr.self_obj, InstanceObj) else None
         attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
         mark = self.open_arm()
-        f1, died1 = self.in_arm(fr, (implied,), origin, lambda: self.exec_block(st.body, fr))
+        f1, died1 = self.in_arm(fr, (implied,), origin,
+                                lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), keep=True))
         learned1 = self.close_arm(mark)
         env1 = dict(fr.env)
         fr.env.clear()
@@ -81,7 +83,8 @@ class ControlFlow:
         if own is not None:
             self._own_segments(st.test, fr, own)
         mark = self.open_arm()
-        f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.exec_block(st.orelse, fr))
+        f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin,
+                                lambda: narrowed(st.test, False, fr, lambda: self.exec_block(st.orelse, fr), keep=True))
         learned2 = self.close_arm(mark)
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
