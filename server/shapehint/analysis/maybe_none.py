@@ -12,20 +12,12 @@ classes, or a choice of them) are held; a tensor that may be None is TensorV.opt
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
-from ..shapes.values import NoneV, UnknownV, Value
+from ..shapes.values import NoneV, Value
 from .choices import choice_of
-from .objects import ChoiceV, InstanceObj
+from .objects import ChoiceV, InstanceObj, MaybeNoneV
 from .optional_args import none_test
-
-
-@dataclass(eq=False)
-class MaybeNoneV(UnknownV):
-    """None on some paths, `given` (an instance, or a choice of instances) on the others."""
-
-    given: Optional[Value] = None
 
 
 def join_maybe_none(vals: list) -> Optional[MaybeNoneV]:
