@@ -401,6 +401,9 @@ class Builtins:
                 return t
             return NoneV()
         if isinstance(t, SuperV):
+            if name == "forward" and isinstance(t.self_obj, InstanceObj) and t.self_obj.base_layer is not None:
+                # `class Scaled(nn.Embedding)`'s own forward: `super().forward(ids) * scale`
+                return self.call_value(t.self_obj.base_layer, args, kwargs, fr, span)
             if name == "__init__" and isinstance(t.self_obj, InstanceObj) and t.cls.is_sequential():
                 layers = list(args[0].items.values()) if len(args) == 1 and isinstance(args[0], DictV) else list(args)
                 t.self_obj.seq = layers  # nn.Sequential.__init__(*layers) or (OrderedDict)

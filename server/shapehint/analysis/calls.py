@@ -15,12 +15,13 @@ from ..ops import registry
 from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
-from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, Span, StarSizeV, TensorV, TupleV,
+from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, TupleV,
                              UnknownV, Value)
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, OpenKwargs, PartialV, SuperV,
                       TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
-from .defaults import default_symbol
+from .defaults import default_symbol, typed_by_defaults
+from .int_results import call_result
 from .layers import CONTAINERS
 from .ruleargs import binds
 from . import contexts, costs, returns, sizes, tables
@@ -42,7 +43,7 @@ class Calls:
 
     _USES = ("interp", "eval", "exec_block", "in_arm", "open_arm", "close_arm", "join_arms", "_size_int", "_layer_io", "_run_sequential", "annotation_shape", "declared_return", "bound_op",
              "build_container", "build_layer", "builtin", "call_module", "call_stack", "external_special", "failed",
-             "fresh_symbol", "function_named", "gave_up_in", "internal_errors", "iterate", "join_values", "journal", "loop_element",
+             "fresh_dyn", "fresh_symbol", "function_named", "gave_up_in", "internal_errors", "iterate", "join_values", "journal", "loop_element",
              "max_depth", "memo", "module_lines", "mutation_log", "note_called_from", "observe", "recursion_guessed",
              "repeats_running_call", "report", "resolve", "sink", "source")
 
@@ -363,9 +364,7 @@ class Calls:
                 names = {n for n in ann[0].symbols() if not n.startswith("?") and n not in binding}
                 extra = {n: self.fresh_symbol(n, span) for n in names}
                 return (TensorV(ann[0].subs({**binding, **extra}), ann[1], span),) + flags
-        if not sub.returns:
-            return (NoneV(),) + flags
-        return (sub.returns[0] if len(sub.returns) == 1 else returns.joined(self, sub),) + flags
+        return (call_result(f, sub.returns, lambda _: returns.joined(self, sub), self.fresh_dyn),) + flags
 
     def bind_params(self, f: FuncObj, args: list, kwargs: dict, fr, span) -> Optional[tuple]:
         """(the callee's environment, the annotation's symbols bound, the parameters left at a
@@ -398,6 +397,7 @@ class Calls:
                         env[p] = default_symbol(self.interp, f.cls.name, p, env[p])
         if a.kwarg is not None and open_kwargs:
             env[a.kwarg.arg].open = True
+        typed_by_defaults(env, f.defaults)
         binding: dict = {}
         for p in a.posonlyargs + a.args + a.kwonlyargs:
             if p.annotation is not None and isinstance(env.get(p.arg), TensorV):

@@ -10,6 +10,7 @@ from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from .choices import choice_of
+from .maybe_none import join_maybe_none
 from .classvalues import set_of
 from .frames import span_of
 from .objects import OpaqueV
@@ -125,7 +126,7 @@ class Comprehensions:
             return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
-        picked = choice_of(vals)  # different layers or functions: one of them, each called
+        picked = choice_of(vals) or join_maybe_none(vals)  # (one of several layers or functions)
         return picked if picked is not None else UnknownV("join")
 
 

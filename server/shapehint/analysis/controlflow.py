@@ -18,6 +18,8 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
+from .optional_imports import import_handler
+from .maybe_none import narrowed
 from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
@@ -71,7 +73,8 @@ class ControlFlow:
         me = fr.self_obj if isinstance(fr.self_obj, InstanceObj) else None
         attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
         mark = self.open_arm()
-        f1, died1 = self.in_arm(fr, (implied,), origin, lambda: self.exec_block(st.body, fr))
+        f1, died1 = self.in_arm(fr, (implied,), origin,
+                                lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), keep=True))
         learned1 = self.close_arm(mark)
         env1 = dict(fr.env)
         fr.env.clear()
@@ -80,7 +83,8 @@ class ControlFlow:
         if own is not None:
             self._own_segments(st.test, fr, own)
         mark = self.open_arm()
-        f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.exec_block(st.orelse, fr))
+        f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin,
+                                lambda: narrowed(st.test, False, fr, lambda: self.exec_block(st.orelse, fr), keep=True))
         learned2 = self.close_arm(mark)
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
@@ -345,14 +349,21 @@ class ControlFlow:
         continuing = [h for h in st.handlers if not (h.body and (self._raises(h.body[-1], fr)
                                                                  or isinstance(h.body[-1], ast.Return)))]
         catches = any(_catches_shape_errors(h.type) for h in continuing)
+        imports_fail = import_handler(st.handlers) in continuing  # (one that re-raises: the code needs it)
         dead0, marks0 = fr.dead, fr.return_marks
         if continuing:
             fr.facts.push()
         fr.caught += catches
+        fr.imports_may_fail += imports_fail
         try:
             flow = self.exec_block(st.body, fr)
         finally:
             fr.caught -= catches
+            fr.imports_may_fail -= imports_fail
+        handlers = st.handlers
+        if flow == "raise" and fr.import_failed is not None:  # an import the world lacks: one handler
+            handlers = [h for h in (import_handler(handlers),) if h is not None]
+            fr.import_failed = None if handlers else fr.import_failed
         if flow is None:
             flow = self.exec_block(st.orelse, fr)
         env_body, body_dead = dict(fr.env), fr.dead and not dead0  # (a caught error ends the body)
@@ -360,7 +371,7 @@ class ControlFlow:
             self._close_arm(fr, marks0)
             fr.dead = dead0
         ways_on = [env_body] if flow not in ("return", "raise") and not body_dead else []
-        for h in st.handlers:
+        for h in handlers:
             fr.env.clear()
             fr.env.update(env_body)
             if h.name:

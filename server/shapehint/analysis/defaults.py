@@ -102,3 +102,13 @@ def name_copies(it, init, inst, prefix: str) -> None:
             it.env.dims[path] = DimInfo(path, info.origin, default=info.default) if info is not None \
                 else DimInfo(path, f"`{v.path}`")
             inst.attrs[name] = OpaqueV(path, v.kind)
+
+
+def typed_by_defaults(env: dict, defaults: dict) -> None:
+    """An object known only by name passed for a parameter whose default is a float is a float
+    (`eps=config.layer_norm_epsilon` for `eps=1e-6`): the default hints the parameter's type, as
+    an annotation does, so `variance + self.eps` is a tensor plus a scalar. Never for an int
+    default: an int parameter may receive a tuple (`kernel_size=3` given `(3, 5)`)."""
+    for name, v in env.items():
+        if isinstance(v, OpaqueV) and v.kind is None and isinstance(defaults.get(name), FloatV):
+            env[name] = FloatV(None)

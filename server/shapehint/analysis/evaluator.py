@@ -19,6 +19,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
 from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
+from .maybe_none import narrowed
 from . import classvalues, layercfg, operands, records, sizes
 from .arith import float_binop, int_binop, python_value
 from .frames import decorated, span_of
@@ -345,10 +346,10 @@ class Expressions:
         mark = self.open_arm()
         fr.expr_arms += 1
         try:
-            v1, died1 = self.in_arm(fr, (p,), origin, lambda: self.eval(node.body, fr))
+            v1, died1 = self.in_arm(fr, (p,), origin, lambda: narrowed(node.test, True, fr, lambda: self.eval(node.body, fr)))
             learned1 = self.close_arm(mark)
             mark = self.open_arm()
-            v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.eval(node.orelse, fr))
+            v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: narrowed(node.test, False, fr, lambda: self.eval(node.orelse, fr)))
         finally:
             fr.expr_arms -= 1
         self.join_arms([(learned1, not died1), (self.close_arm(mark), not died2)])

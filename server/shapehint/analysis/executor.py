@@ -17,6 +17,8 @@ from .builtins import falsy_literal
 from .library_helpers import CHECKS
 from .optional_args import taken_default
 from . import returns
+from .optional_imports import absent
+from ..ops.registry import library_roots
 
 _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
 
@@ -373,6 +375,8 @@ class Statements:
             fr.record = rec
 
     def s_Import(self, st: ast.Import, fr):
+        if any(self._import_fails(a.name, 0, fr) for a in st.names):
+            return "raise"
         lazy = self._lazy_imports(fr)
         for alias in st.names:
             # `import a.b` binds `a`; `import a.b as m` binds the submodule
@@ -386,6 +390,8 @@ class Statements:
 
     def s_ImportFrom(self, st: ast.ImportFrom, fr):
         modname, level = st.module or "", st.level or 0
+        if self._import_fails(modname, level, fr):
+            return "raise"
         if self._lazy_imports(fr) and all(a.name != "*" for a in st.names):
             for alias in st.names:
                 fr.env[alias.asname or alias.name] = self.interp.imports.lazy(fr.globals, modname, level, alias.name)
@@ -405,6 +411,18 @@ class Statements:
                     self.import_module(f"{modname}.{alias.name}", level, fr.globals) or UnknownV(alias.name))
             else:
                 fr.env[name] = ExtRef(f"{modname}.{alias.name}" if modname else alias.name)
+
+    def _import_fails(self, name: str, level: int, fr) -> bool:
+        """Inside a `try` that catches ImportError, importing a module the analysis' world lacks
+        raises (optional_imports.py)."""
+        if not fr.imports_may_fail:
+            return False
+        imports = self.interp.imports
+        directory = imports.directory_of(fr.globals) if imports is not None else None
+        if not absent(name, level, imports, directory, library_roots()):
+            return False
+        fr.import_failed = name
+        return True
 
     def _lazy_imports(self, fr) -> bool:
         """Imports at the top level of an imported module are looked up when their names are

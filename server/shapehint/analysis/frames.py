@@ -82,6 +82,10 @@ class Frame:
     # inside how many `try` bodies whose handler catches a shape error and gets on: an error
     # there is caught, not a failure (controlflow.s_Try)
     caught: int = 0
+    # inside how many `try` bodies with a handler that catches ImportError, and the module whose
+    # import raised there (optional_imports.py): the handler that catches it takes over
+    imports_may_fail: int = 0
+    import_failed: Optional[str] = None
     # a model a factory returned, run in that construction context (built.py), and its inputs:
     # only its own methods given those very inputs are recorded, since a callee's shapes there are
     # in the model's input names, not the callee's

@@ -227,6 +227,12 @@ class Importer:
                 return os.path.abspath(os.path.join(where, last + ".pyi"))
         return None
 
+    def provides(self, directory: str, top: str) -> bool:
+        """Whether the workspace has anything an absolute import of `top` could load (a package,
+        a module, a namespace directory, an extension module: optional_imports.absent)."""
+        return any(n == top or n.split(".")[0] == top
+                   for root in self._search_roots(directory, 0, top) for n in self._entries(root))
+
     def _search_roots(self, directory: str, level: int, top: str) -> list:
         key = (directory, level)
         roots = self._roots.get(key)

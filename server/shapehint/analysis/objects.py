@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import _BORN, ExtRef, ModuleV, TensorV, Value
+from ..shapes.values import _BORN, ExtRef, ModuleV, TensorV, UnknownV, Value
 
 
 @dataclass(eq=False)
@@ -242,6 +242,14 @@ class ChoiceV(Value):
 
     def describe(self) -> str:
         return "one of " + ", ".join(o.describe() for o in self.options)
+
+
+@dataclass(eq=False)
+class MaybeNoneV(UnknownV):
+    """None on some paths, `given` (an instance, or a choice of instances) on the others: unknown
+    to every test, read as `given` in the arms of a `None` test (maybe_none.py)."""
+
+    given: Optional[Value] = None
 
 
 @dataclass(eq=False)

@@ -129,6 +129,12 @@ def has_method(method: str) -> bool:
     return ("Tensor." + method) in _ALIAS
 
 
+def library_roots() -> frozenset:
+    """The top-level packages whose names the rules know (`torch`, ...)."""
+    _ensure_loaded()
+    return frozenset(a.split(".")[0] for a in _ALIAS if not a.startswith("Tensor."))
+
+
 def distinct_rules() -> list[str]:
     """Canonical rule names (aliases and a layer's functional twin counted once)."""
     _ensure_loaded()

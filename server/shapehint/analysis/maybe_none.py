@@ -1,0 +1,54 @@
+"""Objects that are None on some paths (issue 28, cause 7: caches).
+
+`if use_cache: if cache is None: cache = Cache()` leaves `cache` None on one path and an object on
+the other; `seen = cache.get_seq_length() if cache is not None else 0` then reads the object only
+where it is there. Their join was unknown, so the arm that reads it learned nothing, and `seen` with
+every position after it was lost. The join is now a `MaybeNoneV`: still unknown to everything else
+(an `UnknownV`, so no test of it is decided: `cache is None` stays open, and so do truth and
+`isinstance`), but holding the object; the arms of a `name is None` / `name is not None` test
+(an `if`, a conditional expression) bind the name to the object where it is given and to None
+where it is not. Only objects whose code the analysis follows (instances of the workspace's
+classes, or a choice of them) are held; a tensor that may be None is TensorV.optional's business.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..shapes.values import NoneV, Value
+from .choices import choice_of
+from .objects import ChoiceV, InstanceObj, MaybeNoneV
+from .optional_args import none_test
+
+
+def join_maybe_none(vals: list) -> Optional[MaybeNoneV]:
+    """The join of `vals` when some are None and the rest one object (or a few: a choice)."""
+    if not any(isinstance(v, (NoneV, MaybeNoneV)) for v in vals):
+        return None
+    objs = [v.given if isinstance(v, MaybeNoneV) else v for v in vals if not isinstance(v, NoneV)]
+    if not objs or not all(_followed(o) for o in objs):
+        return None
+    given = choice_of(objs)
+    return MaybeNoneV("None on some paths", given) if given is not None else None
+
+
+def _followed(v: Value) -> bool:
+    return isinstance(v, InstanceObj) or isinstance(v, ChoiceV) and all(isinstance(o, InstanceObj) for o in v.options)
+
+
+def narrowed(test, when: bool, fr, run, keep: bool = False):
+    """`run()` as the arm of `test` taken when it is `when`: where the test is `name is (not)
+    None` on a MaybeNoneV, with the name bound to what it is on that arm — after it too when
+    `keep` (a statement's arm, whose names the `if` joins), else put back (an expression's arm
+    binds no name)."""
+    got = none_test(test)
+    v = fr.env.get(got[0]) if got is not None else None
+    if not isinstance(v, MaybeNoneV):
+        return run()
+    name, given_when_true = got
+    arm = v.given if when == given_when_true else NoneV()
+    fr.env[name] = arm
+    try:
+        return run()
+    finally:
+        if not keep and fr.env.get(name) is arm:
+            fr.env[name] = v
