@@ -18,6 +18,7 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
+from .flags import off_default_arm, quietly
 from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
@@ -71,7 +72,8 @@ class ControlFlow:
         me = fr.self_obj if isinstance(fr.self_obj, InstanceObj) else None
         attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
         mark = self.open_arm()
-        f1, died1 = self.in_arm(fr, (implied,), origin, lambda: self.exec_block(st.body, fr))
+        off = off_default_arm(v)  # (the arm only a flag's other value takes: errors not reported)
+        f1, died1 = self.in_arm(fr, (implied,), origin, lambda: self.exec_block(st.body, fr), off is True)
         learned1 = self.close_arm(mark)
         env1 = dict(fr.env)
         fr.env.clear()
@@ -80,7 +82,8 @@ class ControlFlow:
         if own is not None:
             self._own_segments(st.test, fr, own)
         mark = self.open_arm()
-        f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.exec_block(st.orelse, fr))
+        f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.exec_block(st.orelse, fr),
+                                off is False)
         learned2 = self.close_arm(mark)
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
@@ -153,15 +156,16 @@ class ControlFlow:
         me.attrs.clear()
         me.attrs.update(joined)
 
-    def in_arm(self, fr, conds, origin, run):
+    def in_arm(self, fr, conds, origin, run, quiet: bool = False):
         """`run()` as one arm of an undecided branch: under `conds` (None ones skipped), with its
-        facts gone after it and `fr.dead` as it was. (what run returned, whether the arm died)."""
+        facts gone after it and `fr.dead` as it was; `quiet`: its errors not reported (an arm
+        only a flag's other value takes, flags.py). (what run returned, whether the arm died)."""
         dead0, marks0 = fr.dead, fr.return_marks
         fr.facts.push()
         for c in conds:
             if c is not None:
                 add_fact(fr.facts, c, origin)
-        out = run()
+        out = quietly(fr, quiet, run)
         self._close_arm(fr, marks0)
         died, fr.dead = fr.dead, dead0
         return out, died

@@ -21,6 +21,7 @@ from .choices import registry_choice
 from .optional_args import given_or_default
 from . import classvalues, layercfg, records, sizes
 from .arith import float_op, int_binop, python_value
+from .flags import negated, off_default_arm
 from .frames import decorated, span_of
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
@@ -313,8 +314,7 @@ class Expressions:
     def e_UnaryOp(self, node: ast.UnaryOp, fr) -> Value:
         v = self.eval(node.operand, fr)
         if isinstance(node.op, ast.Not):
-            p = self.truth(v)
-            return BoolV(neg(p) if p is not None else None)
+            return negated(v, self.truth(v))
         if isinstance(v, TensorV):
             if isinstance(node.op, ast.USub):
                 return self.call_rule("Tensor.neg", [v], {}, fr, node, "-")
@@ -344,10 +344,10 @@ class Expressions:
         mark = self.open_arm()
         fr.expr_arms += 1
         try:
-            v1, died1 = self.in_arm(fr, (p,), origin, lambda: self.eval(node.body, fr))
+            v1, died1 = self.in_arm(fr, (p,), origin, lambda: self.eval(node.body, fr), off_default_arm(v) is True)
             learned1 = self.close_arm(mark)
             mark = self.open_arm()
-            v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.eval(node.orelse, fr))
+            v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: self.eval(node.orelse, fr), off_default_arm(v) is False)
         finally:
             fr.expr_arms -= 1
         self.join_arms([(learned1, not died1), (self.close_arm(mark), not died2)])

@@ -109,6 +109,9 @@ class BoolV(Value):
     # when `pred` is unknown, what the value being true still implies (`x.shape == (B, f(y))`
     # with `f(y)` unknown: `x.shape[0] == B`); asserts and the true arm of an `if` may use it
     implied: Optional[Pred] = None
+    # what it is when every constructor flag the class analysed on its own left undecided takes
+    # its default (`downsample: bool = True`; analysis/flags.py); None: no flag decides it
+    at_default: Optional[bool] = None
 
 
 @dataclass(eq=False)
