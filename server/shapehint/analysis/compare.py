@@ -15,7 +15,7 @@ from typing import Optional
 from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne, neg
 from ..shapes.values import (BoolV, DefaultStrV, DictV, DtypeV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
-from .flags import at_default, carried
+from .flags import at_default, carried, is_none, negated
 from .frames import add_fact, span_of
 from .classvalues import class_eq
 from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, PartialV, RangeV, SetV
@@ -34,6 +34,8 @@ class Comparisons:
         for op, comp in zip(node.ops, node.comparators):
             right = self.eval(comp, fr)
             r = self.compare(type(op), left, right, node, fr)
+            if isinstance(r, BoolV) and r.at_default is not None and len(node.ops) == 1:
+                return r  # (`self.q_bias is None`, a flag's choice: flags.is_none)
             if isinstance(r, TensorV):
                 return r if len(node.ops) == 1 else UnknownV("chained tensor compare")
             if r is None and _elementwise(op, left, right, len(node.ops) == 1):
@@ -53,6 +55,9 @@ class Comparisons:
         if op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
             self.note_omitted(fr, a, b)
         if op in (ast.Is, ast.IsNot):  # (a tensor is not None: `if x is not None` is decided)
+            chosen = is_none(a, b)
+            if chosen is not None:
+                return chosen if op is ast.Is else negated(chosen, None)
             same = _identity(a, b)
             if same is None:
                 return None

@@ -18,7 +18,7 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
-from .flags import off_default_arm, quietly
+from .flags import flag_join, off_default_arm, quietly
 from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
@@ -91,7 +91,7 @@ class ControlFlow:
         self.join_arms([(learned1, not (dead1 or died1)), (learned2, not (dead2 or died2))])
         if attrs1 is not None or me is not None and self._wrote(me, log0):
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
-                             None if dead2 else dict(me.attrs), fr)
+                             None if dead2 else dict(me.attrs), fr, off)
         if dead1 and dead2:
             return "return"
         for name, t in (own[0].items() if own else ()):
@@ -108,7 +108,7 @@ class ControlFlow:
             if implied is not None:
                 self._continue_past(fr, f2, implied, origin)
         else:
-            fr.env.update(self.join_envs(env1, env2, fr.facts))
+            fr.env.update(self.join_envs(env1, env2, fr.facts, off))
         return None
 
     def _own_segments(self, test, fr, own: tuple) -> None:
@@ -142,8 +142,9 @@ class ControlFlow:
         me.attrs.update(attrs0)
         return attrs1
 
-    def _join_attrs(self, me, attrs1, attrs2, fr) -> None:
-        """`self`'s attributes past the `if`: those of the arms that get on, joined."""
+    def _join_attrs(self, me, attrs1, attrs2, fr, off=None) -> None:
+        """`self`'s attributes past the `if`: those of the arms that get on, joined (`off`: the
+        arm only a flag's other value takes, flags.flag_join)."""
         arms = [a for a in (attrs1, attrs2) if a is not None]
         if not arms:
             return
@@ -151,7 +152,7 @@ class ControlFlow:
         if len(arms) == 2:
             for k in set(attrs1) | set(attrs2):
                 v1, v2 = attrs1.get(k), attrs2.get(k)
-                joined[k] = v1 if v1 is v2 else self.join_values([v1, v2], fr.facts)
+                joined[k] = v1 if v1 is v2 else flag_join(self.join_values, v1, v2, off, fr.facts)
         self.mutated(me)
         me.attrs.clear()
         me.attrs.update(joined)
@@ -237,11 +238,11 @@ class ControlFlow:
                 fr.env[name] = opt  # a later `if mask is not None` is undecided again
         return None
 
-    def join_envs(self, a: dict, b: dict, facts=None) -> dict:
+    def join_envs(self, a: dict, b: dict, facts=None, off=None) -> dict:
         out = {}
         for k in a.keys() | b.keys():
             if k in a and k in b:
-                out[k] = a[k] if a[k] is b[k] else self.join_values([a[k], b[k]], facts)
+                out[k] = a[k] if a[k] is b[k] else flag_join(self.join_values, a[k], b[k], off, facts)
             else:
                 out[k] = a.get(k, b.get(k))
         return out

@@ -21,7 +21,7 @@ from .choices import registry_choice
 from .optional_args import given_or_default
 from . import classvalues, layercfg, records, sizes
 from .arith import float_op, int_binop, python_value
-from .flags import negated, off_default_arm
+from .flags import flag_join, negated, off_default_arm
 from .frames import decorated, span_of
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
@@ -352,7 +352,7 @@ class Expressions:
             fr.expr_arms -= 1
         self.join_arms([(learned1, not died1), (self.close_arm(mark), not died2)])
         fr.dead = fr.dead or (died1 and died2)
-        return self.join_values([v1, v2])
+        return flag_join(self.join_values, v1, v2, off_default_arm(v))
 
     # ---- displays ---------------------------------------------------------------
     def _items(self, elts, fr) -> Optional[list]:

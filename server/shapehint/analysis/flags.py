@@ -15,10 +15,11 @@ that keeps the default.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Optional
 
 from ..shapes.shape import neg
-from ..shapes.values import BoolV, UnknownV, Value
+from ..shapes.values import BoolV, NoneV, TensorV, UnknownV, Value
 
 
 def undecided_flag(default: BoolV) -> BoolV:
@@ -65,6 +66,28 @@ def carried(out: Value, vals: list, is_and: bool) -> Value:
     else:
         return out
     return BoolV(None, out.implied if isinstance(out, BoolV) else None, at_default=at)
+
+
+def flag_join(join: Callable, a: Value, b: Value, off: Optional[bool], facts=None) -> Value:
+    """The join of `a` (the value after an undecided decision's true arm) and `b` (its false
+    arm's); `off`: the arm only a flag's other value takes (off_default_arm). A tensor on one
+    arm and `None` on the other is an optional tensor that knows which one the default gives, so
+    a later `if self.q_bias is not None:` is a flag's decision too."""
+    if off is not None:
+        for t, none, none_arm in ((a, b, False), (b, a, True)):
+            if isinstance(t, TensorV) and isinstance(none, NoneV):
+                return replace(t, optional=True, none_at_default=none_arm is not off)
+    return join([a, b], facts)
+
+
+def is_none(v: Value, other: Value) -> Optional[BoolV]:
+    """`v is None` (or `None is v`) for an optional tensor a flag chose: undecided, with what it
+    is with the flags at their defaults; None when it is not such a test."""
+    if isinstance(other, TensorV) and isinstance(v, NoneV):
+        v, other = other, v
+    if isinstance(v, TensorV) and v.optional and v.none_at_default is not None and isinstance(other, NoneV):
+        return BoolV(None, at_default=v.none_at_default)
+    return None
 
 
 def quietly(fr, quiet: bool, run: Callable):
