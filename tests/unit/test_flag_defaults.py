@@ -144,7 +144,7 @@ def test_an_optional_part_a_flag_creates_is_shown_and_judged_for_that_value_only
     assert _shape(values, "Attn.forward", 22)[-1] == "3*dim"
     seen = []
     attn = _program(src.replace("wrong = self.k_bias.view(3, 5)", "pass"))["Attn"](8, qkv_bias=True)
-    attn.qkv.register_forward_hook(lambda m, inp, out: seen.append(list(out.shape)))
+    attn.register_forward_hook(lambda m, inp, out: seen.append(list(out.shape)))
     attn(torch.zeros(2, 5, 8))
     bias = torch.cat((attn.q_bias, torch.zeros_like(attn.v_bias), attn.v_bias))
     assert _agrees(_shape(values, "Attn.forward", 21), list(bias.shape), {"dim": 8})
