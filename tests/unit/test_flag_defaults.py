@@ -150,3 +150,46 @@ def test_an_optional_part_a_flag_creates_is_shown_and_judged_for_that_value_only
     assert _shape(values, "Attn.forward", 22) == ["*x", "3*dim"] and seen[0][-1] == 3 * 8
     # with the flag's default the one that creates the part, its error is every such model's
     assert _errors(BIAS.format(default=True)) == [(24, "SH103")]
+
+
+# a dict filled in place on a flag's arm (timm's EVA: `embed_args.update(output_fmt='NHWC')` only
+# with `dynamic_img_size=True`) holds either arm's keys past it, never the other value's alone
+FILLED = '''import torch
+from torch import nn
+
+
+class Embed(nn.Module):
+    def __init__(self, dim: int, flatten: bool = True, output_fmt=None):
+        super().__init__()
+        self.proj = nn.Conv2d(3, dim, 4, 4)
+        self.flatten = flatten if output_fmt is None else False
+
+    def forward(self, x):
+        x = self.proj(x)
+        if self.flatten:
+            x = x.flatten(2).transpose(1, 2)
+        return x
+
+
+class Net(nn.Module):
+    def __init__(self, dim: int = 32, dynamic: bool = False):
+        super().__init__()
+        args = {}
+        if dynamic:
+            args.update(dict(output_fmt='NHWC'))
+        self.embed = Embed(dim, **args)
+
+    def forward(self, x):
+        x = self.embed(x)
+        return x
+'''
+
+
+def test_a_dict_a_flags_arm_fills_in_place_is_not_that_arms_past_the_if():
+    values = _values(FILLED)
+    shown = [v["shape"] for v in values if v["function"] == "Net.forward" and v["line"] == 27]
+    for dynamic in (False, True):
+        out = _program(FILLED)["Net"](dim=8, dynamic=dynamic)(torch.zeros(2, 3, 16, 16))
+        env = {"x.shape[0]": 2, "x.shape[2]": 16, "x.shape[3]": 16, "dim": 8}
+        for shape in shown:  # (a shape around an unknown segment claims no rank)
+            assert any(str(d).startswith("*") for d in shape) or _agrees(shape, list(out.shape), env), shape

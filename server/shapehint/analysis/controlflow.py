@@ -18,7 +18,7 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
-from .flags import flag_join, off_default_arm, quietly
+from .flags import containers, flag_join, off_default_arm, open_changed, quietly
 from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
@@ -73,6 +73,7 @@ class ControlFlow:
         attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
         mark = self.open_arm()
         off = off_default_arm(v)  # (the arm only a flag's other value takes: errors not reported)
+        boxes = containers(env0) if off is not None else ()
         f1, died1 = self.in_arm(fr, (implied,), origin, lambda: self.exec_block(st.body, fr), off is True)
         learned1 = self.close_arm(mark)
         env1 = dict(fr.env)
@@ -92,6 +93,7 @@ class ControlFlow:
         if attrs1 is not None or me is not None and self._wrote(me, log0):
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
                              None if dead2 else dict(me.attrs), fr, off)
+        open_changed(boxes, self.mutated)
         if dead1 and dead2:
             return "return"
         for name, t in (own[0].items() if own else ()):

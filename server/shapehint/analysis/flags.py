@@ -19,7 +19,7 @@ from dataclasses import replace
 from typing import Callable, Optional
 
 from ..shapes.shape import neg
-from ..shapes.values import BoolV, NoneV, TensorV, UnknownV, Value
+from ..shapes.values import BoolV, DictV, ListV, NoneV, TensorV, UnknownV, Value
 
 
 def undecided_flag(default: BoolV) -> BoolV:
@@ -88,6 +88,30 @@ def is_none(v: Value, other: Value) -> Optional[BoolV]:
     if isinstance(v, TensorV) and v.optional and v.none_at_default is not None and isinstance(other, NoneV):
         return BoolV(None, at_default=v.none_at_default)
     return None
+
+
+def containers(env: dict) -> list:
+    """The lists and dicts `env`'s names hold, with what they hold now (before a flag's `if`)."""
+    return [(v, dict(v.items) if isinstance(v, DictV) else v.items and list(v.items))
+            for v in env.values() if isinstance(v, (DictV, ListV))]
+
+
+def open_changed(boxes: list, mutated: Callable) -> None:
+    """Past a flag's `if`: each list or dict an arm filled in place (`embed_args.update(
+    output_fmt='NHWC')` under `if dynamic_img_size:`) holds either arm's contents, so what it
+    holds is no longer known — not the last arm's, which would be one construction's."""
+    for v, before in boxes:
+        if isinstance(v, DictV):
+            if v.items.keys() == before.keys() and all(v.items[k] is before[k] for k in before):
+                continue
+            mutated(v)
+            v.items.clear()
+            v.items.update(before)
+            v.open, v.exact, v.elem = True, False, None
+        elif v.items is not None and (before is None or len(v.items) != len(before) or
+                                      any(a is not b for a, b in zip(v.items, before))):
+            mutated(v)
+            v.items, v.elem, v.length = None, UnknownV("item"), None
 
 
 def quietly(fr, quiet: bool, run: Callable):
