@@ -89,7 +89,8 @@ class ControlFlow:
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
         dead1, dead2 = f1 in ("return", "raise"), f2 in ("return", "raise")
-        self.join_arms([(learned1, not (dead1 or died1)), (learned2, not (dead2 or died2))])
+        # (a rank the arm only a flag's other value takes needs is not the input's: flags.py)
+        self.join_arms([(learned1, not (dead1 or died1 or off is True)), (learned2, not (dead2 or died2 or off is False))])
         if attrs1 is not None or me is not None and self._wrote(me, log0):
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
                              None if dead2 else dict(me.attrs), fr, off)

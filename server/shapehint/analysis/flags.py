@@ -77,6 +77,11 @@ def flag_join(join: Callable, a: Value, b: Value, off: Optional[bool], facts=Non
         for t, none, none_arm in ((a, b, False), (b, a, True)):
             if isinstance(t, TensorV) and isinstance(none, NoneV):
                 return replace(t, optional=True, none_at_default=none_arm is not off)
+            if isinstance(none, NoneV) and not isinstance(t, NoneV):
+                # a layer or None (`self.qkv = nn.Linear(...) if qkv_fused else None`): no value
+                # is one or the other, so the default's, as before flags were undecided (a join
+                # would be unknown, and every later call of it)
+                return b if off else a
     return join([a, b], facts)
 
 
