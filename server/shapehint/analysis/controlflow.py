@@ -33,7 +33,7 @@ class ControlFlow:
 
     _USES = ("eval", "exec_block", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
              "arm_segment", "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "mutation_log", "note_omitted",
-             "resolve", "truth", "open_arm", "close_arm", "join_arms", "interp")
+             "resolve", "truth", "open_arm", "close_arm", "join_arms", "forget_arm", "interp")
 
     def s_If(self, st: ast.If, fr):
         flow = self._if(st, fr)
@@ -89,8 +89,7 @@ class ControlFlow:
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
         dead1, dead2 = f1 in ("return", "raise"), f2 in ("return", "raise")
-        # (a rank the arm only a flag's other value takes needs is not the input's: flags.py)
-        self.join_arms([(learned1, not (dead1 or died1 or off is True)), (learned2, not (dead2 or died2 or off is False))])
+        self.join_arms([(learned1, not (dead1 or died1)), (learned2, not (dead2 or died2))])
         if attrs1 is not None or me is not None and self._wrote(me, log0):
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
                              None if dead2 else dict(me.attrs), fr, off)
@@ -112,6 +111,10 @@ class ControlFlow:
                 self._continue_past(fr, f2, implied, origin)
         else:
             fr.env.update(self.join_envs(env1, env2, fr.facts, off))
+        if off is not None:
+            # a rank only the flag's other arm needs (`B, H, W, C = x.shape`) is not the input's
+            # past the `if` (it served the join: arms that agree keep their shape)
+            self.forget_arm(learned1 if off else learned2, learned2 if off else learned1)
         return None
 
     def _own_segments(self, test, fr, own: tuple) -> None:
