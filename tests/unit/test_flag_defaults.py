@@ -193,3 +193,61 @@ def test_a_dict_a_flags_arm_fills_in_place_is_not_that_arms_past_the_if():
         env = {"x.shape[0]": 2, "x.shape[2]": 16, "x.shape[3]": 16, "dim": 8}
         for shape in shown:  # (a shape around an unknown segment claims no rank)
             assert any(str(d).startswith("*") for d in shape) or _agrees(shape, list(out.shape), env), shape
+
+
+# a rank only the other value's arm needs (EVA's `_pos_embed`: `B, H, W, C = x.shape` only with
+# `dynamic_img_size=True`) is not the input's rank past the `if`
+RANKED = '''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, dim: int = 8, dynamic: bool = False):
+        super().__init__()
+        self.dynamic = dynamic
+        self.proj = nn.Linear(3, dim)
+
+    def _pos(self, x):
+        if self.dynamic:
+            B, H, W, C = x.shape
+            x = x.view(B, -1, C)
+        return x
+
+    def forward(self, x):
+        x = self.proj(x)
+        x = self._pos(x)
+        return x
+'''
+
+
+def test_a_rank_only_a_flags_other_arm_needs_is_not_the_inputs():
+    values = _values(RANKED)
+    shown = _shape(values, "Net.forward", 18)
+    for dynamic, inp in ((False, (2, 5, 3)), (True, (2, 4, 4, 3))):
+        out = _program(RANKED)["Net"](dynamic=dynamic).proj(torch.zeros(*inp))
+        env = {f"x.shape[{i}]": d for i, d in enumerate(inp)}
+        assert any(str(d).startswith("*") for d in shown) or _agrees(shown, list(out.shape), env), shown
+
+
+# a layer or None a flag chooses (GoogLeNet's `aux1`): the default's, as before flags were
+# undecided — a join of the two would make every call of it unknown
+AUX = '''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, aux_logits: bool = True, num_classes: int = 10):
+        super().__init__()
+        self.fc1 = nn.Linear(3, 16)
+        self.aux1 = nn.Linear(16, num_classes) if aux_logits else None
+
+    def forward(self, x):
+        x = self.fc1(x)
+        if self.aux1 is not None:
+            aux1 = self.aux1(x)
+        return x
+'''
+
+
+def test_a_layer_or_none_a_flag_chooses_is_the_defaults():
+    assert _shape(_values(AUX), "Net.forward", 14) == ["*x", "num_classes"]
