@@ -427,3 +427,64 @@ def test_the_later_units_of_a_sequential_of_unknown_length_are_not_the_first():
     for key, shape in from_net.items():  # each context from the model's forward speaks for all its calls
         assert all(_agrees(shape, obs, env) for obs in seen), (key, shape)
     assert norm["shape"] == ["x.shape[0]", "cin", "x.shape[2]", "x.shape[3]"]  # what holds for each
+
+
+# a flag's default is one construction of many: stages built in a loop with `downsample=i > 0`
+# take both arms (timm's Swin stages: the first keeps its input, the others merge patches)
+FLAG_STAGES = '''import torch
+from torch import nn
+
+
+class Merge(nn.Module):
+    def __init__(self, dim: int, out_dim: int):
+        super().__init__()
+        self.reduction = nn.Linear(4 * dim, out_dim, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        B, H, W, C = x.shape
+        x = x.reshape(B, H // 2, 2, W // 2, 2, C).permute(0, 1, 3, 4, 2, 5).flatten(3)
+        return self.reduction(x)
+
+
+class Stage(nn.Module):
+    def __init__(self, dim: int, out_dim: int, downsample: bool = True):
+        super().__init__()
+        if downsample:
+            self.downsample = Merge(dim, out_dim)
+        else:
+            assert dim == out_dim
+            self.downsample = nn.Identity()
+        self.norm = nn.LayerNorm(out_dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.downsample(x)
+        return self.norm(x)
+
+
+class Net(nn.Module):
+    def __init__(self, dims=(16, 32, 64)):
+        super().__init__()
+        self.stem = nn.Linear(3, dims[0])
+        self.stages = nn.ModuleList([Stage(dims[max(i - 1, 0)], dims[i], downsample=i > 0) for i in range(len(dims))])
+
+    def forward(self, x):
+        x = self.stem(x)
+        for stage in self.stages:
+            x = stage(x)
+        return x
+'''
+
+
+def test_a_flag_default_is_not_the_arm_every_construction_takes():
+    values = _values(FLAG_STAGES)
+    net = _program(FLAG_STAGES)["Net"](dims=(8, 16, 32))
+    seen = []
+    for m in net.stages:
+        m.register_forward_hook(lambda mod, inp, out: seen.append((list(inp[0].shape), list(out.shape))))
+    net(torch.zeros(2, 8, 8, 3))
+    assert seen[0] == ([2, 8, 8, 8], [2, 8, 8, 8]) and seen[1] == ([2, 8, 8, 8], [2, 4, 4, 16])
+    own = next(v for v in values if v["function"] == "Stage.forward" and v["line"] == 27)
+    for inp, out in seen:  # the shape shown for the class on its own holds for each stage
+        env = {f"x.shape[{i}]": d for i, d in enumerate(inp)}
+        assert _agrees(own["shape"], out, env), (own["shape"], inp, out)
+    assert own["shape"][0] == "x.shape[0]"

@@ -15,6 +15,7 @@ from typing import Optional
 from ..shapes.shape import FALSE, TRUE, Pred, conj, disj, eq, ge, gt, le, lt, ne, neg
 from ..shapes.values import (BoolV, DefaultStrV, DictV, DtypeV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
+from .flags import at_default, carried, is_none, negated
 from .frames import add_fact, span_of
 from .classvalues import class_eq
 from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, PartialV, RangeV, SetV
@@ -33,6 +34,8 @@ class Comparisons:
         for op, comp in zip(node.ops, node.comparators):
             right = self.eval(comp, fr)
             r = self.compare(type(op), left, right, node, fr)
+            if isinstance(r, BoolV) and r.at_default is not None and len(node.ops) == 1:
+                return r  # (`self.q_bias is None`, a flag's choice: flags.is_none)
             if isinstance(r, TensorV):
                 return r if len(node.ops) == 1 else UnknownV("chained tensor compare")
             if r is None and _elementwise(op, left, right, len(node.ops) == 1):
@@ -52,6 +55,9 @@ class Comparisons:
         if op in (ast.Is, ast.IsNot, ast.Eq, ast.NotEq):
             self.note_omitted(fr, a, b)
         if op in (ast.Is, ast.IsNot):  # (a tensor is not None: `if x is not None` is decided)
+            chosen = is_none(a, b)
+            if chosen is not None:
+                return chosen if op is ast.Is else negated(chosen, None)
             same = _identity(a, b)
             if same is None:
                 return None
@@ -188,7 +194,7 @@ class Comparisons:
         the earlier ones' outcome (`x.shape[0] > 5 and x[5]`: x[5] only where N > 5), as an
         undecided arm when that outcome is undecided, so what it requires holds only there."""
         vals: list = []
-        pushed, dead0 = 0, fr.dead
+        pushed, dead0, quiet = 0, fr.dead, 0
         try:
             for k, operand in enumerate(node.values):
                 if k:
@@ -200,12 +206,16 @@ class Comparisons:
                         fr.facts.push()
                         pushed += 1
                         fr.expr_arms += 1  # (what it learns of names holds only there: Frame.expr_arms)
+                        if at_default(vals[-1]) is (not is_and) and not quiet:
+                            quiet = 1  # only a flag's other value gets here (flags.py): errors not reported
+                            fr.caught += 1
                         if prev is not None:
                             add_fact(fr.facts, prev if is_and else neg(prev),
                                      (span_of(node.values[k - 1]), f"condition on line {node.lineno}"))
                 vals.append(self.eval(operand, fr))
         finally:
             fr.expr_arms -= pushed
+            fr.caught -= quiet
         for _ in range(pushed):
             fr.facts.pop()
         if pushed:
@@ -216,6 +226,9 @@ class Comparisons:
         is_and = isinstance(node.op, ast.And)
         vals = self._operands(node, is_and, fr)
         self.note_omitted(fr, *vals)
+        return carried(self._bool_value(vals, is_and, fr), vals, is_and)
+
+    def _bool_value(self, vals: list, is_and: bool, fr) -> Value:
         preds = [self.truth(v) for v in vals]
         if all(isinstance(v, BoolV) for v in vals):
             if is_and:

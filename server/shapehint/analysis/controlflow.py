@@ -20,6 +20,7 @@ from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
 from .maybe_none import narrowed
+from .flags import containers, flag_join, off_default_arm, open_changed, quietly
 from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
@@ -34,7 +35,7 @@ class ControlFlow:
 
     _USES = ("eval", "exec_block", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
              "arm_segment", "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "mutation_log", "note_omitted",
-             "resolve", "truth", "open_arm", "close_arm", "join_arms", "interp")
+             "resolve", "truth", "open_arm", "close_arm", "join_arms", "forget_arm", "interp")
 
     def s_If(self, st: ast.If, fr):
         flow = self._if(st, fr)
@@ -73,8 +74,11 @@ class ControlFlow:
         me = fr.self_obj if isinstance(fr.self_obj, InstanceObj) else None
         attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
         mark = self.open_arm()
+        off = off_default_arm(v)  # (the arm only a flag's other value takes: errors not reported)
+        boxes = containers(env0) if off is not None else ()
         f1, died1 = self.in_arm(fr, (implied,), origin,
-                                lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), keep=True))
+                                lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), keep=True),
+                                off is True)
         learned1 = self.close_arm(mark)
         env1 = dict(fr.env)
         fr.env.clear()
@@ -84,7 +88,8 @@ class ControlFlow:
             self._own_segments(st.test, fr, own)
         mark = self.open_arm()
         f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin,
-                                lambda: narrowed(st.test, False, fr, lambda: self.exec_block(st.orelse, fr), keep=True))
+                                lambda: narrowed(st.test, False, fr, lambda: self.exec_block(st.orelse, fr), keep=True),
+                                off is False)
         learned2 = self.close_arm(mark)
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
@@ -92,7 +97,8 @@ class ControlFlow:
         self.join_arms([(learned1, not (dead1 or died1)), (learned2, not (dead2 or died2))])
         if attrs1 is not None or me is not None and self._wrote(me, log0):
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
-                             None if dead2 else dict(me.attrs), fr)
+                             None if dead2 else dict(me.attrs), fr, off)
+        open_changed(boxes, self.mutated)
         if dead1 and dead2:
             return "return"
         for name, t in (own[0].items() if own else ()):
@@ -109,7 +115,11 @@ class ControlFlow:
             if implied is not None:
                 self._continue_past(fr, f2, implied, origin)
         else:
-            fr.env.update(self.join_envs(env1, env2, fr.facts))
+            fr.env.update(self.join_envs(env1, env2, fr.facts, off))
+        if off is not None:
+            # a rank only the flag's other arm needs (`B, H, W, C = x.shape`) is not the input's
+            # past the `if` (it served the join: arms that agree keep their shape)
+            self.forget_arm(learned1 if off else learned2, learned2 if off else learned1)
         return None
 
     def _own_segments(self, test, fr, own: tuple) -> None:
@@ -143,8 +153,9 @@ class ControlFlow:
         me.attrs.update(attrs0)
         return attrs1
 
-    def _join_attrs(self, me, attrs1, attrs2, fr) -> None:
-        """`self`'s attributes past the `if`: those of the arms that get on, joined."""
+    def _join_attrs(self, me, attrs1, attrs2, fr, off=None) -> None:
+        """`self`'s attributes past the `if`: those of the arms that get on, joined (`off`: the
+        arm only a flag's other value takes, flags.flag_join)."""
         arms = [a for a in (attrs1, attrs2) if a is not None]
         if not arms:
             return
@@ -152,20 +163,21 @@ class ControlFlow:
         if len(arms) == 2:
             for k in set(attrs1) | set(attrs2):
                 v1, v2 = attrs1.get(k), attrs2.get(k)
-                joined[k] = v1 if v1 is v2 else self.join_values([v1, v2], fr.facts)
+                joined[k] = v1 if v1 is v2 else flag_join(self.join_values, v1, v2, off, fr.facts)
         self.mutated(me)
         me.attrs.clear()
         me.attrs.update(joined)
 
-    def in_arm(self, fr, conds, origin, run):
+    def in_arm(self, fr, conds, origin, run, quiet: bool = False):
         """`run()` as one arm of an undecided branch: under `conds` (None ones skipped), with its
-        facts gone after it and `fr.dead` as it was. (what run returned, whether the arm died)."""
+        facts gone after it and `fr.dead` as it was; `quiet`: its errors not reported (an arm
+        only a flag's other value takes, flags.py). (what run returned, whether the arm died)."""
         dead0, marks0 = fr.dead, fr.return_marks
         fr.facts.push()
         for c in conds:
             if c is not None:
                 add_fact(fr.facts, c, origin)
-        out = run()
+        out = quietly(fr, quiet, run)
         self._close_arm(fr, marks0)
         died, fr.dead = fr.dead, dead0
         return out, died
@@ -237,11 +249,11 @@ class ControlFlow:
                 fr.env[name] = opt  # a later `if mask is not None` is undecided again
         return None
 
-    def join_envs(self, a: dict, b: dict, facts=None) -> dict:
+    def join_envs(self, a: dict, b: dict, facts=None, off=None) -> dict:
         out = {}
         for k in a.keys() | b.keys():
             if k in a and k in b:
-                out[k] = a[k] if a[k] is b[k] else self.join_values([a[k], b[k]], facts)
+                out[k] = a[k] if a[k] is b[k] else flag_join(self.join_values, a[k], b[k], off, facts)
             else:
                 out[k] = a.get(k, b.get(k))
         return out

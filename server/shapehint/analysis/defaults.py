@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..shapes.values import BoolV, DefaultNoneV, DefaultStrV, FloatV, IntV, ListV, NoneV, StrV, UnknownV, Value
+from .flags import undecided_flag
 from .objects import OpaqueV
 from .result import DimInfo
 
@@ -21,8 +22,8 @@ def default_symbol(it, owner: str, name: str, v: Value, prefix: str = "") -> Val
     """`v`, the default of constructor parameter (or dataclass field) `name` of class `owner`, as
     the class analysed on its own sees it: an int is a symbol of the parameter's name, or of the
     configuration's attribute (`prefix.name`) when it builds the configuration object `prefix`;
-    anything else is `v` itself (flags, strings and `None`s choose code paths: see
-    `open_default_nones` for the `None`s kept in the instance)."""
+    a flag or a string is a value that decides nothing (flags.py, values.DefaultStrV); anything
+    else is `v` itself (see `open_default_nones` for the `None`s kept in the instance)."""
     if isinstance(v, IntV) and v.expr.is_const:
         what = f"`{prefix}.{name}` of a `{owner}`" if prefix else f"constructor parameter `{name}` of `{owner}`"
         return symbol_noting(it, f"{prefix}.{name}" if prefix else name, what, v.expr.value)
@@ -38,6 +39,10 @@ def default_symbol(it, owner: str, name: str, v: Value, prefix: str = "") -> Val
         # a configuration's flag (`use_prompt=False`) is whatever the configuration says: a path
         # it chooses is undecided, and `assert config.flag` is no error for every configuration
         return BoolV()
+    if isinstance(v, BoolV) and v.pred is not None and (v.pred.is_true or v.pred.is_false):
+        # a flag (`downsample=True`) is whatever the caller says (stages built in a loop with
+        # `downsample=i > 0` take both arms): undecided, remembering its default (flags.py)
+        return undecided_flag(v)
     if not prefix and isinstance(v, NoneV):
         return DefaultNoneV()  # (one object per instance: its identity is not the shared default's)
     if _list_of_ints(v):

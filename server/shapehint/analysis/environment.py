@@ -180,6 +180,16 @@ class Environment:
         for learned in on:
             self.keep_arm(learned)
 
+    def forget_arm(self, learned: tuple, other: tuple) -> None:
+        """Undo what one arm learned of ranks (kept by join_arms) and the other did not."""
+        stars, changes = learned
+        for k, v in stars.items():
+            if k not in other[0] and self.stars.get(k) is v:
+                del self.stars[k]
+        for t, old, new in reversed(changes):
+            if t.shape is new:
+                t.shape = old
+
     def param_star(self, param: str, function: str = "") -> str:
         # qualified by the function: restored summaries of other functions may mention theirs
         star = f"{function}:{param}*"

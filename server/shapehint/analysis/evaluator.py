@@ -22,6 +22,8 @@ from .optional_args import given_or_default
 from .maybe_none import narrowed
 from . import classvalues, layercfg, operands, records, sizes
 from .arith import float_binop, int_binop, python_value
+from .strings import formatted
+from .flags import flag_join, negated, off_default_arm
 from .frames import decorated, span_of
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
@@ -315,8 +317,7 @@ class Expressions:
     def e_UnaryOp(self, node: ast.UnaryOp, fr) -> Value:
         v = self.eval(node.operand, fr)
         if isinstance(node.op, ast.Not):
-            p = self.truth(v)
-            return BoolV(neg(p) if p is not None else None)
+            return negated(v, self.truth(v))
         if isinstance(v, TensorV):
             if isinstance(node.op, ast.USub):
                 return self.call_rule("Tensor.neg", [v], {}, fr, node, "-")
@@ -346,15 +347,18 @@ class Expressions:
         mark = self.open_arm()
         fr.expr_arms += 1
         try:
-            v1, died1 = self.in_arm(fr, (p,), origin, lambda: narrowed(node.test, True, fr, lambda: self.eval(node.body, fr)))
+            off = off_default_arm(v)
+            v1, died1 = self.in_arm(fr, (p,), origin, lambda: narrowed(node.test, True, fr, lambda: self.eval(node.body, fr)),
+                                    off is True)
             learned1 = self.close_arm(mark)
             mark = self.open_arm()
-            v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin, lambda: narrowed(node.test, False, fr, lambda: self.eval(node.orelse, fr)))
+            v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin,
+                                    lambda: narrowed(node.test, False, fr, lambda: self.eval(node.orelse, fr)), off is False)
         finally:
             fr.expr_arms -= 1
         self.join_arms([(learned1, not died1), (self.close_arm(mark), not died2)])
         fr.dead = fr.dead or (died1 and died2)
-        return self.join_values([v1, v2])
+        return flag_join(self.join_values, v1, v2, off_default_arm(v))
 
     # ---- displays ---------------------------------------------------------------
     def _items(self, elts, fr) -> Optional[list]:
@@ -412,20 +416,7 @@ class Expressions:
         return self.eval(node.value, fr)
 
     def e_JoinedStr(self, node, fr) -> Value:
-        # names built in loops (`f"layer{i}"` for `getattr(self, ...)`, `add_module`): known when
-        # every part is; a format spec or conversion other than str's leaves it unknown
-        parts = []
-        for part in node.values:
-            if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                parts.append(part.value)
-                continue
-            if not isinstance(part, ast.FormattedValue) or part.format_spec is not None or part.conversion not in (-1, 115):
-                return StrV(None)
-            v = python_value(self.eval(part.value, fr))
-            if v is None:
-                return StrV(None)
-            parts.append(str(v))
-        return StrV("".join(parts))
+        return formatted(node, lambda e: python_value(self.eval(e, fr)))
 
     def e_Lambda(self, node, fr) -> Value:
         # a function whose body returns the expression (`map(lambda t: rearrange(t, ...), qkv)`);

@@ -113,8 +113,10 @@ def _pin_constant(p, table: dict, kept=()) -> bool:
     if name in kept:
         return False
     mono = next(iter(Expr.sym(name).terms))
-    if set(d.terms) - {(), mono} or name.startswith("?"):
-        return False  # not linear in the symbol alone (e.g. 2*(H//2) == H)
+    if set(d.terms) - {(), mono} or name.startswith("?") and not name[1:].isdigit():
+        # not linear in the symbol alone (e.g. 2*(H//2) == H), or a placeholder (`?count`); an
+        # unnamed size (the join of two arms' `x.shape[1]` and 3) the path pins is that value
+        return False
     coeff = d.terms.get(mono, 0)
     if coeff in (1, -1):
         table[name] = Expr.const(-d.const_part() * coeff)

@@ -2,7 +2,8 @@
 Python's own, so a factory that picks its settings by name takes only that name's arm."""
 from __future__ import annotations
 
-from typing import Optional
+import ast
+from typing import Callable, Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE
@@ -56,3 +57,21 @@ def _value(out) -> Optional[Value]:
         items = [StrV(i) for i in out]
         return ListV(items) if isinstance(out, list) else TupleV(tuple(items))
     return None
+
+
+def formatted(node: ast.JoinedStr, value_of: Callable) -> StrV:
+    """An f-string: names built in loops (`f"layer{i}"` for `getattr(self, ...)`, `add_module`) are
+    known when every part is (`value_of(expr)`: the part's Python value, or None); a format spec or
+    a conversion other than str's leaves it unknown."""
+    parts = []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            parts.append(part.value)
+            continue
+        if not isinstance(part, ast.FormattedValue) or part.format_spec is not None or part.conversion not in (-1, 115):
+            return StrV(None)
+        v = value_of(part.value)
+        if v is None:
+            return StrV(None)
+        parts.append(str(v))
+    return StrV("".join(parts))

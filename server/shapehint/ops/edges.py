@@ -76,18 +76,26 @@ def axiswise(cx: OpContext, x: TensorV, axes: Sequence[int], rule: Callable[[Ten
 
 def joined(cx: OpContext, ts: Sequence[TensorV], axis: int, rule: Callable[[list], Value]) -> Value:
     """`rule(parts)` — cat/stack of tensors of known rank — for tensors with the same unknown
-    axes (one segment, the same axes before it) and as many after it, along a trailing `axis`
-    (an index into the result's trailing axes for stack, which adds one)."""
-    if axis >= 0 or not ts or not all(isinstance(t, TensorV) and t.shape.rank is None for t in ts):
+    axes (one segment, the same axes on the side away from `axis`) and as many on its side,
+    along a trailing `axis` (an index into the result's trailing axes for stack, which adds one)
+    or a leading one (`torch.cat((a, b), 1)` of `[N, 1, *x]`s, channels split off an image)."""
+    if not ts or not all(isinstance(t, TensorV) and t.shape.rank is None for t in ts):
         raise NotApplicable("not the same unknown axes")
+    back = axis < 0
     first = ts[0].shape
-    if any(t.shape.star != first.star or t.shape.dims != first.dims or len(t.shape.suffix) != len(first.suffix)
+
+    def near(s: Shape) -> tuple:
+        return s.suffix if back else s.dims
+
+    def far(s: Shape) -> tuple:
+        return s.dims if back else s.suffix
+    if any(t.shape.star != first.star or far(t.shape) != far(first) or len(near(t.shape)) != len(near(first))
            for t in ts):
         raise NotApplicable("not the same unknown axes")
-    if first.dims and cx.sides_shared(first.star):
-        raise NotApplicable("the axes before the unknown ones may be the joined ones")
+    if far(first) and cx.sides_shared(first.star):
+        raise NotApplicable("the axes on the other side of the unknown ones may be the joined ones")
     try:
-        out = rule([replace(t, shape=Shape(t.shape.suffix), optional=False) for t in ts])
+        out = rule([replace(t, shape=Shape(near(t.shape)), optional=False) for t in ts])
     except OpFailed:
         raise NotApplicable("a precondition on the known axes alone") from None
-    return _lift(out, first, True)
+    return _lift(out, first, back)

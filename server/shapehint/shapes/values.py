@@ -62,13 +62,16 @@ class TensorV(Value):
     # a parameter only hinted to be a tensor (`h: torch.Tensor`, or nothing): callers may pass a
     # tuple of tensors, whose items differ in shape (ops/families/indexing.py, `_an_item`)
     maybe_sequence: bool = False
+    # an optional tensor a constructor flag chose (`self.q_bias = Parameter(...) if qkv_bias else
+    # None`): whether it is None with every flag at its default (analysis/flags.py)
+    none_at_default: Optional[bool] = None
 
     def describe(self) -> str:
         return f"Tensor{self.shape}"
 
     def given(self) -> "TensorV":
         """The same tensor on a path where it is known not to be None."""
-        return replace(self, optional=False) if self.optional else self
+        return replace(self, optional=False, none_at_default=None) if self.optional else self
 
 
 @dataclass(eq=False)
@@ -109,6 +112,9 @@ class BoolV(Value):
     # when `pred` is unknown, what the value being true still implies (`x.shape == (B, f(y))`
     # with `f(y)` unknown: `x.shape[0] == B`); asserts and the true arm of an `if` may use it
     implied: Optional[Pred] = None
+    # what it is when every constructor flag the class analysed on its own left undecided takes
+    # its default (`downsample: bool = True`; analysis/flags.py); None: no flag decides it
+    at_default: Optional[bool] = None
 
 
 @dataclass(eq=False)

@@ -1,0 +1,130 @@
+"""A flag's default is not a fact (docs/analysis.md, "A flag's default").
+
+A constructor's bool default (`downsample: bool = True`) is one construction of many: the model
+may build the class with the other value (timm's Swin stages: `downsample=i > 0`). The class
+analysed on its own holds the flag as an undecided bool that remembers its default
+(`BoolV.at_default`); `not`, `and` and `or` carry what they are with every flag at its default.
+
+A decision such a value leaves undecided (an `if`, `a if c else b`, the later operands of `and`
+and `or`) runs both arms, and their shapes are joined, so no shape shown is one arm's. The arm
+that only the other value reaches runs with its errors not reported (`Frame.caught`, as each
+option of a choice): it is code for constructions not in view, which may pass what that arm
+rests on (a list of heads filled at run time), and the analysis with the default claims nothing
+of it. The default's arm is judged as before: what fails there fails for every construction
+that keeps the default.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Optional
+
+from ..shapes.shape import neg
+from ..shapes.values import BoolV, DictV, ListV, NoneV, TensorV, UnknownV, Value
+
+
+def undecided_flag(default: BoolV) -> BoolV:
+    """The flag whose default is `default` (a bool constant), as the class on its own holds it."""
+    return BoolV(None, at_default=default.pred.is_true if default.pred is not None else None)
+
+
+def at_default(v: Value) -> Optional[bool]:
+    """`v`'s truth with every flag at its default; None: not known, or no flag decides it."""
+    if isinstance(v, BoolV):
+        if v.at_default is not None:
+            return v.at_default
+        if v.pred is not None and (v.pred.is_true or v.pred.is_false):
+            return v.pred.is_true
+    return None
+
+
+def off_default_arm(v: Value) -> Optional[bool]:
+    """Of an undecided test `v`, the arm (True: the body) that only a flag's other value takes."""
+    if isinstance(v, BoolV) and v.pred is None and v.at_default is not None:
+        return not v.at_default
+    return None
+
+
+def negated(v: Value, p) -> BoolV:
+    """`not v`, `p` being `v`'s truth."""
+    at = v.at_default if isinstance(v, BoolV) else None
+    return BoolV(neg(p) if p is not None else None, at_default=None if at is None else not at)
+
+
+def carried(out: Value, vals: list, is_and: bool) -> Value:
+    """`out`, the value of an `and` (`or`) of `vals`, knowing what it is with the flags at their
+    defaults when it is undecided (a bool, or the join of operands not understood, as
+    `self.training and self.deep_supervision`) and some operand is a flag's."""
+    if isinstance(out, BoolV) and (out.pred is not None or out.at_default is not None) or \
+            not isinstance(out, (BoolV, UnknownV)) or \
+            not any(isinstance(v, BoolV) and v.at_default is not None for v in vals):
+        return out
+    ats = [at_default(v) for v in vals]
+    if (not is_and) in ats:  # one operand decides the whole: False for `and`, True for `or`
+        at = not is_and
+    elif all(a is is_and for a in ats):
+        at = is_and
+    else:
+        return out
+    return BoolV(None, out.implied if isinstance(out, BoolV) else None, at_default=at)
+
+
+def flag_join(join: Callable, a: Value, b: Value, off: Optional[bool], facts=None) -> Value:
+    """The join of `a` (the value after an undecided decision's true arm) and `b` (its false
+    arm's); `off`: the arm only a flag's other value takes (off_default_arm). A tensor on one
+    arm and `None` on the other is an optional tensor that knows which one the default gives, so
+    a later `if self.q_bias is not None:` is a flag's decision too."""
+    if off is not None:
+        for t, none, none_arm in ((a, b, False), (b, a, True)):
+            if isinstance(t, TensorV) and isinstance(none, NoneV):
+                return replace(t, optional=True, none_at_default=none_arm is not off)
+            if isinstance(none, NoneV) and not isinstance(t, NoneV):
+                # a layer or None (`self.qkv = nn.Linear(...) if qkv_fused else None`): no value
+                # is one or the other, so the default's, as before flags were undecided (a join
+                # would be unknown, and every later call of it)
+                return b if off else a
+    return join([a, b], facts)
+
+
+def is_none(v: Value, other: Value) -> Optional[BoolV]:
+    """`v is None` (or `None is v`) for an optional tensor a flag chose: undecided, with what it
+    is with the flags at their defaults; None when it is not such a test."""
+    if isinstance(other, TensorV) and isinstance(v, NoneV):
+        v, other = other, v
+    if isinstance(v, TensorV) and v.optional and v.none_at_default is not None and isinstance(other, NoneV):
+        return BoolV(None, at_default=v.none_at_default)
+    return None
+
+
+def containers(env: dict) -> list:
+    """The lists and dicts `env`'s names hold, with what they hold now (before a flag's `if`)."""
+    return [(v, dict(v.items) if isinstance(v, DictV) else v.items and list(v.items))
+            for v in env.values() if isinstance(v, (DictV, ListV))]
+
+
+def open_changed(boxes: list, mutated: Callable) -> None:
+    """Past a flag's `if`: each list or dict an arm filled in place (`embed_args.update(
+    output_fmt='NHWC')` under `if dynamic_img_size:`) holds either arm's contents, so what it
+    holds is no longer known — not the last arm's, which would be one construction's."""
+    for v, before in boxes:
+        if isinstance(v, DictV):
+            if v.items.keys() == before.keys() and all(v.items[k] is before[k] for k in before):
+                continue
+            mutated(v)
+            v.items.clear()
+            v.items.update(before)
+            v.open, v.exact, v.elem = True, False, None
+        elif v.items is not None and (before is None or len(v.items) != len(before) or
+                                      any(a is not b for a, b in zip(v.items, before))):
+            mutated(v)
+            v.items, v.elem, v.length = None, UnknownV("item"), None
+
+
+def quietly(fr, quiet: bool, run: Callable):
+    """`run()`, with its errors not reported when `quiet` (an arm only a flag's other value takes)."""
+    if not quiet:
+        return run()
+    fr.caught += 1
+    try:
+        return run()
+    finally:
+        fr.caught -= 1
