@@ -1,5 +1,6 @@
 """Differential tests for views.py: shapes and errors against PyTorch on the meta device, and
 contiguity (view after transpose/permute/expand/narrow) against real strides."""
+import math
 import random
 import warnings
 
@@ -342,3 +343,46 @@ def test_an_inferred_size_divides_only_by_the_factors_it_did_not_cancel():
         want = tuple(torch.empty(b, t, c, device="meta").view(b, t, c // 32, -1).shape)
         env = {"B": b, "T": t, "C": c}
         assert tuple(d.evaluate(env) for d in shape.dims) == want
+
+
+POOLED = '''import math
+
+import torch.nn as nn
+
+
+class Pool(nn.Module):
+    def __init__(self, image_size, patch):
+        super().__init__()
+        self.side = image_size // patch
+
+    def forward(self, feats):
+        n, seq, dim = feats.shape
+        x = feats.view(n, self.side, self.side, -1).permute(0, 3, 1, 2).contiguous()
+        h, w = x.shape[2:]
+        x = nn.functional.interpolate(x, size=[math.ceil(h / 2), math.ceil(w / 2)], mode="bilinear")
+        return x.permute(0, 2, 3, 1).view(n, -1, dim)
+'''
+
+
+def test_a_view_that_fails_only_for_sizes_it_cannot_tell_apart_is_no_error():
+    """A pooled feature map viewed back to [n, -1, dim] after a permute: the view is legal when the
+    channels the first view's -1 left are `dim` (seq == side*side, as every real input has), which
+    the analysis cannot prove; it failed for every input when the float sizes became exact."""
+    from shapehint.analysis.api import analyze_source
+    assert [d.code for d in analyze_source(POOLED, "pooled.py").diagnostics if d.severity == "error"] == []
+    scope: dict = {}
+    exec(compile(POOLED, "pooled.py", "exec"), scope)
+    for size, patch, dim in [(32, 4, 6), (28, 4, 3), (16, 8, 5)]:
+        side = size // patch
+        out = scope["Pool"](size, patch)(torch.zeros(2, side * side, dim))
+        assert out.shape == (2, math.ceil(side / 2) ** 2, dim)
+
+
+def test_a_squeeze_warning_names_an_unknown_size_by_its_axis_never_by_an_internal_symbol():
+    """(The tree check said "also removes ?inferred81 - window_size + 1 of ... [1, 1, ?]".)"""
+    text = ("import torch\nimport torch.nn.functional as F\n\n\ndef smooth(x: torch.Tensor, k: int):\n"
+            "    y = F.conv1d(x.view(1, 1, -1), torch.ones(1, 1, k))\n    return y.squeeze()\n")
+    from shapehint.analysis.api import analyze_source
+    got = [(d.line, d.code, d.message) for d in analyze_source(text, "smooth.py").diagnostics]
+    assert got == [(7, "SH202", "y.squeeze() without a dim also removes axis 2 of y [1, 1, ?] when it is 1; "
+                                "pass the dim to squeeze")], got

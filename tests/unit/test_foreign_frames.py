@@ -101,3 +101,4 @@ def test_a_lambda_written_in_another_module_stays_that_modules_code(tmp_path):
     got = _diagnostics(tmp_path, NESTED, NESTED_USER)
     assert got == [(12, "SH202", "this call fails in base.py, line 11: t.squeeze() without a dim also "
                                  "removes n of t [1, n] when it is 1; pass the dim to squeeze")], got
+

@@ -226,14 +226,23 @@ def view_result(cx: OpContext, dims, src: TensorV, strides: Optional[tuple], not
     return out
 
 
-def _lt(cx, a: Expr, b: Expr) -> bool:
+def _lt(cx, a: Expr, b: Expr, doubts=None) -> bool:
     if a.value is not None and b.value is not None:
         return a.value < b.value
-    return not _same(cx, a, b)
+    return not _same_or_doubt(cx, a, b, doubts)
 
 
-def compute_stride(cx: OpContext, old, ostr, new) -> Optional[list]:
-    """PyTorch's computeStride: strides of `new` viewing (old, ostr), or None when impossible."""
+def _same_or_doubt(cx, a: Expr, b: Expr, doubts) -> bool:
+    """`_same`, noting in `doubts` (when given) a pair neither proved equal nor proved different."""
+    same = _same(cx, a, b)
+    if not same and doubts is not None and (a.value is None or b.value is None) and not cx.entails(ne(a, b)):
+        doubts.append((a, b))
+    return same
+
+
+def compute_stride(cx: OpContext, old, ostr, new, doubts=None) -> Optional[list]:
+    """PyTorch's computeStride: strides of `new` viewing (old, ostr), or None when impossible —
+    or when a size's equality it turned on is not decided, which `doubts` (a list) then holds."""
     if not old:
         return [Expr.const(1)] * len(new)
     numel = product(old)
@@ -245,14 +254,14 @@ def compute_stride(cx: OpContext, old, ostr, new) -> Optional[list]:
     t_numel, v_numel = Expr.const(1), Expr.const(1)
     for td in range(len(old) - 1, -1, -1):
         t_numel = t_numel * old[td]
-        if td == 0 or (old[td - 1].value != 1 and not _same(cx, ostr[td - 1], t_numel * base)):
+        if td == 0 or (old[td - 1].value != 1 and not _same_or_doubt(cx, ostr[td - 1], t_numel * base, doubts)):
             # the last chunk takes every remaining view dim: the callers have already required the
             # element counts to agree, so comparing C with 12*(C//12) structurally is not needed
-            while view_d >= 0 and (td == 0 or _lt(cx, v_numel, t_numel) or new[view_d].value == 1):
+            while view_d >= 0 and (td == 0 or _lt(cx, v_numel, t_numel, doubts) or new[view_d].value == 1):
                 newstride[view_d] = v_numel * base
                 v_numel = v_numel * new[view_d]
                 view_d -= 1
-            if td > 0 and not _same(cx, v_numel, t_numel):
+            if td > 0 and not _same_or_doubt(cx, v_numel, t_numel, doubts):
                 return None
             if td > 0:
                 base = ostr[td - 1]
@@ -274,7 +283,11 @@ def view_strides(cx: OpContext, x: TensorV, new, what: str) -> Optional[list]:
     got = compute_stride(cx, old, ostr, new)
     if got is not None:
         return got
-    rescues = []
+    doubts: list = []
+    compute_stride(cx, old, ostr, new, doubts)
+    # sizes the failure turned on without knowing them equal or not (the channels a view's -1
+    # leaves): when they are equal the view may be legal, so it is an admissible way out
+    rescues = [conj(*(eq(a, b) for a, b in doubts))] if doubts else []
     if not all(d.value is not None for d in old):
         # a symbolic size equal to 1 can make the view legal; look for witnesses (one or two sizes = 1)
         cands = []

@@ -14,8 +14,8 @@ from __future__ import annotations
 import math
 
 from ...shapes.expr import Expr, product
-from ...shapes.shape import Shape, disj, eq, ge, ne
-from ...shapes.values import DtypeV, IntV, ListV, StarSizeV, TensorV, TupleV
+from ...shapes.shape import Shape, dim_str, disj, eq, ge, is_dyn, ne
+from ...shapes.values import DtypeV, IntV, StarSizeV, TensorV, TupleV
 from ..arguments import known_tensor, ranked_tensor
 from ..common import (apart, compute_stride, dim_list, located, shape_str, size_list, strides_of, view_result,
                       view_strides as _view_strides)
@@ -218,9 +218,10 @@ def squeeze(cx: OpContext, input, dim=None):
     if which is not None and len(set(which)) != len(which):
         cx.fail(f"{cx.opname}: a dim appears more than once in {which}", "SH107")
     if which is None:
-        maybe = [d for d in dims if d.value is None and not cx.entails(ne(d, 1))]
+        maybe = [dim_str(d) if not is_dyn(d) else f"axis {i}"  # (an unknown size has no name to show)
+                 for i, d in enumerate(dims) if d.value is None and not cx.entails(ne(d, 1))]
         if maybe:
-            cx.warn("SH202", f"{cx.opname} without a dim also removes {', '.join(map(str, maybe))} of "
+            cx.warn("SH202", f"{cx.opname} without a dim also removes {', '.join(maybe)} of "
                     f"{cx.label(x)} {x.shape} when it is 1; pass the dim to squeeze")
         drop = [i for i, d in enumerate(dims) if d.value == 1]
     else:
