@@ -364,7 +364,7 @@ class Calls:
                 names = {n for n in ann[0].symbols() if not n.startswith("?") and n not in binding}
                 extra = {n: self.fresh_symbol(n, span) for n in names}
                 return (TensorV(ann[0].subs({**binding, **extra}), ann[1], span),) + flags
-        return (call_result(f, sub.returns, lambda _: returns.joined(self, sub), self.fresh_dyn),) + flags
+        return (call_result(f, sub.returns, lambda: returns.joined(self, sub), self.fresh_dyn),) + flags
 
     def bind_params(self, f: FuncObj, args: list, kwargs: dict, fr, span) -> Optional[tuple]:
         """(the callee's environment, the annotation's symbols bound, the parameters left at a

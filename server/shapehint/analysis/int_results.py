@@ -15,12 +15,13 @@ import ast
 from ..shapes.values import IntV, NoneV, UnknownV, Value
 
 
-def call_result(f, returns: list, join, fresh_dyn) -> Value:
-    """What a call of `f` gives: the join of the values its paths returned (None without a
-    `return`), or an int of unknown value when `f` declares `-> int` and that is unknown."""
+def call_result(f, returns: list, joined, fresh_dyn) -> Value:
+    """What a call of `f` gives: the join of the values its paths returned (`joined()`, asked only
+    when there are several; None without a `return`), or an int of unknown value when `f`
+    declares `-> int` and that is unknown."""
     if not returns:
         return NoneV()
-    v = returns[0] if len(returns) == 1 else join(returns)
+    v = returns[0] if len(returns) == 1 else joined()
     node = f.node.returns
     if isinstance(v, UnknownV) and isinstance(node, ast.Name) and node.id == "int":
         return IntV(fresh_dyn())
