@@ -217,7 +217,8 @@ def test_quick_sat_raises_one_symbol_where_every_uniform_point_fails():
     fact = eq((a * b) % (c * b * k), 0)
     query = ne(Expr.const(1), b * k * ((a * b) // (c * b * k)))
     assert bounds.quick_sat([fact, query], {}, {}) is True
-    assert _z3([fact, query], {}, {})[0] is True
+    # Z3 confirms it on a witness (its own search over this nonlinear pair can time out)
+    assert _holds_in_z3([fact, query], {"a": 2, "b": 1, "c": 1, "k": 1})
     assert bounds.quick_sat([fact, query, lt(a, c)], {}, {}) is False  # never claims what fails
 
 
