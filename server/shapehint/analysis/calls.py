@@ -280,7 +280,7 @@ class Calls:
         if guessed is not None and guessed > MAX_GUESSED_RECURSION:
             self.journal.note("cutoff")
             return UnknownV("recursion"), False, False
-        if self.memo is None or self.observe or self.interp.module_code:  # (callmemo.py)
+        if self.memo is None or self.observe or self.interp.module_code or f.closure is not None:  # (callmemo.py)
             return self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
         situation = self._situation(fr, kwargs)
         hit = self.memo.lookup(self.interp, f, args, kwargs, situation, fr.facts) or \
@@ -323,7 +323,7 @@ class Calls:
                     self_obj=args[0] if f.cls is not None and args else None,
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
                     record=fr.record and not foreign and _recorded_in_built(fr.built, f, args, kwargs),
-                    foreign=foreign, built=fr.built,
+                    foreign=foreign, built=fr.built, closure=f.closure,
                     created=fr.created + ([created] if created is not None else []), root=fr.root,
                     assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns),
                     open_defaults=open_defaults, caught=fr.caught,

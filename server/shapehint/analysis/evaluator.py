@@ -75,9 +75,10 @@ class Expressions:
         if name in fr.env:
             v = fr.env[name]
             return v if type(v) is not LazyImport else self.resolve_import(fr.env, name, v)
-        if name in fr.globals:
-            v = fr.globals[name]
-            return v if type(v) is not LazyImport else self.resolve_import(fr.globals, name, v)
+        scope = fr.globals if fr.closure is None or name not in fr.closure else fr.closure  # (closures.py)
+        if name in scope:
+            v = scope[name]
+            return v if type(v) is not LazyImport else self.resolve_import(scope, name, v)
         if name in BUILTINS:
             return BuiltinFn(name)
         return UnknownV(f"undefined name {name}")

@@ -18,6 +18,7 @@ from .library_helpers import CHECKS
 from .optional_args import taken_default
 from . import returns
 from .optional_imports import absent
+from .closures import enclosing_scope
 from ..ops.registry import library_roots
 
 _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
@@ -303,7 +304,7 @@ class Statements:
     # ---- definitions and imports ---------------------------------------------------------
     def s_FunctionDef(self, st: ast.FunctionDef, fr):
         qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.<locals>.{st.name}"
-        f = FuncObj(st, qual, fr.globals, module_path=fr.foreign or self.interp.path)
+        f = FuncObj(st, qual, fr.globals, module_path=fr.foreign or self.interp.path, closure=enclosing_scope(fr))
         f.defaults = self.eval_defaults(st, fr)
         fr.env[st.name] = f
         self.interp.functions.append(f)

@@ -90,6 +90,7 @@ class Frame:
     # only its own methods given those very inputs are recorded, since a callee's shapes there are
     # in the model's input names, not the callee's
     built: Optional[tuple] = None  # (model, its inputs, the context's label: a BuiltContext)
+    closure: Optional[object] = None  # a nested function's enclosing names (closures.py)
     # a call's tensor parameters as bound ((name, value), ...), the names its annotations bound
     # (name -> the caller's dim) and the kind of each argument (`TensorV`, `NoneV`, ...): what the
     # records of this call translate into the function's own names (contexts.own_names); empty

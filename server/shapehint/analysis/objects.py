@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Mapping, Optional
 
 from ..shapes.expr import Expr
 from ..shapes.values import _BORN, ExtRef, ModuleV, TensorV, UnknownV, Value
@@ -20,6 +20,7 @@ class FuncObj(Value):
     cls: Optional["ClassObj"] = None
     defaults: dict = field(default_factory=dict)
     module_path: str = ""
+    closure: Optional[Mapping] = None  # the enclosing functions' names, live (closures.py)
 
     def describe(self) -> str:
         return f"function {self.qualname}"
