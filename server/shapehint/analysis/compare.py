@@ -18,6 +18,7 @@ from ..shapes.values import (BoolV, DefaultStrV, DictV, DtypeV, ExtRef, FloatV, 
 from .flags import at_default, carried, is_none, negated
 from .frames import add_fact, span_of
 from .classvalues import class_eq
+from .optional_parts import GivenV
 from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, PartialV, RangeV, SetV
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
@@ -288,7 +289,7 @@ def _identity(a: Value, b: Value) -> Optional[bool]:
             return False
         # a layer factory passed as an argument (`norm_layer=partial(nn.BatchNorm2d, eps=...)`,
         # a class, a torch callable) is not None: `if norm_layer is None:` is decided
-        if isinstance(a, (PartialV, ClassObj, BoundMethod, BuiltinFn, DictV, DtypeV, BoolV, ChoiceV)):
+        if isinstance(a, (PartialV, ClassObj, BoundMethod, BuiltinFn, DictV, DtypeV, BoolV, ChoiceV, GivenV)):
             return False
         if isinstance(a, ExtRef) and a.path.startswith("torch."):
             return False

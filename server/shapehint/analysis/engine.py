@@ -215,7 +215,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
         # (one its defaults do not build is rebuilt: generic_instance)
         inst = fr.env[params[0].arg] if it.as_built else open_default_nones(f, fr.env[params[0].arg])
         if isinstance(inst, InstanceObj) and not it.as_built:
-            open_optional_parts(inst, f, lambda i, o: construct(it, i, o, False, given=True))
+            open_optional_parts(inst, f, lambda i, o, make: construct(it, i, o, False, given=make))
         it.generic_instances[f.cls] = forget_state(f.cls, inst)
 
 

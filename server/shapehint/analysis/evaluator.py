@@ -170,7 +170,9 @@ class Expressions:
         return classvalues.other_attr(obj, name)
 
     def _opaque_name(self, obj: InstanceObj) -> str:
-        return obj.cls.name[:1].lower() + obj.cls.name[1:]
+        # (`config.dim` of a `config: PretrainedConfig` whose class does not set `dim`: as the
+        # attributes its class sets are named, defaults.py, so a reader binds it to the argument)
+        return obj.held_by or obj.cls.name[:1].lower() + obj.cls.name[1:]
 
     def e_Subscript(self, node: ast.Subscript, fr) -> Value:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" or _sizes_call(node.value):

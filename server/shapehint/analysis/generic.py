@@ -211,7 +211,7 @@ def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
     inst = it.generic_instances.get(key)
     if inst is not None:
         return inst
-    inst = InstanceObj(cls, {}, None)
+    inst = InstanceObj(cls, {}, None, held_by=prefix)
     it.generic_instances[key] = inst
     if cls.writes_dataclass_init():
         owner = prefix or f"{cls.name[:1].lower()}{cls.name[1:]}"
@@ -227,7 +227,7 @@ def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
         construct(it, init, inst, open_nones=True, prefix=prefix)
     elif isinstance(init, FuncObj) and not it.as_built:
         # parts built only for given arguments are unknown, not absent (optional_parts)
-        open_optional_parts(inst, init, lambda i, o: construct(it, i, o, False, given=True, prefix=prefix))
+        open_optional_parts(inst, init, lambda i, o, make: construct(it, i, o, False, given=make, prefix=prefix))
     if isinstance(init, FuncObj):
         if not it.as_built:
             open_default_nones(init, inst)
@@ -308,11 +308,11 @@ def _self_targets(fn: ast.FunctionDef) -> set:
     return fn._shapehint_self_targets
 
 
-def construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, given: bool = False,
+def construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, given=None,
                prefix: str = ""):
     """Run `init` on `inst` with its defaults (`open_nones`: a `None` default is unknown;
-    `given`: a value of its name instead, errors on that path not reported — it only tells which
-    parts a caller's argument builds, optional_parts; `prefix`: what names a config's attributes,
+    `given`: a value of its name instead, made by `given(name)`, errors on that path not
+    reported — it only tells which parts a caller's argument builds, optional_parts; `prefix`: what names a config's attributes,
     defaults.py); the flow it ends with ("raise" when every path raises)."""
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=init.cls, record=False)
     fr.caught = 1 if given else 0
@@ -321,7 +321,7 @@ def construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, gi
     for i, p in enumerate(params + a.kwonlyargs):
         v = inst if i == 0 and params else param_value(it, init, p, fr, True, prefix)
         if isinstance(v, NoneV) and (open_nones or given):
-            v = OpaqueV(p.arg) if given else UnknownV(p.arg)
+            v = given(p.arg) if given else UnknownV(p.arg)
         fr.env[p.arg] = v
     if a.vararg is not None:
         fr.env[a.vararg.arg] = UnknownV("*args")

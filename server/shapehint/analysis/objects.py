@@ -158,6 +158,7 @@ class InstanceObj(Value):
     # reading it with a key not known gives, found once (tables.py)
     items: Optional[Value] = None
     any_item: Optional[Value] = None
+    held_by: str = ""  # the parameter a generic instance stands for (`config`), naming what it holds
 
     def __post_init__(self):
         self.born = next(_BORN)  # creation order (shapes/values.py)
