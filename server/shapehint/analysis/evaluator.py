@@ -23,6 +23,7 @@ from .maybe_none import narrowed
 from . import classvalues, layercfg, operands, records, sizes
 from .arith import float_binop, int_binop, python_value
 from .strings import formatted
+from .unknown_receivers import sized_method
 from .flags import flag_join, negated, off_default_arm
 from .frames import decorated, span_of
 
@@ -167,7 +168,7 @@ class Expressions:
             return BoundOp(obj, name)
         if isinstance(obj, ChoiceV):  # what every option holds (a method: one of theirs)
             return self.join_values([self.attribute(o, name, node, fr) for o in obj.options])
-        return classvalues.other_attr(obj, name)
+        return sized_method(obj, name, self.fresh_star) or classvalues.other_attr(obj, name)
 
     def _opaque_name(self, obj: InstanceObj) -> str:
         # (`config.dim` of a `config: PretrainedConfig` whose class does not set `dim`: as the
