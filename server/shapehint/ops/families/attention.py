@@ -46,15 +46,17 @@ def scaled_dot_product_attention(cx: OpContext, query, key, value, attn_mask=Non
     if not cx.is_none(attn_mask):
         if cx.bool_of(is_causal):
             cx.fail(f"{cx.opname}: an explicit attn_mask should not be given with is_causal=True", "SH107")
-        _known(cx, attn_mask)
-        m = attn_mask.shape
-        joined = broadcast_shapes(cx, score_shape, m)
-        if m.rank > score_shape.rank:
-            cx.fail(f"{cx.opname}: attn_mask {m} has more dimensions than the attention scores {score_shape}",
-                    "SH106")
-        for a, b in zip(joined.dims, score_shape.dims):
-            cx.require(eq(a, b), lambda: f"{cx.opname}: attn_mask {m} does not broadcast to the attention scores "
-                       f"{score_shape}", "SH106")
+        if isinstance(attn_mask, TensorV) and attn_mask.shape.rank is not None:
+            m = attn_mask.shape
+            joined = broadcast_shapes(cx, score_shape, m)
+            if m.rank > score_shape.rank:
+                cx.fail(f"{cx.opname}: attn_mask {m} has more dimensions than the attention scores {score_shape}",
+                        "SH106")
+            for a, b in zip(joined.dims, score_shape.dims):
+                cx.require(eq(a, b), lambda: f"{cx.opname}: attn_mask {m} does not broadcast to the attention "
+                           f"scores {score_shape}", "SH106")
+        # (a mask the analysis lost, or of unknown rank, is not checked: it only has to broadcast
+        # to the scores, and the output's shape is query's and value's either way)
     out = broadcast_shapes(cx, scores, Shape(vb))
     return cx.tensor(out.dims + (q[-2], v[-1]), like=query)
 
