@@ -18,8 +18,7 @@ from ..shapes.values import (BoolV, DefaultStrV, DictV, DtypeV, ExtRef, FloatV, 
 from .flags import at_default, carried, is_none, negated
 from .frames import add_fact, span_of
 from .classvalues import class_eq
-from .optional_parts import GivenV
-from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, PartialV, RangeV, SetV
+from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, PartialV, RangeV, SetV
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 

@@ -195,6 +195,11 @@ class OpaqueV(Value):
     kind: Optional[str] = None
 
 
+class GivenV(OpaqueV):
+    """An argument a caller gives where the default is `None` (optional_parts.py): known only by
+    name, and not None."""
+
+
 # names a configuration object goes by (a parameter `config`, an attribute `self.model_cfg`)
 CONFIG_NAMES = {"config", "cfg", "args", "opt", "hparams", "params", "conf", "settings"}
 

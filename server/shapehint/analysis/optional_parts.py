@@ -23,11 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..shapes.values import NoneV, TensorV, UnknownV
-from .objects import InstanceObj, OpaqueV
-
-
-class GivenV(OpaqueV):
-    """An argument a caller gives where the default is `None`: known only by name, and not None."""
+from .objects import GivenV, InstanceObj, OpaqueV
 
 
 def open_optional_parts(inst: InstanceObj, init, construct) -> None:
