@@ -140,9 +140,9 @@ def test_functions_nested_two_deep_read_both_enclosing_scopes():
     assert _by_name(_values(src), "f", "y")["shape"] == observed == [3, 5, 4]
 
 
-def test_a_closure_called_twice_reads_the_names_of_each_call():
-    # no memoised answer across calls whose enclosing names differ
-    src = HEAD + '''def f(x):
+def _twice(second: int) -> str:
+    """A closure called with the same argument before and after its free name is rebound."""
+    return HEAD + f'''def f(x):
     assert x.shape == (4, 6)
     n = 2
 
@@ -150,11 +150,15 @@ def test_a_closure_called_twice_reads_the_names_of_each_call():
         return t.reshape(n, -1)
 
     y = split(x)
-    n = 3
+    n = {second}
     z = split(x)
     return y, z
 '''
-    vals = _values(src)
+
+
+def test_a_closure_called_twice_reads_the_names_of_each_call():
+    # no memoised answer across calls whose enclosing names differ
+    vals = _values(_twice(3))
     assert _by_name(vals, "f", "y")["shape"] == [2, 12]
     assert _by_name(vals, "f", "z")["shape"] == [3, 8]
 
@@ -162,18 +166,7 @@ def test_a_closure_called_twice_reads_the_names_of_each_call():
 def test_a_closure_called_again_after_a_rebinding_is_judged_again():
     # `shapehint check` answers repeated calls from a memo; a closure's repeat reads other
     # enclosing values (n = 5: 24 elements do not split in 5 rows), so it must run again
-    src = HEAD + '''def f(x):
-    assert x.shape == (4, 6)
-    n = 2
-
-    def split(t):
-        return t.reshape(n, -1)
-
-    y = split(x)
-    n = 5
-    z = split(x)
-    return y, z
-'''
+    src = _twice(5)
     errors = [d for d in analyze_source(src, "m.py", records=False).diagnostics if d.severity == "error"]
     assert [d.line for d in errors] == [14], errors
     with pytest.raises(RuntimeError):
