@@ -35,6 +35,7 @@ from .frames import Budget
 from .module_helpers import own_helper
 
 TOP_LEVEL_CALL_STEPS = 400
+HELPER_STEPS = 600  # per imported module, for its own helpers' top-level calls (module_helpers.py)
 IMPORTED_CALL_STEPS = 1500
 IMPORTED_STEPS = 15_000
 BUILDING_STEPS = 100_000
@@ -49,6 +50,7 @@ class ImportedCosts:
         self.spent = 0  # steps taken in imported code (callbacks and module bodies excepted)
         self.built = 0  # of those, in constructions of imported classes (BUILDING_STEPS)
         self.exempt = 0  # steps of callbacks and module bodies run inside imported calls
+        self.helpers: dict = {}  # id(module globals) -> steps its own helpers' top-level calls took
 
 
 def _costs(it) -> Optional[ImportedCosts]:
@@ -80,8 +82,22 @@ def top_level_call(it, f, run) -> tuple:
 
 
 def own_helper_call(it, f, run) -> tuple:
-    return within_steps(it, TOP_LEVEL_CALL_STEPS, run,
-                        lambda: (UnknownV("a helper call in an imported module's top-level code"), False, False))
+    """A module's own helper given constants (module_helpers.py), within TOP_LEVEL_CALL_STEPS and
+    HELPER_STEPS per module; its steps are given back to the module body's share, whose later
+    definitions must not go unbound because a module asks a helper a hundred questions
+    (`_x_available = _is_package_available("x")`)."""
+    costs = _costs(it)
+    spent = costs.helpers.get(id(f.globals), 0)
+    if spent >= HELPER_STEPS:
+        return UnknownV("a helper call in an imported module's top-level code past its share"), False, False
+    outer, start = it.step_limit, it.steps
+    try:
+        return within_steps(it, min(TOP_LEVEL_CALL_STEPS, HELPER_STEPS - spent), run,
+                            lambda: (UnknownV("a helper call in an imported module's top-level code"), False, False))
+    finally:
+        used = it.steps - start
+        costs.helpers[id(f.globals)] = spent + used
+        it.step_limit = outer + used
 
 
 def imported_call(it, f, run) -> tuple:
