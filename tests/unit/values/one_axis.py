@@ -20,7 +20,10 @@ class Instantiating(OrderedDict):
         return super().__getitem__(key)()
 
 
-ACTS = Instantiating({"scaled": Scaled, "tanh": nn.Tanh, "prelu": nn.PReLU, "relu": nn.ReLU})
+# more entries than a choice calls one by one (choices.MAX_OPTIONS): only the probe can follow them
+ACTS = Instantiating({"scaled": Scaled, "tanh": nn.Tanh, "prelu": nn.PReLU, "relu": nn.ReLU, "sigmoid": nn.Sigmoid,
+                      "silu": nn.SiLU, "gelu": nn.GELU, "elu": nn.ELU, "hardtanh": nn.Hardtanh,
+                      "softplus": nn.Softplus})
 
 
 def tokens(x: torch.Tensor, kind: str):
