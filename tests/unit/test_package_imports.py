@@ -249,14 +249,16 @@ def test_an_installation_is_followed_only_into_the_files_own_package(tmp_path):
 
 
 def test_an_imported_modules_top_level_calls_do_not_run_but_constructions_do(tmp_path):
+    # (a call of the module's own function with constants does: test_table_entries.py)
     write(tmp_path, {
         "env/__init__.py": "",
-        "env/setup.py": """\
-            import torch.nn as nn
-
-
+        "env/probes.py": """\
             def probe():
                 return 7
+            """,
+        "env/setup.py": """\
+            import torch.nn as nn
+            from .probes import probe
 
 
             class Table(dict):

@@ -138,7 +138,7 @@ class Calls:
         if isinstance(fn, ChoiceV):
             return self._call_each(fn, args, kwargs, fr, span, node, labels)
         if isinstance(fn, KeepsShapeV):
-            out = tables.call_keeper(args, kwargs, span)
+            out = tables.call_keeper(fn, args, kwargs, span)
             return out if out is not None else self.gave_up(fr, args, kwargs, UnknownV("call"))
         # a callee the analysis cannot see (an unknown value, a lookup at run time): what it
         # does to tensors passed to it is not followed, so no signature may vouch for them
@@ -259,7 +259,7 @@ class Calls:
     def _call(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created=None) -> tuple:
         """(the call's value, whether its frame ended dead, whether it assumed an optional
         argument omitted) — the flags False when the body did not run."""
-        crossing = costs.crossing(self.interp, f, fr)  # into or out of an imported module's code
+        crossing = costs.crossing(self.interp, f, fr, args, kwargs)  # into or out of an imported module's code
         if crossing is not None:
             return crossing(self.interp, f, lambda: self._call_here(f, args, kwargs, fr, span, created))
         return self._call_here(f, args, kwargs, fr, span, created)

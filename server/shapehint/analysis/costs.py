@@ -9,7 +9,8 @@ file close to what it costs without following (`check`'s time per file). Past a 
 is unknown (never a guess).
 
   top-level call    in an imported module's top-level code: a function's call is not run (its
-                    value is unknown); a construction (`TABLE = Registry()`) runs within
+                    value is unknown), unless it is that module's own helper given constants
+                    (module_helpers.py); a construction (`TABLE = Registry()`) runs within
                     TOP_LEVEL_CALL_STEPS.
   imported call     a call from the analysed file's code into an imported module's: within
                     IMPORTED_CALL_STEPS, and all of them within IMPORTED_STEPS per analysis;
@@ -31,8 +32,10 @@ from typing import Optional
 
 from ..shapes.values import UnknownV
 from .frames import Budget
+from .module_helpers import own_helper
 
 TOP_LEVEL_CALL_STEPS = 400
+HELPER_STEPS = 600  # per imported module, for its own helpers' top-level calls (module_helpers.py)
 IMPORTED_CALL_STEPS = 1500
 IMPORTED_STEPS = 15_000
 BUILDING_STEPS = 100_000
@@ -47,13 +50,14 @@ class ImportedCosts:
         self.spent = 0  # steps taken in imported code (callbacks and module bodies excepted)
         self.built = 0  # of those, in constructions of imported classes (BUILDING_STEPS)
         self.exempt = 0  # steps of callbacks and module bodies run inside imported calls
+        self.helpers: dict = {}  # id(module globals) -> steps its own helpers' top-level calls took
 
 
 def _costs(it) -> Optional[ImportedCosts]:
     return getattr(it.imports, "costs", None)
 
 
-def crossing(it, f, fr):
+def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
     """How a call of `f` from frame `fr` crosses between the analysed file and imported modules:
     the function that runs it (`(it, f, run) -> calls.py's result triple`), or None."""
     costs = _costs(it)
@@ -61,7 +65,7 @@ def crossing(it, f, fr):
         return None
     root = costs.root_globals
     if fr.foreign and fr.qualname == "<module>" and fr.globals is not root:
-        return top_level_call
+        return own_helper_call if own_helper(f, fr, list(args), kwargs or {}) else top_level_call
     here, there = fr.globals is root, f.globals is root
     if here and not there:
         return imported_call
@@ -75,6 +79,25 @@ def top_level_call(it, f, run) -> tuple:
         return UnknownV("a call in an imported module's top-level code"), False, False
     return within_steps(it, TOP_LEVEL_CALL_STEPS, run,
                         lambda: (UnknownV("a construction in an imported module's top-level code"), False, False))
+
+
+def own_helper_call(it, f, run) -> tuple:
+    """A module's own helper given constants (module_helpers.py), within TOP_LEVEL_CALL_STEPS and
+    HELPER_STEPS per module; its steps are given back to the module body's share, whose later
+    definitions must not go unbound because a module asks a helper a hundred questions
+    (`_x_available = _is_package_available("x")`)."""
+    costs = _costs(it)
+    spent = costs.helpers.get(id(f.globals), 0)
+    if spent >= HELPER_STEPS:
+        return UnknownV("a helper call in an imported module's top-level code past its share"), False, False
+    outer, start = it.step_limit, it.steps
+    try:
+        return within_steps(it, min(TOP_LEVEL_CALL_STEPS, HELPER_STEPS - spent), run,
+                            lambda: (UnknownV("a helper call in an imported module's top-level code"), False, False))
+    finally:
+        used = it.steps - start
+        costs.helpers[id(f.globals)] = spent + used
+        it.step_limit = outer + used
 
 
 def imported_call(it, f, run) -> tuple:

@@ -265,6 +265,7 @@ class KeepsShapeV(Value):
     any shape to one of the same shape and dtype (tables.py: elementwise activations): calling
     it gives its argument's shape, without calling each entry again."""
     options: int
+    min_rank: int = 0  # 1: an entry keeps only shapes of at least one axis (a 1-axis slope broadcasts a scalar)
 
     def describe(self) -> str:
         return f"one of {self.options} callables, each keeping the shape"

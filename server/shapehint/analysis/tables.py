@@ -55,30 +55,36 @@ def _any_entry(it, table: InstanceObj, getitem: FuncObj) -> Value:
         return UnknownV("table")
     fr = Frame({}, getitem.qualname, it.new_store(), getitem.globals, cls=getitem.cls, record=False)
     fr.caught = 1  # an entry that fails on the probe is no error of the program's
-    entries, keeps = [], True
+    entries, keeps, min_rank = [], True, 0
     for k in keys:
         entry = it.call_function(getitem, [table, StrV(k)], {}, fr, None)
         entries.append(entry)
-        keeps = keeps and _keeps_shape(it, entry, fr)
+        if keeps and not _keeps_shape(it, entry, fr, min_rank):
+            # (an entry with a one-element parameter, `alpha * x`, turns a scalar into a 1-axis
+            # tensor: it still keeps every shape of at least one axis, which is what models pass)
+            min_rank = 1
+            keeps = _keeps_shape(it, entry, fr, min_rank)
         if not keeps and len(keys) > MAX_OPTIONS:
             return UnknownV("table")  # (too many to be a choice either)
     if keeps:
-        return KeepsShapeV(len(keys))
+        return KeepsShapeV(len(keys), min_rank)
     return choice_of(entries) or UnknownV("table")
 
 
-def _keeps_shape(it, entry: Value, fr) -> bool:
-    """Whether calling `entry` on a tensor of unknown rank gives one of the same shape and dtype,
-    requiring nothing of the rank (an entry that needs a rank would learn it for the probe)."""
-    star = it.fresh_star()
-    probe = TensorV(Shape.unknown(star), PROBE_DTYPE)
+def _keeps_shape(it, entry: Value, fr, min_rank: int = 0) -> bool:
+    """Whether calling `entry` on a tensor of unknown rank (of at least `min_rank` axes: 0 or 1)
+    gives one of the same shape and dtype, requiring nothing of the rank (an entry that needs a
+    rank would learn it for the probe)."""
+    shape = Shape(tuple(it.fresh_dyn() for _ in range(min_rank)), it.fresh_star(), ())
+    probe = TensorV(shape, PROBE_DTYPE)
     out = it.call_value(entry, [probe], {}, fr, None, None, None)
     return isinstance(out, TensorV) and out.dtype == PROBE_DTYPE and \
-        it.resolve(probe) == Shape.unknown(star) and it.resolve(out) == Shape.unknown(star)
+        it.resolve(probe) == shape and it.resolve(out) == shape
 
 
-def call_keeper(args: list, kwargs: dict, span) -> Optional[Value]:
-    """Calling a KeepsShapeV: its one tensor argument's shape and dtype."""
-    if len(args) == 1 and not kwargs and isinstance(args[0], TensorV):
+def call_keeper(keeper: KeepsShapeV, args: list, kwargs: dict, span) -> Optional[Value]:
+    """Calling a KeepsShapeV: its one tensor argument's shape and dtype (when the argument has the
+    axes every entry needs)."""
+    if len(args) == 1 and not kwargs and isinstance(args[0], TensorV) and args[0].shape.min_rank >= keeper.min_rank:
         return TensorV(args[0].shape, args[0].dtype, span)
     return None

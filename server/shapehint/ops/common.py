@@ -64,7 +64,10 @@ def broadcast_shapes(cx: OpContext, *shapes: Shape) -> Shape:
     known = [s for s in shapes if s.rank is not None]
     unknown = [s for s in shapes if s.rank is None]
     if unknown:
-        if len(unknown) == 1 and all(s.rank == 0 for s in known):
+        if len(unknown) == 1 and all(len(s.dims) <= unknown[0].min_rank and all(d.value == 1 for d in s.dims)
+                                     for s in known):
+            # scalars, and ones on no more axes than it surely has (`alpha * x`, alpha of shape
+            # [1]): each meets an axis of it, which broadcasting with 1 leaves as it is
             return unknown[0]
         if len({(u.star, len(u.dims), len(u.suffix)) for u in unknown}) == 1 and len(unknown) > 1 and not known:
             # the same unknown rest (x + f(x)), as many axes around it: broadcast axis by axis

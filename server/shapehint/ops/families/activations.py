@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...shapes.expr import Expr
 from ...shapes.shape import disj, divides, eq, ge
+from ...shapes.values import TensorV
 from ..arguments import ranked_tensor
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
@@ -12,7 +13,11 @@ from ..registry import module, op
 @op("torch.nn.functional.prelu", "torch.prelu")
 def prelu(cx: OpContext, input, weight):
     """One slope, or one per channel (dim 1; the only dim of a 1D input)."""
-    x, w = ranked_tensor(input), ranked_tensor(weight)
+    w = ranked_tensor(weight)
+    if isinstance(input, TensorV) and input.shape.rank is None and w.shape.rank <= 1 and \
+            (w.shape.rank == 0 or w.shape.dims[0].value == 1):
+        return cx.tensor(input.shape, like=input)  # one slope suits every rank: no channel to match
+    x = ranked_tensor(input)
     if w.shape.rank > 1:
         cx.fail(f"{cx.opname}: expected `weight` to be a scalar or 1D tensor, but {cx.label(w)} is "
                 f"{w.shape.rank}D {w.shape}", "SH102")
