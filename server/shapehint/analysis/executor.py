@@ -18,6 +18,7 @@ from .library_helpers import CHECKS
 from .optional_args import taken_default
 from . import returns
 from .optional_imports import absent
+from .shape_slices import unpacked_slice
 from ..ops.registry import library_roots
 
 _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
@@ -83,7 +84,7 @@ class Statements:
         for t in st.targets:
             if type(t) is not ast.Name:  # (`h, w = x.shape` teaches x's rank; most targets are names)
                 self._learn_unpack_rank(t, st.value, fr)
-        v = self.eval(st.value, fr)
+        v = unpacked_slice(st.targets, st.value, self.eval(st.value, fr), lambda n: self.eval(n, fr))
         for t in st.targets:
             self.assign(t, v, fr, st)
         self.check_shape_comment(st, v, fr)
