@@ -16,8 +16,8 @@ def tail(x):
 
 
 def middle(x):
-    c, h = x.size()[1:3]
-    plane = x.new_zeros(c, h)
+    channels, height = x.size()[1:3]
+    plane = x.new_zeros(channels, height)
     return {"plane": plane}
 
 
