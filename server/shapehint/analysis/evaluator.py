@@ -20,7 +20,7 @@ from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
 from .maybe_none import narrowed
-from . import classvalues, layercfg, operands, records, sizes
+from . import classvalues, layercfg, open_tuples, operands, records, sizes
 from .arith import float_binop, int_binop, python_value
 from .strings import formatted
 from .flags import flag_join, negated, off_default_arm
@@ -195,6 +195,8 @@ class Expressions:
     def subscript(self, obj: Value, idx: Value, node, fr) -> Value:
         if isinstance(obj, TensorV):
             return self.call_rule("Tensor.__getitem__", [obj, idx], {}, fr, node, "indexing")
+        if isinstance(obj, open_tuples.OpenTupleV):
+            return open_tuples.item(obj, idx)
         if isinstance(obj, StarSizeV):
             # `input_shape[1]` of `input_shape = x.size()`: as `x.shape[1]` (the segment is the
             # tensor's, learned by its name)
@@ -280,6 +282,8 @@ class Expressions:
             return float_binop(op, a, b, self.int_value)  # `planes * 0.25`, the int a parameter's symbol
         if op is ast.Add and isinstance(a, TupleV) and isinstance(b, TupleV):
             return TupleV(a.items + b.items, a.is_size or b.is_size)
+        if op is ast.Add and (isinstance(a, open_tuples.OpenTupleV) or isinstance(b, open_tuples.OpenTupleV)):
+            return open_tuples.added(a, b)
         if op is ast.Add and (isinstance(a, StarSizeV) or isinstance(b, StarSizeV)):
             return sizes.added(a, b, self._size_int) or UnknownV("size")  # `x.size()[:-1] + (h, d)`
         if op is ast.Add and isinstance(a, ListV) and isinstance(b, ListV) and a.items is not None and b.items is not None:

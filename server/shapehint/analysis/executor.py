@@ -10,7 +10,7 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
-from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, LazyImport, OpaqueV
+from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, LazyImport, OpaqueV, OpenTupleV
 from .result import Related
 from .frames import Frame, add_fact, span_of
 from .builtins import falsy_literal
@@ -18,6 +18,7 @@ from .library_helpers import CHECKS
 from .optional_args import taken_default
 from . import returns
 from .optional_imports import absent
+from .open_tuples import unpacked
 from .shape_slices import unpacked_slice
 from ..ops.registry import library_roots
 
@@ -266,6 +267,8 @@ class Statements:
             return list(v.items)
         if isinstance(v, ModuleV) and v.children is not None:
             return list(v.children)
+        if isinstance(v, OpenTupleV):
+            return unpacked(v, n)
         items = self.iterate(v, fr)
         return items
 
