@@ -292,6 +292,8 @@ class Expressions:
                 and a.items is not None and b.expr.value <= 64:
             items = list(a.items) * b.expr.value
             return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
+        if op is ast.Mult and isinstance(a, ListV) and a.items and isinstance(b, (IntV, OpaqueV)):
+            return ListV(None, self.join_values(list(a.items)))  # `[None] * n_layers`, n not known
         if isinstance(a, StrV) and a.value is not None and op in (ast.Mod, ast.Add):
             # `"layer%d" % (i + 1)`, `"block" + name`: Python's own, on known values
             vals = [python_value(v) for v in (b.items if isinstance(b, TupleV) and op is ast.Mod else (b,))]
