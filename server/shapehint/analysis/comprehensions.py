@@ -9,6 +9,7 @@ from typing import Optional
 from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
                              UnknownV, Value)
+from . import open_tuples
 from .choices import choice_of
 from .maybe_none import join_maybe_none
 from .classvalues import set_of
@@ -126,7 +127,8 @@ class Comprehensions:
             return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
-        picked = choice_of(vals) or join_maybe_none(vals)  # (one of several layers or functions)
+        # one of several layers or functions; an object None on some paths; tuples of lengths that differ
+        picked = choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)
         return picked if picked is not None else UnknownV("join")
 
 

@@ -25,7 +25,7 @@ from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
 from .liveness import exposed_names
-from .optional_args import none_test, run_decided_arm
+from .optional_args import fed_back, none_test, run_decided_arm
 
 MAX_UNROLL = 32
 
@@ -65,7 +65,8 @@ class ControlFlow:
             self.branches.append(BranchRecord(st, fr.qualname, p, decided, fr.context, list(fr.facts.facts),
                                               fr.root, fr.facts, fr.assumes_default, ranks))
         if decided is not None:
-            return run_decided_arm(self.interp, st, st.body if decided else st.orelse, fr, self.exec_block)
+            return run_decided_arm(self.interp, st, st.body if decided else st.orelse, fr, self.exec_block,
+                                   self.join_values)
         origin = (span_of(st.test), f"condition on line {st.lineno}")
         own = ({}, set()) if reads_rank(st.test) else None  # (name -> tensor, ids of its copies)
         env0, dead0 = dict(fr.env), fr.dead
@@ -245,8 +246,14 @@ class ControlFlow:
             # what follows took the tensor to be omitted: a later decision speaks only for the
             # calls that omit it (questions/branches.py)
             fr.assumes_default = True
-            if fr.env.get(name) is none:
+            now = fr.env.get(name)
+            if now is none:
                 fr.env[name] = opt  # a later `if mask is not None` is undecided again
+            elif not dead_given and isinstance(now, TensorV) and isinstance(env_given.get(name), TensorV) \
+                    and fed_back(self.interp, name, fr):
+                # the absent side made its own (`if bias is None: bias = zeros(1, h, t, t)`) and the
+                # function hands it back: callers feed theirs in again, whatever its shape
+                fr.env[name] = self.join_values([env_given[name], now])
         return None
 
     def join_envs(self, a: dict, b: dict, facts=None, off=None) -> dict:

@@ -20,7 +20,7 @@ from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
 from .maybe_none import narrowed
-from . import classvalues, layercfg, operands, records, sizes
+from . import classvalues, layercfg, open_tuples, operands, records, sizes
 from .arith import float_binop, int_binop, python_value
 from .strings import formatted
 from .unknown_receivers import sized_method
@@ -199,6 +199,8 @@ class Expressions:
     def subscript(self, obj: Value, idx: Value, node, fr) -> Value:
         if isinstance(obj, TensorV):
             return self.call_rule("Tensor.__getitem__", [obj, idx], {}, fr, node, "indexing")
+        if isinstance(obj, open_tuples.OpenTupleV):
+            return open_tuples.item(obj, idx)
         if isinstance(obj, StarSizeV):
             # `input_shape[1]` of `input_shape = x.size()`: as `x.shape[1]` (the segment is the
             # tensor's, learned by its name)
@@ -284,6 +286,8 @@ class Expressions:
             return float_binop(op, a, b, self.int_value)  # `planes * 0.25`, the int a parameter's symbol
         if op is ast.Add and isinstance(a, TupleV) and isinstance(b, TupleV):
             return TupleV(a.items + b.items, a.is_size or b.is_size)
+        if op is ast.Add and (isinstance(a, open_tuples.OpenTupleV) or isinstance(b, open_tuples.OpenTupleV)):
+            return open_tuples.added(a, b)
         if op is ast.Add and (isinstance(a, StarSizeV) or isinstance(b, StarSizeV)):
             return sizes.added(a, b, self._size_int) or UnknownV("size")  # `x.size()[:-1] + (h, d)`
         if op is ast.Add and isinstance(a, ListV) and isinstance(b, ListV) and a.items is not None and b.items is not None:
@@ -292,6 +296,8 @@ class Expressions:
                 and a.items is not None and b.expr.value <= 64:
             items = list(a.items) * b.expr.value
             return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
+        if op is ast.Mult and isinstance(a, ListV) and a.items and isinstance(b, (IntV, OpaqueV)):
+            return ListV(None, self.join_values(list(a.items)))  # `[None] * n_layers`, n not known
         if isinstance(a, StrV) and a.value is not None and op in (ast.Mod, ast.Add):
             # `"layer%d" % (i + 1)`, `"block" + name`: Python's own, on known values
             vals = [python_value(v) for v in (b.items if isinstance(b, TupleV) and op is ast.Mod else (b,))]

@@ -10,7 +10,7 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
-from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, LazyImport, OpaqueV
+from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, LazyImport, OpaqueV, OpenTupleV
 from .result import Related
 from .frames import Frame, add_fact, span_of
 from .builtins import falsy_literal
@@ -19,6 +19,8 @@ from .optional_args import taken_default
 from . import returns
 from .optional_imports import absent
 from .closures import enclosing_scope
+from .open_tuples import unpacked
+from .shape_slices import unpacked_slice
 from ..ops.registry import library_roots
 
 _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
@@ -84,7 +86,7 @@ class Statements:
         for t in st.targets:
             if type(t) is not ast.Name:  # (`h, w = x.shape` teaches x's rank; most targets are names)
                 self._learn_unpack_rank(t, st.value, fr)
-        v = self.eval(st.value, fr)
+        v = unpacked_slice(st.targets, st.value, self.eval(st.value, fr), lambda n: self.eval(n, fr))
         for t in st.targets:
             self.assign(t, v, fr, st)
         self.check_shape_comment(st, v, fr)
@@ -266,6 +268,8 @@ class Statements:
             return list(v.items)
         if isinstance(v, ModuleV) and v.children is not None:
             return list(v.children)
+        if isinstance(v, OpenTupleV):
+            return unpacked(v, n)
         items = self.iterate(v, fr)
         return items
 

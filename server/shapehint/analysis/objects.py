@@ -260,6 +260,13 @@ class MaybeNoneV(UnknownV):
 
 
 @dataclass(eq=False)
+class OpenTupleV(UnknownV):
+    """A tuple with at least `len(head)` items, those first: unknown to every other use (open_tuples.py)."""
+
+    head: tuple = ()
+
+
+@dataclass(eq=False)
 class KeepsShapeV(Value):
     """One of a table's callables, read with a key not known, where every entry maps a tensor of
     any shape to one of the same shape and dtype (tables.py: elementwise activations): calling

@@ -15,11 +15,13 @@ taken here.
 from __future__ import annotations
 
 import ast
+import functools
 from typing import Optional
 
 from ..shapes.shape import Shape
 from ..shapes.values import DefaultNoneV, NoneV, TensorV, Value
 from .defaults import chosen_default
+from .usage import handed_back
 
 
 def none_test(test: ast.expr) -> Optional[tuple]:
@@ -29,6 +31,25 @@ def none_test(test: ast.expr) -> Optional[tuple]:
             and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
         return None
     return test.left.id, isinstance(test.ops[0], ast.IsNot)
+
+
+def held_none_test(it, test: ast.expr, fr) -> Optional[tuple]:
+    """`none_test` of `test`, or of the one expression a flag named by `test` holds
+    (`is_cross = kv is not None` ... `kv if is_cross else x`): the function binds that name once,
+    so the flag is the test wherever it is read."""
+    if not isinstance(test, ast.Name):
+        return none_test(test)
+    fn = it.function_named(fr.qualname) if not fr.foreign else None
+    return _flag_test(fn.node, test.id) if fn is not None else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _flag_test(fn: ast.AST, name: str) -> Optional[tuple]:
+    stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    bound = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.targets[0] in stores]
+    if len(stores) != 1 or len(bound) != 1 or len(bound[0].targets) != 1:
+        return None  # (rebound somewhere, or bound by a loop or an unpacking: not one test)
+    return none_test(bound[0].value)
 
 
 def taken_default(it, name: str, fr) -> bool:
@@ -54,7 +75,7 @@ def given_or_default(it, node: ast.IfExp, taken: ast.expr, value: Value, fr, joi
     """`value` of the arm `taken` of `x if x is not None else y`, decided by a `None` default
     the analysis took (`taken_default`): when the other arm is `x` itself and `value` a tensor,
     the join with a tensor of unknown shape (what callers that pass `x` give), else `value`."""
-    test = none_test(node.test)
+    test = held_none_test(it, node.test, fr)
     if test is None:
         return value
     name, given_when_true = test
@@ -68,15 +89,38 @@ def given_or_default(it, node: ast.IfExp, taken: ast.expr, value: Value, fr, joi
     return join([TensorV(Shape.unknown(it.fresh_star()), None, value.origin), value])
 
 
-def run_decided_arm(it, st: ast.If, arm: list, fr, run) -> str:
+def run_decided_arm(it, st: ast.If, arm: list, fr, run, join) -> str:
     """`run(arm, fr)`, the arm of `st` its test decided; where that test is `name is None` on a
     default the class analysed on its own took, a value the arm binds to `name` (`if depth is
-    None: depth = 4`) is a default too (`chosen_default`), as in `4 if depth is None else depth`."""
+    None: depth = 4`) is a default too (`chosen_default`), as in `4 if depth is None else depth`.
+    Where the analysis took the `None` for an argument callers may pass, a tensor the arm makes
+    for it (`if bias is None: bias = torch.zeros(1, h, t, t)`) is joined with a tensor of unknown
+    shape: callers that pass theirs (another layer's bias, with the batch) skip the arm."""
     test = none_test(st.test)
     held = fr.env.get(test[0]) if test is not None else None
+    passed_skip = isinstance(held, NoneV) and (arm is st.body) != test[1] and taken_default(it, test[0], fr) \
+        and not _leaves(st.body if arm is st.orelse else st.orelse) and fed_back(it, test[0], fr)
     flow = run(arm, fr)
     if isinstance(held, NoneV):
         now = fr.env.get(test[0])
-        if now is not held and now is not None:
+        if passed_skip and isinstance(now, TensorV):
+            fr.env[test[0]] = join([TensorV(Shape.unknown(it.fresh_star()), None, now.origin), now])
+        elif now is not held and now is not None:
             fr.env[test[0]] = chosen_default(it, test[0], now, fr, held)
     return flow
+
+
+def fed_back(it, name: str, fr) -> bool:
+    """Whether the function hands back what it holds in `name` (`usage.handed_back`): a value it
+    makes when the argument is omitted (`if bias is None: bias = ...`) is then one its callers pass
+    in again, and those get past the `if` with theirs. (A value it only uses for itself, such as
+    `position_ids` or a mask, stays the omitted arm's: what follows holds for the calls omitting
+    it, `Frame.assumes_default`.)"""
+    fn = it.function_named(fr.qualname) if not fr.foreign else None
+    return fn is not None and name in handed_back(fn.node)
+
+
+def _leaves(arm: list) -> bool:
+    """Whether the arm not run ends by leaving the function (callers passing the argument do not
+    get past the `if`)."""
+    return bool(arm) and isinstance(arm[-1], (ast.Return, ast.Raise))

@@ -65,3 +65,36 @@ def tensor_names(functions) -> set:
     for f in functions:
         out |= tensor_uses(f.node)
     return out
+
+
+def handed_back(fn: ast.AST) -> set:
+    """Names whose values `fn` returns: a `return` of the name, or of a tuple or list holding it,
+    directly or through a variable it builds that way (`outputs = (out, bias)`, `return outputs`).
+    An optional input the function computes when omitted and hands back (a shared bias, a cache)
+    is one its callers feed in again."""
+    got = getattr(fn, "_shapehint_handed_back", None)
+    if got is not None:
+        return got
+    returned = {n for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
+                for n in _held(r.value)}
+    builds = [(t.id, a.value) for a in ast.walk(fn) if isinstance(a, ast.Assign)
+              for t in a.targets if isinstance(t, ast.Name)]
+    grew = True
+    while grew:
+        more = {n for name, value in builds if name in returned for n in _held(value)} - returned
+        returned |= more
+        grew = bool(more)
+    fn._shapehint_handed_back = returned
+    return returned
+
+
+def _held(value: ast.expr) -> set:
+    """The names `value` is or holds as items (`(a, b)`, `[a]`, `outs + (c,)`)."""
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return {n for e in value.elts for n in _held(e.value if isinstance(e, ast.Starred) else e)}
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add) and \
+            any(isinstance(s, (ast.Tuple, ast.List)) for s in (value.left, value.right)):
+        return _held(value.left) | _held(value.right)  # (a tuple grown; `x + y` of tensors is no tuple)
+    return set()
