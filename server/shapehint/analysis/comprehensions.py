@@ -13,6 +13,7 @@ from .choices import choice_of
 from .maybe_none import join_maybe_none
 from .classvalues import set_of
 from .frames import span_of
+from .int_reading import pair_of_itself
 from .objects import OpaqueV
 
 MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
@@ -126,7 +127,7 @@ class Comprehensions:
             return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
-        picked = choice_of(vals) or join_maybe_none(vals)  # (one of several layers or functions)
+        picked = choice_of(vals) or join_maybe_none(vals) or pair_of_itself(vals)  # (one of several layers or functions)
         return picked if picked is not None else UnknownV("join")
 
 

@@ -303,7 +303,12 @@ class Statements:
     # ---- definitions and imports ---------------------------------------------------------
     def s_FunctionDef(self, st: ast.FunctionDef, fr):
         qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.<locals>.{st.name}"
-        f = FuncObj(st, qual, fr.globals, module_path=fr.foreign or self.interp.path)
+        # a nested function reads the enclosing call's names (`n` of `def _ntuple(n): def
+        # parse(x): ...`), taken as they are now, as a lambda's are, and itself (recursion)
+        scope = fr.globals if fr.qualname == "<module>" else {**fr.globals, **fr.env}
+        f = FuncObj(st, qual, scope, module_path=fr.foreign or self.interp.path)
+        if scope is not fr.globals:
+            scope[st.name] = f
         f.defaults = self.eval_defaults(st, fr)
         fr.env[st.name] = f
         self.interp.functions.append(f)
