@@ -10,7 +10,9 @@ torch computes for the same program, and each test failed before its mechanism:
   and `itertools.repeat(x, n)` is `n` copies of `x`;
 - a value of unknown kind that the code pairs with itself when it is no sequence
   (`ws if isinstance(ws, Iterable) else (ws, ws)`) reads as an int (analysis/int_reading.py;
-  before, the join was nothing, and every relative-position table built from it was lost)."""
+  before, the join was nothing, and every relative-position table built from it was lost);
+- an undecided `if` that pads a tensor to even sizes joins to the padded sizes, which the other
+  arm's condition proves equal to its own (analysis/arm_alignment.py; before, `?`)."""
 import types
 
 import torch
@@ -256,3 +258,47 @@ def test_a_nested_function_reads_the_enclosing_call_and_itself():
     a, b = _run(NESTED, "f", 7)
     assert _evaluates(got["a"]["shape"], list(a.shape), {"m": 7})
     assert got["b"]["shape"] == list(b.shape) == [5]
+
+
+MERGE = """\
+import torch
+from torch import nn
+
+
+class Merge(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.reduction = nn.Linear(4 * dim, 2 * dim, bias=False)
+
+    def maybe_pad(self, x, height, width):
+        if (height % 2 == 1) or (width % 2 == 1):
+            x = nn.functional.pad(x, (0, 0, 0, width % 2, 0, height % 2))
+        return x
+
+    def forward(self, x: torch.Tensor, res: tuple[int, int]):
+        height, width = res
+        b, _, c = x.shape
+        x = x.view(b, height, width, c)
+        padded = self.maybe_pad(x, height, width)
+        x0 = padded[:, 0::2, 0::2, :]
+        x1 = padded[:, 1::2, 0::2, :]
+        x2 = padded[:, 0::2, 1::2, :]
+        x3 = padded[:, 1::2, 1::2, :]
+        merged = torch.cat([x0, x1, x2, x3], -1).view(b, -1, 4 * c)
+        out = self.reduction(merged)
+        return padded, x1, merged, out
+
+
+def f(x, res):
+    return Merge(x.shape[-1])(x, res)
+"""
+
+
+def test_padding_to_even_sizes_in_one_arm_keeps_the_padded_sizes():
+    got = _inferred(MERGE, "Merge.forward")
+    for h, w in ((4, 6), (5, 7), (4, 3)):
+        x = torch.randn(2, h * w, 3)
+        outs = _run(MERGE, "f", x, (h, w))
+        env = {"b": 2, "c": 3, "height": h, "width": w, "dim": 3}
+        for name, t in zip(("padded", "x1", "merged", "out"), outs):
+            assert _evaluates(got[name]["shape"], list(t.shape), env)

@@ -27,6 +27,7 @@ from .guards import rank_tested_names, reads_rank
 from .liveness import exposed_names
 from .optional_args import none_test, run_decided_arm
 from .selection import selected_join
+from .arm_alignment import aligned_arms
 
 MAX_UNROLL = 32
 
@@ -261,6 +262,10 @@ class ControlFlow:
         return out
 
     def _join_two(self, a, b, facts, off, test):
+        """The join of what the arms of an undecided `if` (condition `test`, true for `a`'s arm)
+        leave in one name or attribute."""
+        if test is not None and isinstance(a, TensorV) and isinstance(b, TensorV):
+            a, b = aligned_arms(test, a, b, self.resolve(a), self.resolve(b), facts) or (a, b)
         picked = selected_join(test, a, b, self.int_value) if a is not None and b is not None else None
         return picked if picked is not None else flag_join(self.join_values, a, b, off, facts)
 
