@@ -302,3 +302,50 @@ def test_padding_to_even_sizes_in_one_arm_keeps_the_padded_sizes():
         env = {"b": 2, "c": 3, "height": h, "width": w, "dim": 3}
         for name, t in zip(("padded", "x1", "merged", "out"), outs):
             assert _evaluates(got[name]["shape"], list(t.shape), env)
+
+
+def test_a_closure_factory_run_by_an_imported_modules_top_level_code(tmp_path):
+    """`to_2tuple = _ntuple(2)` in another module of the package: a call in imported top-level
+    code runs when the function makes a function (analysis/costs.py; before, not run, so
+    `to_2tuple` was unknown); other top-level calls still do not run."""
+    files = {
+        "wpkg/__init__.py": "",
+        "wpkg/helpers.py": """\
+import collections.abc
+from itertools import repeat
+
+
+def _ntuple(n):
+    def parse(x):
+        if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+            return tuple(x)
+        return tuple(repeat(x, n))
+    return parse
+
+
+def probe():
+    return 7
+
+
+to_2tuple = _ntuple(2)
+WIDTH = probe()
+""",
+        "wpkg/m.py": """\
+import torch
+from .helpers import WIDTH, to_2tuple
+
+
+def f(window_size: int):
+    a = torch.zeros(to_2tuple(window_size))
+    b = torch.zeros(WIDTH)
+    return a, b
+""",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    path = tmp_path / "wpkg" / "m.py"
+    r = analyze_source(path.read_text(), str(path))
+    got = {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == "f"}
+    assert got["a"] == ["window_size", "window_size"]
+    assert got.get("b") in (None, ["?"])  # (the environment at import time: not followed)
