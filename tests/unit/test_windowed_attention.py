@@ -349,3 +349,35 @@ def f(window_size: int):
     got = {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == "f"}
     assert got["a"] == ["window_size", "window_size"]
     assert got.get("b") in (None, ["?"])  # (the environment at import time: not followed)
+
+
+SQRT = """\
+import math
+
+import torch
+from torch import nn
+
+
+class Attn(nn.Module):
+    def __init__(self, heads: int, max_seq_len: int):
+        super().__init__()
+        self.size = int(math.sqrt(max_seq_len))
+        self.table = nn.Parameter(torch.zeros((2 * self.size - 1) * (2 * self.size - 1), heads))
+
+
+def f(p: int, heads: int):
+    attn = Attn(heads, p ** 2)
+    table = attn.table
+    side = torch.zeros(math.isqrt(4 * p * p))
+    return table, side
+"""
+
+
+def test_the_square_root_of_a_sizes_square_is_the_size():
+    """`int(math.sqrt(partition_size**2))` is `partition_size` (analysis/arith.exact_root;
+    before, a fresh int)."""
+    got = _inferred(SQRT, "f")
+    for p in (2, 5):
+        table, side = _run(SQRT, "f", p, 3)
+        assert _evaluates(got["table"]["shape"], list(table.shape), {"p": p, "heads": 3})
+        assert _evaluates(got["side"]["shape"], list(side.shape), {"p": p})

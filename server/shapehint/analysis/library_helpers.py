@@ -11,7 +11,7 @@ from typing import Optional
 from ..shapes.expr import Expr, product
 from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
-from .arith import floor_quotient
+from .arith import exact_root, floor_quotient
 from .eager_mode import eager_answer
 from .objects import InstanceObj, PartialV
 
@@ -134,6 +134,10 @@ class LibraryHelpers:
                 return IntV(q)
             if not isinstance(v, FloatV) or v.value is None:
                 return UnknownV(f"math.{name}")  # an int, never a float a layer would refuse
+        if name in ("sqrt", "isqrt") and len(args) == 1 and isinstance(args[0], IntV):
+            root = exact_root(args[0].expr)  # (a size's square: `math.sqrt(partition_size**2)`)
+            if root is not None:
+                return IntV(root) if name == "isqrt" else FloatV(quotient=(root, Expr.const(1)))
         if name == "gcd" and len(ints) == 2 and all(i is not None and i.value is not None for i in ints):
             return IntV(Expr.const(math.gcd(ints[0].value, ints[1].value)))
         vals = []
