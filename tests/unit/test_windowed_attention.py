@@ -381,3 +381,27 @@ def test_the_square_root_of_a_sizes_square_is_the_size():
         table, side = _run(SQRT, "f", p, 3)
         assert _evaluates(got["table"]["shape"], list(table.shape), {"p": p, "heads": 3})
         assert _evaluates(got["side"]["shape"], list(side.shape), {"p": p})
+
+
+JOINED_INT = """\
+import torch
+
+
+def f(n: int, flag: bool):
+    shift = 0
+    if flag:
+        shift = n // 2
+    if shift > 0:
+        a = torch.zeros(1)
+    else:
+        b = torch.zeros(2)
+    return shift
+"""
+
+
+def test_an_int_that_is_zero_on_one_path_is_not_taken_for_a_size():
+    """The join of `0` and `n // 2` is some int that may be 0 (comprehensions._joined_int;
+    before, a fresh size of at least 1, so `shift > 0` held on every path and the `else` arm
+    of a shifted-window block never ran)."""
+    got = _inferred(JOINED_INT, "f")
+    assert got["a"]["shape"] == [1] and got["b"]["shape"] == [2]

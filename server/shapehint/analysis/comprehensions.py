@@ -22,7 +22,8 @@ MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
 class Comprehensions:
     """List comprehensions and generator expressions, and joins of values."""
 
-    _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star")
+    _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star",
+             "fresh_symbol")
 
     def e_ListComp(self, node, fr) -> Value:
         return self.comprehension(node, fr)
@@ -108,7 +109,7 @@ class Comprehensions:
         if all(isinstance(v, IntV) for v in vals):
             if all(v.expr == first.expr for v in vals):
                 return first
-            return IntV(self.fresh_dyn())
+            return IntV(self._joined_int(vals))
         if all(isinstance(v, IntV) or _int_symbol(v) for v in vals):
             # a size parameter (`stem_width`, an int-typed symbol) on one path and a size computed
             # from it on the other (`3 * (stem_width // 4)`): some int, which a later layer or
@@ -129,6 +130,14 @@ class Comprehensions:
             return first if isinstance(first, NoneV) else type(first)()
         picked = choice_of(vals) or join_maybe_none(vals) or pair_of_itself(vals)  # (one of several layers or functions)
         return picked if picked is not None else UnknownV("join")
+
+    def _joined_int(self, vals: list):
+        """Some int for ints that differ on the paths: a fresh symbol, at least 1 as a size is,
+        unless a path gives a constant below that (`shift = 0` on one path, `window // 2` on the
+        other: `shift > 0` must stay undecided, not hold on every path)."""
+        consts = [v.expr.value for v in vals if v.expr.value is not None]
+        low = min(consts, default=1)
+        return self.fresh_dyn() if low >= 1 else self.fresh_symbol("?", None, lo=low)
 
 
 def _int_symbol(v) -> bool:
