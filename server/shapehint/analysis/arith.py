@@ -146,3 +146,22 @@ def float_op(op, a, b) -> Optional[float]:
         return {ast.Add: x + y, ast.Sub: x - y, ast.Mult: x * y}.get(op) if op is not ast.Div else x / y
     except ZeroDivisionError:
         return None
+
+
+def exact_root(e: Expr) -> Optional[Expr]:
+    """`r` with `r*r == e` when `e` is one term whose coefficient is a square and whose atoms
+    each appear an even number of times (`math.sqrt(p**2)` for an attention's `max_seq_len =
+    partition_size**2`); None otherwise. The root of sizes, which are not negative."""
+    if len(e.terms) != 1:
+        return None
+    (mono, coef), = e.terms.items()
+    root = int(coef ** 0.5) if coef > 0 else -1
+    while root * root > coef:
+        root -= 1
+    while (root + 1) * (root + 1) <= coef:
+        root += 1
+    if coef <= 0 or root * root != coef or len(mono) % 2:
+        return None
+    if any(mono[i] != mono[i + 1] for i in range(0, len(mono), 2)):
+        return None  # (a monomial's atoms are sorted: a square's come in equal pairs)
+    return Expr({mono[::2]: root})

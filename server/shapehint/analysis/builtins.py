@@ -224,8 +224,8 @@ class Builtins:
         if not args:
             return TupleV(())
         items = self.iterate(args[0], fr)
-        if isinstance(args[0], TupleV):
-            return args[0]
+        if isinstance(args[0], TupleV) or isinstance(args[0], OpaqueV) and items is None:
+            return args[0]  # (a value of unknown kind: the same items, if it is a sequence at all)
         return TupleV(tuple(items)) if items is not None else UnknownV("tuple")
 
     def b_slice(self, args, kwargs, fr, span):

@@ -14,6 +14,7 @@ from .choices import choice_of
 from .maybe_none import join_maybe_none
 from .classvalues import set_of
 from .frames import span_of
+from .int_reading import pair_of_itself
 from .objects import OpaqueV
 
 MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
@@ -22,7 +23,8 @@ MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
 class Comprehensions:
     """List comprehensions and generator expressions, and joins of values."""
 
-    _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star")
+    _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star",
+             "fresh_symbol")
 
     def e_ListComp(self, node, fr) -> Value:
         return self.comprehension(node, fr)
@@ -108,7 +110,7 @@ class Comprehensions:
         if all(isinstance(v, IntV) for v in vals):
             if all(v.expr == first.expr for v in vals):
                 return first
-            return IntV(self.fresh_dyn())
+            return IntV(self._joined_int(vals))
         if all(isinstance(v, IntV) or _int_symbol(v) for v in vals):
             # a size parameter (`stem_width`, an int-typed symbol) on one path and a size computed
             # from it on the other (`3 * (stem_width // 4)`): some int, which a later layer or
@@ -127,9 +129,19 @@ class Comprehensions:
             return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
-        # one of several layers or functions; an object None on some paths; tuples of lengths that differ
-        picked = choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)
+        # one of several layers or functions; an object None on some paths; tuples of lengths that differ;
+        # a value of unknown kind paired with itself
+        picked = (choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)
+                  or pair_of_itself(vals))
         return picked if picked is not None else UnknownV("join")
+
+    def _joined_int(self, vals: list):
+        """Some int for ints that differ on the paths: a fresh symbol, at least 1 as a size is,
+        unless a path gives a constant below that (`shift = 0` on one path, `window // 2` on the
+        other: `shift > 0` must stay undecided, not hold on every path)."""
+        consts = [v.expr.value for v in vals if v.expr.value is not None]
+        low = min(consts, default=1)
+        return self.fresh_dyn() if low >= 1 else self.fresh_symbol("?", None, lo=low)
 
 
 def _int_symbol(v) -> bool:

@@ -26,6 +26,8 @@ from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
 from .liveness import exposed_names
 from .optional_args import fed_back, none_test, run_decided_arm
+from .selection import selected_join
+from .arm_alignment import aligned_arms
 
 MAX_UNROLL = 32
 
@@ -35,7 +37,7 @@ class ControlFlow:
 
     _USES = ("eval", "exec_block", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
              "arm_segment", "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "mutation_log", "note_omitted",
-             "resolve", "truth", "open_arm", "close_arm", "join_arms", "forget_arm", "interp")
+             "resolve", "truth", "open_arm", "close_arm", "join_arms", "forget_arm", "interp", "int_value")
 
     def s_If(self, st: ast.If, fr):
         flow = self._if(st, fr)
@@ -98,7 +100,7 @@ class ControlFlow:
         self.join_arms([(learned1, not (dead1 or died1)), (learned2, not (dead2 or died2))])
         if attrs1 is not None or me is not None and self._wrote(me, log0):
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
-                             None if dead2 else dict(me.attrs), fr, off)
+                             None if dead2 else dict(me.attrs), fr, off, p)
         open_changed(boxes, self.mutated)
         if dead1 and dead2:
             return "return"
@@ -116,7 +118,7 @@ class ControlFlow:
             if implied is not None:
                 self._continue_past(fr, f2, implied, origin)
         else:
-            fr.env.update(self.join_envs(env1, env2, fr.facts, off))
+            fr.env.update(self.join_envs(env1, env2, fr.facts, off, p))
         if off is not None:
             # a rank only the flag's other arm needs (`B, H, W, C = x.shape`) is not the input's
             # past the `if` (it served the join: arms that agree keep their shape)
@@ -154,7 +156,7 @@ class ControlFlow:
         me.attrs.update(attrs0)
         return attrs1
 
-    def _join_attrs(self, me, attrs1, attrs2, fr, off=None) -> None:
+    def _join_attrs(self, me, attrs1, attrs2, fr, off=None, test=None) -> None:
         """`self`'s attributes past the `if`: those of the arms that get on, joined (`off`: the
         arm only a flag's other value takes, flags.flag_join)."""
         arms = [a for a in (attrs1, attrs2) if a is not None]
@@ -164,7 +166,7 @@ class ControlFlow:
         if len(arms) == 2:
             for k in set(attrs1) | set(attrs2):
                 v1, v2 = attrs1.get(k), attrs2.get(k)
-                joined[k] = v1 if v1 is v2 else flag_join(self.join_values, v1, v2, off, fr.facts)
+                joined[k] = v1 if v1 is v2 else self._join_two(v1, v2, fr.facts, off, test)
         self.mutated(me)
         me.attrs.clear()
         me.attrs.update(joined)
@@ -256,14 +258,23 @@ class ControlFlow:
                 fr.env[name] = self.join_values([env_given[name], now])
         return None
 
-    def join_envs(self, a: dict, b: dict, facts=None, off=None) -> dict:
+    def join_envs(self, a: dict, b: dict, facts=None, off=None, test=None) -> dict:
+        """`test`: the undecided condition whose true arm left `a` (selection.py)."""
         out = {}
         for k in a.keys() | b.keys():
             if k in a and k in b:
-                out[k] = a[k] if a[k] is b[k] else flag_join(self.join_values, a[k], b[k], off, facts)
+                out[k] = a[k] if a[k] is b[k] else self._join_two(a[k], b[k], facts, off, test)
             else:
                 out[k] = a.get(k, b.get(k))
         return out
+
+    def _join_two(self, a, b, facts, off, test):
+        """The join of what the arms of an undecided `if` (condition `test`, true for `a`'s arm)
+        leave in one name or attribute."""
+        if test is not None and isinstance(a, TensorV) and isinstance(b, TensorV):
+            a, b = aligned_arms(test, a, b, self.resolve(a), self.resolve(b), facts) or (a, b)
+        picked = selected_join(test, a, b, self.int_value) if a is not None and b is not None else None
+        return picked if picked is not None else flag_join(self.join_values, a, b, off, facts)
 
     def s_For(self, st: ast.For, fr):
         it = self.eval(st.iter, fr)

@@ -10,8 +10,9 @@ is unknown (never a guess).
 
   top-level call    in an imported module's top-level code: a function's call is not run (its
                     value is unknown), unless it is that module's own helper given constants
-                    (module_helpers.py); a construction (`TABLE = Registry()`) runs within
-                    TOP_LEVEL_CALL_STEPS.
+                    (module_helpers.py) or the function makes a function (`to_2tuple =
+                    _ntuple(2)`: a closure over its arguments, whose value callers use); that
+                    and a construction (`TABLE = Registry()`) run within TOP_LEVEL_CALL_STEPS.
   imported call     a call from the analysed file's code into an imported module's: within
                     IMPORTED_CALL_STEPS, and all of them within IMPORTED_STEPS per analysis;
                     constructions (a file's factories build hundreds of imported layers, each
@@ -27,6 +28,8 @@ Steps are the interpreter's (`Interp.steps`); a share is a lowered `step_limit`,
 raised past it is caught here unless the analysis's own limit was passed too.
 """
 from __future__ import annotations
+
+import ast
 
 from typing import Optional
 
@@ -75,7 +78,7 @@ def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
 
 
 def top_level_call(it, f, run) -> tuple:
-    if f.cls is None:
+    if f.cls is None and not _makes_function(getattr(f, "node", None)):
         return UnknownV("a call in an imported module's top-level code"), False, False
     return within_steps(it, TOP_LEVEL_CALL_STEPS, run,
                         lambda: (UnknownV("a construction in an imported module's top-level code"), False, False))
@@ -157,3 +160,12 @@ def within_steps(it, steps: int, run, past):
         return past()
     finally:
         it.step_limit = outer
+
+
+def _makes_function(node) -> bool:
+    """Whether a function's body defines a function and returns it (`def _ntuple(n): def
+    parse(x): ...; return parse`): a factory of closures, cheap to run."""
+    body = getattr(node, "body", None) or []
+    defined = {st.name for st in body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    last = body[-1] if body else None
+    return isinstance(last, ast.Return) and isinstance(last.value, ast.Name) and last.value.id in defined

@@ -24,6 +24,7 @@ from . import classvalues, layercfg, open_tuples, operands, records, sizes
 from .arith import float_binop, int_binop, python_value
 from .strings import formatted
 from .unknown_receivers import sized_method
+from .selection import selected_join
 from .flags import flag_join, negated, off_default_arm
 from .frames import decorated, span_of
 
@@ -368,7 +369,8 @@ class Expressions:
             fr.expr_arms -= 1
         self.join_arms([(learned1, not died1), (self.close_arm(mark), not died2)])
         fr.dead = fr.dead or (died1 and died2)
-        return flag_join(self.join_values, v1, v2, off_default_arm(v))
+        picked = selected_join(p, v1, v2, self.int_value)  # (`r if r <= w else w`: min(r, w))
+        return picked if picked is not None else flag_join(self.join_values, v1, v2, off_default_arm(v))
 
     # ---- displays ---------------------------------------------------------------
     def _items(self, elts, fr) -> Optional[list]:

@@ -11,7 +11,8 @@ from typing import Optional
 from ..shapes.expr import Expr, product
 from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
-from .arith import floor_quotient
+from .arith import exact_root, floor_quotient
+from .eager_mode import eager_answer
 from .objects import InstanceObj, PartialV
 
 # activation checkpointing recomputes a function's result in the backward pass: the value is the
@@ -43,6 +44,9 @@ class LibraryHelpers:
                 self.assume(cond, node or span, fr, "torch._check",
                             node.args[k] if isinstance(node, ast.Call) and len(node.args) > k else None)
             return NoneV()
+        mode = eager_answer(path, args)
+        if mode is not None:
+            return mode
         if path == "torch.Size":
             items = self.iterate(args[0], fr) if args else []
             return TupleV(tuple(items), True) if items is not None else UnknownV("Size")
@@ -76,6 +80,11 @@ class LibraryHelpers:
             return dataclasses.replace(args[0], attrs=dict(args[0].attrs))
         if path == "functools.partial" and args and not isinstance(args[0], UnknownV):
             return PartialV(args[0], tuple(args[1:]), dict(kwargs))
+        if path == "itertools.repeat" and len(args) == 2 and not kwargs:
+            n = self.int_value(args[1])  # (`tuple(repeat(x, 2))`: the item twice; unbounded when no count)
+            if n is not None and n.value is not None and 0 <= n.value <= 64:
+                return TupleV((args[0],) * n.value)
+            return None
         if path == "torch.is_tensor" and len(args) == 1:
             return self.b_isinstance([args[0], ExtRef("torch.Tensor")], {}, fr, span)
         name = path.rsplit(".", 1)[-1]
@@ -125,6 +134,10 @@ class LibraryHelpers:
                 return IntV(q)
             if not isinstance(v, FloatV) or v.value is None:
                 return UnknownV(f"math.{name}")  # an int, never a float a layer would refuse
+        if name in ("sqrt", "isqrt") and len(args) == 1 and isinstance(args[0], IntV):
+            root = exact_root(args[0].expr)  # (a size's square: `math.sqrt(partition_size**2)`)
+            if root is not None:
+                return IntV(root) if name == "isqrt" else FloatV(quotient=(root, Expr.const(1)))
         if name == "gcd" and len(ints) == 2 and all(i is not None and i.value is not None for i in ints):
             return IntV(Expr.const(math.gcd(ints[0].value, ints[1].value)))
         vals = []

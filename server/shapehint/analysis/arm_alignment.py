@@ -1,0 +1,47 @@
+"""The join of an undecided `if` whose arms leave a tensor with sizes that differ as written but
+agree wherever each arm runs:
+
+    if (height % 2 == 1) or (width % 2 == 1):
+        x = F.pad(x, (0, 0, 0, width % 2, 0, height % 2))   # [B, height + height%2, ...]
+    # else: x as it was                                     # [B, height, ...]
+
+Where the test is false, `height % 2 == 0`, so `height + height%2` is `height` there too: the
+padded size is right on both paths. The per-dim join kept neither (`?`). A dim is written as
+one arm's when the other arm's condition proves them equal (`returns.py` does the same for a
+function's early returns, with the facts of the arm that returned). Nothing is claimed that the
+condition does not prove, so arms that really differ still join to `?`."""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+from ..shapes.shape import Pred, Shape, conj, ne, neg
+from ..shapes.values import TensorV
+
+
+def aligned_arms(test: Optional[Pred], a: TensorV, b: TensorV, sa: Shape, sb: Shape, facts) -> Optional[tuple]:
+    """(a, b) with each dim of one arm that the other arm's condition proves equal to its own
+    written alike (`test`: the condition of `a`'s arm; `sa`, `sb`: their shapes); None when no
+    dim changes."""
+    if test is None or facts is None or sa.rank is None or sa.rank != sb.rank or sa == sb:
+        return None
+    if sa.star is not None or sb.star is not None:
+        return None
+    dims_a, dims_b = list(sa.dims), list(sb.dims)
+    changed = False
+    for i, (da, db) in enumerate(zip(dims_a, dims_b)):
+        if da == db:
+            continue
+        if facts.possible(conj(neg(test), ne(da, db)))[0] is False:
+            dims_b[i] = da  # where `b`'s arm runs, `da` is its size too
+            changed = True
+        elif facts.possible(conj(test, ne(da, db)))[0] is False:
+            dims_a[i] = db
+            changed = True
+    if not changed:
+        return None
+    return _with(a, Shape(tuple(dims_a))), _with(b, Shape(tuple(dims_b)))
+
+
+def _with(t: TensorV, s: Shape) -> TensorV:
+    return dataclasses.replace(t, shape=s)
