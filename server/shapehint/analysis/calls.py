@@ -377,7 +377,7 @@ class Calls:
         open_kwargs = type(kwargs) is OpenKwargs
         a = f.node.args
         params = [p.arg for p in a.posonlyargs + a.args]
-        env: dict = {}
+        env: dict = dict(f.closure)  # (parameters hide the enclosing function's names)
         if not bind_positional(env, params, args, a.vararg.arg if a.vararg is not None else None):
             return None
         extra_kw = {}

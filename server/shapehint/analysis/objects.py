@@ -20,6 +20,7 @@ class FuncObj(Value):
     cls: Optional["ClassObj"] = None
     defaults: dict = field(default_factory=dict)
     module_path: str = ""
+    closure: dict = field(default_factory=dict)  # a nested function's names of its enclosing one
 
     def describe(self) -> str:
         return f"function {self.qualname}"
