@@ -144,3 +144,26 @@ def test_a_group_of_contexts_the_listing_cap_cuts_is_not_listed_at_all():
     listing.add(group, Shape.of([Expr.sym("B"), Expr.const(4)]), "[B, 4]")  # past the cap
     listed = [str(lbl) for lbl, _ in listing.listed()]
     assert len(listed) == contexts.MAX_CONTEXTS - 1 and "r:5" not in listed
+
+
+LATE = PRELUDE + """def f(x):
+    assert x.dim() == 3
+    h = x[:, :1]
+
+    def g():
+        return h * 2
+
+    first = g()
+    h = x
+    later = g()
+    return first, later
+"""
+
+
+def test_a_closure_reads_the_enclosing_names_as_they_are_when_it_is_called():
+    """Python binds a free name late: `g` called after `h = x` reads that `h`."""
+    got = _values(LATE, "f")
+    x = torch.randn(2, 5, 3)
+    first, later = _run(LATE)["f"](x)
+    assert _evaluated(got["first"], {"x": x}) == list(first.shape) == [2, 1, 3]
+    assert _evaluated(got["later"], {"x": x}) == list(later.shape) == [2, 5, 3]

@@ -285,7 +285,7 @@ class Calls:
         if guessed is not None and guessed > MAX_GUESSED_RECURSION:
             self.journal.note("cutoff")
             return UnknownV("recursion"), False, False
-        if self.memo is None or self.observe or self.interp.module_code:  # (callmemo.py)
+        if self.memo is None or self.observe or self.interp.module_code or f.closure:  # (callmemo.py)
             return self._run_function(f, args, kwargs, fr, span, created, key, running, made, guessed)
         situation = self._situation(fr, kwargs)
         hit = self.memo.lookup(self.interp, f, args, kwargs, situation, fr.facts) or \

@@ -304,10 +304,12 @@ class Statements:
     def s_FunctionDef(self, st: ast.FunctionDef, fr):
         qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.<locals>.{st.name}"
         # a function defined in a function reads the names of the one enclosing it (`self` in
-        # `def closure(*inputs): return self.f(inputs)`) as they are now, as a lambda does; its
-        # globals stay its module's (costs.py tells the analysed file's code by them)
+        # `def closure(*inputs): return self.f(inputs)`) as they are when it is called: the
+        # enclosing frame's environment itself, which keeps its identity while that frame runs
+        # (the call memo passes such functions by: calls._call_here). Its globals stay its
+        # module's (costs.py tells the analysed file's code by them)
         f = FuncObj(st, qual, fr.globals, module_path=fr.foreign or self.interp.path,
-                    closure={} if fr.qualname == "<module>" else dict(fr.env))
+                    closure={} if fr.qualname == "<module>" else fr.env)
         f.defaults = self.eval_defaults(st, fr)
         fr.env[st.name] = f
         self.interp.functions.append(f)
