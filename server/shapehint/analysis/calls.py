@@ -15,8 +15,7 @@ from ..ops import registry
 from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
-from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, TupleV,
-                             UnknownV, Value)
+from ..shapes.values import DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, UnknownV, Value
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, OpenKwargs, PartialV, SuperV,
                       TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS

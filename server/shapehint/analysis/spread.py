@@ -7,18 +7,11 @@ Only user functions (and methods) bind it; any other callee receiving one gives 
 call, as before, since a spread of unknown length is no argument list it can read."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 from ..shapes.values import ExtRef, ListV, TupleV, Value
 from .library_helpers import is_checkpoint
-from .objects import BoundMethod, FuncObj
-
-
-@dataclass(eq=False)
-class SpreadV(Value):
-    """The items of `seq` (a list of unknown length), as the last positional arguments of a call."""
-    seq: ListV
+from .objects import BoundMethod, FuncObj, SpreadV
 
 
 def spread_of(v: Value) -> Optional[SpreadV]:
