@@ -15,8 +15,7 @@ from ..ops import registry
 from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
-from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, TupleV,
-                             UnknownV, Value)
+from ..shapes.values import DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, UnknownV, Value
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, OpenKwargs, PartialV, SuperV,
                       TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
@@ -24,6 +23,7 @@ from .defaults import default_symbol, typed_by_defaults
 from .int_results import call_result
 from .layers import CONTAINERS
 from .ruleargs import binds
+from .spread import bind_positional, spread_of, spread_reaches
 from . import contexts, costs, returns, sizes, tables
 from .opctx import AnalysisContext, operands_related
 from .result import Related
@@ -62,7 +62,9 @@ class Calls:
                     if len(node.args) == 1 and isinstance(func, ExtRef) and func.path == "torch.nn.Sequential":
                         # `nn.Sequential(*[Block(d) for _ in range(depth)])`
                         return self.build_container(func.path, [ListV(None, self.loop_element(v, None, fr))], span_of(node))
-                    return UnknownV("*args")
+                    if a is not node.args[-1] or spread_of(v) is None:  # (spread.py)
+                        return UnknownV("*args")
+                    items = [spread_of(v)]
                 args.extend(items)
             else:
                 v = self.eval(a, fr)
@@ -98,6 +100,8 @@ class Calls:
 
     def call_value(self, fn: Value, args: list, kwargs: dict, fr, span: Optional[Span], node=None,
                    labels: Optional[dict] = None) -> Value:
+        if not spread_reaches(fn, args):
+            return UnknownV("*args")
         if isinstance(fn, TensorMethod):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 labels = dict(labels or {})
@@ -373,10 +377,8 @@ class Calls:
         a = f.node.args
         params = [p.arg for p in a.posonlyargs + a.args]
         env: dict = {}
-        for name, v in zip(params, args):
-            env[name] = v
-        if a.vararg is not None:
-            env[a.vararg.arg] = TupleV(tuple(args[len(params):]))
+        if not bind_positional(env, params, args, a.vararg.arg if a.vararg is not None else None):
+            return None
         extra_kw = {}
         for k, v in kwargs.items():
             if k in params or k in [p.arg for p in a.kwonlyargs]:

@@ -163,6 +163,31 @@ MAX_PARTS_LISTED = 128  # shapes listed for the construction contexts of one rec
 MAX_BUILT_LISTED = 16  # construction contexts listed per record (built.MAX_CONTEXTS)
 
 
+class Listing:
+    """The contexts listed for one record: at most MAX_CONTEXTS besides construction contexts
+    (`built`). The items of one label reached through the same calls (`via`: one loop's passes,
+    a Sequential's blocks) are alternatives a reader judges by their join, so a group the cap
+    cuts is not listed at all: the part of it that fits would claim its shapes for all."""
+
+    def __init__(self, built: set):
+        self.built, self.items, self.seen, self.cut = built, [], set(), set()
+
+    def add(self, label: str, s, text: str) -> None:
+        # instances reached from one line differ by `via`, unless the shape names nothing
+        named = s is not None and (s.star is not None or bool(s.symbols()))
+        key = (label, via_of(label) if named else (), text)
+        if key in self.seen:
+            return
+        if len(self.items) < MAX_CONTEXTS or split(label)[0] in self.built:
+            self.seen.add(key)
+            self.items.append((label, s))
+        else:
+            self.cut.add((str(label), via_of(label)))
+
+    def listed(self) -> list:
+        return [(lbl, s) for lbl, s in self.items if (str(lbl), via_of(lbl)) not in self.cut]
+
+
 def whole_constructions(pending: list, built: set, dropped: set, text: dict, room: int) -> list:
     """`pending` (label, shape) to list, a construction context's whole or as one join. Its
     shapes are one per part of the model built alike (built.py: the blocks of each stage): a

@@ -23,6 +23,11 @@ TORCH_CHECKPOINT_SEQ = "torch.utils.checkpoint.checkpoint_sequential"
 CHECKPOINT_OPTIONS = {"use_reentrant", "context_fn", "determinism_check", "debug", "early_stop",
                       "preserve_rng_state"}
 
+def is_checkpoint(path: str) -> bool:
+    """Activation checkpointing of one function (`checkpoint(fn, *args)`), by name as above."""
+    return path.rsplit(".", 1)[-1] == "checkpoint"
+
+
 # torch's runtime checks: {path: the position of the condition}
 CHECKS = {"torch._check": 0, "torch._assert": 0, "torch._check_with": 1, "torch._check_is_size": 0}
 
@@ -88,7 +93,7 @@ class LibraryHelpers:
         if path == "torch.is_tensor" and len(args) == 1:
             return self.b_isinstance([args[0], ExtRef("torch.Tensor")], {}, fr, span)
         name = path.rsplit(".", 1)[-1]
-        if name == "checkpoint" and args:
+        if is_checkpoint(path) and args:
             rest = {k: v for k, v in kwargs.items() if k not in CHECKPOINT_OPTIONS}
             return self.call_value(args[0], list(args[1:]), rest, fr, span)
         if name.startswith("checkpoint_seq"):

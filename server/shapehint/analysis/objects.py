@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import _BORN, ExtRef, ModuleV, TensorV, UnknownV, Value
+from ..shapes.values import _BORN, ExtRef, ListV, ModuleV, TensorV, UnknownV, Value
 
 
 @dataclass(eq=False)
@@ -24,6 +24,12 @@ class FuncObj(Value):
 
     def describe(self) -> str:
         return f"function {self.qualname}"
+
+
+@dataclass(eq=False)
+class SpreadV(Value):
+    """`*seq` of a list of unknown length, as the last positional arguments of a call (spread.py)."""
+    seq: ListV
 
 
 @dataclass(eq=False)

@@ -54,30 +54,32 @@ class _Acc:
     def span_key(self) -> tuple:
         return self.span, self.function, self.name, self.is_target
 
-    def observed(self, journal: Journal, o: tuple, owner: str) -> None:
+    def observed(self, journal: Journal, o: tuple, owner: str) -> bool:
+        """Keep `o`; False when it is past the cap (and was not kept)."""
         if isinstance(o[0], BuiltContext) and isinstance(o[2], TensorV):
             # the parts of a model built alike in several factories (built.py) repeat shapes:
             # each once, so that every factory's stays whole within the cap
             key = (o[0], o[3], o[2].shape, o[2].dtype)
             if key in self.built_seen:
-                return
+                return True
             journal.note("record")
             self.built_seen.add(key)
             if len(self.built_seen) <= MAX_BUILT_OBSERVATIONS:
                 self.obs.append(o)
                 self.owners.append(owner)
-                return
+                return True
         elif len(self.obs) - min(len(self.built_seen), MAX_BUILT_OBSERVATIONS) < MAX_OBSERVATIONS:
             journal.note("record")
             self.obs.append(o)
             self.owners.append(owner)
-            return
+            return True
         if not self.dropped:
             journal.note("record")
             self.dropped = True
         if isinstance(o[0], BuiltContext) and o[0] not in self.dropped_built:
             journal.note("record")
             self.dropped_built.add(o[0])
+        return False
 
 
 class Sink:
@@ -131,22 +133,19 @@ class Sink:
                is_entry: bool, is_target: bool, sub: str = "", call: tuple = ()) -> None:
         if isinstance(context, BuiltContext) and not isinstance(value, TensorV):
             self._lose_built((span, function, name, is_target), context)
-        if isinstance(value, TensorV):
-            kind = "tensor"
-        elif isinstance(value, IntV):
-            kind = "int"
-        elif isinstance(value, ModuleV):
-            kind = "layer"
-        else:
-            if context and isinstance(value, UnknownV):
-                _lose(self, (span, function, name, is_target),
-                      (self.owner, call[2] if call else None, contexts.label(context, sub)))
-            return
+        kind = "tensor" if isinstance(value, TensorV) else "int" if isinstance(value, IntV) else \
+            "layer" if isinstance(value, ModuleV) else None
         key = (span, function, name, is_target, kind)
-        acc = self._acc.get(key)
-        if acc is None:
-            acc = self._acc[key] = _Acc(span, name, function, is_target, kind)
-        acc.observed(self.journal, (context, is_entry, value, sub, call), self.owner)
+        if kind is not None:
+            acc = self._acc.get(key)
+            if acc is None:
+                acc = self._acc[key] = _Acc(span, name, function, is_target, kind)
+            if acc.observed(self.journal, (context, is_entry, value, sub, call), self.owner):
+                return
+        # a call that lost the value, or whose value was not kept (past the cap): its context
+        # lists no shape, since the calls kept under the same label are not all of them
+        if context and (isinstance(value, UnknownV) if kind is None else not isinstance(context, BuiltContext)):
+            _lose(self, key[:4], (self.owner, call[2] if call else None, contexts.label(context, sub)))
 
     def _lose_built(self, key: tuple, context: str) -> None:
         if context not in self.lost_built.get(key, ()):
@@ -308,20 +307,15 @@ class Sink:
             rec.shape = contexts.sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
         rec.dtype = dtypes.pop() if len(dtypes) == 1 else None
-        seen = set()
         text = {}  # printing shapes is most of the cost here: once per distinct shape
         shown = str(rec.shape)
+        listing = contexts.Listing(built)
 
         def listed(label: str, s) -> None:
             t = text.get(s)
             if t is None:
                 t = text[s] = str(s)
-            # instances reached from one line differ by `via`, unless the shape names nothing
-            named = s is not None and (s.star is not None or bool(s.symbols()))
-            key = (label, contexts.via_of(label) if named else (), t)
-            if key not in seen and (len(rec.contexts) < contexts.MAX_CONTEXTS or contexts.split(label)[0] in built):
-                seen.add(key)
-                rec.contexts.append((label, s))
+            listing.add(label, s, t)
         # a context some of whose calls in the same analysis lost the value lists no shape: those
         # calls (a Sequential's blocks from one line) are alternatives, the others any of them
         gone = {(w[0], w[2]) for w in lost if len(w) > 2}
@@ -335,6 +329,7 @@ class Sink:
         if generic and len(generic) > 1 and len({text.setdefault(o[1], str(o[1])) for o in generic}) > 1:
             for lbl, s, _, _ in generic:
                 listed(lbl or "generic", s)
+        rec.contexts.extend(listing.listed())
         return rec
 
 
