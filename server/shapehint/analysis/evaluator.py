@@ -23,6 +23,7 @@ from .maybe_none import narrowed
 from . import classvalues, layercfg, open_tuples, operands, records, sizes
 from .arith import float_binop, int_binop, python_value
 from .strings import formatted
+from .sequence_arith import sequence_binop
 from .unknown_receivers import sized_method
 from .selection import selected_join
 from .flags import flag_join, negated, off_default_arm
@@ -285,20 +286,9 @@ class Expressions:
                 return _tracked(int_binop(op, x, y))
         if FloatV in (type(a), type(b)) and isinstance(a, (IntV, FloatV, OpaqueV)) and isinstance(b, (IntV, FloatV, OpaqueV)):
             return float_binop(op, a, b, self.int_value)  # `planes * 0.25`, the int a parameter's symbol
-        if op is ast.Add and isinstance(a, TupleV) and isinstance(b, TupleV):
-            return TupleV(a.items + b.items, a.is_size or b.is_size)
-        if op is ast.Add and (isinstance(a, open_tuples.OpenTupleV) or isinstance(b, open_tuples.OpenTupleV)):
-            return open_tuples.added(a, b)
-        if op is ast.Add and (isinstance(a, StarSizeV) or isinstance(b, StarSizeV)):
-            return sizes.added(a, b, self._size_int) or UnknownV("size")  # `x.size()[:-1] + (h, d)`
-        if op is ast.Add and isinstance(a, ListV) and isinstance(b, ListV) and a.items is not None and b.items is not None:
-            return ListV(a.items + b.items)
-        if op is ast.Mult and isinstance(a, (ListV, TupleV)) and isinstance(b, IntV) and b.expr.value is not None \
-                and a.items is not None and b.expr.value <= 64:
-            items = list(a.items) * b.expr.value
-            return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
-        if op is ast.Mult and isinstance(a, ListV) and a.items and isinstance(b, (IntV, OpaqueV)):
-            return ListV(None, self.join_values(list(a.items)))  # `[None] * n_layers`, n not known
+        joined = sequence_binop(op, a, b, self.join_values, self._size_int)
+        if joined is not None:
+            return joined
         if isinstance(a, StrV) and a.value is not None and op in (ast.Mod, ast.Add):
             # `"layer%d" % (i + 1)`, `"block" + name`: Python's own, on known values
             vals = [python_value(v) for v in (b.items if isinstance(b, TupleV) and op is ast.Mod else (b,))]

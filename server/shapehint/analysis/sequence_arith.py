@@ -1,0 +1,32 @@
+"""Arithmetic on sequences of sizes and values: `shape[:-1] + (h, d)`, `[None] * n_layers`,
+`outputs + (weights,)` where `outputs` has different lengths on different paths.
+
+Python's own semantics for tuples and lists, on the analysis' values; an operation these do not
+decide is left to the caller (None).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Callable, Optional
+
+from ..shapes.values import IntV, ListV, OpaqueV, StarSizeV, TupleV, UnknownV, Value
+from . import open_tuples, sizes
+
+
+def sequence_binop(op, a: Value, b: Value, join_values: Callable, size_int: Callable) -> Optional[Value]:
+    """`a op b` when it is an operation on sequences; None when it is not."""
+    if op is ast.Add and isinstance(a, TupleV) and isinstance(b, TupleV):
+        return TupleV(a.items + b.items, a.is_size or b.is_size)
+    if op is ast.Add and (isinstance(a, open_tuples.OpenTupleV) or isinstance(b, open_tuples.OpenTupleV)):
+        return open_tuples.added(a, b)
+    if op is ast.Add and (isinstance(a, StarSizeV) or isinstance(b, StarSizeV)):
+        return sizes.added(a, b, size_int) or UnknownV("size")  # `x.size()[:-1] + (h, d)`
+    if op is ast.Add and isinstance(a, ListV) and isinstance(b, ListV) and a.items is not None and b.items is not None:
+        return ListV(a.items + b.items)
+    if op is ast.Mult and isinstance(a, (ListV, TupleV)) and isinstance(b, IntV) and b.expr.value is not None \
+            and a.items is not None and b.expr.value <= 64:
+        items = list(a.items) * b.expr.value
+        return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
+    if op is ast.Mult and isinstance(a, ListV) and a.items and isinstance(b, (IntV, OpaqueV)):
+        return ListV(None, join_values(list(a.items)))  # `[None] * n_layers`, n not known
+    return None
