@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
-from ..shapes.values import IntV, ListV, OpaqueV, StarSizeV, TupleV, UnknownV, Value
+from ..shapes.values import IntV, ListV, StarSizeV, TupleV, UnknownV, Value
+from .objects import OpaqueV
 from . import open_tuples, sizes
 
 
