@@ -33,6 +33,7 @@ import ast
 from typing import Optional
 
 from ..shapes.values import UnknownV
+from .closures import module_globals
 from .frames import Budget
 
 TOP_LEVEL_CALL_STEPS = 400
@@ -65,7 +66,7 @@ def crossing(it, f, fr):
     root = costs.root_globals
     if fr.foreign and fr.qualname == "<module>" and fr.globals is not root:
         return top_level_call
-    here, there = fr.globals is root, f.globals is root
+    here, there = module_globals(fr.globals) is root, module_globals(f.globals) is root
     if here and not there:
         return imported_call
     if there and not here and costs.outer:

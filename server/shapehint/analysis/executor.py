@@ -12,6 +12,7 @@ from ..shapes.expr import Expr
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, LazyImport, OpaqueV
 from .result import Related
+from .closures import ClosureScope, module_globals
 from .frames import Frame, add_fact, span_of
 from .builtins import falsy_literal
 from .library_helpers import CHECKS
@@ -303,9 +304,8 @@ class Statements:
     # ---- definitions and imports ---------------------------------------------------------
     def s_FunctionDef(self, st: ast.FunctionDef, fr):
         qual = st.name if fr.qualname == "<module>" else f"{fr.qualname}.<locals>.{st.name}"
-        # a nested function reads the enclosing call's names (`n` of `def _ntuple(n): def
-        # parse(x): ...`), taken as they are now, as a lambda's are, and itself (recursion)
-        scope = fr.globals if fr.qualname == "<module>" else {**fr.globals, **fr.env}
+        # a nested function reads the enclosing call's names, and itself (closures.py)
+        scope = fr.globals if fr.qualname == "<module>" else ClosureScope(module_globals(fr.globals), fr.env)
         f = FuncObj(st, qual, scope, module_path=fr.foreign or self.interp.path)
         if scope is not fr.globals:
             scope[st.name] = f
