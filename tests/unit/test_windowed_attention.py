@@ -156,6 +156,16 @@ def test_arms_that_select_a_side_of_the_comparison_join_to_min_and_max():
     assert got["t_other"]["shape"] == ["?"]
 
 
+NTUPLE = """\
+def _ntuple(n):
+    def parse(x):
+        if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+            return tuple(x)
+        return tuple(repeat(x, n))
+    return parse
+"""
+
+
 TUPLES = """\
 import collections.abc
 from itertools import repeat
@@ -164,13 +174,7 @@ import torch
 from torch import nn
 
 
-def _ntuple(n):
-    def parse(x):
-        if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
-            return tuple(x)
-        return tuple(repeat(x, n))
-    return parse
-
+""" + NTUPLE + """
 
 to_2tuple = _ntuple(2)
 
@@ -315,13 +319,7 @@ import collections.abc
 from itertools import repeat
 
 
-def _ntuple(n):
-    def parse(x):
-        if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
-            return tuple(x)
-        return tuple(repeat(x, n))
-    return parse
-
+""" + NTUPLE + """
 
 def probe():
     return 7
