@@ -93,3 +93,33 @@ class Attn(torch.nn.Module):
     shown = {v["name"]: v["shape"] for v in r.infer_json()["values"]}
     assert shown["scores"][2:] == ["?", "?"]
     assert [d.line for d in r.diagnostics if d.code == "SH204"] == [15]
+
+
+def test_a_quotient_equal_to_the_named_size_under_a_divisibility_is_not_contradicted():
+    """DistilBERT-style head split in a nested helper: the `-1` of `view(bs, -1, h, dim // h)`
+    is `(dim*T)//(h*(dim//h))`, which is `T` whenever `h` divides `dim` (a constructor's check
+    the method does not know): a comment naming `q_length` there is not contradicted (it got 9
+    false SH204 warnings). A name no input makes equal is still reported."""
+    src = '''import torch
+
+
+class Attn(torch.nn.Module):
+    def __init__(self, n_heads: int, dim: int):
+        super().__init__()
+        self.n_heads, self.dim = n_heads, dim
+
+    def forward(self, q: torch.Tensor):
+        bs, q_length, dim = q.size()
+        dim_per_head = self.dim // self.n_heads
+
+        def shape(x):
+            return x.view(bs, -1, self.n_heads, dim_per_head).transpose(1, 2)
+
+        qh = shape(q)  # (bs, n_heads, q_length, dim_per_head)
+        bad = shape(q)  # (q_length, n_heads, q_length, dim_per_head)
+        return qh, bad
+'''
+    r = analyze_source(src, "m.py")
+    shown = {v["name"]: v["shape"] for v in r.infer_json()["values"]}
+    assert shown["qh"][0] == "bs" and "//" in shown["qh"][2]  # (the quotient is what is inferred)
+    assert [d.line for d in r.diagnostics if d.code == "SH204"] == [17]

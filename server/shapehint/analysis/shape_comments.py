@@ -70,7 +70,8 @@ class ShapeComments:
                 # a name this function already uses means that dimension, not any renaming (one
                 # that only another function uses — its `seq_length` — is free here)
                 text_sym = Expr.sym(ren.get(text, text))
-                if d != text_sym and not fr.facts.entails(eq(d, text_sym)):
+                if d != text_sym and not fr.facts.entails(eq(d, text_sym)) \
+                        and (not _inexact(d) or fr.facts.possible(eq(d, text_sym))[0] is False):
                     return False
                 continue
             if text in binding:
@@ -79,6 +80,13 @@ class ShapeComments:
             else:
                 binding[text] = d
         return True
+
+
+def _inexact(d: Expr) -> bool:
+    """Whether a size holds a floor division or a remainder: `(dim*T)//(h*(dim//h))` is `T`
+    exactly when `h` divides `dim`, which a constructor's check says and the method's facts do
+    not; the comment naming `T` is then contradicted only when no input makes them equal."""
+    return any(a.kind in ("floordiv", "mod") for a in d.atoms())
 
 
 def _frame_symbols(resolve, fr) -> set:
