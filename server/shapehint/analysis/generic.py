@@ -69,7 +69,7 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
             # the class on its own: a default is one value callers may pass, not the value
             v = default_symbol(it, f.cls.name, p.arg, v, prefix)
         if isinstance(v, NoneV) and not is_init:
-            if p.arg in tensor_uses(f.node):
+            if p.arg in tensor_uses(f.node) or _hinted_tensor(it, p, fr):
                 # `mask=None` read as a tensor here: an optional tensor, so the generic analysis
                 # also walks the side of `if mask is not None` that has it (controlflow._if_optional)
                 return TensorV(Shape.unknown(it.param_star(p.arg, f.qualname)), None, span_of(p), optional=True)
@@ -102,6 +102,15 @@ def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = 
                 it.env.dims.setdefault(s, DimInfo(s, f"annotation of `{p.arg}` (axis {i}) on line {p.lineno}"))
     bare = isinstance(unstring(hint), (ast.Name, ast.Attribute))
     return TensorV(shape, dtype, span_of(p), optional=optional, maybe_sequence=bare)
+
+
+def _hinted_tensor(it: Interp, p: ast.arg, fr: Frame) -> bool:
+    """`x: Optional[Tensor] = None`: the hint says callers pass a tensor or nothing."""
+    if p.annotation is None:
+        return False
+    members = union_members(p.annotation, lambda n: it._safe_eval(n, fr))
+    rest = [m for m in members or () if not is_none(m)]
+    return len(rest) == 1 and len(members) > 1 and it.annotation_shape(rest[0], fr) is not None
 
 
 def _union_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
