@@ -22,6 +22,7 @@ from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol, typed_by_defaults
 from .int_results import call_result
 from .layers import CONTAINERS
+from .open_choices import OpenChoiceV
 from .ruleargs import binds
 from .spread import bind_positional, spread_of, spread_reaches
 from . import contexts, costs, returns, sizes, tables
@@ -139,7 +140,7 @@ class Calls:
             merged = {**fn.kwargs, **kwargs}
             return self.call_value(fn.func, list(fn.args) + list(args),
                                    OpenKwargs(merged) if type(kwargs) is OpenKwargs else merged, fr, span, node, labels)
-        if isinstance(fn, ChoiceV):
+        if isinstance(fn, (ChoiceV, OpenChoiceV)):
             return self._call_each(fn, args, kwargs, fr, span, node, labels)
         if isinstance(fn, KeepsShapeV):
             out = tables.call_keeper(fn, args, kwargs, span)
@@ -155,7 +156,7 @@ class Calls:
         outs, arms = [], []
         fr.caught += 1
         try:
-            for o in fn.options:
+            for o in fn.options + ((UnknownV("open"),) if isinstance(fn, OpenChoiceV) else ()):  # (open_choices.py)
                 mark = self.open_arm()  # (a rank one option needs is not another's: env.close_arm)
                 out, died = self.in_arm(fr, (None,), None,
                                         lambda o=o: self.call_value(o, args, kwargs, fr, span, node, labels))

@@ -12,6 +12,7 @@ from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, 
 from . import open_tuples
 from .choices import choice_of
 from .maybe_none import join_maybe_none
+from .open_choices import open_choice
 from .classvalues import set_of
 from .frames import span_of
 from .int_reading import pair_of_itself
@@ -132,7 +133,7 @@ class Comprehensions:
         # one of several layers or functions; an object None on some paths; tuples of lengths that differ;
         # a value of unknown kind paired with itself
         picked = (choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)
-                  or pair_of_itself(vals))
+                  or pair_of_itself(vals) or open_choice(vals))
         return picked if picked is not None else UnknownV("join")
 
     def _joined_int(self, vals: list):
