@@ -4,15 +4,13 @@ function in that calling context, so its lines list the call's shapes, and the r
 unknown (the other option may return anything). Shapes checked against torch."""
 import pytest
 
-from .values import answer, in_context, program
+from .values import answer, in_context, program, value_at
 
 torch = pytest.importorskip("torch")
 
 
 def _value(function, line, name):
-    got = [v for v in answer("open_choices")["values"] if (v["function"], v["line"], v["name"]) == (function, line, name)]
-    assert len(got) == 1, got
-    return got[0]
+    return value_at("open_choices", function, line, name)
 
 
 def test_the_known_option_runs_in_the_calling_context():

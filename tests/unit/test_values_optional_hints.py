@@ -4,15 +4,13 @@ analysed, not only the omitted one (where `self.embed_tokens(None)` fails and no
 The program is tests/unit/values/optional_hints.py; the shapes are checked against torch."""
 import pytest
 
-from .values import answer, program
+from .values import answer, program, value_at
 
 torch = pytest.importorskip("torch")
 
 
 def _value(function, line, name):
-    got = [v for v in answer("optional_hints")["values"] if (v["function"], v["line"], v["name"]) == (function, line, name)]
-    assert len(got) == 1, got
-    return got[0]
+    return value_at("optional_hints", function, line, name)
 
 
 def test_an_input_hinted_as_an_optional_tensor_is_followed_when_given():

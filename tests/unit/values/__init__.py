@@ -34,3 +34,10 @@ def in_context(value: dict, prefix: str):
     shapes = [c["shape"] for c in value["contexts"] if c["context"].startswith(prefix)]
     assert shapes, value
     return shapes[0]
+
+
+def value_at(name: str, function: str, line: int, var: str) -> dict:
+    """The one record of `var` at `line` of `function` in the answer on program `name`."""
+    got = [v for v in answer(name)["values"] if (v["function"], v["line"], v["name"]) == (function, line, var)]
+    assert len(got) == 1, got
+    return got[0]
