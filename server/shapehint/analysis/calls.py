@@ -16,13 +16,12 @@ from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, UnknownV, Value
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, OpenKwargs, PartialV, SuperV,
-                      TensorMethod)
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, OpenChoiceV,
+                      OpenKwargs, PartialV, SuperV, TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol, typed_by_defaults
 from .int_results import call_result
 from .layers import CONTAINERS
-from .open_choices import OpenChoiceV
 from .ruleargs import binds
 from .spread import bind_positional, spread_of, spread_reaches
 from . import contexts, costs, returns, sizes, tables

@@ -258,6 +258,13 @@ class ChoiceV(Value):
 
 
 @dataclass(eq=False)
+class OpenChoiceV(UnknownV):
+    """Known callables and one the analysis cannot see, joined (open_choices.py): unknown to every
+    use but a call, which runs the known options in that context and gives an unknown result."""
+    options: tuple = ()
+
+
+@dataclass(eq=False)
 class MaybeNoneV(UnknownV):
     """None on some paths, `given` (an instance, or a choice of instances) on the others: unknown
     to every test, read as `given` in the arms of a `None` test (maybe_none.py)."""

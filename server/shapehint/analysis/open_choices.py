@@ -12,17 +12,11 @@ the analysis can see, an unknown result), so the call's result, their join, stay
 which is true of every run that takes that option and silent about the others."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 from ..shapes.values import UnknownV, Value
 from .choices import MAX_OPTIONS, choice_of
-from .objects import ChoiceV
-
-
-@dataclass(eq=False)
-class OpenChoiceV(UnknownV):
-    options: tuple = ()
+from .objects import ChoiceV, OpenChoiceV
 
 
 def open_choice(vals: list) -> Optional[Value]:
