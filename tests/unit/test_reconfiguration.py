@@ -49,7 +49,7 @@ class WinBias(nn.Module):
 class Stepper(nn.Module):
     def __init__(self, dim: int = 8, pos: int = 3):
         super().__init__()
-        self.pos = pos
+        self.pos = int(pos)
         self.table = torch.zeros(pos, dim)
 
     def resize(self, pos: int) -> None:
@@ -67,7 +67,7 @@ class Stepper(nn.Module):
 class Refreshed(nn.Module):
     def __init__(self, n: int = 3):
         super().__init__()
-        self.n = n
+        self.n = int(n)
         self.buf = torch.zeros(n)
 
     def refresh(self, n: int) -> None:

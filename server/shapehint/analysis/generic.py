@@ -261,8 +261,7 @@ def forget_state(cls: ClassObj, inst: InstanceObj) -> InstanceObj:
     them sets beside them (reconfiguration.py)."""
     for name in forgotten(cls, inst):
         v = inst.attrs[name] if name in inst.attrs else cls.lookup(name)  # (or the class's own)
-        if isinstance(v, STATE) or isinstance(v, OpaqueV) and v.kind == "int" or \
-                isinstance(v, TensorV) and any(d.value == 0 for d in v.shape.dims):
+        if isinstance(v, STATE) or isinstance(v, TensorV) and any(d.value == 0 for d in v.shape.dims):
             # (an empty tensor that another method assigns is a placeholder: ultralytics'
             # `anchors = torch.empty(0)`, made for the input's shape on the first call)
             inst.attrs[name] = UnknownV(f"self.{name}")
