@@ -57,12 +57,18 @@ class Net(nn.Module):
 """
 
 
-def test_a_number_known_by_name_is_not_none():
-    r = analyze_source(SRC, "m.py")
+def inferred_and_run(src: str, function: str) -> tuple:
+    """`infer`'s values in `function` by name (no error reported), and the program's names as
+    Python runs it."""
+    r = analyze_source(src, "m.py")
     assert not [d for d in r.diagnostics if d.severity == "error"], r.diagnostics
-    got = {v["name"]: v for v in r.infer_json()["values"] if v["function"] == "Net.forward"}
     ns = {}
-    exec(compile(SRC, "m.py", "exec"), ns)
+    exec(compile(src, "m.py", "exec"), ns)
+    return {v["name"]: v for v in r.infer_json()["values"] if v["function"] == function}, ns
+
+
+def test_a_number_known_by_name_is_not_none():
+    got, ns = inferred_and_run(SRC, "Net.forward")
     x = torch.zeros(2, 3, 32, 32)
     y = ns["Net"](img_size=32, patch_size=8, dim=4)(x)
     env = {"img_size": 32, "patch_size": 8, "dim": 4, "x": x}

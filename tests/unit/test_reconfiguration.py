@@ -4,7 +4,6 @@ sets beside them keep their constructed values in the class's own analysis
 bias table forgot `self.window_area`, and the table's `view(area, area, -1)` had no shape.
 Plain values that an ordinary method (a counter, a method `forward` calls) assigns are still
 forgotten. The programs are our own; the shapes claimed are checked against torch."""
-import torch
 
 from shapehint.analysis.api import analyze_source
 

@@ -5,7 +5,7 @@ the layouts' ranks joined to nothing. The program is our own; the shapes are che
 torch."""
 import torch
 
-from shapehint.analysis.api import analyze_source
+from .test_int_not_none import inferred_and_run
 
 SRC = """\
 from enum import Enum
@@ -63,11 +63,7 @@ class Net(nn.Module):
 
 
 def test_a_str_enum_called_with_a_value_is_that_member():
-    r = analyze_source(SRC, "m.py")
-    assert not [d for d in r.diagnostics if d.severity == "error"], r.diagnostics
-    got = {v["name"]: v for v in r.infer_json()["values"] if v["function"] == "Net.forward"}
-    ns = {}
-    exec(compile(SRC, "m.py", "exec"), ns)
+    got, ns = inferred_and_run(SRC, "Net.forward")
     x = torch.zeros(2, 3, 32, 16)
     y, z = ns["Net"](dim=5)(x)
     assert ns["Format"]("NHWC") == "NHWC"  # (what the analysis relies on: a member equals its value)
