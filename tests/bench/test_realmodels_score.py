@@ -185,6 +185,24 @@ def test_annotation_line_goes_after_the_docstring_and_maps_back():
     assert annotate.assertion_line(src, "Other", {"x": {"shape": [1]}})[0] is None
 
 
+def test_an_inherited_forward_gets_one_line_that_asserts_and_hands_on():
+    # `Child` inherits `forward` (from an imported class, in the real models): the one inserted
+    # line defines a forward that asserts the inputs and calls the inherited one by keyword
+    torch = pytest.importorskip("torch")
+    src = ("import torch\n\n\nclass Base(torch.nn.Module):\n    def forward(self, x, mask=None):\n"
+           "        return x.sum(-1)\n\n\nclass Child(Base):\n    \"\"\"Doc.\"\"\"\n\n    def extra(self):\n"
+           "        return 1\n\n\nZ = 1\n")
+    at, text = annotate.assertion_line(src, "Child", {"x": {"shape": [2, 3]}})
+    assert at == 14 and text.startswith("    def forward(self, *args, x, **kwargs): assert x.shape == (2, 3)")
+    ns = {}
+    exec(compile(annotate.insert(src, at, text), "m.py", "exec"), ns)
+    assert list(ns["Child"]()(x=torch.zeros(2, 3)).shape) == [2]
+    with pytest.raises(AssertionError):
+        ns["Child"]()(x=torch.zeros(2, 4))
+    m = annotate.line_map(at)
+    assert [m(n) for n in (13, 14, 15)] == [13, None, 14]
+
+
 def test_symlink_tree_changes_only_the_model_file(tmp_path):
     src = tmp_path / "src"
     (src / "pkg" / "models").mkdir(parents=True)

@@ -24,7 +24,7 @@ from .int_results import call_result
 from .layers import CONTAINERS
 from .ruleargs import binds
 from .spread import bind_positional, spread_of, spread_reaches
-from . import contexts, costs, returns, sizes, tables
+from . import contexts, costs, enums, returns, sizes, tables
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -117,7 +117,7 @@ class Calls:
         if isinstance(fn, FuncObj):
             return self.call_function(fn, args, kwargs, fr, span)
         if isinstance(fn, ClassObj):
-            return self.instantiate(fn, args, kwargs, fr, span)
+            return enums.enum_member(fn, args, kwargs) or self.instantiate(fn, args, kwargs, fr, span)
         if isinstance(fn, InstanceObj):
             like_module = fn.cls.callable_like_a_module() or fn.base_layer is not None
             target = fn.cls.lookup("forward") if like_module else fn.cls.lookup("__call__")

@@ -18,7 +18,7 @@ from ..shapes.values import (BoolV, DefaultStrV, DictV, DtypeV, ExtRef, FloatV, 
 from .flags import at_default, carried, is_none, negated
 from .frames import add_fact, span_of
 from .classvalues import class_eq
-from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, PartialV, RangeV, SetV
+from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, OpaqueV, PartialV, RangeV, SetV
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
@@ -291,6 +291,10 @@ def _identity(a: Value, b: Value) -> Optional[bool]:
         if isinstance(a, (PartialV, ClassObj, BoundMethod, BuiltinFn, DictV, DtypeV, BoolV, ChoiceV, GivenV)):
             return False
         if isinstance(a, ExtRef) and a.path.startswith("torch."):
+            return False
+        if type(a) is OpaqueV and a.kind == "int":
+            # a number known by name (`img_size: int`, or an int default's symbol): its
+            # arithmetic and `isinstance` tests already take it for an int
             return False
     if isinstance(a, BoolV) and isinstance(b, BoolV) and a.pred is not None and b.pred is not None:
         if (a.pred.is_true or a.pred.is_false) and (b.pred.is_true or b.pred.is_false):

@@ -124,7 +124,7 @@ def translate(shape: Optional[Shape], table: tuple, star_owner: dict, qualname: 
     """`shape` (in a caller's names) in the function's own names, `?` where it has none."""
     if shape is None:
         return None
-    whole, by_symbol, names = table
+    whole, by_symbol, _ = table
 
     def dim(d: Expr) -> Expr:
         own = whole.get(d)
@@ -132,8 +132,11 @@ def translate(shape: Optional[Shape], table: tuple, star_owner: dict, qualname: 
             return own
         if d.is_const:
             return d
-        out = d.subs(by_symbol)
-        return out if all(s in names or _global(s) for s in out.symbols()) else _UNKNOWN
+        # every caller's symbol must have an own name: one left as it is may merely be spelt
+        # like one (the caller's `x.shape[2]` is not this function's `x.shape[2]`)
+        if not all(s in by_symbol or _global(s) for s in d.symbols()):
+            return _UNKNOWN
+        return d.subs(by_symbol)
 
     star = shape.star
     if star is not None:

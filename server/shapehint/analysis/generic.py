@@ -20,6 +20,7 @@ from .hints import hint_of_one_tensor, read_as_sequence
 from .defaults import default_symbol, name_copies, open_default_nones
 from .objects import CONFIG_NAMES, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, config_named
 from .optional_parts import open_optional_parts
+from .reconfiguration import forgotten
 from .result import DimInfo
 from .usage import param_kind, tensor_uses
 
@@ -265,56 +266,15 @@ def forget_state(cls: ClassObj, inst: InstanceObj) -> InstanceObj:
     methods assign (`self.hidden = None` in `__init__`, set by `init_hidden()`; a counter; a
     list they fill) is not known to keep its `__init__` value — `assert self.hidden is not None`
     is not an error. Layers and tensors keep theirs (a `reset_classifier()` that replaces
-    `self.head` must not cost the model's shapes)."""
-    for name in _assigned_elsewhere(cls):
+    `self.head` must not cost the model's shapes), and so do the numbers a method that replaces
+    them sets beside them (reconfiguration.py)."""
+    for name in forgotten(cls, inst):
         v = inst.attrs[name] if name in inst.attrs else cls.lookup(name)  # (or the class's own)
         if isinstance(v, STATE) or isinstance(v, TensorV) and any(d.value == 0 for d in v.shape.dims):
             # (an empty tensor that another method assigns is a placeholder: ultralytics'
             # `anchors = torch.empty(0)`, made for the input's shape on the first call)
             inst.attrs[name] = UnknownV(f"self.{name}")
     return inst
-
-
-def _assigned_elsewhere(cls: ClassObj) -> set:
-    """Attributes `self.X` assigned in the methods of `cls` and its bases other than `__init__`."""
-    out: set = set()
-    seen: set = set()
-    todo = [cls]
-    while todo:
-        c = todo.pop()
-        if not isinstance(c, ClassObj) or id(c) in seen or c.node is None:
-            continue
-        seen.add(id(c))
-        todo.extend(c.bases)
-        for st in c.node.body:
-            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name != "__init__":
-                out |= _self_targets(st)
-    return out
-
-
-_BODIES = ("body", "orelse", "finalbody", "handlers")  # the statement lists of a statement
-
-
-def _self_targets(fn: ast.FunctionDef) -> set:
-    cached = getattr(fn, "_shapehint_self_targets", None)  # trees are never changed
-    if cached is not None:
-        return cached
-    me = fn.args.args[0].arg if fn.args.args else "self"
-    out = set()
-    todo = list(fn.body)
-    while todo:  # statements only: an assignment is one, and expressions are most of the nodes
-        n = todo.pop()
-        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else ()
-        for t in targets:
-            for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
-                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
-                    out.add(e.attr)
-        for field in _BODIES:
-            todo.extend(getattr(n, field, ()))
-        for case in getattr(n, "cases", ()):
-            todo.extend(case.body)
-    fn._shapehint_self_targets = frozenset(out)
-    return fn._shapehint_self_targets
 
 
 def construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, given=None,

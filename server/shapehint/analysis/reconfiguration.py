@@ -1,0 +1,127 @@
+"""Which attributes the generic instance forgets, and which a reconfiguration keeps
+(docs/analysis.md, "A reconfiguring method keeps the numbers of the configuration").
+
+The generic instance stands for one at any point of its life, so a plain value (an int, a
+tuple, a flag, `None`) that a method other than `__init__` assigns is forgotten
+(generic.forget_state): a counter, a hidden state set by `init_hidden()`. Its layers and
+tensors keep their `__init__` values: the analysis describes the instance as constructed.
+
+A method that replaces one of those layers or tensors (`self.table = nn.Parameter(...)`,
+`self.register_buffer(...)`, or a call of such a method of its own) moves the whole instance
+to another configuration: timm's `set_window_size(ws)` sets `self.window_size`,
+`self.window_area` and the bias table together. Since the table keeps its constructed shape,
+forgetting the numbers set beside it would describe a mix of two configurations that no
+instance has, and cost every shape that relates them (`table[index].view(area, area, -1)`).
+Such numbers keep their `__init__` values too — only when every method that assigns them is a
+reconfiguration: a counter `forward` also bumps is still forgotten. A method `forward` calls
+(directly or through its own calls) is never a reconfiguration: it runs on every input.
+"""
+from __future__ import annotations
+
+import ast
+
+from ..shapes.values import ModuleV, TensorV
+from .objects import ClassObj, InstanceObj
+
+_BODIES = ("body", "orelse", "finalbody", "handlers")  # the statement lists of a statement
+_REGISTERS = ("register_buffer", "register_parameter")
+
+
+def forgotten(cls: ClassObj, inst: InstanceObj) -> set:
+    """Attributes of `inst` (the generic instance of `cls`, after `__init__`) that other methods
+    assign and that no reconfiguration accounts for."""
+    methods = _methods(cls)
+    per = [(name, self_targets(fn)) for name, fn in methods if name != "__init__"]
+    assigned = set().union(*(t for _, t in per))
+    if not assigned:
+        return assigned
+    calls: dict = {}
+    for name, fn in methods:
+        calls[name] = calls.get(name, frozenset()) | _self_calls(fn)
+    held = {n for n in assigned if _holds_state(inst.attrs.get(n))}
+    reconf = _reconfigurations(per, calls, held, _reached_from(calls, "forward"))
+    return {n for n in assigned if any(n in targets and m not in reconf for m, targets in per)}
+
+
+def _holds_state(v) -> bool:
+    """A layer, or a tensor that is not a placeholder (`torch.empty(0)`, made on the first call)."""
+    if isinstance(v, ModuleV) or isinstance(v, InstanceObj) and v.cls.is_module():
+        return True
+    return isinstance(v, TensorV) and v.shape.dims is not None and \
+        not any(d.value == 0 for d in v.shape.dims)
+
+
+def _reconfigurations(per: list, calls: dict, held: set, runtime: set) -> set:
+    out = {m for m, targets in per if m not in runtime and (targets & held or calls[m] & set(_REGISTERS))}
+    grew = True
+    while grew:  # a method that calls a reconfiguration of its own is one (`self._init_buffers()`)
+        more = {m for m, _ in per if m not in runtime and m not in out and calls[m] & out}
+        out |= more
+        grew = bool(more)
+    return out
+
+
+def _reached_from(calls: dict, root: str) -> set:
+    out, todo = set(), [root]
+    while todo:
+        m = todo.pop()
+        if m in out or m not in calls:
+            continue
+        out.add(m)
+        todo.extend(calls[m])
+    return out
+
+
+def _methods(cls: ClassObj) -> list:
+    """(name, definition) of the methods of `cls` and its bases (overridden ones too: `super()`
+    reaches them)."""
+    out: list = []
+    seen: set = set()
+    todo = [cls]
+    while todo:
+        c = todo.pop()
+        if not isinstance(c, ClassObj) or id(c) in seen or c.node is None:
+            continue
+        seen.add(id(c))
+        todo.extend(c.bases)
+        out.extend((st.name, st) for st in c.node.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return out
+
+
+def _me(fn) -> str:
+    return fn.args.args[0].arg if fn.args.args else "self"
+
+
+def _self_calls(fn) -> frozenset:
+    """Names `N` of the calls `self.N(...)` in `fn`."""
+    cached = getattr(fn, "_shapehint_self_calls", None)  # trees are never changed
+    if cached is not None:
+        return cached
+    me = _me(fn)
+    out = {n.func.attr for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+           and isinstance(n.func.value, ast.Name) and n.func.value.id == me}
+    fn._shapehint_self_calls = frozenset(out)
+    return fn._shapehint_self_calls
+
+
+def self_targets(fn) -> frozenset:
+    """Attributes `self.X` that `fn` assigns."""
+    cached = getattr(fn, "_shapehint_self_targets", None)  # trees are never changed
+    if cached is not None:
+        return cached
+    me = _me(fn)
+    out = set()
+    todo = list(fn.body)
+    while todo:  # statements only: an assignment is one, and expressions are most of the nodes
+        n = todo.pop()
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else ()
+        for t in targets:
+            for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
+                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
+                    out.add(e.attr)
+        for field in _BODIES:
+            todo.extend(getattr(n, field, ()))
+        for case in getattr(n, "cases", ()):
+            todo.extend(case.body)
+    fn._shapehint_self_targets = frozenset(out)
+    return fn._shapehint_self_targets
