@@ -13,8 +13,6 @@ import ast
 from ..frontend.names import dotted
 
 _CLASSES: dict = {}   # text -> {name: ClassDef}, last file only (a server sees one file at a time)
-_ASSIGNS: dict = {}   # id(ClassDef) -> (the node, kept alive so its id stays its own; its assigns)
-_MAX_CLASSES = 4096   # cleared past this: a long-running server must not grow without bound
 
 
 def classes_of(text: str) -> dict:
@@ -29,16 +27,15 @@ def classes_of(text: str) -> dict:
 
 def attribute_calls(cls: ast.ClassDef) -> tuple:
     """(attribute, dotted callee) of each `X.attr = callee(...)` anywhere in the class, in
-    `ast.walk` order, one item per attribute target."""
-    kept = _ASSIGNS.get(id(cls))
-    if kept is not None and kept[0] is cls:
-        return kept[1]
+    `ast.walk` order, one item per attribute target; kept on the node, as usage.py keeps its
+    walks (parsed trees are never changed)."""
+    got = getattr(cls, "_shapehint_attribute_calls", None)
+    if got is not None:
+        return got
     out = []
     for node in ast.walk(cls):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             callee = dotted(node.value.func)
             out.extend((t.attr, callee) for t in node.targets if isinstance(t, ast.Attribute))
-    if len(_ASSIGNS) > _MAX_CLASSES:
-        _ASSIGNS.clear()
-    _ASSIGNS[id(cls)] = (cls, tuple(out))
-    return _ASSIGNS[id(cls)][1]
+    cls._shapehint_attribute_calls = tuple(out)
+    return cls._shapehint_attribute_calls
