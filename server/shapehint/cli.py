@@ -93,9 +93,10 @@ def entry() -> None:
     command runs with the cyclic collector paused throughout (gc_policy.py pauses it only inside
     each analysis): the signatures and rank searches that follow the analysis allocate enough to
     trigger collections that walk the whole live analysis again and again — about a third of
-    `infer`'s CPU on a transformers modeling file — while the cyclic garbage they leave is a few
-    MB (peak memory within 4 % on the referee's files); the process ends right after. After an analysis command has written
-    its answer, the process ends without tearing its heap down: finalising a large module's
+    `infer`'s CPU on a transformers modeling file — while the cyclic garbage they leave is tens of
+    MB at most (referee files: peak +3 % median, +55 MB at most, 212 MB), and the process ends
+    right after. After an analysis command has written its answer, the process ends without
+    tearing its heap down: finalising a large module's
     analysis (a web of cyclic objects) cost 1.4 s of a 16,000-line check's 5.2 s and grew faster
     than the module (bench/scale.py). The operating system reclaims it all at once instead, as
     mypy's `hard_exit` does. `main` itself always returns, for callers in the same process."""
