@@ -28,6 +28,7 @@ from ..frontend.names import dotted
 from ..shapes.expr import Expr
 from ..shapes.shape import conj, eq, ge
 from . import sigsource as src
+from .class_trees import attribute_calls, classes_of
 from .common import consistent, default_assumptions
 
 BATCH = (2,)
@@ -295,7 +296,7 @@ def _id_params(session, qualname: str) -> set:
     fn, cls = src.function_node(session, qualname)
     if fn is None:
         return set()
-    classes = {n.name: n for n in ast.walk(ast.parse(session.result.text)) if isinstance(n, ast.ClassDef)}
+    classes = classes_of(session.result.text)
     for name, node in src.base_classes(session, qualname).items():
         classes.setdefault(name, node)
     return _ids_in(fn, cls, classes, 3)
@@ -316,18 +317,13 @@ def _with_bases(cls, classes: dict) -> list:
 
 def _ids_in(fn, cls, classes: dict, depth: int) -> set:
     layers, subs = set(), {}
-    for node in (n for c in reversed(_with_bases(cls, classes)) for n in ast.walk(c)):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            callee = dotted(node.value.func)
-            for t in node.targets:
-                if not isinstance(t, ast.Attribute):
-                    continue
-                layers.discard(t.attr)  # (a subclass's layer replaces its base's)
-                subs.pop(t.attr, None)
-                if callee.endswith("Embedding"):
-                    layers.add(t.attr)
-                elif callee in classes:
-                    subs[t.attr] = classes[callee]
+    for attr, callee in (a for c in reversed(_with_bases(cls, classes)) for a in attribute_calls(c)):
+        layers.discard(attr)  # (a subclass's layer replaces its base's)
+        subs.pop(attr, None)
+        if callee.endswith("Embedding"):
+            layers.add(attr)
+        elif callee in classes:
+            subs[attr] = classes[callee]
     names = [a.arg for a in fn.args.args + fn.args.kwonlyargs]
     out = set()
     for node in ast.walk(fn):
