@@ -24,6 +24,7 @@ from .int_results import call_result
 from .layers import CONTAINERS
 from .ruleargs import binds
 from .spread import bind_positional, spread_of, spread_reaches
+from .unfinished import finished
 from . import contexts, costs, returns, sizes, tables
 from .opctx import AnalysisContext, operands_related
 from .result import Related
@@ -448,13 +449,11 @@ class Calls:
         init = cls.lookup("__init__")
         if isinstance(init, FuncObj):
             if self.memo is None or self.observe or self.interp.module_code:  # (callmemo.py)
-                self.call_function(init, [inst] + list(args), kwargs, fr, span)
-                return inst
+                return finished(inst, self.call_function(init, [inst] + list(args), kwargs, fr, span))
             return self._construct(cls, init, inst, args, kwargs, fr, span)
         elif init is None:  # `class Head(nn.Linear): pass`: the torch layer's own __init__
             self.bound_op(BoundOp(SuperV(cls, inst), "__init__"), list(args), kwargs, fr, span)
         return inst
-
 
     def init_dataclass(self, cls: ClassObj, inst: InstanceObj, args, kwargs, fr, span) -> None:
         """The `__init__` `@dataclass` writes for `cls`, run on `inst`: its fields, those of its
@@ -481,7 +480,9 @@ class Calls:
             return built
         journal = self.journal
         first, log_start, before = inst.born, len(self.mutation_log), journal.mark(BUILD_SKIPS)
-        _, dead, assumes = self._call(init, [inst] + list(args), kwargs, fr, span)
+        out, dead, assumes = self._call(init, [inst] + list(args), kwargs, fr, span)
+        if isinstance(out, UnknownV):  # (cut off: nothing to remember, unfinished.py)
+            return finished(inst, out)
         if journal.only_since(before, BUILD_SKIPS) and not dead and not assumes:
             self.memo.remember_built(self.interp, cls, args, kwargs, situation, fr.facts, inst, first, log_start)
         return inst
