@@ -9,6 +9,8 @@ import torch
 
 from shapehint.analysis.api import analyze_source
 
+from .shape_eval import run_program as _run
+
 PROGRAM = """import os
 import torch
 import torch.nn as nn
@@ -48,12 +50,6 @@ class Net(nn.Module):
 def net():
     return Net([24, 48, 48])
 """
-
-
-def _run(src: str) -> dict:
-    ns: dict = {}
-    exec(compile(src, "m.py", "exec"), ns)
-    return ns
 
 
 def test_arms_that_append_different_layers_make_no_false_error(monkeypatch):

@@ -9,20 +9,12 @@ import torch
 
 from shapehint.analysis.api import analyze_source
 
+from .shape_eval import evaluated as _evaluated, run_program as _run
+
 
 def _values(src: str, function: str) -> dict:
     r = analyze_source(src, "m.py")
     return {(v["line"], v["name"]): v["shape"] for v in r.infer_json()["values"] if v["function"] == function}
-
-
-def _run(src: str) -> dict:
-    ns: dict = {}
-    exec(compile(src, "m.py", "exec"), ns)
-    return ns
-
-
-def _evaluated(shape: list, env: dict) -> list:
-    return [None if d == "?" else d if isinstance(d, int) else eval(d, {}, env) for d in shape]
 
 
 def _traced(model, x) -> dict:
