@@ -73,3 +73,37 @@ def test_a_construction_past_its_share_is_unknown_not_an_empty_container(tmp_pat
     got = _y(path)
     assert got is None or not any(str(d).startswith("*") for d in got) and \
         all(g is None or g == w for g, w in zip(_evaluated(got, x), want))  # (not `[*x]`: x's shape)
+
+
+SPREAD = """import torch
+import torch.nn as nn
+
+
+class Stack(nn.Sequential):
+    def __init__(self, n, c):
+        layers = []
+        for _ in range(n):
+            layers.append(nn.Conv2d(c, c, 3, 2, 1))
+        super().__init__(*layers)
+
+
+def run(x, n):
+    s = Stack(n, 3)
+    y = s(x)
+    return y
+"""
+
+
+def test_a_sequential_base_not_given_its_layers_is_unknown_not_empty():
+    """`super().__init__(*layers)` of a list of unknown length: the base's constructor cannot
+    read it (spread.py), so the instance is unfinished — not an empty Sequential, whose call
+    would claim `[*x]` where each of the `n` layers halves the size."""
+    r = analyze_source(SPREAD, "m.py")
+    got = next((v["shape"] for v in r.infer_json()["values"] if v["name"] == "y"), None)
+    ns: dict = {}
+    exec(compile(SPREAD, "m.py", "exec"), ns)
+    x = torch.randn(2, 3, 16, 16)
+    for n in (1, 2):
+        want = list(ns["run"](x, n).shape)
+        assert got is None or not any(str(d).startswith("*") for d in got) and \
+            all(g is None or g == w for g, w in zip(_evaluated(got, x), want))
