@@ -20,6 +20,7 @@ from typing import Callable, Optional
 from .frames import BuiltContext, Frame, span_of
 from ..shapes.values import ModuleV
 from .callmemo import alike
+from . import costs
 from .layers import CONTAINERS
 from .objects import FuncObj, InstanceObj
 
@@ -42,11 +43,12 @@ def run_built_models(it, f: FuncObj, fr: Frame, param_value: Callable) -> None:
         it.built_runs[v.cls] = runs + 1
         span = _return_span(f.node)
         label = BuiltContext(f"{f.qualname}:{span.line}")
-        if _run_forward(it, v, fr, label, span, param_value):
-            for part in _parts(it, v):
-                # (facts of its own: the inputs of every run of a class are the same symbols,
-                # `x.shape[1]`, and one block's channels are not the next one's)
-                _run_forward(it, part, dataclasses.replace(fr, facts=it.new_store()), label, span, param_value)
+        with costs.context_share(it):
+            if _run_forward(it, v, fr, label, span, param_value):
+                for part in _parts(it, v):
+                    # (facts of its own: the inputs of every run of a class are the same symbols,
+                    # `x.shape[1]`, and one block's channels are not the next one's)
+                    _run_forward(it, part, dataclasses.replace(fr, facts=it.new_store()), label, span, param_value)
 
 
 def _run_forward(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param_value: Callable) -> bool:

@@ -24,7 +24,7 @@ from .int_results import call_result
 from .layers import CONTAINERS
 from .ruleargs import binds
 from .spread import bind_positional, spread_of, spread_reaches
-from . import contexts, costs, enums, returns, sizes, tables
+from . import contexts, costs, enums, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -264,9 +264,9 @@ class Calls:
         """(the call's value, whether its frame ended dead, whether it assumed an optional
         argument omitted) — the flags False when the body did not run."""
         crossing = costs.crossing(self.interp, f, fr, args, kwargs)  # into or out of an imported module's code
-        if crossing is not None:
-            return crossing(self.interp, f, lambda: self._call_here(f, args, kwargs, fr, span, created))
-        return self._call_here(f, args, kwargs, fr, span, created)
+        out = crossing(self.interp, f, lambda: self._call_here(f, args, kwargs, fr, span, created)) \
+            if crossing is not None else self._call_here(f, args, kwargs, fr, span, created)
+        return unfinished.noted(f, args, out)  # (a constructor cut off: unfinished.py)
 
     def _call_here(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created=None) -> tuple:
         if fr.depth >= self.max_depth:
@@ -449,12 +449,11 @@ class Calls:
         if isinstance(init, FuncObj):
             if self.memo is None or self.observe or self.interp.module_code:  # (callmemo.py)
                 self.call_function(init, [inst] + list(args), kwargs, fr, span)
-                return inst
+                return unfinished.finished(inst)
             return self._construct(cls, init, inst, args, kwargs, fr, span)
         elif init is None:  # `class Head(nn.Linear): pass`: the torch layer's own __init__
             self.bound_op(BoundOp(SuperV(cls, inst), "__init__"), list(args), kwargs, fr, span)
         return inst
-
 
     def init_dataclass(self, cls: ClassObj, inst: InstanceObj, args, kwargs, fr, span) -> None:
         """The `__init__` `@dataclass` writes for `cls`, run on `inst`: its fields, those of its
@@ -482,6 +481,8 @@ class Calls:
         journal = self.journal
         first, log_start, before = inst.born, len(self.mutation_log), journal.mark(BUILD_SKIPS)
         _, dead, assumes = self._call(init, [inst] + list(args), kwargs, fr, span)
+        if inst.cut:  # (nothing to remember: unfinished.py)
+            return unfinished.finished(inst)
         if journal.only_since(before, BUILD_SKIPS) and not dead and not assumes:
             self.memo.remember_built(self.interp, cls, args, kwargs, situation, fr.facts, inst, first, log_start)
         return inst

@@ -21,6 +21,7 @@ from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
 from .maybe_none import narrowed
 from .flags import containers, flag_join, off_default_arm, open_changed, quietly
+from . import arm_lists
 from .frames import BranchRecord, add_fact, span_of
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
@@ -79,6 +80,7 @@ class ControlFlow:
         mark = self.open_arm()
         off = off_default_arm(v)  # (the arm only a flag's other value takes: errors not reported)
         boxes = containers(env0) if off is not None else ()
+        lists = arm_lists.lists_before(env0) if off is None else ()
         f1, died1 = self.in_arm(fr, (implied,), origin,
                                 lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), keep=True),
                                 off is True)
@@ -87,6 +89,7 @@ class ControlFlow:
         fr.env.clear()
         fr.env.update(env0)
         attrs1 = self._restore_attrs(me, attrs0, log0)
+        lists1 = arm_lists.after_first_arm(lists, self.mutated)
         if own is not None:
             self._own_segments(st.test, fr, own)
         mark = self.open_arm()
@@ -102,6 +105,7 @@ class ControlFlow:
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
                              None if dead2 else dict(me.attrs), fr, off, p)
         open_changed(boxes, self.mutated)
+        arm_lists.join_lists(lists, lists1, not (dead1 or died1), not (dead2 or died2), self.mutated)
         if dead1 and dead2:
             return "return"
         for name, t in (own[0].items() if own else ()):

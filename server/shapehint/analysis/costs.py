@@ -14,9 +14,13 @@ is unknown (never a guess).
                     _ntuple(2)`: a closure over its arguments, whose value callers use); that
                     and a construction (`TABLE = Registry()`) run within TOP_LEVEL_CALL_STEPS.
   imported call     a call from the analysed file's code into an imported module's: within
-                    IMPORTED_CALL_STEPS, and all of them within IMPORTED_STEPS per analysis;
+                    IMPORTED_CALL_STEPS, and all of them within IMPORTED_STEPS per function
+                    analysed (a factory's helpers size its own model: `_make_divisible`
+                    unknown made efficientnet_v2's blocks unknown), ALL_IMPORTED_STEPS in all;
                     constructions (a file's factories build hundreds of imported layers, each
-                    at a small cost) within BUILDING_STEPS per analysis instead.
+                    at a small cost) within BUILDING_STEPS per function analysed instead
+                    (each factory builds its own model: efficientnet.py's eleven would
+                    spend one share by the sixth), all within ALL_BUILDING_STEPS.
   callback          a call from imported code back into the analysed file's (a base class's
                     `__call__` running the file's `forward`, a helper given a function): the
                     file's own code is what is analysed, so it runs outside the caps, its own
@@ -30,6 +34,7 @@ raised past it is caught here unless the analysis's own limit was passed too.
 from __future__ import annotations
 
 import ast
+import contextlib
 
 from typing import Optional
 
@@ -42,6 +47,8 @@ HELPER_STEPS = 600  # per imported module, for its own helpers' top-level calls 
 IMPORTED_CALL_STEPS = 1500
 IMPORTED_STEPS = 15_000
 BUILDING_STEPS = 100_000
+ALL_BUILDING_STEPS = 400_000
+ALL_IMPORTED_STEPS = 60_000
 
 
 class ImportedCosts:
@@ -52,12 +59,41 @@ class ImportedCosts:
         self.outer: list = []  # the step limit outside each imported call running, innermost last
         self.spent = 0  # steps taken in imported code (callbacks and module bodies excepted)
         self.built = 0  # of those, in constructions of imported classes (BUILDING_STEPS)
+        self.built_before = 0  # in those of the functions analysed before (ALL_BUILDING_STEPS)
+        self.spent_before = 0  # in imported calls of the functions analysed before (ALL_IMPORTED_STEPS)
         self.exempt = 0  # steps of callbacks and module bodies run inside imported calls
         self.helpers: dict = {}  # id(module globals) -> steps its own helpers' top-level calls took
 
 
 def _costs(it) -> Optional[ImportedCosts]:
     return getattr(it.imports, "costs", None)
+
+
+def new_function_shares(it) -> None:
+    """A function's generic analysis starts: its imported calls and constructions have shares
+    of their own."""
+    costs = _costs(it)
+    if costs is not None:
+        costs.built_before += costs.built
+        costs.spent_before += costs.spent
+        costs.built = costs.spent = 0
+
+
+@contextlib.contextmanager
+def context_share(it):
+    """A model's forward running in a construction context (built.py): its calls into imported
+    code (a stochastic-depth layer's, in every block) have a share of their own, as the model
+    is its own, and charge none to the analysis's; MAX_CONTEXTS bounds how many there are."""
+    costs = _costs(it)
+    if costs is None:
+        yield
+        return
+    saved = costs.spent, costs.spent_before
+    costs.spent = costs.spent_before = 0
+    try:
+        yield
+    finally:
+        costs.spent, costs.spent_before = saved
 
 
 def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
@@ -108,7 +144,8 @@ def imported_call(it, f, run) -> tuple:
     # building the model's parts (a file's factories build hundreds of imported layers, each at
     # a small cost) counts against its own share only; other calls share the analysis's too
     building = getattr(getattr(f, "node", None), "name", None) == "__init__"
-    left = BUILDING_STEPS - costs.built if building else IMPORTED_STEPS - costs.spent
+    left = min(BUILDING_STEPS - costs.built, ALL_BUILDING_STEPS - costs.built_before - costs.built) \
+        if building else min(IMPORTED_STEPS - costs.spent, ALL_IMPORTED_STEPS - costs.spent_before - costs.spent)
     if left <= 0:
         return UnknownV("a call into an imported module past the analysis's share"), False, False
     start, exempt = it.steps, costs.exempt

@@ -14,6 +14,7 @@ from ..solver.facts import Limits
 from .built import run_built_models
 from .frames import Budget, Cancelled, Frame, decorated, span_of
 from . import interp as interp_limits
+from . import costs
 from .interp import Interp
 from .hover_facts import compose_dims, fixed_symbols, logged_dims
 from .defaults import open_default_nones
@@ -162,6 +163,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
     if f in it.generic_done and not again:
         return
     it.generic_done.add(f)
+    costs.new_function_shares(it)
     it.sink.owner = f.qualname  # what it finds is its own (for per-function capture, sink.py)
     node = f.node
     args = node.args

@@ -165,6 +165,7 @@ class InstanceObj(Value):
     items: Optional[Value] = None
     any_item: Optional[Value] = None
     held_by: str = ""  # the parameter a generic instance stands for (`config`), naming what it holds
+    cut: bool = False  # a constructor of it was cut off: it is unfinished (unfinished.py)
 
     def __post_init__(self):
         self.born = next(_BORN)  # creation order (shapes/values.py)

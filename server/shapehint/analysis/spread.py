@@ -11,7 +11,7 @@ from typing import Optional
 
 from ..shapes.values import ExtRef, ListV, TupleV, Value
 from .library_helpers import is_checkpoint
-from .objects import BoundMethod, FuncObj, SpreadV
+from .objects import BoundMethod, BoundOp, FuncObj, InstanceObj, SpreadV, SuperV
 
 
 def spread_of(v: Value) -> Optional[SpreadV]:
@@ -26,7 +26,14 @@ def spread_reaches(fn: Value, args: list) -> bool:
     (directly, as a method, or through activation checkpointing, which calls its function)."""
     if not any(isinstance(a, SpreadV) for a in args):
         return True
-    return isinstance(fn, (FuncObj, BoundMethod)) or isinstance(fn, ExtRef) and is_checkpoint(fn.path)
+    if isinstance(fn, (FuncObj, BoundMethod)) or isinstance(fn, ExtRef) and is_checkpoint(fn.path):
+        return True
+    if isinstance(fn, BoundOp) and fn.name == "__init__" and isinstance(fn.target, SuperV) \
+            and isinstance(fn.target.self_obj, InstanceObj):
+        # `super().__init__(*layers)` of a Sequential subclass not run: without its layers the
+        # instance would be an empty Sequential, the identity (unfinished.py)
+        fn.target.self_obj.cut = True
+    return False
 
 
 def bind_positional(env: dict, params: list, args: list, varargs: Optional[str]) -> bool:

@@ -1,0 +1,66 @@
+"""Lists that the arms of an undecided `if` fill in place (`layers.append(conv_a)` in one arm,
+`layers.append(conv_b)` in the other): both arms run on the one list object, so without this
+the list held both arms' layers, in a row — a block whose `expanded != cin` was undecided
+(torchvision's FusedMBConv, once an imported helper's width was unknown) became a Sequential of
+the expand, project and plain convolutions together, and the model's run reported a false
+SH101. Each arm starts from the list as it was; past the `if`, the list holds what the arms
+that get on left in it when they agree (the same items), else its items are unknown — never
+one arm's, which would claim that arm was taken. (A constructor flag's `if` opens its lists
+and dicts the same way: flags.open_changed.)"""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..shapes.values import ListV, UnknownV
+
+
+def lists_before(env: dict) -> list:
+    """(list, its state) for each list of known items `env`'s names hold."""
+    seen: set = set()
+    out = []
+    for v in env.values():
+        if isinstance(v, ListV) and v.items is not None and id(v) not in seen:
+            seen.add(id(v))
+            out.append((v, _state(v)))
+    return out
+
+
+def after_first_arm(boxes: list, mutated: Callable) -> list:
+    """What the first arm left in each list (None: untouched), each list put back as it was."""
+    out = []
+    for v, before in boxes:
+        if _same(_state(v), before):
+            out.append(None)
+            continue
+        out.append(_state(v))
+        _set(v, before, mutated)
+    return out
+
+
+def join_lists(boxes: list, first: list, gets_on1: bool, gets_on2: bool, mutated: Callable) -> None:
+    """Past the `if`: each list as the arms that get on left it, or of unknown items."""
+    for (v, before), arm1 in zip(boxes, first):
+        state1, state2 = arm1 or before, _state(v)
+        if _same(state1, state2) or not gets_on1:
+            continue  # the arms agree, or only the second gets on: as it is
+        if not gets_on2:
+            _set(v, state1, mutated)
+            continue
+        mutated(v)
+        v.items, v.elem, v.length = None, UnknownV("item"), None
+
+
+def _state(v: ListV) -> tuple:
+    return (list(v.items) if v.items is not None else None), v.elem, v.length
+
+
+def _set(v: ListV, state: tuple, mutated: Callable) -> None:
+    mutated(v)
+    v.items = list(state[0]) if state[0] is not None else None
+    v.elem, v.length = state[1], state[2]
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    if a[0] is None or b[0] is None:
+        return a[0] is None and b[0] is None and a[1] is b[1] and a[2] == b[2]
+    return len(a[0]) == len(b[0]) and all(x is y for x, y in zip(a[0], b[0]))

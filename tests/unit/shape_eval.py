@@ -1,0 +1,14 @@
+"""Helpers the tests of construction mechanisms share: a small program run with Python (and
+torch), and an inferred shape evaluated in the names its dims are written in."""
+
+
+def run_program(src: str) -> dict:
+    """The globals of `src`, run as module `m.py`."""
+    ns: dict = {}
+    exec(compile(src, "m.py", "exec"), ns)
+    return ns
+
+
+def evaluated(shape: list, env: dict) -> list:
+    """Each dim of an inferred shape evaluated in `env` (a dim left `?` is no claim: None)."""
+    return [None if d == "?" else d if isinstance(d, int) else eval(d, {}, env) for d in shape]
