@@ -28,6 +28,7 @@ from . import contexts, costs, returns, sizes, tables
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
+from .divisibility import within_class
 
 # in-place methods that change the receiver's shape (the others keep it)
 RESHAPING_IN_PLACE = {"unsqueeze_", "squeeze_", "t_", "transpose_", "swapdims_", "swapaxes_", "resize_",
@@ -211,7 +212,7 @@ class Calls:
         except Exception as exc:  # a rule bug must never fail the analysis
             self.internal_errors.append(f"{name}: {type(exc).__name__}: {exc}")
             return self.gave_up(fr, args, kwargs, UnknownV(name))
-        return out if out is not None else UnknownV(name)
+        return within_class(self.interp, fr, out) if out is not None else UnknownV(name)
 
     def _on_a_default(self, fr, args, kwargs) -> bool:
         """An operation that fails on the analysed function's own default value of a number,
