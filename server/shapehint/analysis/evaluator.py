@@ -24,6 +24,8 @@ from . import classvalues, layercfg, open_tuples, operands, records, sizes
 from .arith import float_binop, int_binop, python_value
 from .strings import formatted
 from .sequence_arith import sequence_binop
+from . import number_or_tensor
+from .number_or_tensor import NumberOrTensor
 from .unknown_receivers import sized_method
 from .selection import selected_join
 from .flags import flag_join, negated, off_default_arm
@@ -267,6 +269,8 @@ class Expressions:
 
     def binop(self, op, a: Value, b: Value, node, fr) -> Value:
         name = BINOP_METHODS.get(op)
+        if isinstance(a, NumberOrTensor) or isinstance(b, NumberOrTensor):
+            return number_or_tensor.binop(self.interp, op, a, b, node, fr)
         if isinstance(a, TensorV) or isinstance(b, TensorV):
             a, b = operands.tensor_operands(a, b, self.opaque_symbol)
             if name is None:
