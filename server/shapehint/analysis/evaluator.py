@@ -14,7 +14,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV,
                       TensorMethod)
 from .annotations import is_shape_type
 from .choices import registry_choice
@@ -25,7 +25,6 @@ from .arith import float_binop, int_binop, python_value
 from .strings import formatted
 from .sequence_arith import sequence_binop
 from . import number_or_tensor
-from .number_or_tensor import NumberOrTensor
 from .unknown_receivers import sized_method
 from .selection import selected_join
 from .flags import flag_join, negated, off_default_arm

@@ -15,16 +15,10 @@ stays unknown: it is an `UnknownV` to all other code.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 from ..shapes.values import FloatV, IntV, TensorV, UnknownV, Value
-
-
-@dataclass(eq=False)
-class NumberOrTensor(UnknownV):
-    number: Optional[Value] = None
-    tensor: Optional[TensorV] = None
+from .objects import NumberOrTensor
 
 
 def joined(vals: list, join) -> Optional[NumberOrTensor]:
