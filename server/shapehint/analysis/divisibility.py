@@ -60,11 +60,11 @@ def pairs_for(it, fr) -> frozenset:
     running (the analysed one, a function nested in it, or a call on the way here)."""
     if not it.divisible:
         return frozenset()
-    running = [q for q, calls in it.call_stack.running_calls.items() if calls] + [fr.qualname, fr.root]
     out: set = set()
     for cls_name, pairs in it.divisible.items():
         prefix = cls_name + "."
-        if any(q.startswith(prefix) for q in running):
+        if fr.qualname.startswith(prefix) or fr.root.startswith(prefix) or \
+                any(calls and q.startswith(prefix) for q, calls in it.call_stack.running_calls.items()):
             out |= pairs
     return frozenset(out)
 
