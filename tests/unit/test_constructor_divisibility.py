@@ -4,14 +4,11 @@ n_heads == 0`) makes `n_heads*(dim//n_heads)` equal `dim` in the class's methods
 (HF DistilBERT's `shape(x)`). Before: the quotient stayed opaque. A guard inside an `if` (which
 another construction may skip), or none at all, leaves the quotient as it is. Each shape is
 checked against torch at the sizes the program runs with."""
-import json
-import os
-import subprocess
-import sys
 
 import torch
 
-SERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "server")
+from .program_runs import infer, run
+
 
 PROGRAM = '''import torch
 from torch import nn
@@ -81,19 +78,13 @@ g = Flagged(24, 3)(torch.randn(2, 5, 24))
 
 
 def _values(tmp_path):
-    f = tmp_path / "m.py"
-    f.write_text(PROGRAM)
-    out = subprocess.run([sys.executable, "-m", "shapehint.cli", "infer", str(f), "--format", "json"],
-                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SERVER), timeout=300)
-    res = json.loads(out.stdout)
+    res = infer(tmp_path, PROGRAM)
     assert [d for d in res["diagnostics"] if d["severity"] == "error"] == []
     return {(v["function"], v["name"]): v["shape"] for v in res["values"]}
 
 
 def _run():
-    scope: dict = {}
-    exec(compile(PROGRAM, "m.py", "exec"), scope)
-    return scope
+    return run(PROGRAM)
 
 
 def _at(shape, sizes):

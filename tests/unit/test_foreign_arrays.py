@@ -4,15 +4,12 @@ np.ndarray)` used to run the numpy arm on the layer's tensor, and `.T` on its th
 false SH203 warning (HF OWL-ViT's box conversion). A plain function's parameter is only taken
 for a tensor: a numpy array may be passed, so `isinstance(image * 2, np.ndarray)` stays undecided
 and its assertion is no error."""
-import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import torch
 
-SERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "server")
+from .program_runs import infer, run
+
 
 PROGRAM = '''import importlib.util
 
@@ -68,17 +65,11 @@ def scaled(image):
 
 
 def _infer(tmp_path):
-    f = tmp_path / "m.py"
-    f.write_text(PROGRAM)
-    out = subprocess.run([sys.executable, "-m", "shapehint.cli", "infer", str(f), "--format", "json"],
-                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SERVER), timeout=300)
-    return json.loads(out.stdout)
+    return infer(tmp_path, PROGRAM)
 
 
 def _run():
-    scope: dict = {}
-    exec(compile(PROGRAM, "m.py", "exec"), scope)
-    return scope
+    return run(PROGRAM)
 
 
 def test_a_layers_tensor_takes_the_torch_arm_not_the_numpy_one(tmp_path):

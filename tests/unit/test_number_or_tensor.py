@@ -4,14 +4,11 @@ tensor: HF T5's relative position buckets start at 0 and gain a tensor under an 
 built from them. The sum has a shape only where both paths give the same one. Also: `arange` of
 a parameter only taken for a tensor has an unknown dtype (it was float32, and an `nn.Embedding`
 of it a false error). Shapes are checked against torch at the sizes the program runs with."""
-import json
-import os
-import subprocess
-import sys
 
 import torch
 
-SERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "server")
+from .program_runs import infer, run
+
 
 PROGRAM = '''import torch
 from torch import nn
@@ -73,18 +70,12 @@ pos = Positions()(torch.tensor(6))
 
 
 def _result(tmp_path):
-    f = tmp_path / "m.py"
-    f.write_text(PROGRAM)
-    out = subprocess.run([sys.executable, "-m", "shapehint.cli", "infer", str(f), "--format", "json"],
-                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SERVER), timeout=300)
-    res = json.loads(out.stdout)
+    res = infer(tmp_path, PROGRAM)
     return res, {(v["function"], v["name"]): v["shape"] for v in res["values"]}
 
 
 def _run():
-    scope: dict = {}
-    exec(compile(PROGRAM, "m.py", "exec"), scope)
-    return scope
+    return run(PROGRAM)
 
 
 def test_buckets_started_at_zero_have_the_relative_positions_shape(tmp_path):
