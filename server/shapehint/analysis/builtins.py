@@ -18,7 +18,7 @@ from ..shapes.values import (BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, Li
 from .arith import round_quotient
 from .dicts import dict_method
 from .layers import CONTAINERS
-from .typetests import isinstance_of
+from .typetests import inputs_are_tensors, isinstance_of
 from .strings import str_method
 from . import records
 from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
@@ -35,7 +35,7 @@ def falsy_literal(node) -> bool:
 
 # what the builtins call on the other parts of the interpreter
 _USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "attribute", "binop", "build_layer", "call_rule", "call_value",
-         "fresh_dyn", "fresh_symbol", "init_dataclass", "int_value", "join_values", "mutated", "opaque_symbol", "resolve", "truth")
+         "fresh_dyn", "fresh_symbol", "function_named", "init_dataclass", "int_value", "join_values", "mutated", "opaque_symbol", "resolve", "truth")
 
 
 class Builtins:
@@ -185,7 +185,9 @@ class Builtins:
         return self.b_any(args, kwargs, fr, span, conj)
 
     def b_isinstance(self, args, kwargs, fr, span):
-        got = isinstance_of(args[0], args[1]) if len(args) == 2 and not kwargs else None
+        if len(args) != 2 or kwargs:
+            return BoolV(None)
+        got = isinstance_of(args[0], args[1], isinstance(args[0], TensorV) and inputs_are_tensors(self, fr))
         return BoolV(None if got is None else TRUE if got else FALSE)
 
     def b_zip(self, args, kwargs, fr, span):

@@ -24,7 +24,7 @@ from .int_results import call_result
 from .layers import CONTAINERS
 from .ruleargs import binds
 from .spread import bind_positional, spread_of, spread_reaches
-from . import contexts, costs, enums, returns, sizes, tables, unfinished
+from . import contexts, costs, divisibility, enums, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -211,7 +211,7 @@ class Calls:
         except Exception as exc:  # a rule bug must never fail the analysis
             self.internal_errors.append(f"{name}: {type(exc).__name__}: {exc}")
             return self.gave_up(fr, args, kwargs, UnknownV(name))
-        return out if out is not None else UnknownV(name)
+        return divisibility.within_class(self.interp, fr, out) if out is not None else UnknownV(name)
 
     def _on_a_default(self, fr, args, kwargs) -> bool:
         """An operation that fails on the analysed function's own default value of a number,

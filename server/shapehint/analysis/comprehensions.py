@@ -9,7 +9,7 @@ from typing import Optional
 from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
                              UnknownV, Value)
-from . import open_tuples
+from . import number_or_tensor, open_tuples
 from .choices import choice_of
 from .maybe_none import join_maybe_none
 from .open_choices import open_choice
@@ -133,7 +133,7 @@ class Comprehensions:
         # one of several layers or functions; an object None on some paths; tuples of lengths that differ;
         # a value of unknown kind paired with itself
         picked = (choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)
-                  or pair_of_itself(vals) or open_choice(vals))
+                  or pair_of_itself(vals) or open_choice(vals) or number_or_tensor.joined(vals, self.join_values))
         return picked if picked is not None else UnknownV("join")
 
     def _joined_int(self, vals: list):

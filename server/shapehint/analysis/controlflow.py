@@ -23,6 +23,7 @@ from .maybe_none import narrowed
 from .flags import containers, flag_join, off_default_arm, open_changed, quietly
 from . import arm_lists
 from .frames import BranchRecord, add_fact, span_of
+from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
 from .liveness import exposed_names
@@ -117,10 +118,14 @@ class ControlFlow:
             fr.env.update(env2)
             if p is not None:
                 self._continue_past(fr, f1, neg(p), origin)
+                if f1 == "raise":
+                    learn_divisible(self.interp, fr, neg(p), st)
         elif dead2:
             fr.env.update(env1)
             if implied is not None:
                 self._continue_past(fr, f2, implied, origin)
+                if f2 == "raise":
+                    learn_divisible(self.interp, fr, implied, st)
         else:
             fr.env.update(self.join_envs(env1, env2, fr.facts, off, p))
         if off is not None:

@@ -14,7 +14,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, OpaqueV, ShapeAliasV, SuperV,
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV,
                       TensorMethod)
 from .annotations import is_shape_type
 from .choices import registry_choice
@@ -24,6 +24,7 @@ from . import classvalues, layercfg, open_tuples, operands, records, sizes
 from .arith import float_binop, int_binop, python_value
 from .strings import formatted
 from .sequence_arith import sequence_binop
+from . import number_or_tensor
 from .unknown_receivers import sized_method
 from .selection import selected_join
 from .flags import flag_join, negated, off_default_arm
@@ -267,6 +268,8 @@ class Expressions:
 
     def binop(self, op, a: Value, b: Value, node, fr) -> Value:
         name = BINOP_METHODS.get(op)
+        if isinstance(a, NumberOrTensor) or isinstance(b, NumberOrTensor):
+            return number_or_tensor.binop(self.interp, op, a, b, node, fr)
         if isinstance(a, TensorV) or isinstance(b, TensorV):
             a, b = operands.tensor_operands(a, b, self.opaque_symbol)
             if name is None:

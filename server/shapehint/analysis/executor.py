@@ -13,6 +13,7 @@ from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSize
 from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, LazyImport, OpaqueV, OpenTupleV
 from .result import Related
 from .frames import Frame, add_fact, span_of
+from .divisibility import learn as learn_divisible
 from .builtins import falsy_literal
 from .library_helpers import CHECKS
 from .optional_args import taken_default
@@ -148,6 +149,7 @@ class Statements:
                 self.reporter.assertion_failed(fr, span, p)
             return
         add_fact(fr.facts, p, (span, f"{what} on line {span.line}"))
+        learn_divisible(self.interp, fr, p, node)
 
     def _only_as_a_size(self, p, fr) -> bool:
         """`assert self.num_chunks_before == 0` on `config.lsh_num_chunks_before`: a value the

@@ -148,6 +148,7 @@ class Interp:
         self.as_built = as_built
         self.gave_up_in: dict = j.table("gave-up")  # Frame.root -> operations on tensors it could not follow (calls.gave_up)
         self.generic_stores: dict = j.table("generic-store")
+        self.divisible: dict = j.table("divisible")  # class -> {(n, d)} its constructor proves n % d == 0 (divisibility.py)
         self.built_runs: dict = j.table("built-run")  # class -> construction contexts run for it (built.py)
         self.generic_returns: dict = j.table("generic-return")  # function -> FactStore of its generic analysis
         self.functions: list = j.log("function")

@@ -191,6 +191,14 @@ class BoundMethod(Value):
 
 
 @dataclass(eq=False)
+class NumberOrTensor(UnknownV):
+    """A number on some paths and a tensor on others (number_or_tensor.py): unknown to all code
+    but the arithmetic that combines it with a tensor."""
+    number: Optional[Value] = None
+    tensor: Optional[TensorV] = None
+
+
+@dataclass(eq=False)
 class OpaqueV(Value):
     """An object known only by name (an unannotated parameter, a config attribute).
 

@@ -17,6 +17,9 @@ from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV,
 from .objects import MODULE, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, OpaqueV, PartialV, SetV
 
 TENSOR = {"torch.Tensor"}
+# other libraries' array classes: no torch tensor is an instance of one (`elif isinstance(boxes,
+# np.ndarray)` after a test for a torch tensor the analysis could not decide)
+FOREIGN_ARRAYS = {"numpy.ndarray", "numpy.generic"}
 SIZE = {"torch.Size"}
 # the builtin type each plain value kind is exactly (a bool is also an int)
 _BUILTIN = {IntV: {"int"}, FloatV: {"float"}, BoolV: {"bool", "int"}, StrV: {"str"}, ListV: {"list"},
@@ -30,11 +33,12 @@ _ABCS = {**{f"{m}.{n}": kinds for m in ("collections.abc", "typing") for n, kind
 _BUILTIN_TYPES = {"int", "float", "bool", "str", "list", "tuple", "dict", "set", "frozenset", "bytes", "complex"}
 
 
-def isinstance_of(value: Value, classinfo: Value) -> Optional[bool]:
+def isinstance_of(value: Value, classinfo: Value, torch_made: bool = False) -> Optional[bool]:
+    """`torch_made`: the tensors of this analysis all come from torch (`inputs_are_tensors`)."""
     targets = _flatten(classinfo)
     if targets is None:
         return None
-    answers = [_one(value, t) for t in targets]
+    answers = [_one(value, t, torch_made) for t in targets]
     if True in answers:
         return True
     return False if all(a is False for a in answers) else None
@@ -54,7 +58,7 @@ def _flatten(classinfo: Value) -> Optional[list]:
     return None
 
 
-def _one(value: Value, target: Value) -> Optional[bool]:
+def _one(value: Value, target: Value, torch_made: bool = False) -> Optional[bool]:
     if isinstance(target, BuiltinFn) and target.name == "object":
         return True
     if _CALLABLE_TARGETS.get(_target_name(target)) is not None:
@@ -62,7 +66,7 @@ def _one(value: Value, target: Value) -> Optional[bool]:
     if isinstance(target, BuiltinFn) and target.name not in _BUILTIN_TYPES:
         return None
     if isinstance(value, TensorV):
-        return _tensor(value, target)
+        return _tensor(value, target, torch_made)
     if isinstance(value, NoneV):
         return False
     if _class_or_function(value) and isinstance(target, BuiltinFn) and target.name in _BUILTIN_TYPES:
@@ -137,13 +141,27 @@ def _class_or_function(value: Value) -> bool:
     return isinstance(value, ExtRef) and value.path.startswith("torch.") and value.path.rsplit(".", 1)[-1][:1].isupper()
 
 
-def _tensor(value: TensorV, target: Value) -> Optional[bool]:
+def _tensor(value: TensorV, target: Value, torch_made: bool) -> Optional[bool]:
     # Only ever True: an unannotated parameter is taken for a tensor without anything saying it
     # is one (generic.param_value), and so is all that is read out of it (`for s in strings`),
     # so `assert isinstance(block_string, str)` must not become "fails for every input".
     if isinstance(target, ExtRef) and target.path in TENSOR and not value.optional:
         return True
+    if isinstance(target, ExtRef) and target.path in FOREIGN_ARRAYS and torch_made and not value.maybe_sequence:
+        return False  # (None is no array either)
     return None
+
+
+def inputs_are_tensors(it, fr) -> bool:
+    """Whether every tensor the analysis of `fr` holds comes from torch, never from a numpy array
+    a caller passed: so in module-level code (where a numpy call gives no tensor) and in the
+    analysis of a layer's method, whose inputs are tensors. A plain function's parameter is
+    only taken for a tensor (`image * 2` may be an array), and so is one that a parameter's
+    tensor was passed to (`maybe_sequence`)."""
+    if fr.root == "<module>":
+        return True
+    f = it.function_named(fr.root) if fr.root else None
+    return f is not None and f.cls is not None and f.cls.is_module()
 
 
 def _instance(cls: ClassObj, target: Value) -> Optional[bool]:

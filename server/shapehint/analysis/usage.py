@@ -12,6 +12,8 @@ from ..ops import registry
 
 TENSOR_ATTRS = {"shape", "dtype", "device", "ndim", "T", "mT", "data", "grad", "size", "dim", "is_cuda"}
 INT_CALLS = {"range", "int", "len"}
+# tensor factories whose bounds are numbers (`torch.arange(query_length)` in HF T5's bias)
+INT_METHOD_CALLS = {"arange"}
 
 
 def param_kind(fn: ast.FunctionDef, name: str) -> str:
@@ -33,6 +35,9 @@ def _name_uses(fn: ast.FunctionDef) -> dict:
 
     for node in ast.walk(fn):
         if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in INT_METHOD_CALLS:
+                for a in {a.id for a in node.args if isinstance(a, ast.Name)}:
+                    count(a, False)
             if isinstance(node.func, ast.Name):
                 count(node.func.id, False)
                 if node.func.id in INT_CALLS:

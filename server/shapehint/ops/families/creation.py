@@ -121,6 +121,10 @@ def randperm(cx: OpContext, n, *, generator=None, out=None, dtype=None, layout=N
     return _new(cx, [k], dtype_name(dtype, "int64"))
 
 
+_INT_KINDS = {**{t: True for t in ("int8", "int16", "int32", "int64", "uint8", "bool")},
+              **{t: False for t in ("float16", "bfloat16", "float32", "float64")}}
+
+
 @op("torch.arange")
 def arange(cx: OpContext, start, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
            requires_grad=False, pin_memory=False):
@@ -128,7 +132,10 @@ def arange(cx: OpContext, start, end=None, step=1, *, out=None, dtype=None, layo
         start, end = IntV(Expr.const(0)), start
     parts = [_num(cx, v) for v in (start, end, step)]
     is_int = all(k == "int" for k, _ in parts)
-    out_dtype = dtype_name(dtype, "int64" if is_int else "float32")
+    # a bound that is a tensor is an int one when its dtype is (`arange(torch.tensor(6))` is
+    # int64); of unknown dtype (a parameter only taken for a tensor), the result's is unknown
+    kinds = [_INT_KINDS.get(v.dtype) if isinstance(v, TensorV) else k == "int" for v, (k, _) in zip((start, end, step), parts)]
+    out_dtype = dtype_name(dtype, None if None in kinds else "int64" if all(kinds) else "float32")
     if is_int:
         a, b, s = (p for _, p in parts)
         if s.value is None:
