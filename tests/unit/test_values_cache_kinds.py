@@ -74,3 +74,20 @@ def pick(x: torch.Tensor, flag: bool):
     assert got[(25, "y")] == [1, "x.shape[1]"]  # (A alone)
     assert got[(27, "z")] == ["?", "x.shape[1]"]  # both: the rows differ
     assert got[(29, "w")] == ["?", "x.shape[1]"]  # no option is an Other: the arm is left as it was
+
+
+@pytest.mark.parametrize("use_cache", [True, False])
+@pytest.mark.parametrize("paired", [True, False])
+def test_a_store_made_only_when_asked_for_agrees_with_torch(use_cache, paired):
+    import types
+
+    import torch
+    x = torch.randn(2, 5, 16)
+    config = types.SimpleNamespace(use_cache=use_cache, paired=paired)
+    with torch.no_grad():
+        out = program("cache_kinds_given").Model(config)(x)
+    got = {v["name"]: v["shape"] for v in answer("cache_kinds_given")["values"] if v["function"] == "Model.forward"}
+    assert got["y"] == ["x.shape[0]", "x.shape[1]", "x.shape[1]"]
+    assert got["again"] == ["x.shape[0]", "?", "?"]  # (twice as long only where a store was made)
+    for var in ("y", "again"):
+        _agrees(got[var], list(out[var].shape), x)
