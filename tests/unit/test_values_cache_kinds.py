@@ -26,14 +26,16 @@ def test_the_outputs_after_the_update_agree_with_torch(paired, size):
     x = torch.randn(*size)
     with torch.no_grad():
         out = program("cache_kinds").Model(paired)(x)
-    for var, line in (("y", 58), ("again", 60)):
+    for var, line in (("y", 61), ("again", 63)):
         _agrees(_shape("Model.forward", line, var)["shape"], list(out[var].shape), x)
 
 
 def test_the_update_line_lists_each_call_with_its_own_length():
-    contexts = {c["context"]: c["shape"] for c in _shape("Attn.forward", 39, "k")["contexts"]}
-    assert contexts == {"Model.forward:58": ["x.shape[0]", "x.shape[1]", 8],
-                        "Model.forward:60": ["x.shape[0]", "2*x.shape[1]", 8]}
+    contexts = {c["context"]: c["shape"] for c in _shape("Attn.forward", 42, "k")["contexts"]}
+    assert contexts == {"Model.forward:61": ["x.shape[0]", "x.shape[1]", 8],
+                        "Model.forward:63": ["x.shape[0]", "2*x.shape[1]", 8],
+                        "Given.forward:82": ["x.shape[0]", "x.shape[1]", 8],
+                        "Given.forward:83": ["x.shape[0]", "2*x.shape[1]", 8]}
 
 
 def test_an_arm_keeps_what_the_test_cannot_tell_apart():
@@ -85,8 +87,8 @@ def test_a_store_made_only_when_asked_for_agrees_with_torch(use_cache, paired):
     x = torch.randn(2, 5, 16)
     config = types.SimpleNamespace(use_cache=use_cache, paired=paired)
     with torch.no_grad():
-        out = program("cache_kinds_given").Model(config)(x)
-    got = {v["name"]: v["shape"] for v in answer("cache_kinds_given")["values"] if v["function"] == "Model.forward"}
+        out = program("cache_kinds").Given(config)(x)
+    got = {v["name"]: v["shape"] for v in answer("cache_kinds")["values"] if v["function"] == "Given.forward"}
     assert got["y"] == ["x.shape[0]", "x.shape[1]", "x.shape[1]"]
     assert got["again"] == ["x.shape[0]", "?", "?"]  # (twice as long only where a store was made)
     for var in ("y", "again"):

@@ -38,14 +38,19 @@ def narrowed_by_kind(test, when: bool, fr, run, keep: bool):
     name, info_node, negated = got
     v = fr.env.get(name)
     arm = _arm(v, _classinfo(info_node, fr), when != negated) if v is not None else None
-    if arm is None:
-        return run()
+    return run() if arm is None else run_bound(fr, name, arm, run, keep)
+
+
+def run_bound(fr, name: str, arm: Value, run, keep: bool):
+    """`run()` with `name` bound to `arm`: kept after it for a statement's arm (whose names the
+    `if` joins), else put back (an expression's arm binds no name)."""
+    was = fr.env.get(name)
     fr.env[name] = arm
     try:
         return run()
     finally:
         if not keep and fr.env.get(name) is arm:
-            fr.env[name] = v
+            fr.env[name] = was
 
 
 def _arm(v: Value, info: Optional[Value], holds: bool) -> Optional[Value]:
