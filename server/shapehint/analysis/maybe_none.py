@@ -16,6 +16,7 @@ from typing import Optional
 
 from ..shapes.values import NoneV, Value
 from .choices import choice_of
+from .kind_narrowing import narrowed_by_kind, run_bound
 from .objects import ChoiceV, InstanceObj, MaybeNoneV
 from .optional_args import none_test
 
@@ -43,12 +44,6 @@ def narrowed(test, when: bool, fr, run, keep: bool = False):
     got = none_test(test)
     v = fr.env.get(got[0]) if got is not None else None
     if not isinstance(v, MaybeNoneV):
-        return run()
+        return narrowed_by_kind(test, when, fr, run, keep)
     name, given_when_true = got
-    arm = v.given if when == given_when_true else NoneV()
-    fr.env[name] = arm
-    try:
-        return run()
-    finally:
-        if not keep and fr.env.get(name) is arm:
-            fr.env[name] = v
+    return run_bound(fr, name, v.given if when == given_when_true else NoneV(), run, keep)
