@@ -107,3 +107,63 @@ def test_a_sequential_base_not_given_its_layers_is_unknown_not_empty():
         want = list(ns["run"](x, n).shape)
         assert got is None or not any(str(d).startswith("*") for d in got) and \
             all(g is None or g == w for g, w in zip(_evaluated(got, x), want))
+
+
+BASE_FILES = {
+    "based/__init__.py": "",
+    "based/core.py": """import torch.nn as nn
+
+
+def _settings(n):
+    total = 0
+    for i in range(n):
+        total = total + i
+    return total
+
+
+class Base(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.total = _settings(n)
+""",
+    "based/m.py": """import torch
+import torch.nn as nn
+from .core import Base
+
+
+class Net(Base):
+    def __init__(self, n):
+        super().__init__(n)
+        self.fc = nn.Linear(4, 8)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y
+
+
+def run():
+    x = torch.randn(3, 5, 4)
+    net = Net(50)
+    z = net(x)
+    return z
+""",
+}
+
+
+def test_a_base_constructor_cut_off_leaves_the_subclass_own_layers(tmp_path, monkeypatch):
+    """An imported base's `__init__` past the imported-call share: the subclass's own layers,
+    written after `super().__init__` returns, and its own forward still give shapes (before, the
+    whole model was unknown: transformers' models over a base constructor past its share)."""
+    for rel, text in BASE_FILES.items():
+        os.makedirs(os.path.dirname(tmp_path / rel), exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    path = tmp_path / "based/m.py"
+    monkeypatch.setattr(costs, "IMPORTED_CALL_STEPS", 5)
+    r = analyze_source(path.read_text(), str(path))
+    got = next((v["shape"] for v in r.infer_json()["values"] if v["name"] == "z"), None)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        want = list(importlib.import_module("based.m").run().shape)
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert got == want
