@@ -272,6 +272,8 @@ class Statements:
             return list(v.children)
         if isinstance(v, OpenTupleV):
             return unpacked(v, n)
+        if isinstance(v, ListV) and v.items is None and v.if_length is not None and v.if_length[0] == n:
+            return list(v.if_length[1])  # (only the paths where it had n items get past this)
         items = self.iterate(v, fr)
         return items
 

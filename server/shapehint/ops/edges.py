@@ -56,7 +56,9 @@ def _lift(v: Value, around: Shape, back: bool) -> Value:
     if isinstance(v, TupleV) and v.items is not None:
         return TupleV(tuple(_lift(i, around, back) for i in v.items), v.is_size)
     if isinstance(v, ListV) and v.items is None and v.elem is not None:
-        return ListV(None, _lift(v.elem, around, back), length=v.length)
+        n = v.if_length
+        return ListV(None, _lift(v.elem, around, back), length=v.length,
+                     if_length=n and (n[0], tuple(_lift(i, around, back) for i in n[1])))
     raise NotApplicable("the result is not a tensor")
 
 

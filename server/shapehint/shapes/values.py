@@ -183,6 +183,9 @@ class ListV(Value):
     # a parameter's list of ints (`window_size: List[int]`): `window_size[0]` reads as the opaque
     # value of that name, so a reshape by it is symbolic rather than unknown
     name: Optional[str] = None
+    # (n, items): what its items are on the paths where it has exactly n of them (`x.chunk(2)` of
+    # an unknown size has one piece or two; `a, b = ...` goes on only where it had two)
+    if_length: Optional[tuple] = None
 
     def __post_init__(self):
         self.born = next(_BORN)

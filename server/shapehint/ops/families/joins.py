@@ -17,6 +17,7 @@ from ..edges import axiswise, joined
 from ..context import NotApplicable, OpContext
 from ..registry import op
 from ..common import strides_of, view_result
+from ..pieces import if_counted
 
 
 def _tensors(cx: OpContext, seq, what="tensors") -> list:
@@ -278,7 +279,7 @@ def chunk(cx: OpContext, input, chunks, dim=0):
     if n.value is not None and size.value is None and cx.entails(lt((n - 1) * s, size)):
         # exactly n pieces of ceil(size/n), the last one shorter (`a, b = x.chunk(2)` with size >= 2)
         return _pieces(cx, x, d, [s] * (n.value - 1) + [size - (n - 1) * s])
-    return _split_even(cx, x, d, s)
+    return if_counted(_split_even(cx, x, d, s), n.value, lambda k: _pieces(cx, x, d, [s] * (k - 1) + [size - (k - 1) * s]))
 
 
 @op("torch.unbind", "Tensor.unbind")
