@@ -8,15 +8,10 @@ attention lines are lost for another cause (its attention kernel is chosen from 
 configuration string, so a block's output, and the loop's next iteration, stay unknown).
 
 The package is our own, and every shape claimed is checked against torch running it."""
-import json
-import os
-import subprocess
 import sys
 import textwrap
 
-import torch
-
-SERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "server")
+from .program_runs import infer_file
 
 LAYERS = """\
     import torch
@@ -98,12 +93,6 @@ def _package(tmp_path):
     return pkg
 
 
-def _infer(path) -> dict:
-    out = subprocess.run([sys.executable, "-m", "shapehint.cli", "infer", str(path), "--format", "json"],
-                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SERVER), timeout=300)
-    return json.loads(out.stdout)
-
-
 def _torch_run(tmp_path):
     """main()'s output and the q/k/v shapes each Attn call really makes."""
     sys.path.insert(0, str(tmp_path))
@@ -126,7 +115,7 @@ def _torch_run(tmp_path):
 
 def test_imported_layer_runs_with_the_callers_shapes(tmp_path):
     pkg = _package(tmp_path)
-    res = _infer(pkg / "model.py")
+    res = infer_file(pkg / "model.py")
     out_shape, seen = _torch_run(tmp_path)
     vals = {(v["line"], v["name"]): v for v in res["values"]}
     assert tuple(vals[(47, "out")]["shape"]) == out_shape == (6, 5, 8)
