@@ -11,7 +11,12 @@ SERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.ab
 def infer(tmp_path, program: str) -> dict:
     f = tmp_path / "m.py"
     f.write_text(program)
-    out = subprocess.run([sys.executable, "-m", "shapehint.cli", "infer", str(f), "--format", "json"],
+    return infer_file(f)
+
+
+def infer_file(path) -> dict:
+    """`infer`'s JSON for a file already written (a module of a small package)."""
+    out = subprocess.run([sys.executable, "-m", "shapehint.cli", "infer", str(path), "--format", "json"],
                          capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SERVER), timeout=300)
     return json.loads(out.stdout)
 
