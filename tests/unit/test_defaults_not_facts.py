@@ -204,7 +204,10 @@ def test_a_spatial_dims_default_does_not_fix_the_rank():
     # built 2-D (spatial_dims=2) this is a Conv2d: a 5-D shape would be wrong for it
     res, out = _infer(SPATIAL)
     y = _shape(out, 12, "y")
-    assert y is None or len(y) != 5
+    # a segment of unknown length (`*?`) claims no rank: the axes both builds share may show
+    assert y is None or len(y) != 5 or any(str(d).startswith("*") for d in y)
+    if y is not None and any(str(d).startswith("*") for d in y):
+        assert y[:2] == ["x.shape[0]", "cout"] and [str(d) for d in y].count("*?") == 1, y
     assert _errors(res) == []
 
 

@@ -13,6 +13,7 @@ from . import number_or_tensor, open_tuples
 from .choices import choice_of
 from .maybe_none import join_maybe_none
 from .open_choices import open_choice
+from .rank_joins import common_ends
 from .classvalues import set_of
 from .frames import span_of
 from .int_reading import pair_of_itself
@@ -101,7 +102,7 @@ class Comprehensions:
                 s = _fresh_joins(s, self.fresh_dyn) if "?join" in s.symbols() else s
             else:
                 from ..shapes.shape import Shape
-                s = Shape.unknown(self.fresh_star())
+                s = common_ends(shapes, self.fresh_star) or Shape.unknown(self.fresh_star())
             dts = {v.dtype for v in vals}
             if s == shapes[0] and len(dts) == 1 and all(_same_flags(v, first) for v in vals):
                 return first  # one abstract value: a loop whose body keeps it is at its fixpoint
