@@ -4,11 +4,20 @@ the call-depth or recursion bounds — its class's own `__init__` or a base's re
 (regnet's stem, a subclass of an imported `Sequential` subclass). The instance then holds only what `__init__` wrote before
 it stopped — a `Sequential` subclass whose `super().__init__(*layers)` never ran is an empty
 Sequential, and calling it would claim the identity `[*x]` where the real layers change the
-shape (torchvision's efficientnet_v2 blocks). Such an instance is unknown, never a guess."""
+shape (torchvision's efficientnet_v2 blocks). Such an instance is unknown, never a guess.
+
+Except where only a plain base was cut off (issue 28: a transformers model's `super().__init__(config)`
+into another library's base class, past its share, made `LlamaForCausalLM` and its `self.model`
+unknown). Once that base's `__init__` has returned, what the subclass writes after it is what the
+instance holds; what it held before, and anything it does not write, the base may have set: those
+read as unknown (`InstanceObj.unwritten`). A base that is a torch layer or container, a mapping,
+or a class with its own `__setattr__` keeps the whole instance unknown."""
 from __future__ import annotations
 
+from typing import Optional
+
 from ..shapes.values import UnknownV, Value
-from .objects import InstanceObj
+from .objects import MODULE, FuncObj, InstanceObj
 
 
 def noted(f, args: list, out: tuple) -> tuple:
@@ -17,8 +26,27 @@ def noted(f, args: list, out: tuple) -> tuple:
     its value an UnknownV, which no finished `__init__` gives — leaves the instance unfinished."""
     if isinstance(out[0], UnknownV) and args and isinstance(args[0], InstanceObj) and f.cls is not None \
             and getattr(f.node, "name", None) == "__init__":
-        args[0].cut = True
+        inst = args[0]
+        if f.cls is not inst.cls and _plain(inst.cls) and not inst.cut:
+            inst.unwritten = True
+            for name in inst.attrs:  # (written before the base ran, or by its part that was analysed)
+                inst.attrs[name] = UnknownV(f"self.{name}")
+        else:
+            inst.cut = True
     return out
+
+
+def _plain(cls) -> bool:
+    """Whether what instances of `cls` hold is only their attributes: no torch base but
+    `nn.Module`, no container or mapping base, no `__setattr__` of its own."""
+    return all(p in MODULE for p in cls.foreign_bases()) and not cls.is_sequential() \
+        and cls.lookup("__setattr__") is None and cls.lookup("__getitem__") is None
+
+
+def unwritten(inst: InstanceObj, name: str, found: Optional[Value]) -> Optional[Value]:
+    """What `inst.name` reads when `inst` does not hold `name` itself (`found`: what its class
+    gives): unknown when a base's cut-off constructor may have set it (a method stays the class's)."""
+    return UnknownV(f"self.{name}") if inst.unwritten and not isinstance(found, FuncObj) else found
 
 
 def finished(inst: Value) -> Value:
