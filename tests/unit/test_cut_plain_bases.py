@@ -4,14 +4,12 @@ transformers' `LlamaForCausalLM(config)` calls another library's base constructo
 `self.model` and `self.lm_head` were unknown with the instance. What the base may have set (or
 changed: `self.groups`, a class attribute 1 that its constructor sets to 4) reads as unknown,
 never the class's value. Checked against torch by running the same package."""
-import importlib
-import os
-import sys
-
 import torch
 
 from shapehint.analysis import costs
 from shapehint.analysis.api import analyze_source
+
+from .program_runs import run_package, write_package
 
 FILES = {
     "plain/__init__.py": "",
@@ -51,26 +49,9 @@ def run(x):
 }
 
 
-def _write(root):
-    for rel, text in FILES.items():
-        os.makedirs(os.path.dirname(root / rel), exist_ok=True)
-        (root / rel).write_text(text)
-    return root / "plain/m.py"
-
-
 def _shapes(path):
     r = analyze_source(path.read_text(), str(path))
     return {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == "run"}
-
-
-def _torch(root, x):
-    sys.path.insert(0, str(root))
-    try:
-        for name in [m for m in sys.modules if m == "plain" or m.startswith("plain.")]:
-            del sys.modules[name]
-        return [list(t.shape) for t in importlib.import_module("plain.m").run(x)]
-    finally:
-        sys.path.remove(str(root))
 
 
 def _evaluated(shape, x):
@@ -78,9 +59,9 @@ def _evaluated(shape, x):
 
 
 def test_what_the_subclass_writes_after_a_cut_base_is_kept_and_the_rest_unknown(tmp_path, monkeypatch):
-    path = _write(tmp_path)
+    path = write_package(tmp_path, FILES)
     x = torch.randn(2, 16)
-    want_y, want_z = _torch(tmp_path, x)
+    want_y, want_z = [list(t.shape) for t in run_package(tmp_path, "plain.m", x)]
     monkeypatch.setattr(costs, "BUILDING_STEPS", 0)
     got = _shapes(path)
     assert _evaluated(got["y"], x) == want_y  # the subclass's own layer: kept

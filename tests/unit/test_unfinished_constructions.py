@@ -4,14 +4,12 @@
 claimed the identity `[*x]` — a wrong shape wherever the real layers change it (torchvision's
 efficientnet_v2 blocks, built after ten other factories had spent the share). The test failed
 before: it claimed the input's shape. Checked against torch by running the same package."""
-import importlib
-import os
-import sys
-
 import torch
 
 from shapehint.analysis import costs
 from shapehint.analysis.api import analyze_source
+
+from .program_runs import run_package, write_package
 
 FILES = {
     "cut/__init__.py": "",
@@ -38,10 +36,7 @@ def run(x):
 
 
 def _write(root):
-    for rel, text in FILES.items():
-        os.makedirs(os.path.dirname(root / rel), exist_ok=True)
-        (root / rel).write_text(text)
-    return root / "cut/m.py"
+    return write_package(root, FILES)
 
 
 def _y(path):
@@ -50,13 +45,7 @@ def _y(path):
 
 
 def _torch(root, x):
-    sys.path.insert(0, str(root))
-    try:
-        for name in [m for m in sys.modules if m == "cut" or m.startswith("cut.")]:
-            del sys.modules[name]
-        return list(importlib.import_module("cut.m").run(x).shape)
-    finally:
-        sys.path.remove(str(root))
+    return list(run_package(root, "cut.m", x).shape)
 
 
 def _evaluated(shape, x):
