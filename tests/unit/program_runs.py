@@ -25,3 +25,24 @@ def run(program: str) -> dict:
     scope: dict = {}
     exec(compile(program, "m.py", "exec"), scope)
     return scope
+
+
+def write_package(root, files: dict):
+    """`files` (relative path: text) written under `root`; the path of the last one."""
+    for rel, text in files.items():
+        os.makedirs(os.path.dirname(root / rel), exist_ok=True)
+        (root / rel).write_text(text)
+    return root / list(files)[-1]
+
+
+def run_package(root, module: str, *args):
+    """`run(*args)` of `module` (`pkg.m`) imported fresh from `root`, with torch."""
+    import importlib
+    pkg = module.split(".")[0]
+    sys.path.insert(0, str(root))
+    try:
+        for name in [m for m in sys.modules if m == pkg or m.startswith(pkg + ".")]:
+            del sys.modules[name]
+        return importlib.import_module(module).run(*args)
+    finally:
+        sys.path.remove(str(root))

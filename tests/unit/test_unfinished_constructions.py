@@ -4,14 +4,12 @@
 claimed the identity `[*x]` — a wrong shape wherever the real layers change it (torchvision's
 efficientnet_v2 blocks, built after ten other factories had spent the share). The test failed
 before: it claimed the input's shape. Checked against torch by running the same package."""
-import importlib
-import os
-import sys
-
 import torch
 
 from shapehint.analysis import costs
 from shapehint.analysis.api import analyze_source
+
+from .program_runs import run_package, write_package
 
 FILES = {
     "cut/__init__.py": "",
@@ -38,10 +36,7 @@ def run(x):
 
 
 def _write(root):
-    for rel, text in FILES.items():
-        os.makedirs(os.path.dirname(root / rel), exist_ok=True)
-        (root / rel).write_text(text)
-    return root / "cut/m.py"
+    return write_package(root, FILES)
 
 
 def _y(path):
@@ -50,13 +45,7 @@ def _y(path):
 
 
 def _torch(root, x):
-    sys.path.insert(0, str(root))
-    try:
-        for name in [m for m in sys.modules if m == "cut" or m.startswith("cut.")]:
-            del sys.modules[name]
-        return list(importlib.import_module("cut.m").run(x).shape)
-    finally:
-        sys.path.remove(str(root))
+    return list(run_package(root, "cut.m", x).shape)
 
 
 def _evaluated(shape, x):
@@ -154,16 +143,8 @@ def test_a_base_constructor_cut_off_leaves_the_subclass_own_layers(tmp_path, mon
     """An imported base's `__init__` past the imported-call share: the subclass's own layers,
     written after `super().__init__` returns, and its own forward still give shapes (before, the
     whole model was unknown: transformers' models over a base constructor past its share)."""
-    for rel, text in BASE_FILES.items():
-        os.makedirs(os.path.dirname(tmp_path / rel), exist_ok=True)
-        (tmp_path / rel).write_text(text)
-    path = tmp_path / "based/m.py"
+    path = write_package(tmp_path, BASE_FILES)
     monkeypatch.setattr(costs, "IMPORTED_CALL_STEPS", 5)
     r = analyze_source(path.read_text(), str(path))
     got = next((v["shape"] for v in r.infer_json()["values"] if v["name"] == "z"), None)
-    sys.path.insert(0, str(tmp_path))
-    try:
-        want = list(importlib.import_module("based.m").run().shape)
-    finally:
-        sys.path.remove(str(tmp_path))
-    assert got == want
+    assert got == list(run_package(tmp_path, "based.m").shape)

@@ -62,7 +62,15 @@ def chosen_default(it, name: str, v: Value, fr, held: Optional[Value] = None) ->
             not (isinstance(held, DefaultNoneV) or held is getattr(init, "defaults", {}).get(name)):
         return v
     key = next((k for k, inst in it.generic_instances.items() if inst is fr.self_obj), None)
-    return default_symbol(it, fr.cls.name, name, v, key[1] if isinstance(key, tuple) else "")
+    prefix = key[1] if isinstance(key, tuple) else ""
+    if prefix and isinstance(v, IntV) and not v.expr.is_const:
+        # a configuration's size derived from others when not given (`head_dim if head_dim is not
+        # None else hidden_size // num_heads`): a configuration that gives it holds another, so it
+        # is the configuration's own attribute, never the derivation
+        path = f"{prefix}.{name}"
+        it.env.dims[path] = DimInfo(path, f"`{path}` of a `{fr.cls.name}`")
+        return OpaqueV(path, "int")
+    return default_symbol(it, fr.cls.name, name, v, prefix)
 
 
 def _list_of_ints(v: Value) -> bool:

@@ -20,7 +20,7 @@ from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
 from .maybe_none import narrowed
-from . import classvalues, layercfg, open_tuples, operands, records, sizes
+from . import classvalues, layercfg, open_tuples, operands, records, sizes, unfinished
 from .arith import float_binop, int_binop, python_value
 from .strings import formatted
 from .sequence_arith import sequence_binop
@@ -127,6 +127,8 @@ class Expressions:
             if name in obj.attrs:
                 return obj.attrs[name]
             v = obj.cls.lookup(name)
+            if obj.unwritten:  # (a base's constructor that was cut off may have set it)
+                v = unfinished.unwritten(obj, name, v)
             if isinstance(v, FuncObj):
                 if decorated(v.node, "property"):
                     return self.call_function(v, [obj], {}, fr, span_of(node) if node else None)

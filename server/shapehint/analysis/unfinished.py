@@ -6,15 +6,18 @@ it stopped — a `Sequential` subclass whose `super().__init__(*layers)` never r
 Sequential, and calling it would claim the identity `[*x]` where the real layers change the
 shape (torchvision's efficientnet_v2 blocks). Such an instance is unknown, never a guess.
 
-A base's constructor cut off under a class with a `forward` of its own is another matter: the
-subclass writes its layers after `super().__init__(config)` returns and its forward reads those
-(transformers' models over an imported base whose constructor runs past the imported-call
-share). What the base would have set is simply absent, so reads of it are unknown; marking the
-whole model unknown there lost every line of llama's annotated run."""
+Except where only a plain base was cut off (issue 28: a transformers model's `super().__init__(config)`
+into another library's base class, past its share, made `LlamaForCausalLM` and its `self.model`
+unknown). Once that base's `__init__` has returned, what the subclass writes after it is what the
+instance holds; what it held before, and anything it does not write, the base may have set: those
+read as unknown (`InstanceObj.unwritten`). A base that is a torch layer or container, a mapping,
+or a class with its own `__setattr__` keeps the whole instance unknown."""
 from __future__ import annotations
 
+from typing import Optional
+
 from ..shapes.values import UnknownV, Value
-from .objects import InstanceObj
+from .objects import MODULE, FuncObj, InstanceObj
 
 
 def noted(f, args: list, out: tuple) -> tuple:
@@ -22,15 +25,28 @@ def noted(f, args: list, out: tuple) -> tuple:
     class's `__init__`, or a base's through `super().__init__(...)`) whose call was cut off —
     its value an UnknownV, which no finished `__init__` gives — leaves the instance unfinished."""
     if isinstance(out[0], UnknownV) and args and isinstance(args[0], InstanceObj) and f.cls is not None \
-            and getattr(f.node, "name", None) == "__init__" and _decides_behaviour(f, args[0]):
-        args[0].cut = True
+            and getattr(f.node, "name", None) == "__init__":
+        inst = args[0]
+        if f.cls is not inst.cls and _plain(inst.cls) and not inst.cut:
+            inst.unwritten = True
+            for name in inst.attrs:  # (written before the base ran, or by its part that was analysed)
+                inst.attrs[name] = UnknownV(f"self.{name}")
+        else:
+            inst.cut = True
     return out
 
 
-def _decides_behaviour(f, inst: InstanceObj) -> bool:
-    """Whether the cut constructor `f` built what calling `inst` runs: its class's own `__init__`,
-    or any constructor of an instance whose call is a built-in container's (no `forward` of its own)."""
-    return f.cls is inst.cls or inst.cls.lookup("forward") is None
+def _plain(cls) -> bool:
+    """Whether what instances of `cls` hold is only their attributes: no torch base but
+    `nn.Module`, no container or mapping base, no `__setattr__` of its own."""
+    return all(p in MODULE for p in cls.foreign_bases()) and not cls.is_sequential() \
+        and cls.lookup("__setattr__") is None and cls.lookup("__getitem__") is None
+
+
+def unwritten(inst: InstanceObj, name: str, found: Optional[Value]) -> Optional[Value]:
+    """What `inst.name` reads when `inst` does not hold `name` itself (`found`: what its class
+    gives): unknown when a base's cut-off constructor may have set it (a method stays the class's)."""
+    return UnknownV(f"self.{name}") if inst.unwritten and not isinstance(found, FuncObj) else found
 
 
 def finished(inst: Value) -> Value:
