@@ -117,6 +117,10 @@ def index_shape(cx: OpContext, x: TensorV, index) -> tuple:
     """(result dims, strides or None, whether it is a view) of x[index]."""
     items = list(index.items) if isinstance(index, TupleV) and not index.is_size else [index]
     kinds = [_kind(cx, it) for it in items]
+    if any(_consumes(k, it) < 0 for k, it in zip(kinds, items)):
+        # a mask of unknown rank (`m[i] == 1` of a tensor with a `*` segment) takes an unknown
+        # number of dims: where the others and an ellipsis land is unknown, never an error
+        raise NotApplicable("mask of unknown rank")
     need = sum(_consumes(k, it) for k, it in zip(kinds, items))
     dims = cx.dims(x, None)
     r = len(dims)
