@@ -18,7 +18,7 @@ from .guards import OPAQUE, SOME, rank_guards, rank_outcomes
 class Ranks:
     # `_safe_eval(node, fr)`: a value without recording it; `truth(v)`: its predicate, if any;
     # `param_values`: function -> {param: Value} of its own analysis
-    _USES = ("_safe_eval", "truth", "resolve", "learn_rank", "param_values")
+    _USES = ("_safe_eval", "truth", "resolve", "learn_rank", "param_values", "sides_shared")
 
     def learn_unpack_rank(self, target, value, fr) -> None:
         if not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in target.elts):
@@ -39,6 +39,11 @@ class Ranks:
             # x's last axis), which the shape cannot say: the rank stays open rather than the
             # sides being counted twice (fewer names than one side has axes surely fail: SH111)
             n = len(target.elts)
+            if s.rank is None and not s.suffix and self.sides_shared(s.star):
+                # a segment cut where a tensor's two named ends may share axes: a value holding
+                # only its front (`m = x.sum(-1)` before `x.shape[2]` was read) may have fewer
+                # axes than are named there, so a count of names teaches it nothing
+                return
             if s.rank is None and not max(len(s.dims), len(s.suffix)) <= n < len(s.dims) + len(s.suffix):
                 self.learn_rank(t, len(target.elts), span_of(value))
 
