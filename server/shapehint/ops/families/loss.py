@@ -11,7 +11,7 @@ known, its rank decides.
 from __future__ import annotations
 
 from ...shapes.expr import Expr
-from ...shapes.shape import Shape, conj, eq
+from ...shapes.shape import Shape, conj, eq, ne
 from ...shapes.values import ListV, TensorV, TupleV
 from ..common import broadcast_shapes, result_dtype
 from ..context import NotApplicable, OpContext
@@ -160,13 +160,22 @@ def nll_loss(cx: OpContext, input, target, weight=None, size_average=None, ignor
 
 # ---- regression losses -----------------------------------------------------------------------------------
 
+def _sizes_differ(cx: OpContext, xs: Shape, ts: Shape) -> bool:
+    """Whether input and target sizes differ for every admissible input — PyTorch then warns and
+    broadcasts: ranks apart, or an axis provably unequal. Sizes the analysis only cannot prove
+    equal (a reconstruction's `stride*int(sqrt(T))` against the image's height) are no warning:
+    code that keeps them equal never sees PyTorch's."""
+    if _same(xs, ts) or xs.rank is None or ts.rank is None:
+        return False
+    return xs.rank != ts.rank or any(cx.entails(ne(a, b)) for a, b in zip(xs.dims, ts.dims))
+
+
 def _regression(cx: OpContext, x, t, red: str, weight=None) -> TensorV:
     try:
         _known(x, t)
     except NotApplicable:
         return _scalar_anyway(cx, red, x)
-    if not _same(x.shape, t.shape) and not (x.shape.rank == t.shape.rank and cx.entails(
-            conj(*(eq(a, b) for a, b in zip(x.shape.dims, t.shape.dims))))):
+    if _sizes_differ(cx, x.shape, t.shape):
         cx.warn("SH201", f"{cx.opname}: the target size {t.shape} differs from the input size {x.shape}; they "
                 f"broadcast, which rarely is what a loss means (e.g. [B, 1] against [B] gives [B, B])")
     shape = broadcast_shapes(cx, x.shape, t.shape)
