@@ -8,6 +8,13 @@ from shapehint.devicerun import api
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.join(HERE, "fixtures")
+SERVER = os.path.join(os.path.dirname(os.path.dirname(HERE)), "server")
+
+
+def cli_env():
+    """The environment for a `python -m shapehint.cli` child: the server first, and the caller's own
+    PYTHONPATH kept (a machine whose dependencies sit on PYTHONPATH, not site-packages, still runs it)."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (SERVER, os.environ.get("PYTHONPATH")) if p))
 
 
 def fixture(name):

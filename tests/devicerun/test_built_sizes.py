@@ -2,11 +2,11 @@
 built with `img_size=40` that refuses any other height at run time): `run` without `--input`
 still finds an input, among the sizes the construction names, after the signature's typical one."""
 import json
-import os
 import subprocess
 import sys
 
-SERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "server")
+from .helpers import cli_env
+
 SOURCE = """import torch
 import torch.nn as nn
 
@@ -32,7 +32,7 @@ def test_a_size_the_model_is_built_for_is_tried_when_the_typical_input_does_not_
     f.write_text(SOURCE)
     out = subprocess.run([sys.executable, "-m", "shapehint.cli", "run", str(f), "--entry", "Net",
                           "--build", "Net(img_size=40)", "--device", "cpu", "--format", "json"],
-                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SERVER), timeout=300)
+                         capture_output=True, text=True, env=cli_env(), timeout=300)
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["inputs"]["x"]["shape"] == [2, 3, 40, 40], data["inputs"]

@@ -1,13 +1,13 @@
 """An entry whose forward is inherited: from a base of the same file (the base's method is what
 runs and what the signature is read from), or from another module (only --input can say its
 inputs: a clear refusal without it, never a traceback)."""
-import os
 import subprocess
 import sys
 
 from shapehint.devicerun import api
 
-SERVER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "server")
+from .helpers import cli_env
+
 SOURCE = """from collections import OrderedDict
 
 import torch.nn as nn
@@ -35,7 +35,7 @@ def test_a_method_inherited_from_another_module_is_refused_in_one_line_without_i
     f = tmp_path / "inherit.py"
     f.write_text(SOURCE)
     out = subprocess.run([sys.executable, "-m", "shapehint.cli", "run", str(f), "--entry", "Stack", "--device", "meta"],
-                         capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=SERVER), timeout=300)
+                         capture_output=True, text=True, env=cli_env(), timeout=300)
     assert out.returncode == 2 and out.stdout == "", out.stderr
     assert out.stderr.strip() == ("shapehint run: Stack.forward is inherited from nn.Sequential, defined outside this "
                                   "file: give its inputs with --input NAME=2,3,224,224 (one per tensor argument)")
