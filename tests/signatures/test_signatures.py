@@ -144,3 +144,9 @@ def test_ids_reach_an_embedding_a_base_class_of_another_module_builds(tmp_path):
     path.write_text(src)
     s = {x["function"]: x for x in signatures_json(analyze_session(src, str(path)))}["Fx.forward"]
     assert param(s, "ids")["dtype"] == "int64" and param(s, "other")["dtype"] == "int64"
+
+
+def test_a_parameter_of_unknown_rank_with_a_written_leading_axis_gets_a_signature():
+    got = sigs("optional_lengths.py")
+    assert all("internal error" not in (s.get("problem") or "") for s in got.values()), got
+    assert param(got["M.forward"], "input_features")["shape"] == ["B", "T", "D"]

@@ -193,8 +193,8 @@ def _names(session, qualname: str, params: dict, ids: set) -> dict:
 
 
 def _ladder(t, i: int) -> tuple:
-    rank = t.shape.rank
-    if i == 0 and rank >= 2:
+    rank = t.shape.rank  # None under a star segment: then only the axes written out are known
+    if i == 0 and (rank if rank is not None else len(t.shape.dims)) >= 2:
         return BATCH + OTHER
     if rank in (4, 5) and i >= 2:
         return SPATIAL
