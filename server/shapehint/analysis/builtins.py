@@ -20,7 +20,7 @@ from .dicts import dict_method
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import str_method
-from . import records
+from . import grown_lists, loop_counts, records
 from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -334,6 +334,8 @@ class Builtins:
             if t.items is None:
                 if t.elem is not None and name in ("append", "extend", "insert"):
                     t.elem = self._joined_elem(t.elem, name, args, fr)  # it may hold what was added
+                    grown_lists.record(t, name, args)
+                    t.length = t.length + 1 if name != "extend" and t.length is not None else None
                 return NoneV()
             if name == "append" and args:
                 t.items.append(args[0])
@@ -387,7 +389,8 @@ class Builtins:
                 known = isinstance(args[0], StrV) and args[0].value is not None
                 t.attrs[args[0].value if known else UNKNOWN_MODULES] = args[1]
                 if not known:
-                    t.attrs[f"{UNKNOWN_MODULES} {span.line}:{span.col}" if span else UNKNOWN_MODULES + " ?"] = NoneV()
+                    site = f"{UNKNOWN_MODULES} {span.line}:{span.col}" if span else UNKNOWN_MODULES + " ?"
+                    t.attrs[site] = loop_counts.site_marker(fr, span, t.attrs.get(site))
             elif name in ("items", "values", "keys", "children", "named_children") and not args and t.cls.is_module():
                 # a container subclass's own modules (`for name, layer in self.items()` in a
                 # ModuleDict subclass), in the order they were registered
@@ -447,9 +450,10 @@ def _unknown_count(t: InstanceObj, name: str) -> Value:
     layer = t.attrs.get(UNKNOWN_MODULES)
     if len(sites) != 1 or others or t.seq or not isinstance(layer, (ModuleV, InstanceObj)):
         return UnknownV(name)
+    n = loop_counts.counted(t.attrs[sites[0]])
     if name in ("values", "children"):
-        return ListV(None, layer)
-    return ListV(None, StrV(None) if name == "keys" else TupleV((StrV(None), layer)))
+        return ListV(None, layer, n)
+    return ListV(None, StrV(None) if name == "keys" else TupleV((StrV(None), layer)), n)
 
 
 def _layer_base(cls, depth: int = 0):

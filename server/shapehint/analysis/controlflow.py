@@ -21,7 +21,7 @@ from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
 from .maybe_none import narrowed
 from .flags import containers, flag_join, off_default_arm, open_changed, quietly
-from . import arm_lists
+from . import arm_lists, grown_lists, loop_counts
 from .frames import BranchRecord, add_fact, span_of
 from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
@@ -289,7 +289,7 @@ class ControlFlow:
         it = self.eval(st.iter, fr)
         items = self.iterate(it, fr)
         if items is not None and len(items) <= MAX_UNROLL:
-            saved = getattr(fr, "iter_label", "")
+            saved, counting = getattr(fr, "iter_label", ""), loop_counts.enter(fr, st, None)
             try:
                 for k, item in enumerate(items):
                     fr.iter_label = f"iteration {k}"
@@ -301,6 +301,7 @@ class ControlFlow:
                         return None
             finally:
                 fr.iter_label = saved
+                loop_counts.leave(fr, counting)
             return self.exec_block(st.orelse, fr)
         # the element is bound in each pass: its facts (`0 <= i <= n - 2` for `range(n - 1)`)
         # belong to the iterations, not to what follows a loop that may not run
@@ -331,7 +332,7 @@ class ControlFlow:
         # A loop that may run no iteration is an undecided arm: what its body requires (a
         # layer's in_features) and its errors hold only for the inputs that make it run.
         may_skip = trips is None or not fr.facts.entails(ge(trips, 1))
-        dead0 = fr.dead
+        dead0, counting = fr.dead, loop_counts.enter(fr, st, trips)
         for _ in range(2):
             fr.env.clear()
             fr.env.update(cur)
@@ -348,19 +349,21 @@ class ControlFlow:
             for key, (lst, n0) in lists.items():
                 if key not in added and lst.items is not None and len(lst.items) > n0:
                     self.mutated(lst)
-                    added[key] = (lst, n0, lst.items[n0:])
+                    added[key] = (lst, n0, lst.items[n0:], lst.items[:n0])
                     lst.elem = self.join_values(lst.items)  # every item: those before the loop too
-                    lst.items, lst.length = None, None
+                    lst.items, lst.length, lst.appends = None, None, []
                     grew = True
             joined = self.join_envs(env0, after, fr.facts) if flow not in ("return", "raise") else env0
             stable = not grew and all(joined.get(k) is cur.get(k) for k in exposed)
             cur = joined
             if stable:
                 break
+        loop_counts.leave(fr, counting)
         fr.env.clear()
         fr.env.update(cur)
-        for lst, n0, items in added.values():
+        for lst, n0, items, head in added.values():
             lst.length = Expr.const(n0) + len(items) * trips if trips is not None else None
+            grown_lists.settle(st, lst, head, items, trips, stable)
         return None
 
     def trip_count(self, it) -> Optional[Expr]:

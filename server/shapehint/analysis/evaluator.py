@@ -236,6 +236,8 @@ class Expressions:
         if isinstance(obj, ListV) and obj.items is None and obj.name is not None and \
                 isinstance(idx, IntV) and idx.expr.value is not None:
             return OpaqueV(f"{obj.name}[{idx.expr.value}]")  # `window_size[0]` of `window_size: List[int]`
+        if isinstance(obj, OpaqueV) and obj.kind != "int" and isinstance(idx, IntV) and idx.expr.value is not None:
+            return OpaqueV(f"{obj.path}[{idx.expr.value}]")  # named as its attributes are: `config.sizes[0]`
         if isinstance(obj, ListV) and obj.elem is not None:
             # a slice of a list of unknown length is such a list (`list(range(n))[::-1]`), not an item
             return ListV(None, obj.elem) if isinstance(idx, SliceV) else obj.elem

@@ -66,6 +66,16 @@ class Statements:
     def s_Pass(self, st, fr):
         return None
 
+    def s_Delete(self, st: ast.Delete, fr):
+        """`del xs[i]`: the list loses an item, so neither its items nor its length are known."""
+        for t in st.targets:
+            obj = self._safe_eval(t.value, fr) if isinstance(t, ast.Subscript) else None
+            if isinstance(obj, ListV):
+                self.mutated(obj)
+                obj.elem = self.join_values(obj.items) if obj.items else obj.elem
+                obj.items, obj.length = None, None
+        return None
+
     def s_Break(self, st, fr):
         return "break"
 
@@ -252,6 +262,8 @@ class Statements:
                 # a write at an index the analysis cannot follow (`self.heads[self.index - 1] = y`,
                 # MONAI's deep supervision filling placeholders): any item may now be v
                 obj.items, obj.elem = None, self.join_values(obj.items + [v])
+            elif isinstance(obj, ListV) and obj.items is None and obj.elem is not None:
+                obj.elem = self.join_values([obj.elem, v])  # (a list of unknown length: any item)
             elif isinstance(obj, DictV):
                 if isinstance(idx, StrV) and idx.value is not None:
                     obj.items[idx.value] = v

@@ -73,6 +73,8 @@ class Frame:
     # parameters a call left at their defaults though the caller's `**kwargs` (its generic
     # analysis's: any keys) may set them: an assertion on one is not an error (_on_defaults)
     open_defaults: frozenset = frozenset()
+    # the loop whose body runs now, when its passes are counted (loop_counts.py)
+    loop_count: Optional[tuple] = None
     # FactStore.depth where the analysed function made the call that led here: an error deeper
     # than that lies in an arm the call could not decide, which inputs taking the other avoid
     entry_depth: int = 0

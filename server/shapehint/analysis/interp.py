@@ -34,6 +34,7 @@ from .compare import Comparisons
 from .evaluator import Expressions
 from .comprehensions import Comprehensions
 from .callmemo import WRITABLE, CallMemo
+from . import grown_lists
 from .anycaller import AnyCallerMemo
 from .environment import Environment
 from .reporter import Reporter
@@ -273,6 +274,7 @@ class Interp:
         if not isinstance(obj, WRITABLE):
             return
         self.mutation_log.append(obj)
+        grown_lists.forget(obj)
         if not self.module_code:
             # the outermost bodies' spans, disjoint and in order: the last one starting at or
             # before it is the only one that can hold it (a scan of them all was a fiftieth of

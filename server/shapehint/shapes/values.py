@@ -186,6 +186,11 @@ class ListV(Value):
     # (n, items): what its items are on the paths where it has exactly n of them (`x.chunk(2)` of
     # an unknown size has one piece or two; `a, b = ...` goes on only where it had two)
     if_length: Optional[tuple] = None
+    # (head, block, trips) of a list a loop grew (analysis/grown_lists.py): the items before the
+    # loop, then `trips` times the items each pass appends; `appends`: what the loop's second
+    # pass appended, while it runs
+    grown: Optional[tuple] = None
+    appends: Optional[list] = None
 
     def __post_init__(self):
         self.born = next(_BORN)

@@ -12,12 +12,12 @@ import math
 from ...shapes.expr import Expr, emin
 from ...shapes.shape import Shape, divides, eq, ge, is_dyn, lt
 from ...shapes.values import ListV, TensorV, TupleV, Value
-from ..common import broadcast_shapes, result_dtype, shape_str
+from ..common import broadcast_shapes, result_dtype, shape_str, strides_of, view_result
 from ..edges import axiswise, joined
 from ..context import NotApplicable, OpContext
 from ..registry import op
-from ..common import strides_of, view_result
 from ..pieces import if_counted
+from ..grown import grown_cat
 
 
 def _tensors(cx: OpContext, seq, what="tensors") -> list:
@@ -66,8 +66,9 @@ def _best(ds: list) -> Expr:
 
 @op("torch.cat", "torch.concat", "torch.concatenate")
 def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
-    if axis is not None:
-        dim = axis
+    dim = dim if axis is None else axis
+    if (got := grown_cat(cx, tensors, dim)) is not None:
+        return got
     rep = _repeated(cx, tensors)
     if rep is not None:
         elem, n = rep
