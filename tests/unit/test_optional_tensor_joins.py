@@ -44,6 +44,19 @@ class Bias(nn.Module):
         if b is not None:
             z = z + b
         return z
+
+
+class Extra(nn.Module):
+    def __init__(self, extra: int = 4, kind: str = 'learn'):
+        super().__init__()
+        self.extra = nn.Parameter(torch.zeros(1, extra)) if kind == 'learn' else None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = self.extra
+        if h is not None:
+            x = torch.cat([x, h.expand(x.shape[0], -1)], dim=1)
+        y = x
+        return y
 """
 
 
@@ -80,3 +93,15 @@ def test_the_optional_part_is_the_tensor_where_a_none_test_lets_it_through():
         for kind in ('learn', 'none'):
             m = _module()["Bias"](dim=8, kind=kind)
             assert list(m(torch.zeros(3, 5, 8)).shape) == [3, 5, 8]
+
+
+def test_a_none_test_of_a_joined_optional_follows_both_sides():
+    # a parameter's absent side is what its callers omit; nothing says the model takes this
+    # one's: what follows is the join of both sides, never the absent side's `x` alone
+    # (`[x.shape[0], x.shape[1]]`, wrong for the default construction)
+    got = _values("Extra.forward")
+    y = [v for (name, _), v in got.items() if name == "y"]
+    assert len(y) == 1 and y[0]["shape"] == ["x.shape[0]", "?"], y
+    with torch.device("meta"):
+        assert list(_module()["Extra"](extra=4)(torch.zeros(2, 8)).shape) == [2, 12]
+        assert list(_module()["Extra"](kind='none')(torch.zeros(2, 8)).shape) == [2, 8]
