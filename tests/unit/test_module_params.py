@@ -147,7 +147,9 @@ class Stem(nn.Sequential):
 
 def test_activation_checkpointing_returns_what_the_call_returns():
     """torch.utils.checkpoint and timm's checkpoint_seq only recompute: `if self.grad_checkpointing`
-    no longer joins a known branch with an unknown one."""
+    no longer joins a known branch with an unknown one. (The switch is a constructor flag here, so
+    both arms run: one `__init__` sets to a constant is off as constructed and its arm is not run,
+    test_switch_attributes.py.)"""
     src = '''import torch
 import torch.nn as nn
 import torch.utils.checkpoint as cp
@@ -156,11 +158,11 @@ from timm.models._manipulate import checkpoint_seq
 
 
 class Net(nn.Module):
-    def __init__(self):
+    def __init__(self, grad_checkpointing: bool = False):
         super().__init__()
         self.blocks = nn.Sequential(nn.Linear(8, 8), nn.ReLU())
         self.fc = nn.Linear(8, 4)
-        self.grad_checkpointing = False
+        self.grad_checkpointing = grad_checkpointing
 
     def set_grad_checkpointing(self, enable=True):
         self.grad_checkpointing = enable

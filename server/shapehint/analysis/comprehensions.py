@@ -4,6 +4,7 @@ options of a choice). A component of the interpreter (`_USES` bound when it is w
 from evaluator.py."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 from ..shapes.shape import eq
@@ -108,7 +109,8 @@ class Comprehensions:
                 return first  # one abstract value: a loop whose body keeps it is at its fixpoint
             return TensorV(s, dts.pop() if len(dts) == 1 else None, first.origin,
                            contiguous=all(v.contiguous for v in vals),
-                           optional=any(v.optional for v in vals))  # (None on one path: may be None)
+                           optional=any(v.optional for v in vals),  # (None on one path: may be None)
+                           joined_none=any(v.joined_none for v in vals))
         if all(isinstance(v, IntV) for v in vals):
             if all(v.expr == first.expr for v in vals):
                 return first
@@ -129,6 +131,14 @@ class Comprehensions:
                          exact=all(v.exact for v in vals))
         if all(isinstance(v, TupleV) for v in vals) and len({len(v.items) for v in vals}) == 1:
             return TupleV(tuple(self.join_values([v.items[i] for v in vals]) for i in range(len(first.items))))
+        tensors = [v for v in vals if isinstance(v, TensorV)]
+        if tensors and all(isinstance(v, (TensorV, NoneV)) for v in vals):
+            # a tensor on some paths, None on others (`self.pos = None if kind == 'none' else
+            # Parameter(...)`, the kind a string default picks): an optional tensor, as a
+            # parameter defaulting to None is, so `if self.pos is None:` is undecided
+            t = self.join_values(tensors, facts)
+            return dataclasses.replace(t, optional=True, none_at_default=None, joined_none=True) \
+                if isinstance(t, TensorV) else t
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
         # one of several layers or functions; an object None on some paths; tuples of lengths that differ;
@@ -162,8 +172,8 @@ def _fresh_joins(s, fresh):
 
 
 def _same_flags(a: TensorV, b: TensorV) -> bool:
-    return (a.contiguous, a.layout_note, a.requires_grad, a.is_param, a.optional) == \
-        (b.contiguous, b.layout_note, b.requires_grad, b.is_param, b.optional)
+    return (a.contiguous, a.layout_note, a.requires_grad, a.is_param, a.optional, a.joined_none) == \
+        (b.contiguous, b.layout_note, b.requires_grad, b.is_param, b.optional, b.joined_none)
 
 
 def _align(ref, s, facts):

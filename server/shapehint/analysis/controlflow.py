@@ -222,7 +222,7 @@ class ControlFlow:
         analysis: (name, whether the test is true when the tensor is given)."""
         got = none_test(test)
         v = fr.env.get(got[0]) if got is not None else None
-        return got if isinstance(v, TensorV) and v.optional else None
+        return got if isinstance(v, TensorV) and v.optional and not v.joined_none else None
 
     def _if_optional(self, st: ast.If, fr, name: str, given_when_true: bool):
         """Both sides are analysed (the given side sees a tensor of unknown shape), but what

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from ..shapes.values import ModuleV, TensorV
+from ..shapes.values import BoolV, ModuleV, TensorV
 from .objects import ClassObj, InstanceObj
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")  # the statement lists of a statement
@@ -39,8 +39,36 @@ def forgotten(cls: ClassObj, inst: InstanceObj) -> set:
     for name, fn in methods:
         calls[name] = calls.get(name, frozenset()) | _self_calls(fn)
     held = {n for n in assigned if _holds_state(inst.attrs.get(n))}
-    reconf = _reconfigurations(per, calls, held, _reached_from(calls, "forward"))
-    return {n for n in assigned if any(n in targets and m not in reconf for m, targets in per)}
+    runtime = _reached_from(calls, "forward")
+    reconf = _reconfigurations(per, calls, held, runtime)
+    fns = dict(methods)
+    return {n for n in assigned if any(n in targets and m not in reconf for m, targets in per)
+            and not _switch(n, inst.attrs.get(n), [fns[m] for m, targets in per if n in targets], runtime)}
+
+
+def _switch(name: str, v, setters: list, runtime: set) -> bool:
+    """`name` is a switch the instance is constructed with off or on (`self.use_ckpt = False`,
+    a constant in `__init__`), that only setters `forward` never reaches turn, to the value their
+    caller passes (`def set_ckpt(self, enable=True): self.use_ckpt = enable`): the instance as
+    constructed has the constant, as its layers keep theirs past a `reset_classifier()`."""
+    if not (isinstance(v, BoolV) and v.pred is not None and (v.pred.is_true or v.pred.is_false)):
+        return False
+    return all(fn.name not in runtime and _set_from_parameter(fn, name) for fn in setters)
+
+
+def _set_from_parameter(fn, name: str) -> bool:
+    """Every assignment of `self.<name>` in `fn` is a plain `self.<name> = <a parameter of fn>`."""
+    me = _me(fn)
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args[1:] + fn.args.kwonlyargs}
+    for n in ast.walk(fn):
+        targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else ()
+        for t in targets:
+            hits = [e for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])
+                    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me and e.attr == name]
+            if hits and not (isinstance(n, ast.Assign) and isinstance(t, ast.Attribute) and
+                             isinstance(n.value, ast.Name) and n.value.id in params):
+                return False
+    return True
 
 
 def _holds_state(v) -> bool:

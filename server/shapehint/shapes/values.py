@@ -65,13 +65,17 @@ class TensorV(Value):
     # an optional tensor a constructor flag chose (`self.q_bias = Parameter(...) if qkv_bias else
     # None`): whether it is None with every flag at its default (analysis/flags.py)
     none_at_default: Optional[bool] = None
+    # None on some paths of the function's own code, a tensor on the others (a join,
+    # analysis/comprehensions.py): both sides of a `None` test of it are followed and joined, as
+    # nothing says which side the model takes (a parameter's absent side is its callers' default)
+    joined_none: bool = False
 
     def describe(self) -> str:
         return f"Tensor{self.shape}"
 
     def given(self) -> "TensorV":
         """The same tensor on a path where it is known not to be None."""
-        return replace(self, optional=False, none_at_default=None) if self.optional else self
+        return replace(self, optional=False, none_at_default=None, joined_none=False) if self.optional else self
 
 
 @dataclass(eq=False)
