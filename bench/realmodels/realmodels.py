@@ -89,6 +89,7 @@ def run_models(models: list, trees: dict, paths: list, jobs: int = 1, timeout: f
                modes=MODES, exec_timeout: float = 600.0) -> dict:
     """Execute, analyse and score `models`; `trees[package]` is the folder its `file` is relative to."""
     results = {}
+    pipeline.compile_server()  # the infer times are an installed ShapeHint's, not first imports'
     with cf.ThreadPoolExecutor(max(1, jobs)) as pool:
         truth = {m["id"]: pool.submit(pipeline.execute, m, trees[m["package"]], paths, exec_timeout) for m in models}
         raw = {}
