@@ -22,7 +22,7 @@ from ..shapes.values import ModuleV
 from .callmemo import alike
 from . import costs
 from .layers import CONTAINERS
-from .objects import FuncObj, InstanceObj
+from .objects import ChoiceV, FuncObj, InstanceObj, OpenChoiceV
 
 MAX_CONTEXTS = 16  # construction contexts run per class (torchvision's efficientnet.py has 12 factories)
 MAX_PARTS = 64  # groups of parts of one model run in its construction context (`_parts`)
@@ -33,7 +33,9 @@ def run_built_models(it, f: FuncObj, fr: Frame, param_value: Callable) -> None:
     whose frame `fr` has run; `param_value`: the engine's parameter values of a generic analysis),
     then that of each of its parts whose class this file defines (`_parts`)."""
     seen = set()
-    for v in list(fr.returns):
+    # (each model one of several the factory may return — a choice's known options, another
+    # library's wrapper of it not followed — is a claim about that model only)
+    for v in [o for r in fr.returns for o in (r.options if isinstance(r, (ChoiceV, OpenChoiceV)) else (r,))]:
         if not isinstance(v, InstanceObj) or id(v) in seen or not v.cls.callable_like_a_module():
             continue
         seen.add(id(v))

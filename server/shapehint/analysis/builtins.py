@@ -20,7 +20,7 @@ from .dicts import dict_method
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import str_method
-from . import grown_lists, loop_counts, records
+from . import grown_lists, loop_counts, records, torch_names
 from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -269,7 +269,11 @@ class Builtins:
         return NoneV()
 
     def b_hasattr(self, args, kwargs, fr, span):
-        return BoolV(None)
+        known = torch_names.provides(args[0], args[1]) if len(args) == 2 else None
+        return BoolV(TRUE if known else None)
+
+    def b_dir(self, args, kwargs, fr, span):
+        return (torch_names.dir_of(args[0]) if len(args) == 1 else None) or UnknownV("dir")
 
     # ---- iteration ------------------------------------------------------------------
     def iterate(self, v: Value, fr) -> Optional[list]:

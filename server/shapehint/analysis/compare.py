@@ -18,7 +18,9 @@ from ..shapes.values import (BoolV, DefaultStrV, DictV, DtypeV, ExtRef, FloatV, 
 from .flags import at_default, carried, is_none, negated
 from .frames import add_fact, span_of
 from .classvalues import class_eq
-from .objects import BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, OpaqueV, PartialV, RangeV, SetV
+from . import torch_names
+from .objects import (BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, OpaqueV, PartialV, RangeV, SetV,
+                      TorchDir)
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
@@ -105,6 +107,8 @@ class Comparisons:
             return None if any(p is None for p in preds) else disj(*preds)
         if _open(container) or _open(x):
             return None
+        if isinstance(container, TorchDir):
+            return TRUE if torch_names.provides(container, x) else None
         if isinstance(container, StrV) and isinstance(x, StrV) and None not in (container.value, x.value):
             return TRUE if x.value in container.value else FALSE
         if isinstance(container, DictV) and container.exact and not container.open and isinstance(x, StrV) \

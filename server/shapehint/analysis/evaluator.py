@@ -35,7 +35,7 @@ BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", 
             "reversed", "sorted", "any", "all", "type", "iter", "next", "map", "divmod", "pow", "id", "repr",
             "ValueError", "RuntimeError", "TypeError", "AssertionError", "NotImplementedError", "Exception",
             "KeyError", "IndexError", "object", "property", "staticmethod", "classmethod", "set", "frozenset",
-            "callable", "format", "open", "vars", "hash", "slice"}
+            "callable", "format", "open", "vars", "hash", "slice", "dir"}
 DTYPES = {"float": "float32", "float32": "float32", "float16": "float16", "half": "float16", "float64": "float64",
           "double": "float64", "bfloat16": "bfloat16", "long": "int64", "int64": "int64", "int": "int32",
           "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool",

@@ -32,6 +32,7 @@ from typing import Optional
 
 from .costs import ImportedCosts, outside_caps, within_steps
 from .frames import Frame
+from . import sealed_dicts
 from ..shapes.values import ExtRef, UnknownV, Value
 from .objects import LazyImport, ModuleNS
 
@@ -302,8 +303,10 @@ class Importer:
         try:
             # past its share of steps, the rest of its top-level code does not run, and the names
             # that code would bind stay unknown
-            outside_caps(self.it, lambda: within_steps(
-                self.it, MODULE_STEPS, lambda: self.it.exec_module_body(parsed.tree.body, fr), lambda: None))
+            ran = outside_caps(self.it, lambda: within_steps(
+                self.it, MODULE_STEPS, lambda: self.it.exec_module_body(parsed.tree.body, fr) is None, lambda: False))
+            if ran:
+                sealed_dicts.seal(ns.attrs, parsed.tree)
         finally:
             ns.loading = False
             self.it.path, self.it.lines, self.it.functions, self.it.classes = saved

@@ -268,6 +268,13 @@ class ChoiceV(Value):
 
 
 @dataclass(eq=False)
+class TorchDir(Value):
+    """`dir(m)` of a torch module `m` (its dotted path): holds what a rule exists for (torch_names.py)."""
+
+    path: str
+
+
+@dataclass(eq=False)
 class OpenChoiceV(UnknownV):
     """Known callables and one the analysis cannot see, joined (open_choices.py): unknown to every
     use but a call, which runs the known options in that context and gives an unknown result."""

@@ -1,0 +1,97 @@
+"""Module-private tables whose keys are all known: a dict an imported module binds at its top
+level under a private name (`_ACTIVATIONS = dict(relu=nn.ReLU, ...)`) that none of its
+functions or classes writes.
+
+A dict made elsewhere may hold keys the analysis never saw put there (a registry filled by
+decorators or by functions not run), so `key in d` decides presence only (compare.contains).
+Such a table is different: its only writers are the module's top-level statements, which the
+analysis ran to their end, and a private name is, by convention, written by no other module.
+So absence is decided too (`if name in _FAST: return _FAST[name]` followed by the fallback
+table), by marking the dict `exact`, as the `**kwargs` of a followed call are.
+
+What keeps a table open is read off the module's syntax, since code the analysis does not run
+may write it: inside any function, lambda or class body, the table's name (or another top-level
+name for the very same dict) used other than to read it — `d[k]`, `k in d`, `d.get(k)`,
+`d.keys()`/`.items()`/`.values()`/`.copy()` — or a top-level container holding it named at all
+(`for t in _TABLES: t[k] = v` inside a function writes through it)."""
+from __future__ import annotations
+
+import ast
+
+from ..shapes.values import DictV, ListV, TupleV
+
+_READS = frozenset({"get", "keys", "items", "values", "copy"})
+
+
+def seal(names: dict, tree: ast.Module) -> None:
+    """Mark `exact` the private dicts of a module whose top-level code ran to its end (`names`:
+    its globals) that no code it did not run can write."""
+    tables = {id(v): v for n, v in names.items() if n.startswith("_") and not n.startswith("__")
+              and isinstance(v, DictV) and not v.open and not v.exact and v.elem is None}
+    if not tables:
+        return
+    aliases, holders = {}, {}
+    for n, v in names.items():
+        if id(v) in tables:
+            aliases.setdefault(id(v), set()).add(n)
+        elif isinstance(v, (TupleV, ListV)) and v.items is not None:
+            for item in v.items:
+                if id(item) in tables:
+                    holders.setdefault(id(item), set()).add(n)
+    uses = getattr(tree, "_shapehint_uses", None)
+    if uses is None:  # (the tree is shared by analyses while the file is unchanged: scanned once)
+        uses = tree._shapehint_uses = _uses_in_code_not_run(tree)
+    for key, d in tables.items():
+        if any(not read for n in aliases[key] for read in uses.get(n, ())):
+            continue
+        if any(n in uses for n in holders.get(key, ())):
+            continue
+        d.exact = True
+
+
+def _uses_in_code_not_run(tree: ast.Module) -> dict:
+    """name -> [whether each use only reads] for the names used inside functions, lambdas and
+    class bodies (the code whose every run the analysis does not see), and those top-level code
+    passes to a call."""
+    out: dict = {}
+    for top in tree.body:
+        if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            _scan(top, out)
+            continue
+        for node in ast.walk(top):
+            if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                _scan(node, out)
+            elif isinstance(node, ast.Call):
+                # (a function called by top-level code is not run there: it may fill what it is given)
+                for arg in list(node.args) + [k.value for k in node.keywords]:
+                    arg = arg.value if isinstance(arg, ast.Starred) else arg
+                    if isinstance(arg, ast.Name):
+                        out.setdefault(arg.id, []).append(False)
+    return out
+
+
+def _scan(root: ast.AST, out: dict) -> None:
+    parents = {}
+    for node in ast.walk(root):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            for n in node.names:
+                out.setdefault(n, []).append(False)
+    for node in ast.walk(root):
+        if isinstance(node, ast.Name):
+            out.setdefault(node.id, []).append(_only_reads(node, parents))
+
+
+def _only_reads(node: ast.Name, parents: dict) -> bool:
+    if not isinstance(node.ctx, ast.Load):
+        return False
+    up = parents.get(node)
+    if isinstance(up, ast.Subscript) and up.value is node:
+        return isinstance(up.ctx, ast.Load)
+    if isinstance(up, ast.Compare) and node in up.comparators:
+        return all(isinstance(op, (ast.In, ast.NotIn)) for op in up.ops)
+    if isinstance(up, ast.Attribute) and up.attr in _READS:
+        call = parents.get(up)
+        return isinstance(call, ast.Call) and call.func is up
+    return False
