@@ -43,4 +43,4 @@ def common_ends(shapes: list, fresh_star: Callable[..., str],
     # a path whose two sides may be the same axes (Environment.shared_sides) may be as short as
     # its longer side: so may the join
     like = next((s.star for s in shapes if s.dims and s.suffix and shared(s.star)), None) if p and q > 0 else None
-    return Shape(prefix, fresh_star(like), suffix)
+    return Shape(prefix, fresh_star(like) if like else fresh_star(), suffix)
