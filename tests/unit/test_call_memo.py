@@ -139,7 +139,7 @@ class _World:
     def __init__(self):
         from shapehint.analysis.journal import Journal
         self.journal = Journal()
-        self.env = type("Env", (), {"stars": {}})()
+        self.env = type("Env", (), {"rank_learning": lambda env: 0})()
         self.mutation_log, self.global_mutations, self.module_runs = [], 0, 0
 
 

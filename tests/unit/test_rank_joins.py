@@ -77,6 +77,22 @@ def _sh(*dims, star=None, suffix=()):
     return Shape(lift(dims), star, lift(suffix))
 
 
+def test_a_join_of_a_path_whose_sides_may_be_one_axis_keeps_that_mark():
+    from shapehint.analysis.rank_joins import common_ends
+    made = []
+
+    def fresh(like=None):
+        made.append(like)
+        return "?s9"
+    # [B, *x, C] where B and C may be one axis (a 1-D x), joined with [B, C]: the join is as
+    # short as one axis on that path, so its segment is made like the shared one
+    x = _sh("B", star="*x", suffix=("C",))
+    assert common_ends([x, _sh("B", "C")], fresh, lambda star: star == "*x") == _sh("B", star="?s9", suffix=("C",))
+    assert made == ["*x"]
+    assert common_ends([x, _sh("B", "C")], fresh) == _sh("B", star="?s9", suffix=("C",))
+    assert made == ["*x", None]
+
+
 def test_shared_axes_never_overlap_and_the_segment_is_always_new():
     from shapehint.analysis.rank_joins import common_ends
     fresh = iter(["?s1", "?s2", "?s3"]).__next__

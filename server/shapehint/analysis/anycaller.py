@@ -81,7 +81,7 @@ class AnyCallerMemo:
         written = it.mutation_log[e.checked:]
         seen = _reach(roots) if written else set()
         world = self.world.reach(it, f) if seen is not None else None
-        if world is None or world[1] and len(it.env.stars) != e.stars:
+        if world is None or world[1] and it.env.rank_learning() != e.stars:
             return False
         if any(id(o) in seen or id(o) in world[0] for o in written):
             return False

@@ -259,6 +259,10 @@ class Builtins:
             v = self.attribute(args[0], args[1].value, None, fr)
             if isinstance(v, UnknownV) and len(args) > 2:
                 return args[2]
+            if isinstance(v, OpaqueV) and v.kind != "int" and len(args) > 2 and isinstance(args[2], FloatV):
+                # a float default says the attribute may be a float (`getattr(cfg, "mlp_ratio", 4.0)`):
+                # not an int's symbol, or `int(dim * ratio)` would drop the truncation
+                return FloatV(None)
             return v
         return UnknownV("getattr")
 

@@ -171,7 +171,7 @@ def _reach(roots, limit: int = MAX_PARTS) -> Optional[set]:
 
 def _unchanged_since(it, e, roots) -> bool:
     """Nothing the repeat can read was written since entry `e` was made (see the docstring)."""
-    if len(it.env.stars) != e.stars or it.module_runs != e.module_runs:
+    if it.env.rank_learning() != e.stars or it.module_runs != e.module_runs:
         return False
     if len(it.mutation_log) == e.log_end:
         return True
@@ -194,7 +194,7 @@ class _Entry:
 
     def __init__(self, it, args, kwargs, situation, store):
         self.args, self.kwargs, self.situation, self.store = list(args), dict(kwargs), situation, store
-        self.epoch, self.stars, self.module_runs = store.epoch, len(it.env.stars), it.module_runs
+        self.epoch, self.stars, self.module_runs = store.epoch, it.env.rank_learning(), it.module_runs
         self.log_end = len(it.mutation_log)
 
     def matches(self, situation, store, nargs: int) -> bool:

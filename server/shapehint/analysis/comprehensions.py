@@ -26,7 +26,7 @@ MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
 class Comprehensions:
     """List comprehensions and generator expressions, and joins of values."""
 
-    _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star",
+    _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star", "sides_shared",
              "fresh_symbol")
 
     def e_ListComp(self, node, fr) -> Value:
@@ -103,7 +103,7 @@ class Comprehensions:
                 s = _fresh_joins(s, self.fresh_dyn) if "?join" in s.symbols() else s
             else:
                 from ..shapes.shape import Shape
-                s = common_ends(shapes, self.fresh_star) or Shape.unknown(self.fresh_star())
+                s = common_ends(shapes, self.fresh_star, self.sides_shared) or Shape.unknown(self.fresh_star())
             dts = {v.dtype for v in vals}
             if s == shapes[0] and len(dts) == 1 and all(_same_flags(v, first) for v in vals):
                 return first  # one abstract value: a loop whose body keeps it is at its fixpoint

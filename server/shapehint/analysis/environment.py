@@ -53,6 +53,9 @@ class Environment:
         self.on_store = on_store
         self.stars: dict[str, Shape] = j.table("star")
         self.star_owner: dict[str, tuple] = j.table("star-owner")  # star -> (param, start index, count after star)
+        # a tensor's own segment (learn_edge) -> (its shape, that shape in the shared segment's
+        # terms): once the shared segment's rank is learned, so is the tensor's
+        self.views: dict[str, tuple] = j.table("star-view")
         self.dims = DimTable(j)
         self.holes: dict = j.table("hole")  # hole symbol -> span
         self.stores: list[FactStore] = j.log("store")
@@ -119,8 +122,23 @@ class Environment:
             return Shape(s.dims, s.star, ()) if len(s.dims) > len(s.suffix) else Shape((), s.star, s.suffix)
         return s
 
+    def rank_learning(self) -> int:
+        """Grows with every rank or edge learned: what the call memo compares."""
+        return len(self.stars) + len(self.views)
+
     def resolve(self, t: TensorV) -> Shape:
-        s = t.shape
+        s = self._substituted(t.shape)
+        if s.star in self.views:
+            base = self._base(s)
+            if base.star is None:
+                s = base
+        if s is not t.shape:
+            if self.arm_logs:
+                self.arm_logs[-1].append((t, t.shape))
+            t.shape = s
+        return s
+
+    def _substituted(self, s: Shape) -> Shape:
         guard = 0
         while s.star is not None and s.star in self.stars and guard < 1000:
             sub = self.stars[s.star]
@@ -129,10 +147,18 @@ class Environment:
             else:
                 s = Shape(s.dims + sub.dims, sub.star, sub.suffix + s.suffix)
             guard += 1
-        if s is not t.shape:
-            if self.arm_logs:
-                self.arm_logs[-1].append((t, t.shape))
-            t.shape = s
+        return s
+
+    def _base(self, s: Shape) -> Shape:
+        """`s` in the terms of the segments its own segments were split from (views): the same
+        axes, the learned ones past the shared segment unnamed again."""
+        guard = 0
+        while s.star in self.views and guard < 1000:
+            held, base = self.views[s.star]
+            if (s.dims, s.suffix) != (held.dims, held.suffix):
+                break
+            s = self._substituted(base)
+            guard += 1
         return s
 
     # ---- what one arm of an undecided branch learns of ranks --------------------------------
@@ -213,8 +239,11 @@ class Environment:
     def arm_segment(self, star: str) -> str:
         """A segment of its own for a tensor inside one arm of an undecided test of its rank
         (`if x.dim() == 4:`): what the arm learns of the rank (`b, c, h, w = x.shape`) holds in
-        that arm only, not for the other arm's inputs; axes keep the parameter's names."""
+        that arm only, not for the other arm's inputs; axes keep the parameter's names. Also
+        the segment of a tensor that learned axes its shared segment may lack (learn_edge)."""
         alias = f"{star}~{self.journal.note('fresh')}"
+        if star in self.shared_sides:  # the copy's sides may be the same axes as the original's
+            self.shared_sides.add(alias)
         owner = self.star_owner.get(star)
         if owner is not None:
             self.star_owner[alias] = owner
@@ -224,38 +253,65 @@ class Environment:
         s = self.resolve(t)
         if s.star is None:
             return s.dims
+        s = self._base(s)  # a tensor's own segment: the rank is the shared segment's
         k = rank - len(s.dims) - len(s.suffix)
         new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
         self.stars[s.star] = Shape(new)
         return self.resolve(t).dims
 
     def learn_edge(self, t: TensorV, n: int, span: Optional[Span], front: bool) -> None:
+        """Name the first (last) `n` axes of `t`. The segment itself is rewritten, for every tensor
+        holding it, only by the axes it surely has: where `t` has axes on the far side of its
+        segment, some of the `n` may be those (`x.sum(-1)` holds x's segment less its last axis:
+        after `x[:, :, 2:]`, a 3-D x has a 2-D sum), so the rest are `t`'s own, past a segment of
+        its own whose sides may share axes."""
         s = self.resolve(t)
         if s.star is None:
             return
-        have = len(s.dims) if front else len(s.suffix)
-        k = n - have
+        near, far = (s.dims, s.suffix) if front else (s.suffix, s.dims)
+        k = n - len(near)
         if k <= 0:
             return
         owner = self.star_owner.get(s.star)
-        rest = s.star + "'"
+        shared = s.star in self.shared_sides
         # learned through a value laid out unlike the parameter around a segment whose sides may
         # share axes (`x[:, 0]` of x), the parameter's axis count is not the value's: unnamed
         apart = owner is None or (len(s.dims), len(s.suffix)) == owner[1:]
-        dim = self._star_dim if apart or s.star not in self.shared_sides else lambda *_: self.fresh_dyn()
-        if s.star in self.shared_sides or (s.suffix if front else s.dims):
-            self.shared_sides.add(rest)
-        if front:
-            new = tuple(dim(s.star, j, False, span) for j in range(k))
-            self.stars[s.star] = Shape(new, rest, ())
+        dim = self._star_dim if apart or not shared else lambda *_: self.fresh_dyn()
+        new = [dim(s.star, j, not front, span) for j in range(k)]
+        # axes the segment surely has: all k where nothing is beyond it, else those the far
+        # side cannot hold (none where the sides may already share axes)
+        sure = k if not far else 0 if shared else max(0, k - len(far))
+        if sure:
+            self._split(s.star, new[:sure], front, shared, owner)
+            s = self.resolve(t)
+        if sure < k:
+            own = self.arm_segment(s.star)  # the tensor's own, named as its segment was
+            self.shared_sides.add(own)
+            rest = tuple(new[sure:])
+            held = Shape(s.dims + rest, own, s.suffix) if front else Shape(s.dims, own, tuple(reversed(rest)) + s.suffix)
+            self.views[own] = (held, s)
+            owner = self.star_owner.get(own)
             if owner:
-                self.star_owner[rest] = (owner[0], owner[1] + k, owner[2])
-        else:
-            new = tuple(reversed([dim(s.star, j, True, span) for j in range(k)]))
-            self.stars[s.star] = Shape((), rest, new)
-            if owner:
-                self.star_owner[rest] = (owner[0], owner[1], owner[2] + k)
+                m = len(rest)
+                self.star_owner[own] = (owner[0], owner[1] + m, owner[2]) if front else (owner[0], owner[1], owner[2] + m)
+            if self.arm_logs:
+                self.arm_logs[-1].append((t, t.shape))
+            t.shape = held
         self.resolve(t)
+
+    def _split(self, star: str, axes: list, front: bool, shared: bool, owner) -> None:
+        """Segment `star` is `axes` (nearest its side first) on one side of a new segment."""
+        rest = star + "'"
+        if shared:
+            self.shared_sides.add(rest)
+        k = len(axes)
+        if front:
+            self.stars[star] = Shape(tuple(axes), rest, ())
+        else:
+            self.stars[star] = Shape((), rest, tuple(reversed(axes)))
+        if owner:
+            self.star_owner[rest] = (owner[0], owner[1] + k, owner[2]) if front else (owner[0], owner[1], owner[2] + k)
 
     # ---- shape holes ---------------------------------------------------------------
     def hole_symbol(self, node) -> Expr:

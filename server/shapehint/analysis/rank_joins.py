@@ -20,7 +20,8 @@ def _ends(s: Shape) -> tuple:
     return (s.dims, s.suffix) if s.star is not None else (s.dims, s.dims)
 
 
-def common_ends(shapes: list, fresh_star: Callable[[], str]) -> Optional[Shape]:
+def common_ends(shapes: list, fresh_star: Callable[..., str],
+                shared: Callable[[str], bool] = lambda star: False) -> Optional[Shape]:
     """`[shared leading axes, *new, shared trailing axes]` for `shapes` of ranks that differ;
     None when they share no axis at either end. The segment is always a new one: an old one's
     name (the input's `*x`) would claim its length, which a path that added axes changed."""
@@ -39,4 +40,7 @@ def common_ends(shapes: list, fresh_star: Callable[[], str]) -> Optional[Shape]:
         return None
     prefix = fronts[0][:p]
     suffix = backs[0][len(backs[0]) - q:] if q > 0 else ()
-    return Shape(prefix, fresh_star(), suffix)
+    # a path whose two sides may be the same axes (Environment.shared_sides) may be as short as
+    # its longer side: so may the join
+    like = next((s.star for s in shapes if s.dims and s.suffix and shared(s.star)), None) if p and q > 0 else None
+    return Shape(prefix, fresh_star(like) if like else fresh_star(), suffix)
