@@ -360,9 +360,9 @@ class Calls:
         if sub.assumes_default:
             fr.assumes_default = True
         flags = sub.dead, sub.assumes_default
-        if f.node.returns is not None and not any(isinstance(r, TensorV) for r in sub.returns):
-            # a stub (`...` body, a .pyi beside the code, an external signature): its annotated
-            # result, with the names the arguments bound
+        if f.node.returns is not None and all(isinstance(r, UnknownV) for r in sub.returns):
+            # a stub (`...` body, a .pyi, an external signature) or a body whose results are lost: its
+            # annotated result, the names the arguments bound; a known one (`[None] * n`) overrules it
             ann = self.annotation_shape(f.node.returns, fr, f.globals)
             if ann is not None:
                 names = {n for n in ann[0].symbols() if not n.startswith("?") and n not in binding}

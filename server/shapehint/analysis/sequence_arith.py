@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
-from ..shapes.values import IntV, ListV, StarSizeV, TupleV, UnknownV, Value
+from ..shapes.values import IntV, ListV, NoneV, StarSizeV, TupleV, UnknownV, Value
 from .objects import OpaqueV
 from . import open_tuples, sizes
 
@@ -30,4 +30,10 @@ def sequence_binop(op, a: Value, b: Value, join_values: Callable, size_int: Call
         return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
     if op is ast.Mult and isinstance(a, ListV) and a.items and isinstance(b, (IntV, OpaqueV)):
         return ListV(None, join_values(list(a.items)))  # `[None] * n_layers`, n not known
+    if op is ast.Mult and isinstance(a, ListV) and a.items and all(isinstance(i, NoneV) for i in a.items) \
+            and type(b) is UnknownV:
+        # `[None] * self.config.num_layers` with a config a library base set, lost: a list of Nones
+        # only repeats (no tensor or number takes a list of Nones in its `__rmul__`), so in a
+        # program that runs the count is an int and every item is None
+        return ListV(None, NoneV())
     return None
