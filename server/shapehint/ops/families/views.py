@@ -104,11 +104,8 @@ def _around_segment(cx: OpContext, x: TensorV, size) -> Shape | None:
         # (`y.view(x.size()[:-1] + (n,))` after a matmul of `y`'s flattened rows); whether the
         # elements agree is not decided here, so neither is a `-1`'s size: a fresh one
         # (`out.reshape(*input_shape, -1)` of a kernel's result the analysis lost)
-        if not inferred:
-            return t
-        sizes = list(given)
-        sizes[inferred[0]] = cx.fresh("?inferred")
-        return Shape(tuple(sizes[:len(t.dims)]), t.star, tuple(sizes[len(t.dims):]))
+        sizes = [cx.fresh("?inferred") if i in inferred else d for i, d in enumerate(given)]
+        return Shape(tuple(sizes[:len(t.dims)]), t.star, tuple(sizes[len(t.dims):])) if inferred else t
     # (sizes on both sides of a segment may be the same axes when it is empty: not cancelled)
     if s.star is None or t.star != s.star or (s.dims and s.suffix) or (t.dims and t.suffix):
         raise NotApplicable("sizes around another segment")
