@@ -20,12 +20,11 @@ from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
 from .maybe_none import narrowed
-from . import classvalues, layercfg, open_tuples, operands, records, sizes, unfinished
+from . import classvalues, layercfg, number_or_tensor, open_tuples, operands, records, sizes, unfinished
 from .arith import float_binop, int_binop, python_value
 from .strings import formatted
 from .sequence_arith import sequence_binop
-from . import number_or_tensor
-from .unknown_receivers import sized_method
+from .unknown_receivers import sized_method, sliced_sizes_of_lost
 from .selection import selected_join
 from .flags import flag_join, negated, off_default_arm
 from .frames import decorated, span_of
@@ -185,6 +184,8 @@ class Expressions:
             # `x.shape[1]` on a tensor of unknown rank: that one dimension (its rank stays open);
             # `x.shape[:-1]`, `x.size()[:-1]`: the sizes around its unknown segment (sizes.py)
             base = self._read_as_tensor(node.value.value if isinstance(node.value, ast.Attribute) else node.value.func.value, fr)
+            if isinstance(node.slice, ast.Slice):  # (`out.shape[:-2]` of a kernel's result: unknown_receivers.py)
+                base = sliced_sizes_of_lost(base, self.fresh_star) or base
             if isinstance(base, TensorV) and self.resolve(base).rank is None:
                 idx = self.eval(node.slice, fr)
                 if isinstance(idx, IntV) and idx.expr.value is not None:

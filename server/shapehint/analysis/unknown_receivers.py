@@ -8,6 +8,13 @@ the same) has exactly them. So `reshape` of an unknown value is `reshape` of a t
 rank (a fresh one: nothing is claimed of the value itself), and the rule gives the sizes given,
 with `?` where one is `-1`. Only `reshape`: `view` also takes a dtype (`x.view(torch.int8)`),
 which changes the last axis, and the other methods say nothing of the result's shape.
+
+A slice of its sizes is read the same way: `out.shape[:-2]` and `out.size()[:-2]` are those of a
+fresh tensor of unknown rank, sizes nothing is known of (`out.reshape(*out.shape[:-2], -1)`,
+`out.size()[:-2] + (all_head_size,)`), so a `reshape` to them keeps what the code spells
+(`[*?, all_head_size]`) and claims nothing of `out` itself. Only slices: one size (`out.shape[0]`)
+would be a fresh `?` in the function's own answer, whose join with its calling contexts then
+loses the sizes they agree on (`tests/unit/test_calling_contexts.py`).
 """
 from __future__ import annotations
 
@@ -23,6 +30,16 @@ SIZED = frozenset({"reshape"})
 def sized_method(obj: Value, name: str, fresh_star) -> Optional[Value]:
     """`obj.<name>` as a tensor method when `obj` is unknown and `name` returns the sizes it is
     given; None otherwise. `fresh_star()`: a new unknown-rank segment."""
-    if name not in SIZED or type(obj) is not UnknownV or isinstance(obj, MaybeNoneV):
+    if name not in SIZED or not _lost(obj):
         return None
     return TensorMethod(TensorV(Shape.unknown(fresh_star())), name)
+
+
+def sliced_sizes_of_lost(obj: Value, fresh_star) -> Optional[TensorV]:
+    """The tensor whose sizes a slice of `obj.shape` (`obj.size()`) reads when `obj` is unknown:
+    a fresh one of unknown rank; None otherwise."""
+    return TensorV(Shape.unknown(fresh_star())) if _lost(obj) else None
+
+
+def _lost(obj: Value) -> bool:
+    return type(obj) is UnknownV and not isinstance(obj, MaybeNoneV)

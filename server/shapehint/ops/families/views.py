@@ -92,15 +92,20 @@ def _around_segment(cx: OpContext, x: TensorV, size) -> Shape | None:
     """`x.view(sizes)` where the sizes are around x's own unknown segment (`(*x.shape[:-1], -1,
     64)`, a StarSizeV): the segment's elements cancel, so the sizes around it are exact; None
     when the sizes are not such. Only what the known sizes decide exactly: no -1 that does not
-    divide out, no claim that fails (that is left to the code's known ranks)."""
+    divide out, no claim that fails (that is left to the code's known ranks). Sizes around
+    another tensor's segment are the result's as given, a -1 among them a size of its own."""
     if len(size) != 1 or not isinstance(size[0], StarSizeV):
         return None
     t, s = size[0].shape, x.shape
-    if t.star != s.star and not any(d.value is not None and d.value < 0 for d in t.dims + t.suffix):
-        # sizes around another tensor's segment, none inferred: a view has the sizes it is
-        # asked for (`y.view(x.size()[:-1] + (n,))` after a matmul of `y`'s flattened rows);
-        # whether the elements agree is not decided here
-        return t
+    given = t.dims + t.suffix
+    inferred = [i for i, d in enumerate(given) if d.value == -1]
+    if t.star != s.star and len(inferred) <= 1 and not any(d.value is not None and d.value < -1 for d in given):
+        # sizes around another tensor's segment: a view has the sizes it is asked for
+        # (`y.view(x.size()[:-1] + (n,))` after a matmul of `y`'s flattened rows); whether the
+        # elements agree is not decided here, so neither is a `-1`'s size: a fresh one
+        # (`out.reshape(*input_shape, -1)` of a kernel's result the analysis lost)
+        sizes = [cx.fresh("?inferred") if i in inferred else d for i, d in enumerate(given)]
+        return Shape(tuple(sizes[:len(t.dims)]), t.star, tuple(sizes[len(t.dims):])) if inferred else t
     # (sizes on both sides of a segment may be the same axes when it is empty: not cancelled)
     if s.star is None or t.star != s.star or (s.dims and s.suffix) or (t.dims and t.suffix):
         raise NotApplicable("sizes around another segment")
