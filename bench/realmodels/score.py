@@ -403,18 +403,37 @@ def _ancestor(inv, run, up: int):
 
 
 def join_dims(shapes: list):
-    """Equal dims kept, others unknown; None when the ranks differ (or a shape is unknown)."""
-    if any(not isinstance(s, list) for s in shapes) or len({len(s) for s in shapes}) != 1:
+    """Equal dims kept, others unknown; None when a shape is unknown or the ranks differ with no
+    variadic segment. Shapes with variadic segments that differ join to what they all write at the
+    front and at the back around one `*?` (`[*?]` and `[*?, h]`: `[*?]`), never more."""
+    if any(not isinstance(s, list) for s in shapes):
         return None
-    out = []
-    for col in zip(*shapes):
-        if all(d == col[0] for d in col):
-            out.append(col[0])
-        elif any(isinstance(d, str) and d.startswith("*") for d in col):
-            return None  # variadic segments that differ: no common rank to speak of
-        else:
-            out.append("?")
-    return out
+    star = [any(_variadic(d) for d in s) for s in shapes]
+    if len({len(s) for s in shapes}) == 1 and not any(
+            any(_variadic(d) for d in col) and not all(d == col[0] for d in col) for col in zip(*shapes)):
+        return [col[0] if all(d == col[0] for d in col) else "?" for col in zip(*shapes)]
+    if not any(star):
+        return None
+    def fixed_run(s):  # the dims written before the first variadic segment (all, if none)
+        return next((i for i, d in enumerate(s) if _variadic(d)), len(s))
+    front = min(fixed_run(s) for s in shapes)
+    pre = []
+    for col in zip(*(s[:front] for s in shapes)):
+        if not all(d == col[0] for d in col):
+            break
+        pre.append(col[0])
+    back = min(fixed_run(s[::-1]) for s in shapes)
+    back = min(back, min(len(s) for s in shapes) - len(pre))  # a shape's axes are claimed once
+    suf = []
+    for col in zip(*(s[::-1][:back] for s in shapes)):
+        if not all(d == col[0] for d in col):
+            break
+        suf.append(col[0])
+    return pre + ["*?"] + suf[::-1]
+
+
+def _variadic(d) -> bool:
+    return isinstance(d, str) and d.startswith("*")
 
 
 def counts(lines: dict) -> dict:

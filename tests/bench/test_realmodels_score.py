@@ -258,3 +258,13 @@ def test_builders_follow_the_module_functions_the_build_expression_calls():
     assert score.builders("small(num_classes=10)", src) == {"small", "_make"}
     assert score.builders("Net(3)", src) == frozenset()
     assert score.builders("small(", src) == frozenset()
+
+
+def test_contexts_whose_variadic_segments_differ_join_around_one_segment_not_to_nothing():
+    """Two true contexts of one line (`[*?]` and `[*?, hidden]`) join to `[*?]`: partial, where
+    the join once gave no shape at all (missing); what they both write at either end is kept."""
+    assert score.join_dims([["*?"], ["*?", "h"]]) == ["*?"]
+    assert score.join_dims([["b", "*x", "h"], ["b", "t", "h"]]) == ["b", "*?", "h"]
+    assert score.join_dims([["a", "b"], ["*?", "b"]]) == ["*?", "b"]
+    assert score.join_dims([["a", "b"], ["a", "b", "c"]]) is None  # ranks apart, no segment
+    assert score.join_dims([["a", "?"], ["a", "c"]]) == ["a", "?"]
