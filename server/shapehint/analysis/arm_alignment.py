@@ -45,3 +45,23 @@ def aligned_arms(test: Optional[Pred], a: TensorV, b: TensorV, sa: Shape, sb: Sh
 
 def _with(t: TensorV, s: Shape) -> TensorV:
     return dataclasses.replace(t, shape=s)
+
+
+def aligned_options(outs: list, facts, resolve) -> list:
+    """The results of a choice's options, [(the option's condition or None, its result)], each
+    tensor's dims that its condition proves equal to the first tensor's written as those
+    (choices.conditioned); the others as they are, so the join leaves them unknown."""
+    ref = next((t for _, t in outs if isinstance(t, TensorV)), None)
+    sa = resolve(ref) if ref is not None else None
+    if sa is None or sa.star is not None or facts is None:
+        return [t for _, t in outs]
+    out = []
+    for cond, t in outs:
+        sb = resolve(t) if isinstance(t, TensorV) and t is not ref and cond is not None else None
+        if sb is None or sb.star is not None or sb.rank != sa.rank or sb == sa:
+            out.append(t)
+            continue
+        dims = tuple(da if da != db and facts.possible(conj(cond, ne(da, db)))[0] is False else db
+                     for da, db in zip(sa.dims, sb.dims))
+        out.append(_with(t, Shape(dims)) if dims != sb.dims else t)
+    return out

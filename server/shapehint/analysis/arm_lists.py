@@ -37,8 +37,9 @@ def after_first_arm(boxes: list, mutated: Callable) -> list:
     return out
 
 
-def join_lists(boxes: list, first: list, gets_on1: bool, gets_on2: bool, mutated: Callable) -> None:
-    """Past the `if`: each list as the arms that get on left it, or of unknown items."""
+def join_lists(boxes: list, first: list, gets_on1: bool, gets_on2: bool, mutated: Callable, join: Callable) -> None:
+    """Past the `if`: each list as the arms that get on left it, or of unknown length, its item
+    the join of every item either arm left in it (each of its items is one of those)."""
     for (v, before), arm1 in zip(boxes, first):
         state1, state2 = arm1 or before, _state(v)
         if _same(state1, state2) or not gets_on1:
@@ -47,7 +48,13 @@ def join_lists(boxes: list, first: list, gets_on1: bool, gets_on2: bool, mutated
             _set(v, state1, mutated)
             continue
         mutated(v)
-        v.items, v.elem, v.length = None, UnknownV("item"), None
+        v.items, v.elem, v.length = None, join(_items(state1) + _items(state2)), None
+
+
+def _items(state: tuple) -> list:
+    """What a list in `state` may hold: its items, or the item of a list of unknown length."""
+    items, elem, _ = state
+    return list(items) if items is not None else [elem if elem is not None else UnknownV("item")]
 
 
 def _state(v: ListV) -> tuple:

@@ -16,16 +16,17 @@ from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, UnknownV, Value
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, OpenChoiceV,
-                      OpenKwargs, PartialV, SuperV, TensorMethod)
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, ListChoiceV,
+                      OpenChoiceV, OpenKwargs, PartialV, SuperV, TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol, typed_by_defaults
 from .int_results import call_result
 from .layers import CONTAINERS
 from .ruleargs import binds
 from .spread import bind_positional, spread_of, spread_reaches
-from . import contexts, costs, divisibility, enums, returns, sizes, tables, unfinished
+from . import contexts, costs, divisibility, enums, list_choices, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
+from .arm_alignment import aligned_options
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
 
@@ -51,6 +52,7 @@ class Calls:
         func = self.eval(node.func, fr)
         labels: dict = {}
         args: list = []
+        choice = None  # (where, a ListChoiceV spread there: list_choices.py)
         for a in node.args:
             if isinstance(a, ast.Starred):
                 v = self.eval(a.value, fr)
@@ -58,6 +60,9 @@ class Calls:
                     args.append(v)
                     continue
                 items = self.iterate(v, fr)
+                if isinstance(v, ListChoiceV) and choice is None:
+                    choice = (len(args), v)
+                    continue
                 if items is None:
                     if len(node.args) == 1 and isinstance(func, ExtRef) and func.path == "torch.nn.Sequential":
                         # `nn.Sequential(*[Block(d) for _ in range(depth)])`
@@ -85,6 +90,9 @@ class Calls:
                 kwargs[kw.arg] = v
         if open_kwargs:  # (bind_params reads it, if the callee is a user function)
             kwargs = OpenKwargs(kwargs)
+        if choice is not None:
+            return list_choices.spread_each(
+                self, lambda a: self.call_value(func, a, kwargs, fr, span_of(node), node, labels), args, *choice, fr)
         if any(isinstance(v, StarSizeV) for v in args):
             # sizes around an unknown segment given as varargs to a torch op: one size argument
             # (sizes.py); a user function would bind them to several parameters
@@ -152,20 +160,10 @@ class Calls:
         """A call of one of several options (choices.py): each called as an undecided arm, so
         what one requires does not hold after it, and with its errors not reported (the program
         may take another option); the results of those that return are joined."""
-        outs, arms = [], []
-        fr.caught += 1
-        try:
-            for o in fn.options + ((UnknownV("open"),) if isinstance(fn, OpenChoiceV) else ()):  # (open_choices.py)
-                mark = self.open_arm()  # (a rank one option needs is not another's: env.close_arm)
-                out, died = self.in_arm(fr, (None,), None,
-                                        lambda o=o: self.call_value(o, args, kwargs, fr, span, node, labels))
-                arms.append((self.close_arm(mark), not died))
-                if not died:
-                    outs.append(out)
-        finally:
-            fr.caught -= 1
-        self.join_arms(arms)
-        return self.join_values(outs) if outs else UnknownV("call")
+        opts = fn.options + ((UnknownV("open"),) if isinstance(fn, OpenChoiceV) else ())  # (open_choices.py)
+        outs = list_choices.run_each(self, fr, [lambda o=o: self.call_value(o, args, kwargs, fr, span, node, labels)
+                                                for o in opts], getattr(fn, "conds", None) or ())
+        return self.join_values(aligned_options(outs, fr.facts, self.resolve)) if outs else UnknownV("call")
 
     def _opname(self, node, default: str) -> str:
         return self.source(node, 48) if isinstance(node, ast.Call) else default

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ..shapes.shape import conj, neg
 from ..shapes.values import DictV, ExtRef, ModuleV, Value
 from .objects import BoundMethod, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, PartialV
 
 MAX_OPTIONS = 8  # past this many, calling each would cost more than the answer is worth
 
 
-def _is_option(v: Value) -> bool:
+def is_option(v: Value) -> bool:
     if isinstance(v, ExtRef):
         return v.path.startswith("torch.")  # a torch layer or function; another library's is unknown
     return isinstance(v, (FuncObj, ClassObj, InstanceObj, ModuleV, PartialV, BoundMethod, ChoiceV, KeepsShapeV))
@@ -26,7 +27,7 @@ def choice_of(vals: list) -> Optional[Value]:
     is an option, else None."""
     flat: list = []
     for v in vals:
-        if not _is_option(v):
+        if not is_option(v):
             return None
         for o in (v.options if isinstance(v, ChoiceV) else (v,)):
             if not any(o is f for f in flat):
@@ -42,3 +43,38 @@ def registry_choice(d: DictV, extra: tuple = ()) -> Optional[Value]:
     if d.open or not d.items:
         return None
     return choice_of(list(d.items.values()) + list(extra))
+
+
+def conditioned(joined: Value, a: Value, b: Value, test) -> Value:
+    """`joined`, the join of `a` (what an undecided test's true arm left) and `b` (its false
+    arm's): when a choice, each option with a condition that holds wherever it is taken — `test`
+    for `a`'s, its negation for `b`'s, with what a choice among them knew —, so the join of
+    their calls' results writes a size alike where an option's condition proves it equal to
+    another's (arm_alignment.aligned_options): the shortcut built only where `cin != cout or
+    stride != 1`, the identity elsewhere, give one size on both paths."""
+    if not isinstance(joined, ChoiceV) or test is None:
+        return joined
+    conds = []
+    for o in joined.options:
+        ca, cb = _within(a, o), _within(b, o)
+        if cb is _ABSENT and ca is not _ABSENT:
+            conds.append(test if ca is None else conj(test, ca))
+        elif ca is _ABSENT and cb is not _ABSENT:
+            conds.append(neg(test) if cb is None else conj(neg(test), cb))
+        else:
+            conds.append(None)  # (on both arms, or neither: no condition known)
+    return ChoiceV(joined.options, tuple(conds))
+
+
+_ABSENT = object()
+
+
+def _within(v: Value, o: Value):
+    """The condition under which `v` is `o` (None: whenever `v` is taken); _ABSENT: never."""
+    if v is o:
+        return None
+    if isinstance(v, ChoiceV):
+        for i, x in enumerate(v.options):
+            if x is o:
+                return v.conds[i] if v.conds else None
+    return _ABSENT

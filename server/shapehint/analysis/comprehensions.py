@@ -14,6 +14,7 @@ from . import number_or_tensor, open_tuples
 from .choices import choice_of
 from .maybe_none import join_maybe_none
 from .open_choices import open_choice
+from .list_choices import list_choice
 from .rank_joins import common_ends
 from .classvalues import set_of
 from .frames import span_of
@@ -144,7 +145,8 @@ class Comprehensions:
         # one of several layers or functions; an object None on some paths; tuples of lengths that differ;
         # a value of unknown kind paired with itself
         picked = (choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)
-                  or pair_of_itself(vals) or open_choice(vals) or number_or_tensor.joined(vals, self.join_values))
+                  or pair_of_itself(vals) or open_choice(vals) or number_or_tensor.joined(vals, self.join_values)
+                  or list_choice(vals))
         return picked if picked is not None else UnknownV("join")
 
     def _joined_int(self, vals: list):

@@ -21,7 +21,7 @@ from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
 from .maybe_none import narrowed
 from .flags import containers, flag_join, off_default_arm, open_changed, quietly
-from . import arm_lists, grown_lists, loop_counts
+from . import arm_lists, grown_lists, list_choices, loop_counts
 from .frames import BranchRecord, add_fact, span_of
 from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
@@ -30,6 +30,7 @@ from .liveness import exposed_names
 from .optional_args import fed_back, none_test, run_decided_arm
 from .selection import selected_join
 from .arm_alignment import aligned_arms
+from .choices import conditioned
 
 MAX_UNROLL = 32
 
@@ -106,7 +107,8 @@ class ControlFlow:
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
                              None if dead2 else dict(me.attrs), fr, off, p)
         open_changed(boxes, self.mutated)
-        arm_lists.join_lists(lists, lists1, not (dead1 or died1), not (dead2 or died2), self.mutated)
+        arm_lists.join_lists(lists, lists1, not (dead1 or died1), not (dead2 or died2), self.mutated,
+                             self.join_values)
         if dead1 and dead2:
             return "return"
         for name, t in (own[0].items() if own else ()):
@@ -283,30 +285,61 @@ class ControlFlow:
         if test is not None and isinstance(a, TensorV) and isinstance(b, TensorV):
             a, b = aligned_arms(test, a, b, self.resolve(a), self.resolve(b), facts) or (a, b)
         picked = selected_join(test, a, b, self.int_value) if a is not None and b is not None else None
-        return picked if picked is not None else flag_join(self.join_values, a, b, off, facts)
+        return picked if picked is not None else conditioned(flag_join(self.join_values, a, b, off, facts), a, b, test)
 
     def s_For(self, st: ast.For, fr):
         it = self.eval(st.iter, fr)
         items = self.iterate(it, fr)
         if items is not None and len(items) <= MAX_UNROLL:
-            saved, counting = getattr(fr, "iter_label", ""), loop_counts.enter(fr, st, None)
-            try:
-                for k, item in enumerate(items):
-                    fr.iter_label = f"iteration {k}"
-                    self.assign(st.target, item, fr, st)
-                    flow = self.exec_block(st.body, fr)
-                    if flow in ("return", "raise"):
-                        return flow
-                    if flow == "break":
-                        return None
-            finally:
-                fr.iter_label = saved
-                loop_counts.leave(fr, counting)
-            return self.exec_block(st.orelse, fr)
+            return self._unrolled(st, fr, items)
+        alts = list_choices.alternatives(it, self.iterate, fr) if items is None else None
+        if alts is not None and all(len(a) <= MAX_UNROLL for a in alts) and list_choices.writes_only_names(st):
+            return self._loop_each(st, fr, alts)
         # the element is bound in each pass: its facts (`0 <= i <= n - 2` for `range(n - 1)`)
         # belong to the iterations, not to what follows a loop that may not run
         return self._loop_once(st, fr, lambda: self.assign(st.target, self.loop_element(it, items, fr), fr, st),
                                self.trip_count(it))
+
+    def _unrolled(self, st: ast.For, fr, items: list) -> Optional[str]:
+        saved, counting = getattr(fr, "iter_label", ""), loop_counts.enter(fr, st, None)
+        try:
+            for k, item in enumerate(items):
+                fr.iter_label = f"iteration {k}"
+                self.assign(st.target, item, fr, st)
+                flow = self.exec_block(st.body, fr)
+                if flow in ("return", "raise"):
+                    return flow
+                if flow == "break":
+                    return None
+        finally:
+            fr.iter_label = saved
+            loop_counts.leave(fr, counting)
+        return self.exec_block(st.orelse, fr)
+
+    def _loop_each(self, st: ast.For, fr, alts: list) -> None:
+        """A loop over one of several containers (list_choices.py): unrolled once per option as
+        an undecided arm; past it, the join of what the options that get on leave in each name
+        (every name the body assigns unknown when none does)."""
+        env0 = dict(fr.env)
+
+        def run(items):
+            fr.env.clear()
+            fr.env.update(env0)
+            self._unrolled(st, fr, items)
+            return dict(fr.env)
+
+        envs = [env for _, env in list_choices.run_each(self, fr, [lambda a=a: run(a) for a in alts])]
+        fr.env.clear()
+        if not envs:
+            fr.env.update(env0)
+            for name in list_choices.stored_names(st):
+                fr.env[name] = UnknownV("loop")
+            return None
+        joined = envs[0]
+        for env in envs[1:]:
+            joined = self.join_envs(joined, env, fr.facts)
+        fr.env.update(joined)
+        return None
 
     def s_While(self, st: ast.While, fr):
         p = self.truth(self.eval(st.test, fr))

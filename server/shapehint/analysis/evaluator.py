@@ -14,10 +14,9 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV,
-                      TensorMethod)
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV, TensorMethod)
 from .annotations import is_shape_type
-from .choices import registry_choice
+from .choices import conditioned, registry_choice
 from .optional_args import given_or_default
 from .maybe_none import narrowed
 from . import classvalues, layercfg, number_or_tensor, open_tuples, operands, records, sizes, unfinished
@@ -368,7 +367,7 @@ class Expressions:
         self.join_arms([(learned1, not died1), (self.close_arm(mark), not died2)])
         fr.dead = fr.dead or (died1 and died2)
         picked = selected_join(p, v1, v2, self.int_value)  # (`r if r <= w else w`: min(r, w))
-        return picked if picked is not None else flag_join(self.join_values, v1, v2, off_default_arm(v))
+        return picked if picked is not None else conditioned(flag_join(self.join_values, v1, v2, off_default_arm(v)), v1, v2, p)
 
     # ---- displays ---------------------------------------------------------------
     def _items(self, elts, fr) -> Optional[list]:

@@ -260,8 +260,10 @@ class ChoiceV(Value):
     """One of several known callables the analysis cannot tell apart (choices.py): a registry
     read with a key it does not know (`LAYERS[cfg.kind]`), or the arms of an undecided `if`
     that bound different layers or functions. Calling it calls each option and joins the
-    results, so where every option gives the same shape that is the shape."""
+    results, so where every option gives the same shape that is the shape. `conds`: for each
+    option, a condition that holds wherever it was taken (None: none known; choices.conditioned)."""
     options: tuple
+    conds: Optional[tuple] = None
 
     def describe(self) -> str:
         return "one of " + ", ".join(o.describe() for o in self.options)
@@ -278,6 +280,13 @@ class TorchDir(Value):
 class OpenChoiceV(UnknownV):
     """Known callables and one the analysis cannot see, joined (open_choices.py): unknown to every
     use but a call, which runs the known options in that context and gives an unknown result."""
+    options: tuple = ()
+
+
+@dataclass(eq=False)
+class ListChoiceV(UnknownV):
+    """One of several lists of known layers, joined (list_choices.py): unknown to every use but a
+    spread into a call and a loop, which take one option at a time."""
     options: tuple = ()
 
 
