@@ -15,16 +15,15 @@ from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV,
-                      TensorMethod)
-from .annotations import is_shape_type
+                      TensorMethod, UnionAliasV)
+from .annotations import UNION_PATHS, is_shape_type, union_members
 from .choices import registry_choice
 from .optional_args import given_or_default
 from .maybe_none import narrowed
-from . import classvalues, layercfg, open_tuples, operands, records, sizes, unfinished
+from . import classvalues, layercfg, number_or_tensor, open_tuples, operands, records, sizes, unfinished
 from .arith import float_binop, int_binop, python_value
 from .strings import formatted
 from .sequence_arith import sequence_binop
-from . import number_or_tensor
 from .unknown_receivers import sized_method
 from .selection import selected_join
 from .flags import flag_join, negated, off_default_arm
@@ -198,6 +197,8 @@ class Expressions:
         obj = self.eval(node.value, fr)
         if type(obj) is ExtRef and is_shape_type(obj.path):
             return ShapeAliasV(node, fr.globals)  # `Batch = Float[Tensor, "B T C"]`, read where used
+        if type(obj) is ExtRef and obj.path in UNION_PATHS:  # (an alias a parameter's hint may name)
+            return UnionAliasV("subscript", members=tuple(union_members(node, lambda n: self.eval(n, fr))))
         idx = self.eval(node.slice, fr)
         return self.subscript(obj, idx, node, fr)
 
