@@ -16,7 +16,7 @@ from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, In
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV,
                       TensorMethod, UnionAliasV)
-from .annotations import UNION_PATHS, is_shape_type, union_members
+from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
 from .maybe_none import narrowed
@@ -197,9 +197,9 @@ class Expressions:
         obj = self.eval(node.value, fr)
         if type(obj) is ExtRef and is_shape_type(obj.path):
             return ShapeAliasV(node, fr.globals)  # `Batch = Float[Tensor, "B T C"]`, read where used
-        if type(obj) is ExtRef and obj.path in UNION_PATHS:  # (an alias a parameter's hint may name)
-            return UnionAliasV("subscript", members=tuple(union_members(node, lambda n: self.eval(n, fr))))
         idx = self.eval(node.slice, fr)
+        if type(obj) is ExtRef and obj.path in UNION_PATHS:  # (an alias a parameter's hint may name: hints.py)
+            return UnionAliasV("subscript", members=alias_members(node, obj.path))
         return self.subscript(obj, idx, node, fr)
 
     def subscript(self, obj: Value, idx: Value, node, fr) -> Value:

@@ -115,11 +115,13 @@ def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = 
 def _read_as_tuple(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
     """`res: Union[int, Tuple[int, int]]` without a default, which the module reads only as a
     sequence: the tuple (hints.py), as an int would raise at the first read; else None."""
-    tup = int_or_tuple(p.annotation, lambda n: it._safe_eval(n, fr)) if p.arg not in f.defaults else None
     a = f.node.args
-    inst = fr.env.get((a.posonlyargs + a.args)[0].arg) if tup is not None and a.posonlyargs + a.args else None
+    inst = fr.env.get((a.posonlyargs + a.args)[0].arg) if p.arg not in f.defaults and a.posonlyargs + a.args else None
     if not isinstance(inst, InstanceObj) or not inst.cls.is_module():
         return None  # (the instance of another class may be read by any code that holds it)
+    tup = int_or_tuple(p.annotation, lambda n: it._safe_eval(n, fr), fr.globals.get)
+    if tup is None:
+        return None
     classes, todo = [], [inst.cls]
     while todo:
         c = todo.pop()

@@ -77,18 +77,29 @@ def _sequence_names(fn: ast.FunctionDef) -> set:
     return out
 
 
-def int_or_tuple(annotation: Optional[ast.AST], resolve: Callable[[ast.AST], Value]) -> Optional[ast.AST]:
-    """Of `Union[int, Tuple[int, int]]` (spelled, or an alias naming it), the tuple member; else None."""
+def int_or_tuple(annotation: Optional[ast.AST], resolve: Callable[[ast.AST], Value],
+                 named: Callable[[str], Optional[Value]]) -> Optional[ast.AST]:
+    """Of `Union[int, Tuple[int, int]]` (spelled, or an alias of it: `named` looks a name up in
+    the module's names, unevaluated), the tuple member; else None. Only a spelled one that names
+    `int` and a tuple is evaluated (`resolve`), so other annotations cost no step."""
     node = unstring(annotation)
-    members = union_members(node, resolve) if node is not None else None
-    if members is None and isinstance(node, ast.Name):
-        alias = resolve(node)
+    if isinstance(node, ast.Name):
+        alias = named(node.id)
         members = list(alias.members) if isinstance(alias, UnionAliasV) else None
+    elif node is not None and _names_int_and_tuple(node):
+        members = union_members(node, resolve)
+    else:
+        return None
     if members is None or len(members) != 2:
         return None
     ints = [m for m in members if isinstance(m, ast.Name) and m.id == "int"]
     tuples = [m for m in members if _tuple_of_ints(m)]
     return tuples[0] if len(ints) == 1 and len(tuples) == 1 else None
+
+
+def _names_int_and_tuple(node: ast.AST) -> bool:
+    names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
+    return "int" in names and bool(names & TUPLES)
 
 
 def _tuple_of_ints(node: ast.AST) -> bool:
