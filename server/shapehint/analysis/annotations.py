@@ -191,6 +191,13 @@ def union_members(node: ast.AST, resolve: Callable[[ast.AST], Value]) -> Optiona
     return None
 
 
+def alias_members(node: ast.Subscript, path: str) -> tuple:
+    """The members `Union[...]` (`Optional[...]`: and `None`) lists, read without evaluating them:
+    what an alias of it names (objects.UnionAliasV)."""
+    items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    return tuple(unstring(i) for i in items) + ((ast.Constant(None),) if path.endswith("Optional") else ())
+
+
 def _members(node: ast.AST, resolve) -> list:
     got = union_members(node, resolve)
     return got if got is not None else [unstring(node)]

@@ -36,13 +36,13 @@ from ..shapes.shape import Shape
 from ..shapes.values import (BoolV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, NoneV, StarSizeV, StrV, TensorV,
                              UnknownV)
 from .callmemo import WRITABLE
-from .objects import BuiltinFn, ClassObj, FuncObj, LazyImport, ModuleNS, OpaqueV, ShapeAliasV
+from .objects import BuiltinFn, ClassObj, FuncObj, LazyImport, ModuleNS, OpaqueV, ShapeAliasV, UnionAliasV
 
 MAX_PARTS = 200_000  # parts visited at most: past it, the world is taken as unknown (no answer from the memo)
 
 # values that hold no object a write can change (a tensor's shape, a number, a name outside)
 _LEAVES = frozenset((int, float, str, bool, bytes, type(None), IntV, FloatV, BoolV, StrV, NoneV, EllipsisV,
-                     DtypeV, ExtRef, OpaqueV, UnknownV, BuiltinFn))
+                     DtypeV, ExtRef, OpaqueV, UnknownV, BuiltinFn, UnionAliasV))
 _SHAPED = frozenset((TensorV, StarSizeV))  # leaves too, but a shape may hold a segment of unknown rank
 _SKIPPED = (ast.AST, Expr, Shape)  # parts of a value that are code or shapes, never objects
 

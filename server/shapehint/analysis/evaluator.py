@@ -14,8 +14,9 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV, TensorMethod)
-from .annotations import is_shape_type
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV, TensorMethod,
+                      UnionAliasV)
+from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice
 from .optional_args import given_or_default
 from .maybe_none import narrowed
@@ -28,20 +29,7 @@ from .selection import selected_join
 from .flags import flag_join, negated, off_default_arm
 from .frames import decorated, span_of
 
-BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
-            "enumerate", "list", "tuple", "dict", "print", "super", "getattr", "hasattr", "setattr", "round",
-            "reversed", "sorted", "any", "all", "type", "iter", "next", "map", "divmod", "pow", "id", "repr",
-            "ValueError", "RuntimeError", "TypeError", "AssertionError", "NotImplementedError", "Exception",
-            "KeyError", "IndexError", "object", "property", "staticmethod", "classmethod", "set", "frozenset",
-            "callable", "format", "open", "vars", "hash", "slice", "dir"}
-DTYPES = {"float": "float32", "float32": "float32", "float16": "float16", "half": "float16", "float64": "float64",
-          "double": "float64", "bfloat16": "bfloat16", "long": "int64", "int64": "int64", "int": "int32",
-          "int32": "int32", "int16": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool",
-          "complex64": "complex64"}
-BINOP_METHODS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv", ast.FloorDiv: "floordiv",
-                 ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul", ast.BitAnd: "and", ast.BitOr: "or",
-                 ast.BitXor: "xor"}
-TENSOR_ATTR_RULES = {"T": "Tensor.T", "mT": "Tensor.mT", "H": "Tensor.H", "mH": "Tensor.mH"}
+from .known_names import BINOP_METHODS, BUILTINS, DTYPES, TENSOR_ATTR_RULES
 
 
 class Expressions:
@@ -199,6 +187,8 @@ class Expressions:
         if type(obj) is ExtRef and is_shape_type(obj.path):
             return ShapeAliasV(node, fr.globals)  # `Batch = Float[Tensor, "B T C"]`, read where used
         idx = self.eval(node.slice, fr)
+        if type(obj) is ExtRef and obj.path in UNION_PATHS:  # (an alias a parameter's hint may name: hints.py)
+            return UnionAliasV("subscript", members=alias_members(node, obj.path))
         return self.subscript(obj, idx, node, fr)
 
     def subscript(self, obj: Value, idx: Value, node, fr) -> Value:

@@ -17,7 +17,7 @@ from .class_params import class_param
 from .annotations import is_none, is_plain, union_members, unstring
 from .frames import Frame, span_of
 from .interp import Interp
-from .hints import hint_of_one_tensor, read_as_sequence
+from .hints import hint_of_one_tensor, int_or_tuple, read_as_sequence, sequence_only
 from .defaults import default_symbol, name_copies, open_default_nones
 from .objects import CONFIG_NAMES, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, config_named
 from .optional_parts import open_optional_parts
@@ -34,6 +34,9 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
             and not read_as_sequence(f.node, p.arg):
         p = ast.arg(arg=p.arg, annotation=None, lineno=p.lineno, col_offset=p.col_offset,
                     end_lineno=p.end_lineno, end_col_offset=p.end_col_offset)  # a hint the body overrules (hints.py)
+    seq = _read_as_tuple(it, f, p, fr) if is_init and p.annotation is not None else None
+    if seq is not None:
+        return seq
     union = _union_param(it, f, p, fr) if p.annotation is not None else None
     if union is not None:
         return union
@@ -107,6 +110,28 @@ def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = 
                 it.env.dims.setdefault(s, DimInfo(s, f"annotation of `{p.arg}` (axis {i}) on line {p.lineno}"))
     bare = isinstance(unstring(hint), (ast.Name, ast.Attribute))
     return TensorV(shape, dtype, span_of(p), optional=optional, maybe_sequence=bare)
+
+
+def _read_as_tuple(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
+    """`res: Union[int, Tuple[int, int]]` without a default, which the module reads only as a
+    sequence: the tuple (hints.py), as an int would raise at the first read; else None."""
+    a = f.node.args
+    inst = fr.env.get((a.posonlyargs + a.args)[0].arg) if p.arg not in f.defaults and a.posonlyargs + a.args else None
+    if not isinstance(inst, InstanceObj) or not inst.cls.is_module():
+        return None  # (the instance of another class may be read by any code that holds it)
+    tup = int_or_tuple(p.annotation, lambda n: it._safe_eval(n, fr), fr.globals.get)
+    if tup is None:
+        return None
+    classes, todo = [], [inst.cls]
+    while todo:
+        c = todo.pop()
+        if isinstance(c, ClassObj) and c.node is not None and all(c is not k for k in classes):
+            classes.append(c)
+            todo.extend(c.bases)
+    if not sequence_only([c.node for c in classes], f.node, p.arg):
+        return None
+    return container_param(it, f, ast.arg(arg=p.arg, annotation=tup, lineno=p.lineno, col_offset=p.col_offset,
+                                          end_lineno=p.end_lineno, end_col_offset=p.end_col_offset), fr)
 
 
 def _hinted_tensor(it: Interp, p: ast.arg, fr: Frame) -> bool:

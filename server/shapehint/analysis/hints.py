@@ -4,13 +4,20 @@ TensorType, asserts) are facts. A hint that says "a tuple of one tensor"
 the body never reads as a sequence is taken for what the body does with it: the tensor its
 callers pass, so the function's own analysis is the one its calls make, not a tuple no caller
 gives. A hint the body does read as a sequence (`h[0]`, `for t in h`, `a, b = h`, `len(h)`)
-keeps its meaning."""
+keeps its meaning.
+
+A hint of an int or a tuple of ints (`input_resolution: Union[int, Tuple[int, int]]`) on a
+constructor parameter that the module reads only as a sequence — itself and the attributes it is
+stored in unpacked, zipped, indexed, iterated — is that tuple (`int_or_tuple`, `sequence_only`):
+an int would raise at the first read, so every line that runs holds the tuple, and nothing
+before those reads depends on it."""
 from __future__ import annotations
 
 import ast
 from typing import Callable, Optional
 
 from ..shapes.values import ExtRef, Value
+from .objects import UnionAliasV
 from .annotations import is_none, union_members, unstring
 
 TENSOR_TYPES = {"torch.Tensor", "torch.FloatTensor", "torch.LongTensor", "torch.BoolTensor", "torch.HalfTensor",
@@ -68,3 +75,85 @@ def _sequence_names(fn: ast.FunctionDef) -> set:
             out.update(named(a) for a in node.args)
     out.discard(None)
     return out
+
+
+def int_or_tuple(annotation: Optional[ast.AST], resolve: Callable[[ast.AST], Value],
+                 named: Callable[[str], Optional[Value]]) -> Optional[ast.AST]:
+    """Of `Union[int, Tuple[int, int]]` (spelled, or an alias of it: `named` looks a name up in
+    the module's names, unevaluated), the tuple member; else None. Only a spelled one that names
+    `int` and a tuple is evaluated (`resolve`), so other annotations cost no step."""
+    node = unstring(annotation)
+    if isinstance(node, ast.Name):
+        alias = named(node.id)
+        members = list(alias.members) if isinstance(alias, UnionAliasV) else None
+    elif node is not None and _names_int_and_tuple(node):
+        members = union_members(node, resolve)
+    else:
+        return None
+    if members is None or len(members) != 2:
+        return None
+    ints = [m for m in members if isinstance(m, ast.Name) and m.id == "int"]
+    tuples = [m for m in members if _tuple_of_ints(m)]
+    return tuples[0] if len(ints) == 1 and len(tuples) == 1 else None
+
+
+def _names_int_and_tuple(node: ast.AST) -> bool:
+    names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
+    return "int" in names and bool(names & TUPLES)
+
+
+def _tuple_of_ints(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Tuple):
+        return False
+    base = node.value
+    name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else None
+    return name in TUPLES and all(isinstance(e, ast.Name) and e.id == "int" for e in node.slice.elts)
+
+
+def sequence_only(classes: list, init: ast.FunctionDef, name: str) -> bool:
+    """Whether `init` reads its parameter `name` only as a sequence or to store it in attributes
+    of `self` (`self.res = name`), and every method of `classes` (the instance's class and its
+    bases, `ast.ClassDef`s) reads those attributes only as a sequence."""
+    attrs: set = set()
+    parents = _parents(init)
+    for node in ast.walk(init):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            up = parents.get(id(node))
+            if isinstance(up, ast.Assign) and up.value is node and len(up.targets) == 1 and \
+                    _self_attr(up.targets[0]) is not None:
+                attrs.add(_self_attr(up.targets[0]))
+            elif not _sequence_read(node, up):
+                return False
+    return all(_sequence_read(node, _parents(c).get(id(node))) for c in classes for node in ast.walk(c)
+               if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _self_attr(node) in attrs)
+
+
+def _self_attr(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
+
+
+def _parents(tree: ast.AST) -> dict:
+    """Each node's parent in `tree` (kept on the node: parsed trees are never changed)."""
+    cache = getattr(tree, "_shapehint_parents", None)
+    if cache is None:
+        cache = tree._shapehint_parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+    return cache
+
+
+def _sequence_read(node: ast.AST, up: Optional[ast.AST]) -> bool:
+    """`node`, read in `up`, is used as a sequence (an int there raises)."""
+    if isinstance(up, ast.Subscript):
+        return up.value is node
+    if isinstance(up, (ast.For, ast.comprehension)):
+        return up.iter is node
+    if isinstance(up, ast.Starred):
+        return True
+    if isinstance(up, ast.Assign):
+        return up.value is node and all(isinstance(t, (ast.Tuple, ast.List)) for t in up.targets)
+    return isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in SEQUENCE_READS \
+        and any(a is node for a in up.args)
+
+
+SEQUENCE_READS = {"len", "list", "tuple", "zip", "enumerate", "iter", "reversed", "sorted"}  # (each raises on an int)

@@ -291,6 +291,13 @@ class ListChoiceV(UnknownV):
 
 
 @dataclass(eq=False)
+class UnionAliasV(UnknownV):
+    """`_int_or_tuple = Union[int, Tuple[int, int]]`: unknown to every use, but a parameter it
+    annotates reads its members (the annotation nodes, hints.int_or_tuple)."""
+    members: tuple = ()
+
+
+@dataclass(eq=False)
 class MaybeNoneV(UnknownV):
     """None on some paths, `given` (an instance, or a choice of instances) on the others: unknown
     to every test, read as `given` in the arms of a `None` test (maybe_none.py)."""
