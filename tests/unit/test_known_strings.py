@@ -39,14 +39,16 @@ def decode(block_str):
 
 
 class Stem(nn.Module):
-    def __init__(self, arch='ds_r1_k3_s1_c8'):
+    def __init__(self, arch='ds_r1_k3_s1_c8', kind='deep'):
         super().__init__()
         args, _ = decode(arch)
         self.conv = nn.Conv2d(3, args['out_chs'], args['k'])
+        self.side = nn.Conv2d(3, 8 if '{}_stem'.format(kind) == 'deep_stem' else 4, 1)
 
     def forward(self, x):
         s = self.conv(x)
-        return s
+        t = self.side(x)
+        return s, t
 
 
 class Stages(nn.Module):
@@ -92,3 +94,7 @@ def test_a_replaceable_default_decides_nothing(tmp_path):
     # Stem's `arch` default is one architecture among those callers pass: 8 channels is no fact
     s = vals.get(("Stem.forward", "s"))
     assert s is None or s[1] != 8
+    # nor is a name formatted from `kind`'s default: `Stem(kind='flat')` has 4 side channels
+    t = vals.get(("Stem.forward", "t"))
+    assert t is None or t[1] != 8
+    assert [list(o.shape) for o in run(PROGRAM)["Stem"](kind='flat')(torch.randn(1, 3, 6, 6))] == [[1, 8, 4, 4], [1, 4, 6, 6]]

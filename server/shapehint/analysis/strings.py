@@ -21,17 +21,28 @@ _PURE = {"startswith", "endswith", "replace", "lower", "upper", "strip", "lstrip
 
 def str_method(s: str, name: str, args: list, kwargs: dict) -> Optional[Value]:
     """The result of `s.name(*args, **kwargs)` when every argument is known, else None."""
-    if name not in _PURE:
-        return None
+    return _pure_call(getattr(s, name), args, kwargs) if name in _PURE else None
+
+
+def _pure_call(fn, args: list, kwargs: dict) -> Optional[Value]:
+    """`fn(*args, **kwargs)` on the arguments' Python values, when each is known and it returns."""
     plain = [_plain(a) for a in args]
     named = {k: _plain(v) for k, v in kwargs.items()}
     if any(p is _UNKNOWN for p in plain) or any(p is _UNKNOWN for p in named.values()):
         return None
     try:
-        out = getattr(s, name)(*plain, **named)
-    except (TypeError, ValueError, LookupError, AttributeError):  # (`'{0.x}'.format(1)`, `'{a}'.format()`)
+        out = fn(*plain, **named)
+    except (TypeError, ValueError, LookupError, AttributeError, re.error):  # (`'{0.x}'.format(1)`, `'{a}'.format()`)
         return None
+    if any(_replaceable(v) for v in list(args) + list(kwargs.values())):
+        # (a default callers may replace, `'{}_stem'.format(kind)`: a name read as itself, no decision)
+        return DefaultStrV(out) if isinstance(out, str) else None
     return _value(out)
+
+
+def _replaceable(v: Value) -> bool:
+    return isinstance(v, DefaultStrV) or isinstance(v, (TupleV, ListV)) and v.items is not None \
+        and any(isinstance(i, DefaultStrV) for i in v.items)
 
 
 _UNKNOWN = object()
@@ -80,17 +91,7 @@ def str_float(s: str) -> Optional[Value]:
 
 def re_function(name: str, args: list, kwargs: dict) -> Optional[Value]:
     """`re.split(pattern, s)`, `re.sub(...)`, `re.findall(...)` on known strings and ints."""
-    if name not in _RE_PURE:
-        return None
-    plain = [_plain(a) for a in args]
-    named = {k: _plain(v) for k, v in kwargs.items()}
-    if any(p is _UNKNOWN for p in plain) or any(p is _UNKNOWN for p in named.values()):
-        return None
-    try:
-        out = getattr(re, name)(*plain, **named)
-    except (TypeError, ValueError, re.error):
-        return None
-    return _value(out)
+    return _pure_call(getattr(re, name), args, kwargs) if name in _RE_PURE else None
 
 
 def _plain(v: Value):
