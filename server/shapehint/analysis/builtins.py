@@ -19,7 +19,7 @@ from .arith import round_quotient
 from .dicts import dict_method
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
-from .strings import str_method
+from .strings import known, str_float, str_method
 from . import grown_lists, loop_counts, records, torch_names
 from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
@@ -57,6 +57,8 @@ class Builtins:
             return IntV(Expr.const(len(v.children)))
         if isinstance(v, TensorV):
             return self.call_rule("Tensor.size", [v, IntV(Expr.const(0))], {}, fr, span, "len")
+        if known(v) is not None:
+            return IntV(Expr.const(len(v.value)))
         if isinstance(v, DictV) and not v.open:
             return IntV(Expr.const(len(v.items)))
         if isinstance(v, ListV) and v.length is not None:
@@ -108,7 +110,7 @@ class Builtins:
             return FloatV(float(v.expr.value))
         if isinstance(v, FloatV):
             return v
-        return FloatV(None)
+        return (str_float(v.value) if known(v) is not None else None) or FloatV(None)
 
     def b_bool(self, args, kwargs, fr, span):
         return BoolV(self.truth(args[0]) if args else None)

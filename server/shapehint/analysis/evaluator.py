@@ -22,7 +22,7 @@ from .optional_args import given_or_default
 from .maybe_none import narrowed
 from . import classvalues, layercfg, number_or_tensor, open_tuples, operands, records, sizes, unfinished
 from .arith import float_binop, int_binop, python_value
-from .strings import formatted
+from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
 from .unknown_receivers import sized_method, sliced_sizes_of_lost
 from .selection import selected_join
@@ -208,6 +208,8 @@ class Expressions:
         if isinstance(obj, ModuleV) and obj.children is not None:
             obj = ListV(list(obj.children)) if not (obj.names and isinstance(idx, StrV)) else \
                 DictV(dict(zip(obj.names, obj.children)))
+        if known(obj) is not None:
+            return str_item(obj.value, idx) or UnknownV("subscript")
         if isinstance(obj, (TupleV, ListV)) and obj.items is not None:
             if isinstance(idx, IntV) and idx.expr.value is not None:
                 i = idx.expr.value

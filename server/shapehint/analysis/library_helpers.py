@@ -9,11 +9,13 @@ import dataclasses
 from typing import Optional
 
 from ..shapes.expr import Expr, product
-from ..shapes.values import (DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
+from ..shapes.values import (DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
 from .arith import exact_root, floor_quotient
 from .eager_mode import eager_answer
-from .objects import InstanceObj, PartialV
+from .defaults import default_symbol
+from .objects import InstanceObj, OpenKwargs, PartialV
+from .strings import re_function
 
 # activation checkpointing recomputes a function's result in the backward pass: the value is the
 # call's. Recognised by name, torch's (`torch.utils.checkpoint.checkpoint`, `checkpoint_sequential`)
@@ -35,7 +37,8 @@ CHECKS = {"torch._check": 0, "torch._assert": 0, "torch._check_with": 1, "torch.
 class LibraryHelpers:
     """`external_special`: what a call of a library function the rules do not cover gives."""
 
-    _USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "b_isinstance", "call_value", "int_value", "iterate")
+    _USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "b_isinstance", "call_value", "init_dataclass", "int_value",
+             "interp", "iterate")
 
     # ---- library helpers ---------------------------------------------------------------
     def external_special(self, path: str, args, kwargs, fr, span, node) -> Optional[Value]:
@@ -75,6 +78,8 @@ class LibraryHelpers:
             # pairs of unknown number, each known alike (`(f"block{i}", Stage(...))` appended in a loop)
             held = pair.items[1] if isinstance(pair, TupleV) and len(pair.items) == 2 else None
             return DictV(out, open=is_open, elem=held)
+        if path.startswith("re.") and not any(isinstance(a, DefaultStrV) for a in list(args) + list(kwargs.values())):
+            return re_function(path[3:], args, kwargs)
         if path.startswith("math."):
             return self._math(path[5:], args)
         if path in ("typing.cast",) and len(args) == 2:
@@ -83,6 +88,9 @@ class LibraryHelpers:
             # a config object copied before a loop changes it (`c = copy.copy(cnf); c.stride = 1`):
             # the copy's attributes are its own, the original keeps its values
             return dataclasses.replace(args[0], attrs=dict(args[0].attrs))
+        if path == "dataclasses.replace":  # (of anything but an instance the analysis made: unknown)
+            ok = len(args) == 1 and isinstance(args[0], InstanceObj)
+            return self._replaced(args[0], kwargs, fr, span) if ok else UnknownV(path)
         if path == "functools.partial" and args and not isinstance(args[0], UnknownV):
             return PartialV(args[0], tuple(args[1:]), dict(kwargs))
         if path == "itertools.repeat" and len(args) == 2 and not kwargs:
@@ -99,6 +107,33 @@ class LibraryHelpers:
         if name.startswith("checkpoint_seq"):
             return self._checkpoint_seq(path, args, kwargs, fr, span)
         return None
+
+    def _replaced(self, obj: InstanceObj, changes: dict, fr, span) -> Value:
+        """`dataclasses.replace(cfg, **kwargs)`: what Python runs, `type(cfg)(**fields, **changes)`
+        with every field not changed read from `cfg` (`__post_init__` runs again). A field the
+        caller's open `**kwargs` may change holds what a default it may replace holds
+        (defaults.default_symbol: a size is a symbol, a flag undecided), else unknown: never
+        `cfg`'s value claimed as fact."""
+        cls = obj.cls
+        if not cls.writes_dataclass_init():  # (a written `__init__` may take other parameters)
+            return UnknownV("dataclasses.replace")
+        names = [n for n, _ in cls.dataclass_fields()]
+        if any(k not in names for k in changes):  # (Python: TypeError)
+            return UnknownV("dataclasses.replace")
+        is_open = type(changes) is OpenKwargs
+        given = {}
+        for n in names:
+            if n in changes:
+                given[n] = changes[n]
+                continue
+            v = obj.attrs.get(n, UnknownV(f"{cls.name}.{n}"))
+            if is_open:
+                opened = default_symbol(self.interp, cls.name, n, v)
+                v = opened if opened is not v else UnknownV(f"{cls.name}.{n}")
+            given[n] = v
+        inst = InstanceObj(cls, {}, span)
+        self.init_dataclass(cls, inst, [], given, fr, span)
+        return inst
 
     def _checkpoint_seq(self, path: str, args: list, kwargs: dict, fr, span) -> Value:
         """`checkpoint_seq(self.blocks, x)`, torch's `checkpoint_sequential(fns, segments, x)`:
