@@ -222,8 +222,9 @@ class Expressions:
                 if "?" not in parts and None not in [p for p in parts if p is not None]:
                     items = obj.items[slice(*parts)]
                     return TupleV(tuple(items), obj.is_size) if isinstance(obj, TupleV) else ListV(list(items))
-            if isinstance(obj, ListV) and obj.items:
-                return self.join_values(obj.items)
+            if isinstance(obj, ListV) and obj.items:  # a slice at bounds not known: a list of any of them
+                joined = self.join_values(obj.items)
+                return ListV(None, joined) if isinstance(idx, SliceV) else joined
             return UnknownV("subscript")
         if isinstance(obj, ListV) and obj.items is None and obj.name is not None and \
                 isinstance(idx, IntV) and idx.expr.value is not None:
