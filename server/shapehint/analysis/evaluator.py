@@ -21,7 +21,7 @@ from .choices import registry_choice
 from .optional_args import given_or_default
 from .maybe_none import narrowed
 from . import classvalues, layercfg, number_or_tensor, open_tuples, operands, records, sizes, unfinished
-from .arith import float_binop, int_binop, python_value
+from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted
 from .sequence_arith import sequence_binop
 from .unknown_receivers import sized_method, sliced_sizes_of_lost
@@ -107,7 +107,7 @@ class Expressions:
             path = f"{obj.path}.{name}"
             if obj.path == "torch" and name in DTYPES:
                 return DtypeV(DTYPES[name])
-            return classvalues.class_attr(obj, name) or ExtRef(path)
+            return classvalues.class_attr(obj, name) or math_constant(path) or ExtRef(path)
         if isinstance(obj, TensorV):
             if name == "shape":
                 return self.call_rule("Tensor.size", [obj], {}, fr, node, "size")
@@ -251,7 +251,7 @@ class Expressions:
             if picked is not None:
                 return picked
             self._escaped_items(obj, fr)
-        return UnknownV("subscript")
+        return operands.configured_item(obj, idx, node) or UnknownV("subscript")
 
     def _escaped_items(self, d: DictV, fr) -> None:
         """`batched[key]` with a key not known may be any item, which the code may then fill
