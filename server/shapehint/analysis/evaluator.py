@@ -18,9 +18,8 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
                       TensorMethod)
 from .annotations import is_shape_type
 from .choices import registry_choice
-from .optional_args import given_or_default
 from .maybe_none import narrowed
-from . import classvalues, layercfg, number_or_tensor, open_tuples, operands, records, sizes, unfinished
+from . import classvalues, layercfg, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted
 from .sequence_arith import sequence_binop
@@ -349,7 +348,7 @@ class Expressions:
         decided = fr.facts.decide(p) if p is not None else None
         if decided is not None:
             arm = node.body if decided else node.orelse
-            return given_or_default(self.interp, node, arm, self.eval(arm, fr), fr, self.join_values)
+            return optional_args.given_or_default(self.interp, node, arm, self.eval(arm, fr), fr, self.join_values)
         # undecided: each arm under its condition, as the arms of an `if` (controlflow._if): what
         # one arm requires (`x[5] if x.shape[0] > 5 else x[0]`) must not hold after it
         origin = (span_of(node.test), f"condition on line {node.lineno}")
