@@ -3,10 +3,13 @@ strings are Python's own (split from evaluator.py)."""
 from __future__ import annotations
 
 import ast
+import math
 from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.values import FloatV, IntV, StrV, UnknownV, Value
+from .objects import OpaqueV
+from .operands import configured
 
 
 def int_binop(op, x: Expr, y: Expr) -> Value:
@@ -33,6 +36,14 @@ def int_binop(op, x: Expr, y: Expr) -> Value:
 
 
 
+def math_constant(path: str) -> Optional[FloatV]:
+    """`math.pi` (and `e`, `tau`, `inf`, `nan`) as the float it is: `2 * math.pi / inv_freq` is
+    a number times a tensor, which keeps the tensor's shape."""
+    if path in ("math.pi", "math.e", "math.tau", "math.inf", "math.nan"):
+        return FloatV(getattr(math, path[5:]))
+    return None
+
+
 def python_value(v):
     """The Python int, float or str a value is known to be, else None."""
     if isinstance(v, IntV):
@@ -48,9 +59,11 @@ def float_binop(op, a, b, as_int) -> Value:
     two ints it exactly rounds, when it is one (so `int(planes * (width / 64.0))` can be
     `planes*width//64`). The other side may be an int's symbol (`OpaqueV.kind == "int"`: an
     int-annotated parameter), which `as_int` reads; any other opaque value may be a tensor
-    (an unannotated parameter), so the operation is then unknown."""
+    (an unannotated parameter), so the operation is then unknown — except a configuration's
+    (`config.rope_theta * 0.5`, operands.py): a number, never a tensor, so with a float a float."""
     a, b = (v if isinstance(v, (IntV, FloatV)) else
-            _as_intv(as_int(v)) if getattr(v, "kind", None) == "int" else None for v in (a, b))
+            _as_intv(as_int(v)) if getattr(v, "kind", None) == "int" else
+            FloatV() if isinstance(v, OpaqueV) and configured(v.path) else None for v in (a, b))
     if a is None or b is None:
         return UnknownV("binop")
     known = float_op(op, a, b)

@@ -18,10 +18,9 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
                       UnionAliasV)
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice
-from .optional_args import given_or_default
 from .maybe_none import narrowed
-from . import classvalues, layercfg, number_or_tensor, open_tuples, operands, records, sizes, unfinished
-from .arith import float_binop, int_binop, python_value
+from . import classvalues, layercfg, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished
+from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
 from .unknown_receivers import sized_method, sliced_sizes_of_lost
@@ -94,7 +93,7 @@ class Expressions:
             path = f"{obj.path}.{name}"
             if obj.path == "torch" and name in DTYPES:
                 return DtypeV(DTYPES[name])
-            return classvalues.class_attr(obj, name) or ExtRef(path)
+            return classvalues.class_attr(obj, name) or math_constant(path) or ExtRef(path)
         if isinstance(obj, TensorV):
             if name == "shape":
                 return self.call_rule("Tensor.size", [obj], {}, fr, node, "size")
@@ -243,7 +242,7 @@ class Expressions:
             if picked is not None:
                 return picked
             self._escaped_items(obj, fr)
-        return UnknownV("subscript")
+        return operands.configured_item(obj, idx, node) or UnknownV("subscript")
 
     def _escaped_items(self, d: DictV, fr) -> None:
         """`batched[key]` with a key not known may be any item, which the code may then fill
@@ -341,7 +340,7 @@ class Expressions:
         decided = fr.facts.decide(p) if p is not None else None
         if decided is not None:
             arm = node.body if decided else node.orelse
-            return given_or_default(self.interp, node, arm, self.eval(arm, fr), fr, self.join_values)
+            return optional_args.given_or_default(self.interp, node, arm, self.eval(arm, fr), fr, self.join_values)
         # undecided: each arm under its condition, as the arms of an `if` (controlflow._if): what
         # one arm requires (`x[5] if x.shape[0] > 5 else x[0]`) must not hold after it
         origin = (span_of(node.test), f"condition on line {node.lineno}")

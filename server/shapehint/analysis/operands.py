@@ -9,13 +9,19 @@ broadcast with x's, so in general the result stays unknown. Two kinds are known 
                 taken as a number only where that cannot change the answer: with a floating (or
                 unknown) tensor dtype, an int and a float scalar give the same dtype and shape.
 Anything else is left as it is (the rule then gives up: unknown, never a guess).
+
+An item of a configuration's attribute read by a constant key (`config.rope_scaling["factor"]`)
+is named as attributes are, so it is `configured` too: the mapping itself may be unknown (written
+by a base constructor that was cut off: unfinished.py), but what it holds is a hyperparameter.
 """
 from __future__ import annotations
 
-from typing import Callable
+import ast
+from typing import Callable, Optional
 
 from ..ops.dtypes import is_complex, is_floating
-from ..shapes.values import FloatV, IntV, TensorV, Value
+from ..frontend.names import dotted
+from ..shapes.values import FloatV, IntV, StrV, TensorV, UnknownV, Value
 from .objects import OpaqueV, config_named
 
 
@@ -23,6 +29,18 @@ def configured(path: str) -> bool:
     """Whether `path` (`config.hidden_act`, `self.cfg.eps`) reads an attribute of a configuration."""
     owners = path.split(".")[:-1]
     return any(config_named(o) for o in owners)
+
+
+def configured_item(obj: Value, idx: Value, node) -> Optional[OpaqueV]:
+    """`config.rope_scaling["factor"]` where `config.rope_scaling` is not known (`obj`): known by
+    that name; None for anything else (an item of a value not known is unknown)."""
+    if not (isinstance(obj, (UnknownV, OpaqueV)) and isinstance(node, ast.Subscript)):
+        return None
+    key = idx.value if isinstance(idx, StrV) else idx.expr.value if isinstance(idx, IntV) else None
+    path = dotted(node.value)
+    if key is None or not path or not configured(path):
+        return None
+    return OpaqueV(f"{path}[{key!r}]")
 
 
 def tensor_operands(a: Value, b: Value, symbol: Callable) -> tuple:
