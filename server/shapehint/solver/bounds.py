@@ -332,3 +332,24 @@ def unsat_core(facts: list, extra: list, lower: dict, upper: dict, memo: Optiona
         if solve([facts[j] for j in trial] + extra, lower, upper, memo=memo)[0] == "unsat":
             keep = trial
     return keep
+
+
+def relevant(facts: list, extra: list) -> list:
+    """The facts (FactStore's, each with a `pred`) connected to the query's symbols, transitively
+    through shared symbols: the others cannot make the query unsatisfiable (FactStore._check)."""
+    syms: set[str] = set()
+    for p in extra:
+        syms |= p.symbols()
+    if not extra:
+        return list(facts)
+    chosen = [False] * len(facts)
+    fsyms = [f.pred.symbols() for f in facts]
+    changed = True
+    while changed:
+        changed = False
+        for i, s in enumerate(fsyms):
+            if not chosen[i] and (s & syms or not s):
+                chosen[i] = True
+                syms |= s
+                changed = True
+    return [f for f, c in zip(facts, chosen) if c]

@@ -14,6 +14,9 @@ class Session:
 
     def __init__(self):
         self._ctx = None
+        # (query, its symbols' bounds) -> whether the bounds alone refute it (FactStore._refuted_by_bounds):
+        # per job, so a job's solver queries do not depend on the jobs before it
+        self.by_bounds: dict = {}
 
     def context(self):
         if self._ctx is None:
