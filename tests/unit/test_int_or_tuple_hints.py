@@ -122,8 +122,12 @@ def test_a_spelled_union_unpacked_is_the_tuple():
 
 def test_a_union_read_as_an_int_or_passed_on_is_not_taken_for_the_tuple():
     ys = _ys()
-    # `isinstance(self.res, int)` reads it as what it may be: both readings stay open
-    assert "res[0]" not in str(ys.get("ReadAsInt"))
+    # `isinstance(self.res, int)` reads it as what it may be: both readings stay open, the int arm
+    # with the int, the other with its items (an item of a value known by name is named by it)
+    arms = [v["shape"] for v in analyze_source(PROGRAM, "m.py").infer_json()["values"]
+            if v["name"] == "y" and v["function"] == "ReadAsInt.forward"]
+    assert arms == [["x.shape[0]", "res", "res", "?"], ["x.shape[0]", "res[0]", "res[1]", "?"]]
     assert "res[0]" not in str(ys.get("PassedOn"))
     assert _y_of("ReadAsInt", 4, (2, 4 * 4 * 16))[:3] == [2, 4, 4]
+    assert _y_of("ReadAsInt", (4, 2), (2, 4 * 2 * 16))[:3] == [2, 4, 2]  # the tuple arm's res[0], res[1]
     assert _y_of("PassedOn", 4, (2, 4 * 4 * 16))[:3] == [2, 4, 4]
