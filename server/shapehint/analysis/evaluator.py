@@ -14,8 +14,7 @@ from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
                              SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV,
-                      TensorMethod)
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV, TensorMethod)
 from .annotations import is_shape_type
 from .choices import registry_choice
 from .optional_args import given_or_default
