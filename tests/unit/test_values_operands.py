@@ -45,9 +45,13 @@ def test_an_opaque_value_may_be_a_tensor():
     assert _value("scaled")["shape"] is None
 
 
-def test_an_integer_tensor_with_a_configured_number_is_not_guessed():
-    # int64 + 2 is int64, int64 + 0.5 is float32: the kind decides the dtype, so no claim
-    assert _value("shifted_ids")["shape"] is None
+@pytest.mark.parametrize("gain,dtype", [(2, "torch.int64"), (0.5, "torch.float32")])
+def test_an_integer_tensor_with_a_configured_number_keeps_its_shape_not_its_dtype(gain, dtype):
+    # int64 + 2 is int64, int64 + 0.5 is float32: the kind decides the dtype, which is left
+    # unknown (tests/unit/test_configured_int_operands.py), but not the shape
+    assert _value("shifted_ids")["shape"] == [2, 5]
+    out = _run(gain, 1e-5)["shifted_ids"]
+    assert list(out.shape) == [2, 5] and str(out.dtype) == dtype
 
 
 @pytest.mark.parametrize("path,expected", [

@@ -8,6 +8,9 @@ broadcast with x's, so in general the result stays unknown. Two kinds are known 
                 them, never tensors. Whether it is an int or a float is not known, so it is
                 taken as a number only where that cannot change the answer: with a floating (or
                 unknown) tensor dtype, an int and a float scalar give the same dtype and shape.
+                With an integral or bool tensor (`distance + config.max_positions - 1`) the
+                shape is the same either way but the dtype is not (int64 or float32), so the
+                tensor takes part with its dtype unknown: the result's shape, and no dtype.
 Anything else is left as it is (the rule then gives up: unknown, never a guess).
 
 An item of a configuration's attribute read by a constant key (`config.rope_scaling["factor"]`)
@@ -17,6 +20,7 @@ by a base constructor that was cut off: unfinished.py), but what it holds is a h
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Callable, Optional
 
 from ..ops.dtypes import is_complex, is_floating
@@ -46,7 +50,18 @@ def configured_item(obj: Value, idx: Value, node) -> Optional[OpaqueV]:
 def tensor_operands(a: Value, b: Value, symbol: Callable) -> tuple:
     """The operands of a binary operator one of which is a tensor, with what is known of an opaque
     one (`symbol`: the symbol standing for an opaque int, `Environment.opaque_symbol`)."""
-    return _operand(a, b, symbol), _operand(b, a, symbol)
+    x, y = _operand(a, b, symbol), _operand(b, a, symbol)
+    if isinstance(a, TensorV) and _number_of_either_kind(b, a):
+        x, y = replace(a, dtype=None), FloatV()
+    elif isinstance(b, TensorV) and _number_of_either_kind(a, b):
+        x, y = FloatV(), replace(b, dtype=None)
+    return x, y
+
+
+def _number_of_either_kind(v: Value, tensor: TensorV) -> bool:
+    """A configured number (int or float, not known which) with a tensor whose dtype it decides."""
+    return isinstance(v, OpaqueV) and v.kind != "int" and configured(v.path) and tensor.dtype is not None \
+        and not (is_floating(tensor.dtype) or is_complex(tensor.dtype))
 
 
 def _operand(v: Value, other: Value, symbol: Callable) -> Value:
