@@ -56,10 +56,12 @@ def test_an_item_of_anything_else_may_be_a_tensor():
     assert list(program("configured_items").not_a_configuration(outputs, torch.randn(2, 5)).shape) == [4, 2, 5]
 
 
-def test_an_integer_tensor_with_a_configured_item_is_not_guessed():
-    assert _shape("shifted", "integer_ids") is None
+def test_an_integer_tensor_with_a_configured_item_keeps_its_shape_not_its_dtype():
+    # (operands.py: the item's kind decides the dtype, int64 or float32, never the shape)
+    assert _shape("shifted", "integer_ids") == [2, 5]
     mod = program("configured_items")
     assert mod.integer_ids(_config(2)).dtype != mod.integer_ids(_config(0.5)).dtype
+    assert list(mod.integer_ids(_config(2)).shape) == list(mod.integer_ids(_config(0.5)).shape) == [2, 5]
 
 
 @pytest.mark.parametrize("path,known", [("math.pi", True), ("math.e", True), ("math.floor", False), ("torch.pi", False)])
