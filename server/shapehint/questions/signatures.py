@@ -51,12 +51,17 @@ class ParamSig:
     dtype: Optional[str] = None
     optional: bool = False
     reason: Optional[str] = None  # why the rank or the example is what it is
+    # relations of its axes to the constructor's values (`B == config.hidden_size`): not input
+    # constraints (a check in `forward` cannot name them), but what the example needs of the model
+    requires: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         out = {"name": self.name, "shape": self.shape, "constraints": self.constraints, "example": self.example,
                "dtype": self.dtype}
         if self.optional:
             out["optional"] = True
+        if self.requires:
+            out["requires"] = self.requires
         return out
 
 
@@ -167,8 +172,26 @@ def _read(session, qualname: str, line, params: dict, reasons: dict) -> Signatur
         syms = set().union(*(d.symbols() for d in s.dims)) if s.dims else set()
         out.append(ParamSig(pname, shape, _constraints(store, syms, set(order), forced, env, ren),
                             example if env is not None and None not in example else None, dtype, t.optional,
-                            reasons.get(pname)))
+                            reasons.get(pname), _requires(session, qualname, store, syms - forced, set(order), ren)))
     return Signature(qualname, line, out, problem)
+
+
+def _requires(session, qualname: str, store, free: set, inputs: set, ren: dict) -> list:
+    """The facts relating these free axes to values the model is built with (a constructor's
+    parameter, a configuration's attribute), in the names the user sees. A fresh size (a
+    data-dependent result's) is no such value: its facts are not shown."""
+    env = session.interp.env
+    fresh = set(env.symbol_lower) | set(env.holes)
+    kept: list = []
+    for f in store.facts:
+        fs = f.pred.symbols()
+        built = fs - inputs
+        if not fs & free or not built or any(b in fresh or b.startswith("?") for b in built):
+            continue
+        if f.pred not in kept:
+            kept.append(f.pred)
+    return list(dict.fromkeys(str(src.shown(session, qualname, p.subs(ren)))
+                              for p in _irredundant(store, kept)))[:MAX_CONSTRAINTS]
 
 
 def _names(session, qualname: str, params: dict, ids: set) -> dict:
