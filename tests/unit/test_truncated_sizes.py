@@ -73,3 +73,11 @@ def test_names_surely_ints_keep_their_arithmetic():
     assert claimed["e"][-1] == "dim*width"
     assert claimed["a"][-1] == "int(cfg.ratio*dim)"
     assert claimed["g"][-1] == "2*int(cfg.ratio*dim)"  # the same call names the same size
+
+
+def test_a_truncation_of_an_unnamed_size_is_an_unknown_int_not_a_name_of_it():
+    src = SRC.replace("int(cfg.ratio + 1) * 2", "int(cfg.ratio * x0) * 2").replace(
+        "super().__init__()", "super().__init__()\n        x0 = len(cfg.items)")
+    values = analyze_source(src, "m.py").infer_json()["values"]
+    f = next(v["shape"] for v in values if v["function"] == "M.forward" and v["name"] == "f")
+    assert "cfg" not in str(f[-1]) and "?" not in str(f[-1]), f  # an unknown int's own symbol

@@ -116,9 +116,12 @@ class Environment:
         """`fn(e)` (`int`, `round`) of an int expression: `e` itself where its every symbol is an
         int; where one may be a float (`int(dim * cfg.ratio)`, `cfg.ratio` 2.5), a fraction the
         expression's int arithmetic does not show may be cut, so the size is named by the call
-        itself, a name a reader can evaluate."""
+        itself, a name a reader can evaluate (an unknown int where the expression holds an unnamed
+        size: `int(cfg.ratio*?3)` names nothing a reader knows)."""
         if not (e.symbols() & self.opaque_names) - self.opaque_ints:
             return e
+        if any(s.startswith("?") or s in self.symbol_lower for s in e.symbols()):
+            return self.fresh_symbol(fn, None, lo=0)
         name = f"{fn}({e})"
         if name not in self.dims:
             self.dims[name] = DimInfo(name, f"the value of `{name}`")
