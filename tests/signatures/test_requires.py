@@ -74,3 +74,15 @@ def test_a_default_pins_the_value_and_the_example_keeps_to_it():
 
 def test_no_relation_no_requirement():
     assert "requires" not in _sigs()["Free.forward"]
+
+
+def test_a_term_multiplying_input_axes_is_not_a_requirement():
+    from shapehint.questions.signatures import _one_axis_a_term
+    from shapehint.shapes.expr import Expr
+    from shapehint.shapes.shape import eq
+    B, T, C, dim, heads = (Expr.sym(n) for n in ("B", "T", "C", "dim", "heads"))
+    inputs = {"B", "T", "C"}
+    assert _one_axis_a_term(eq(C, dim), inputs)
+    assert _one_axis_a_term(eq(C // heads, dim), inputs)
+    assert not _one_axis_a_term(eq(B * T * heads * (C // heads), B * T * dim), inputs)  # an element count
+    assert not _one_axis_a_term(eq((B * T * dim) % 300, 0), inputs)
