@@ -79,7 +79,7 @@ def wrap(v):
 
 _BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
         ast.Mod: operator.mod, ast.Pow: operator.pow}
-_FUNCS = {"max": max, "min": min, "abs": abs, "len": len}
+_FUNCS = {"max": max, "min": min, "abs": abs, "len": len, "int": int, "round": round}  # `int(cfg.ratio*dim)`
 
 
 def evaluate(expr: str, lookup) -> int:

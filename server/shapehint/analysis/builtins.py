@@ -35,7 +35,8 @@ def falsy_literal(node) -> bool:
 
 # what the builtins call on the other parts of the interpreter
 _USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "attribute", "binop", "build_layer", "call_rule", "call_value",
-         "fresh_dyn", "fresh_symbol", "function_named", "init_dataclass", "int_value", "join_values", "mutated", "opaque_symbol", "resolve", "truth")
+         "fresh_dyn", "fresh_symbol", "function_named", "init_dataclass", "int_value", "join_values", "mutated", "opaque_symbol", "resolve",
+         "truncated", "truth")
 
 
 class Builtins:
@@ -87,9 +88,9 @@ class Builtins:
             return IntV(Expr.const(0))
         v = args[0]
         if isinstance(v, IntV):
-            return v
+            return IntV(self.truncated("int", v.expr))
         if isinstance(v, OpaqueV):
-            return IntV(self.opaque_symbol(v))
+            return IntV(self.truncated("int", self.opaque_symbol(v)))
         if isinstance(v, FloatV) and v.value is not None:
             return IntV(Expr.const(int(v.value)))
         if isinstance(v, FloatV) and v.quotient is not None and fr is not None:
@@ -153,6 +154,8 @@ class Builtins:
         if len(args) == 1 and not isinstance(v, IntV):
             q = round_quotient(v)  # `round(out_chs * 1.0)`; else some int, never a float
             return IntV(q) if q is not None else UnknownV("round")
+        if isinstance(v, IntV) and len(args) == 1:
+            return IntV(self.truncated("round", v.expr))
         return v if isinstance(v, IntV) else FloatV(None)
 
     def b_sum(self, args, kwargs, fr, span):

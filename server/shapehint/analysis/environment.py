@@ -64,6 +64,8 @@ class Environment:
         self.symbol_lower: dict = j.table("symbol-bound")
         self.session: Optional[Session] = None
         self.opaque_names: set[str] = j.tally("opaque")  # symbols standing for values the analysis cannot see
+        # those of them surely ints (an int default's): any other may be a float (`cfg.mlp_ratio`)
+        self.opaque_ints: set[str] = j.tally("opaque-int")
         # one list per open arm of an undecided branch: (tensor, its shape before) for every
         # resolution made in it, so that what one arm learns of a rank can be undone (open_arm)
         self.arm_logs: list = []
@@ -106,7 +108,24 @@ class Environment:
         if info is None or info.names_a_local():
             self.dims[v.path] = DimInfo(v.path, f"the value of `{v.path}`")
         self.opaque_names.add(v.path)
+        if v.kind == "int":
+            self.opaque_ints.add(v.path)
         return Expr.sym(v.path)
+
+    def truncated(self, fn: str, e: Expr) -> Expr:
+        """`fn(e)` (`int`, `round`) of an int expression: `e` itself where its every symbol is an
+        int; where one may be a float (`int(dim * cfg.ratio)`, `cfg.ratio` 2.5), a fraction the
+        expression's int arithmetic does not show may be cut, so the size is named by the call
+        itself, a name a reader can evaluate (an unknown int where the expression holds an unnamed
+        size: `int(cfg.ratio*?3)` names nothing a reader knows)."""
+        if not (e.symbols() & self.opaque_names) - self.opaque_ints:
+            return e
+        if any(s.startswith("?") or s in self.symbol_lower for s in e.symbols()):
+            return self.fresh_symbol(fn, None, lo=0)
+        name = f"{fn}({e})"
+        if name not in self.dims:
+            self.dims[name] = DimInfo(name, f"the value of `{name}`")
+        return Expr.sym(name)
 
     # ---- unknown ranks ------------------------------------------------------
     def sides_shared(self, star: Optional[str]) -> bool:

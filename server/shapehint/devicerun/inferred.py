@@ -105,9 +105,10 @@ def _apply(plan, qual: str, sig) -> None:
         p.dtype = p.dtype or s.dtype
         if p.dtype == "int64" and p.role is None:
             p.role = "ids"
-        bound = ", ".join(s.constraints)
+        bound, needs = ", ".join(s.constraints), ", ".join(s.requires)
         plan.sources[p.name] = ("inferred", f"inferred from {qual}: {p.name} is [{', '.join(map(str, s.shape))}]"
-                                + (f" with {bound}" if bound else "") + f"; typical input {s.example}"
+                                + (f" with {bound}" if bound else "") + (f" for a model built with {needs}" if needs else "")
+                                + f"; typical input {s.example}"
                                 + (f" ({s.reason})" if s.reason else ""))
         first[p.name] = s.example
     order = {n: i for i, n in enumerate(plan.order)}

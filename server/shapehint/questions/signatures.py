@@ -51,12 +51,17 @@ class ParamSig:
     dtype: Optional[str] = None
     optional: bool = False
     reason: Optional[str] = None  # why the rank or the example is what it is
+    # relations of its axes to the constructor's values (`B == config.hidden_size`): not input
+    # constraints (a check in `forward` cannot name them), but what the example needs of the model
+    requires: list = field(default_factory=list)
 
     def to_json(self) -> dict:
         out = {"name": self.name, "shape": self.shape, "constraints": self.constraints, "example": self.example,
                "dtype": self.dtype}
         if self.optional:
             out["optional"] = True
+        if self.requires:
+            out["requires"] = self.requires
         return out
 
 
@@ -167,8 +172,44 @@ def _read(session, qualname: str, line, params: dict, reasons: dict) -> Signatur
         syms = set().union(*(d.symbols() for d in s.dims)) if s.dims else set()
         out.append(ParamSig(pname, shape, _constraints(store, syms, set(order), forced, env, ren),
                             example if env is not None and None not in example else None, dtype, t.optional,
-                            reasons.get(pname)))
+                            reasons.get(pname), _requires(session, qualname, store, syms - forced, set(order), ren)))
     return Signature(qualname, line, out, problem)
+
+
+def _requires(session, qualname: str, store, free: set, inputs: set, ren: dict) -> list:
+    """The comparisons tying these free axes to values the model is built with (a constructor's
+    parameter, a configuration's attribute), in the names the user sees, each term holding one
+    input axis at most (`B*T*heads*(C//heads) == B*T*dim`, a reshape's element count, says more
+    of `dim` than of the input). A fresh size (a data-dependent result's) or one with no name a
+    reader knows is no such value: its facts are not shown."""
+    env = session.interp.env
+    fresh = set(env.symbol_lower) | set(env.holes)
+    kept, names = [], dict(ren)
+    for f in store.facts:
+        fs = f.pred.symbols()
+        built = fs - inputs
+        if not fs & free or not built or f.pred.op not in ("==", "<=", "<") or \
+                any(b in fresh or b.startswith("?") for b in built) or not _one_axis_a_term(f.pred, inputs):
+            continue
+        for b in built - set(names):
+            names[b] = Expr.sym(str(src.shown(session, qualname, Expr.sym(b))))
+        if f.pred not in kept and not any(str(names[b]).startswith("?") for b in built):
+            kept.append(f.pred)
+    return list(dict.fromkeys(str(p.subs(names)) for p in _irredundant(store, kept)))[:MAX_CONSTRAINTS]
+
+
+def _one_axis_a_term(pred, inputs: set) -> bool:
+    a, b = pred.args
+    return _axes_a_term(a - b, inputs) <= 1
+
+
+def _axes_a_term(e: Expr, inputs: set) -> int:
+    """The most input axes one term of `e` multiplies (inside `//`, `%`, max and min too)."""
+    def of(atom) -> int:
+        if atom.kind == "sym":
+            return int(atom.name in inputs)
+        return max((_axes_a_term(x, inputs) for x in atom.args if isinstance(x, Expr)), default=0)
+    return max((sum(of(atom) for atom in m) for m in e.terms), default=0)
 
 
 def _names(session, qualname: str, params: dict, ids: set) -> dict:

@@ -90,6 +90,8 @@ def markdown(sig) -> str:
         line = f"- `{p.name}`: `{shape}`" + (f" · `{p.dtype}`" if p.dtype else "") + (" (optional)" if p.optional else "")
         if p.constraints:
             line += " where " + ", ".join(f"`{c}`" for c in p.constraints)
+        if p.requires:
+            line += " for a model built with " + ", ".join(f"`{c}`" for c in p.requires)
         if p.example is not None:
             line += f" — typical `{p.example}`"
         parts.append(line)
