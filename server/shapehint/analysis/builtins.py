@@ -369,8 +369,7 @@ class Builtins:
             return dict_method(t, name, args)
         if isinstance(t, ModuleV) and t.children is None and t.elem is not None and \
                 name in ("append", "extend", "insert", "add_module"):
-            elem = self._joined_elem(t.elem, name, args, fr)
-            t.elem = elem if isinstance(elem, (ModuleV, InstanceObj)) else None
+            t.elem = grown_lists.layer_elem(self._joined_elem(t.elem, name, args, fr))
             return NoneV()
         if isinstance(t, ModuleV) and t.children is not None:
             if name in ("append", "add_module") and args:

@@ -351,15 +351,16 @@ class ControlFlow:
         """Zero or more iterations: run the body until what it reads at its head is stable
         (liveness.py; 2 passes at most).
 
-        Lists that grow in the body (`outs.append(h)`) become lists of unknown length whose
-        element is the join of all their items (those from before the loop too), as long as
-        `trips` passes make them when that is known.
+        Lists and layer containers that grow in the body (`outs.append(h)`,
+        `self.stages.append(...)`: any the environment reaches, grown_lists.reachable) become
+        ones of unknown length whose element is the join of all their items (those from before
+        the loop too), as long as `trips` passes make them when that is known.
         They grow in place, so the environment does not show it: the next pass runs with them
         already of unknown length (else a later iteration's `len(outs) >= n` would be decided
         by the first iteration's length)."""
         env0 = dict(fr.env)
         exposed = exposed_names(st)
-        lists = {id(v): (v, len(v.items)) for v in env0.values() if isinstance(v, ListV) and v.items is not None}
+        lists = grown_lists.reachable(env0)
         added: dict = {}  # id -> (list, length before the loop, what one pass appended)
         cur = env0
         # A loop that may run no iteration is an undecided arm: what its body requires (a
@@ -380,11 +381,10 @@ class ControlFlow:
                 fr.dead = dead0
             grew = False
             for key, (lst, n0) in lists.items():
-                if key not in added and lst.items is not None and len(lst.items) > n0:
+                if key not in added and grown_lists.grew(lst, n0):
                     self.mutated(lst)
-                    added[key] = (lst, n0, lst.items[n0:], lst.items[:n0])
-                    lst.elem = self.join_values(lst.items)  # every item: those before the loop too
-                    lst.items, lst.length, lst.appends = None, None, []
+                    items = grown_lists.widen(lst, self.join_values)
+                    added[key] = (lst, n0, items[n0:], items[:n0])
                     grew = True
             joined = self.join_envs(env0, after, fr.facts) if flow not in ("return", "raise") else env0
             stable = not grew and all(joined.get(k) is cur.get(k) for k in exposed)
@@ -394,9 +394,7 @@ class ControlFlow:
         loop_counts.leave(fr, counting)
         fr.env.clear()
         fr.env.update(cur)
-        for lst, n0, items, head in added.values():
-            lst.length = Expr.const(n0) + len(items) * trips if trips is not None else None
-            grown_lists.settle(st, lst, head, items, trips, stable)
+        grown_lists.settle_all(st, added.values(), env0, trips, stable)
         return None
 
     def trip_count(self, it) -> Optional[Expr]:
