@@ -8,6 +8,7 @@ arrives as a DtypeV whose name is already canonical ("float32", "int64", ...).
 from __future__ import annotations
 
 import math
+from typing import Optional
 
 from ...shapes.expr import Expr
 from ...shapes.shape import Shape, ge
@@ -67,12 +68,14 @@ for _n in ("zeros", "ones", "empty", "rand", "randn"):
     op(f"torch.{_n}")(_filled(_n))
 
 
-def _scalar_dtype(v) -> str:
+def _scalar_dtype(v) -> Optional[str]:
+    """The dtype torch gives a fill value: None where its kind is not known (a configuration's
+    `bos_token_id` may be an int or a float: int64 or float32, so no dtype is claimed)."""
     if isinstance(v, BoolV):
         return "bool"
     if isinstance(v, IntV):
         return "int64"
-    return "float32"
+    return "float32" if isinstance(v, FloatV) else None
 
 
 @op("torch.full")
@@ -193,9 +196,7 @@ def _like(name: str, fixed_dtype=None):
              memory_format=None, pin_memory=False, generator=None, **kwargs):
         if not isinstance(input, TensorV):
             raise NotApplicable("input unknown")
-        dt = dtype_name(dtype, None)
-        if dt is None and name == "full_like" and args and input.dtype is None:
-            dt = _scalar_dtype(args[0])
+        dt = dtype_name(dtype, None)  # (full_like keeps the input's dtype, whatever the fill value)
         return cx.tensor(input.shape, dtype=dt or fixed_dtype or input.dtype)
     rule.__name__ = name
     return rule
