@@ -92,8 +92,9 @@ def _combine(higher: Optional[str], lower: Optional[str]) -> Optional[str]:
     return higher
 
 
-def _scalar_dtype(v) -> Optional[str]:
-    """A Python scalar's dtype as an operand (a wrapped number): None when `v` is not one."""
+def scalar_dtype(v) -> Optional[str]:
+    """A Python scalar's dtype as an operand (a wrapped number), as `torch.full` also takes it
+    from its fill value: None when `v` is not one (or its kind, int or float, is not known)."""
     if isinstance(v, bool) or isinstance(v, BoolV):
         return BOOL
     if isinstance(v, int) or isinstance(v, IntV):
@@ -120,7 +121,7 @@ def result_type(*operands) -> Optional[str]:
             else:
                 (zeros if r == 0 else dims).append(v.dtype)
         else:
-            s = _scalar_dtype(v)
+            s = scalar_dtype(v)
             if s is not None:
                 wrapped.append(s)
     answers = set()
@@ -152,4 +153,4 @@ def of_operand(v: Value) -> Optional[str]:
     """The dtype an operand contributes (a tensor's, or a Python scalar's)."""
     if isinstance(v, TensorV):
         return v.dtype
-    return _scalar_dtype(v)
+    return scalar_dtype(v)

@@ -8,13 +8,13 @@ arrives as a DtypeV whose name is already canonical ("float32", "int64", ...).
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 from ...shapes.expr import Expr
 from ...shapes.shape import Shape, ge
 from ...shapes.values import BoolV, DtypeV, FloatV, IntV, ListV, NoneV, StarSizeV, StrV, TensorV, TupleV
 from ..arguments import ranked_tensor
 from ..common import size_list
+from ..dtypes import scalar_dtype
 from ..context import NotApplicable, OpContext
 from ..registry import op
 
@@ -68,20 +68,10 @@ for _n in ("zeros", "ones", "empty", "rand", "randn"):
     op(f"torch.{_n}")(_filled(_n))
 
 
-def _scalar_dtype(v) -> Optional[str]:
-    """The dtype torch gives a fill value: None where its kind is not known (a configuration's
-    `bos_token_id` may be an int or a float: int64 or float32, so no dtype is claimed)."""
-    if isinstance(v, BoolV):
-        return "bool"
-    if isinstance(v, IntV):
-        return "int64"
-    return "float32" if isinstance(v, FloatV) else None
-
-
 @op("torch.full")
 def full(cx: OpContext, size, fill_value, *, out=None, dtype=None, layout=None, device=None, requires_grad=False,
          pin_memory=False):
-    return _new(cx, _sizes(cx, [size]), dtype_name(dtype, _scalar_dtype(fill_value)))
+    return _new(cx, _sizes(cx, [size]), dtype_name(dtype, scalar_dtype(fill_value)))
 
 
 @op("torch.randint")
@@ -226,7 +216,7 @@ for _n in ("new_zeros", "new_ones", "new_empty", "new_full"):
 def nested_shape(cx: OpContext, v, depth=0) -> tuple:
     """(dims, dtype) of a nested list/tuple of scalars, as torch.tensor sees it."""
     if isinstance(v, (IntV, FloatV, BoolV)):
-        return (), _scalar_dtype(v)
+        return (), scalar_dtype(v)
     if isinstance(v, TensorV):  # an element tensor is converted to a Python scalar
         if v.shape.rank is None:
             raise NotApplicable("element of unknown rank")
