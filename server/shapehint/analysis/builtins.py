@@ -20,7 +20,7 @@ from .dicts import dict_method
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
-from . import grown_lists, loop_counts, records, torch_names
+from . import grown_lists, layer_tails, loop_counts, records, torch_names
 from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -370,6 +370,7 @@ class Builtins:
         if isinstance(t, ModuleV) and t.children is None and t.elem is not None and \
                 name in ("append", "extend", "insert", "add_module"):
             t.elem = grown_lists.layer_elem(self._joined_elem(t.elem, name, args, fr))
+            layer_tails.forget(t)
             return NoneV()
         if isinstance(t, ModuleV) and t.children is not None:
             if name in ("append", "add_module") and args:

@@ -85,7 +85,7 @@ _FIELDS = {TensorV: ("shape", "dtype", "contiguous", "layout_note", "requires_gr
            IntV: ("expr",), FloatV: ("value", "quotient"), StrV: ("value",), BoolV: ("pred", "implied"), NoneV: (),
            EllipsisV: (), DtypeV: ("name",), ExtRef: ("path",), OpaqueV: ("path", "kind"), UnknownV: ("reason",)}
 _PARTS = {TupleV: ("is_size", "items"), SliceV: ("start", "stop", "step"), ListV: ("items", "elem", "length", "name"),
-          DictV: ("open", "exact", "items", "elem"), ModuleV: ("kind", "cfg", "children", "names", "elem", "length"),
+          DictV: ("open", "exact", "items", "elem"), ModuleV: ("kind", "cfg", "children", "names", "elem", "length", "head", "tail"),
           InstanceObj: ("cls", "attrs", "seq", "base_layer", "items"), BoundMethod: ("func", "self_obj"),
           PartialV: ("func", "args", "kwargs")}
 _SHARED = (FuncObj, ClassObj, BuiltinFn)  # long-lived: the same object or not
@@ -397,6 +397,7 @@ class _Copier:
             self.done[key] = out
             out.cfg, out.children, out.names, out.elem = (self.copy(v.cfg), self.copy(v.children),
                                                           self.copy(v.names), self.copy(v.elem))
+            out.head, out.tail = self.copy(v.head), self.copy(v.tail)
         elif t is ListV:
             out = ListV(None, None, v.length, v.name)
             self.done[key] = out

@@ -21,7 +21,7 @@ from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
 from .maybe_none import narrowed
 from .flags import containers, flag_join, off_default_arm, open_changed, quietly
-from . import arm_lists, grown_lists, list_choices, loop_counts
+from . import arm_lists, grown_lists, layer_tails, list_choices, loop_counts
 from .frames import BranchRecord, add_fact, span_of
 from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
@@ -289,6 +289,8 @@ class ControlFlow:
 
     def s_For(self, st: ast.For, fr):
         it = self.eval(st.iter, fr)
+        if layer_tails.splits(it, st):  # its known first layers, then some number of one
+            return layer_tails.run_loop(self, st, fr, it)
         items = self.iterate(it, fr)
         if items is not None and len(items) <= MAX_UNROLL:
             return self._unrolled(st, fr, items)

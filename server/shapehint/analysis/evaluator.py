@@ -19,7 +19,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice
 from .maybe_none import narrowed
-from . import classvalues, layercfg, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished
+from . import classvalues, layer_tails, layercfg, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -203,7 +203,8 @@ class Expressions:
                 return self.call_rule("Tensor.size", [probe, idx], {}, fr, node, "shape")
             return sizes.sliced(self.resolve(probe), idx) or UnknownV("subscript")
         if isinstance(obj, ModuleV) and obj.children is None and obj.elem is not None:
-            return obj.elem if isinstance(idx, IntV) else obj if isinstance(idx, SliceV) else UnknownV("subscript")
+            return obj.elem if isinstance(idx, IntV) else layer_tails.plain(obj) if isinstance(idx, SliceV) else \
+                UnknownV("subscript")
         if isinstance(obj, ModuleV) and obj.children is not None:
             obj = ListV(list(obj.children)) if not (obj.names and isinstance(idx, StrV)) else \
                 DictV(dict(zip(obj.names, obj.children)))

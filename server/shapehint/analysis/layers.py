@@ -15,6 +15,7 @@ from .objects import ChoiceV, InstanceObj
 from .opctx import AnalysisContext
 from .frames import span_of
 from .ruleargs import ForwardRule, bind_arguments
+from . import layer_tails
 
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 REPEATS = 3  # applications of a Sequential's unit of unknown count, at most (`_repeated`)
@@ -81,7 +82,9 @@ class Layers:
 
     def call_module(self, m: ModuleV, args, kwargs, fr, span, node, labels) -> Value:
         if m.kind == "torch.nn.Sequential":
-            if m.children is None and m.elem is not None and len(args) == 1:
+            if m.head is not None and m.tail is not None and len(args) == 1:
+                out = layer_tails.call(self, m, args[0], fr, span, labels)
+            elif m.children is None and m.elem is not None and len(args) == 1:
                 out = self._repeated(m.elem, args[0], fr, span, labels)
             elif m.children is None or len(args) != 1:
                 return UnknownV("Sequential")

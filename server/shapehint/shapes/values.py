@@ -249,6 +249,10 @@ class ModuleV(Value):
     # with `depth` from a config): what a loop over them, or one of them, is
     elem: Optional[Value] = None
     length: Optional[Expr] = None  # how many there are when `elem` stands for them (`depth`)
+    # of a container `elem` stands for: its known first children, then some number of `tail`
+    # (`Sequential(first, *rest)`; analysis/layer_tails.py); `elem` covers them all
+    head: Optional[list] = None
+    tail: Optional[Value] = None
 
     def __post_init__(self):
         self.born = next(_BORN)
