@@ -6,12 +6,18 @@ the expand, project and plain convolutions together, and the model's run reporte
 SH101. Each arm starts from the list as it was; past the `if`, the list holds what the arms
 that get on left in it when they agree (the same items), else its items are unknown — never
 one arm's, which would claim that arm was taken. (A constructor flag's `if` opens its lists
-and dicts the same way: flags.open_changed.)"""
+and dicts the same way: flags.open_changed.)
+
+Arms that bind different lists to one name or attribute (a base constructor given a list of
+layers on one path and none on the other, keeping `[]`: `self.layers = layers if layers is not
+None else []`) join the same way when one of them is of unknown length (`joined`): a list of
+unknown length whose item is one of theirs. (Lists of known items, each a layer or callable,
+are a choice of them first: list_choices.py.)"""
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
-from ..shapes.values import ListV, UnknownV
+from ..shapes.values import ListV, UnknownV, Value
 
 
 def lists_before(env: dict) -> list:
@@ -49,6 +55,17 @@ def join_lists(boxes: list, first: list, gets_on1: bool, gets_on2: bool, mutated
             continue
         mutated(v)
         v.items, v.elem, v.length = None, join(_items(state1) + _items(state2)), None
+
+
+def joined(vals: list, join: Callable) -> Optional[ListV]:
+    """The join of lists, one of them of unknown length: a new list of unknown length, its item
+    the join of every item any of them holds; None when a value is no plain list (a grown one,
+    a parameter's, one whose items depend on its length), or when every length is known."""
+    if not all(isinstance(v, ListV) and v.grown is None and v.if_length is None and v.name is None for v in vals) \
+            or all(v.items is not None for v in vals):
+        return None
+    items: list[Value] = [i for v in vals for i in _items(_state(v))]
+    return ListV(None, join(items) if items else UnknownV("item"))
 
 
 def _items(state: tuple) -> list:

@@ -392,6 +392,7 @@ class _Copier:
             out.seq = self.copy(v.seq)
             out.base_layer = self.copy(v.base_layer)
             out.items, out.any_item = self.copy(v.items), v.any_item
+            out.many = v.many  # (standing for several: its writes stay joined, many_items.py)
         elif t is ModuleV:
             out = ModuleV(v.kind, {}, span, length=v.length)
             self.done[key] = out

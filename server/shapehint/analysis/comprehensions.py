@@ -10,7 +10,7 @@ from typing import Optional
 from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
                              UnknownV, Value)
-from . import number_or_tensor, open_tuples
+from . import arm_lists, number_or_tensor, open_tuples
 from .choices import choice_of
 from .maybe_none import join_maybe_none
 from .open_choices import open_choice
@@ -146,7 +146,7 @@ class Comprehensions:
         # a value of unknown kind paired with itself
         picked = (choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)
                   or pair_of_itself(vals) or open_choice(vals) or number_or_tensor.joined(vals, self.join_values)
-                  or list_choice(vals))
+                  or list_choice(vals) or arm_lists.joined(vals, self.join_values))
         return picked if picked is not None else UnknownV("join")
 
     def _joined_int(self, vals: list):

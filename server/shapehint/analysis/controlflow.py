@@ -84,7 +84,7 @@ class ControlFlow:
         boxes = containers(env0) if off is not None else ()
         lists = arm_lists.lists_before(env0) if off is None else ()
         f1, died1 = self.in_arm(fr, (implied,), origin,
-                                lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), keep=True),
+                                lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), True, self.mutated),
                                 off is True)
         learned1 = self.close_arm(mark)
         env1 = dict(fr.env)
@@ -96,7 +96,7 @@ class ControlFlow:
             self._own_segments(st.test, fr, own)
         mark = self.open_arm()
         f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin,
-                                lambda: narrowed(st.test, False, fr, lambda: self.exec_block(st.orelse, fr), keep=True),
+                                lambda: narrowed(st.test, False, fr, lambda: self.exec_block(st.orelse, fr), True, self.mutated),
                                 off is False)
         learned2 = self.close_arm(mark)
         env2 = dict(fr.env)

@@ -19,7 +19,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice
 from .maybe_none import narrowed
-from . import classvalues, layer_tails, layercfg, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished
+from . import classvalues, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -233,7 +233,7 @@ class Expressions:
             return OpaqueV(f"{obj.path}[{idx.expr.value}]")  # named as its attributes are: `config.sizes[0]`
         if isinstance(obj, ListV) and obj.elem is not None:
             # a slice of a list of unknown length is such a list (`list(range(n))[::-1]`), not an item
-            return ListV(None, obj.elem) if isinstance(idx, SliceV) else obj.elem
+            return ListV(None, obj.elem) if isinstance(idx, SliceV) else many_items.item(obj.elem, self.mutated)
         if isinstance(obj, DictV) and isinstance(idx, StrV) and idx.value in obj.items:
             return obj.items[idx.value]
         if isinstance(obj, InstanceObj):  # an output object's fields, a table's entries
@@ -349,12 +349,12 @@ class Expressions:
         fr.expr_arms += 1
         try:
             off = off_default_arm(v)
-            v1, died1 = self.in_arm(fr, (p,), origin, lambda: narrowed(node.test, True, fr, lambda: self.eval(node.body, fr)),
+            v1, died1 = self.in_arm(fr, (p,), origin, lambda: narrowed(node.test, True, fr, lambda: self.eval(node.body, fr), False, self.mutated),
                                     off is True)
             learned1 = self.close_arm(mark)
             mark = self.open_arm()
             v2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin,
-                                    lambda: narrowed(node.test, False, fr, lambda: self.eval(node.orelse, fr)), off is False)
+                                    lambda: narrowed(node.test, False, fr, lambda: self.eval(node.orelse, fr), False, self.mutated), off is False)
         finally:
             fr.expr_arms -= 1
         self.join_arms([(learned1, not died1), (self.close_arm(mark), not died2)])

@@ -17,7 +17,7 @@ from .divisibility import learn as learn_divisible
 from .builtins import falsy_literal
 from .library_helpers import CHECKS
 from .optional_args import taken_default
-from . import returns
+from . import many_items, returns
 from .optional_imports import absent
 from .closures import enclosing_scope
 from .open_tuples import unpacked
@@ -239,7 +239,7 @@ class Statements:
             obj = self.eval(target.value, fr)
             if isinstance(obj, InstanceObj):
                 self.mutated(obj)
-                obj.attrs[target.attr] = v
+                obj.attrs[target.attr] = many_items.written(obj, target.attr, v, self.join_values)
                 if isinstance(v, (ModuleV, InstanceObj)) and (v.span is None or fr.foreign == ""):
                     # (where a layer was built, for messages: not a write the call memo minds;
                     # a copied construction keeps the spans it made, Interp.span_log)

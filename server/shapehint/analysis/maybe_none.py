@@ -17,8 +17,8 @@ from typing import Optional
 from ..shapes.values import NoneV, Value
 from .choices import choice_of
 from .kind_narrowing import narrowed_by_kind, run_bound
-from .objects import ChoiceV, InstanceObj, MaybeNoneV
-from .optional_args import none_test
+from .objects import ChoiceV, ClassObj, InstanceObj, MaybeNoneV
+from .optional_args import attribute_none_test, none_test
 
 
 def join_maybe_none(vals: list) -> Optional[MaybeNoneV]:
@@ -33,17 +33,49 @@ def join_maybe_none(vals: list) -> Optional[MaybeNoneV]:
 
 
 def _followed(v: Value) -> bool:
-    return isinstance(v, InstanceObj) or isinstance(v, ChoiceV) and all(isinstance(o, InstanceObj) for o in v.options)
+    # (a class of the workspace too: `cls = Layer if flag else None` ... `if cls is not None: cls()`)
+    return isinstance(v, (InstanceObj, ClassObj)) or isinstance(v, ChoiceV) and all(
+        isinstance(o, (InstanceObj, ClassObj)) for o in v.options)
 
 
-def narrowed(test, when: bool, fr, run, keep: bool = False):
+def narrowed(test, when: bool, fr, run, keep: bool = False, mutated=None):
     """`run()` as the arm of `test` taken when it is `when`: where the test is `name is (not)
     None` on a MaybeNoneV, with the name bound to what it is on that arm — after it too when
     `keep` (a statement's arm, whose names the `if` joins), else put back (an expression's arm
-    binds no name)."""
+    binds no name). `obj.attr is (not) None` on an instance's MaybeNoneV attribute (a base's
+    constructor given one argument or the other: `self.factory = factory`) reads the attribute as
+    what it is on that arm, put back after it (`mutated`: the interpreter's journal of writes)."""
     got = none_test(test)
     v = fr.env.get(got[0]) if got is not None else None
+    if got is None and mutated is not None:
+        held = _held_attribute(test, fr)
+        if held is not None:
+            return _run_with_attribute(held, when, run, mutated)
     if not isinstance(v, MaybeNoneV):
         return narrowed_by_kind(test, when, fr, run, keep)
     name, given_when_true = got
     return run_bound(fr, name, v.given if when == given_when_true else NoneV(), run, keep)
+
+
+def _held_attribute(test, fr) -> Optional[tuple]:
+    """`obj.attr is (not) None` where `obj` names an instance whose `attr` is a MaybeNoneV:
+    (instance, attr, the MaybeNoneV, whether the test is true when it is given)."""
+    got = attribute_none_test(test)
+    if got is None:
+        return None
+    obj = fr.env.get(got[0])
+    v = obj.attrs.get(got[1]) if isinstance(obj, InstanceObj) else None
+    return (obj, got[1], v, got[2]) if isinstance(v, MaybeNoneV) else None
+
+
+def _run_with_attribute(held: tuple, when: bool, run, mutated):
+    obj, attr, v, given_when_true = held
+    arm = v.given if when == given_when_true else NoneV()
+    mutated(obj)
+    obj.attrs[attr] = arm
+    try:
+        return run()
+    finally:
+        if obj.attrs.get(attr) is arm:  # (an arm that wrote its own value keeps it, for the `if` to join)
+            mutated(obj)
+            obj.attrs[attr] = v

@@ -167,6 +167,7 @@ class InstanceObj(Value):
     held_by: str = ""  # the parameter a generic instance stands for (`config`), naming what it holds
     cut: bool = False  # a constructor of it was cut off: it is unfinished (unfinished.py)
     unwritten: bool = False  # a plain base's constructor was cut off: what it holds not else is unknown (unfinished.py)
+    many: bool = False  # read as the item of a list of unknown length: it stands for several (many_items.py)
 
     def __post_init__(self):
         self.born = next(_BORN)  # creation order (shapes/values.py)

@@ -33,6 +33,16 @@ def none_test(test: ast.expr) -> Optional[tuple]:
     return test.left.id, isinstance(test.ops[0], ast.IsNot)
 
 
+def attribute_none_test(test: ast.expr) -> Optional[tuple]:
+    """`name.attr is None` / `name.attr is not None`: (name, attr, whether the test is true when
+    it is given)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Attribute)
+            and isinstance(test.left.value, ast.Name) and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+        return None
+    return test.left.value.id, test.left.attr, isinstance(test.ops[0], ast.IsNot)
+
+
 def held_none_test(it, test: ast.expr, fr) -> Optional[tuple]:
     """`none_test` of `test`, or of the one expression a flag named by `test` holds
     (`is_cross = kv is not None` ... `kv if is_cross else x`): the function binds that name once,
