@@ -12,9 +12,10 @@ classes, or a choice of them) are held; a tensor that may be None is TensorV.opt
 """
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
-from ..shapes.values import NoneV, Value
+from ..shapes.values import ModuleV, NoneV, Value
 from .choices import choice_of
 from .kind_narrowing import narrowed_by_kind, run_bound
 from .objects import ChoiceV, InstanceObj, MaybeNoneV
@@ -33,7 +34,8 @@ def join_maybe_none(vals: list) -> Optional[MaybeNoneV]:
 
 
 def _followed(v: Value) -> bool:
-    return isinstance(v, InstanceObj) or isinstance(v, ChoiceV) and all(isinstance(o, InstanceObj) for o in v.options)
+    return isinstance(v, (InstanceObj, ModuleV)) or \
+        isinstance(v, ChoiceV) and all(isinstance(o, (InstanceObj, ModuleV)) for o in v.options)
 
 
 def narrowed(test, when: bool, fr, run, keep: bool = False):
@@ -44,6 +46,36 @@ def narrowed(test, when: bool, fr, run, keep: bool = False):
     got = none_test(test)
     v = fr.env.get(got[0]) if got is not None else None
     if not isinstance(v, MaybeNoneV):
+        held = _attribute_test(test, fr)
+        if held is not None:
+            return _run_attribute_bound(*held, when, run)
         return narrowed_by_kind(test, when, fr, run, keep)
     name, given_when_true = got
     return run_bound(fr, name, v.given if when == given_when_true else NoneV(), run, keep)
+
+
+def _attribute_test(test, fr) -> Optional[tuple]:
+    """`obj.attr is (not) None` on an instance's MaybeNoneV attribute (`if self.conv_dw is not
+    None:` where `__init__` built the layer only under an undecided condition): (the instance,
+    the attribute, its value, whether the test is true when it is given), else None."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(test.left, ast.Attribute) and isinstance(test.left.value, ast.Name)
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+        return None
+    obj = fr.env.get(test.left.value.id)
+    v = obj.attrs.get(test.left.attr) if isinstance(obj, InstanceObj) else None
+    if not isinstance(v, MaybeNoneV):
+        return None
+    return obj, test.left.attr, v, isinstance(test.ops[0], ast.IsNot)
+
+
+def _run_attribute_bound(obj: InstanceObj, attr: str, v: MaybeNoneV, given_when_true: bool, when: bool, run):
+    """`run()` with the attribute read as what it is on that arm, and as it was after it (the
+    `if` changes no attribute; one the arm writes keeps what the arm wrote)."""
+    arm = v.given if when == given_when_true else NoneV()
+    obj.attrs[attr] = arm
+    try:
+        return run()
+    finally:
+        if obj.attrs.get(attr) is arm:
+            obj.attrs[attr] = v
