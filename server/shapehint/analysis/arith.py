@@ -126,11 +126,15 @@ def _float_quotient(op, a, b) -> Optional[tuple]:
 
 
 def floor_quotient(v, ceil: bool = False) -> Optional[Expr]:
-    """`math.floor` (or `math.ceil`) of a float known as a quotient by a positive constant."""
+    """`math.floor` (or `math.ceil`) of a float known as a quotient: by a positive constant, or
+    of two ints by an int not known (`math.ceil(out_chs / ratio)`), whose floor is Python's `//`
+    and whose ceiling is `-(-a // b)` whatever the divisor's sign (a zero one raised at `/`)."""
     if not isinstance(v, FloatV) or v.quotient is None:
         return None
     a, b = v.quotient
-    if b.value is None or b.value < 1:
+    if b.value is None:
+        return -((-a) // b) if ceil else a // b
+    if b.value < 1:
         return None
     return (a + (b - 1)) // b if ceil else a // b
 

@@ -16,6 +16,7 @@ from ..shapes.shape import FALSE, TRUE, conj, disj, ge, le
 from ..shapes.values import (BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from .arith import round_quotient
+from .copies import copied
 from .dicts import dict_method
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
@@ -341,6 +342,8 @@ class Builtins:
                 if name == "__init__":
                     self.mutated(t.self_obj)
                 return got
+        if name == "copy" and not args and not kwargs and isinstance(t, (DictV, ListV)):
+            return copied(t, False) or UnknownV(name)
         if name not in _READING:
             self.mutated(t.self_obj if isinstance(t, SuperV) else t)
         if isinstance(t, ListV):

@@ -175,7 +175,9 @@ class Comparisons:
             return ne(v.expr, 0)
         if isinstance(v, NoneV):
             return FALSE
-        if isinstance(v, (ModuleV, InstanceObj, FuncObj, ClassObj, DtypeV, ChoiceV)):
+        # (a `functools.partial`, a bound method or a builtin function has no `__bool__`: truthy,
+        # so `rd_round_fn or round` given a partial is that partial)
+        if isinstance(v, (ModuleV, InstanceObj, FuncObj, ClassObj, DtypeV, ChoiceV, PartialV, BoundMethod, BuiltinFn)):
             return TRUE
         if isinstance(v, (TupleV, ListV)) and v.items is not None:
             return TRUE if v.items else FALSE

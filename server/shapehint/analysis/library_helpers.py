@@ -5,13 +5,13 @@ split from builtins.py."""
 from __future__ import annotations
 
 import ast
-import dataclasses
 from typing import Optional
 
 from ..shapes.expr import Expr, product
 from ..shapes.values import (DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
 from .arith import exact_root, floor_quotient
+from .copies import copied, copied_instance
 from .eager_mode import eager_answer
 from .defaults import default_symbol
 from .objects import InstanceObj, OpenKwargs, PartialV
@@ -84,10 +84,10 @@ class LibraryHelpers:
             return self._math(path[5:], args)
         if path in ("typing.cast",) and len(args) == 2:
             return args[1]
-        if path in ("copy.copy", "copy.deepcopy") and len(args) == 1 and isinstance(args[0], InstanceObj):
-            # a config object copied before a loop changes it (`c = copy.copy(cnf); c.stride = 1`):
-            # the copy's attributes are its own, the original keeps its values
-            return dataclasses.replace(args[0], attrs=dict(args[0].attrs))
+        if path in ("copy.copy", "copy.deepcopy") and len(args) == 1 and not kwargs:
+            if isinstance(args[0], InstanceObj):
+                return copied_instance(args[0])
+            return copied(args[0], path == "copy.deepcopy")
         if path == "dataclasses.replace":  # (of anything but an instance the analysis made: unknown)
             ok = len(args) == 1 and isinstance(args[0], InstanceObj)
             return self._replaced(args[0], kwargs, fr, span) if ok else UnknownV(path)

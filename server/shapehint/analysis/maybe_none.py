@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..shapes.values import NoneV, Value
+from ..shapes.values import ModuleV, NoneV, Value
 from .choices import choice_of
 from .kind_narrowing import narrowed_by_kind, run_bound
 from .objects import ChoiceV, ClassObj, InstanceObj, MaybeNoneV
@@ -33,9 +33,10 @@ def join_maybe_none(vals: list) -> Optional[MaybeNoneV]:
 
 
 def _followed(v: Value) -> bool:
-    # (a class of the workspace too: `cls = Layer if flag else None` ... `if cls is not None: cls()`)
-    return isinstance(v, (InstanceObj, ClassObj)) or isinstance(v, ChoiceV) and all(
-        isinstance(o, (InstanceObj, ClassObj)) for o in v.options)
+    # (a class of the workspace too: `cls = Layer if flag else None` ... `if cls is not None: cls()`;
+    # a torch layer built under an undecided condition: `self.conv = nn.Conv2d(...) if s > 1 else None`)
+    kinds = (InstanceObj, ClassObj, ModuleV)
+    return isinstance(v, kinds) or isinstance(v, ChoiceV) and all(isinstance(o, kinds) for o in v.options)
 
 
 def narrowed(test, when: bool, fr, run, keep: bool = False, mutated=None):
