@@ -18,7 +18,7 @@ import dataclasses
 from typing import Callable, Optional
 
 from .frames import BuiltContext, Frame, span_of
-from ..shapes.values import ModuleV
+from ..shapes.values import ModuleV, TensorV
 from .callmemo import alike
 from . import costs
 from .layers import CONTAINERS
@@ -131,3 +131,15 @@ def _return_span(node: ast.FunctionDef):
             last = n
         todo.extend(ast.iter_child_nodes(n))
     return span_of(last if last is not None else node)
+
+
+def recorded_in_built(built, f: FuncObj, args: list, kwargs: dict) -> bool:
+    """Whether a call made while a factory's model runs (Frame.built) is recorded: a method of
+    that model given its very inputs (`self._forward_impl(x)`), whose names are the callee's too."""
+    if built is None:
+        return True
+    model, inputs, _ = built
+    if f.cls is None or not args or args[0] is not model:
+        return False
+    return all(any(v is i for i in inputs) for v in list(args[1:]) + list(kwargs.values()) if isinstance(v, TensorV))
+

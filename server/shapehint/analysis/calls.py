@@ -17,13 +17,14 @@ from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, UnknownV, Value
 from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, ListChoiceV,
-                      OpenChoiceV, OpenKwargs, PartialV, SuperV, TensorMethod)
+                      OpenArgsV, OpenChoiceV, OpenKwargs, PartialV, SuperV, TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol, typed_by_defaults
 from .int_results import call_result
 from .layers import CONTAINERS
+from .built import recorded_in_built
 from .ruleargs import binds
-from .spread import bind_positional, spread_of, spread_reaches
+from .spread import bind_positional, opens, spread_of, spread_reaches
 from . import contexts, costs, divisibility, enums, layer_tails, list_choices, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
 from .arm_alignment import aligned_options
@@ -59,6 +60,9 @@ class Calls:
                 if isinstance(v, StarSizeV):  # `.reshape(*input_shape, -1)`: (after the loop)
                     args.append(v)
                     continue
+                if isinstance(v, OpenArgsV) and a is node.args[-1]:  # (spread.py)
+                    args.append(v)
+                    continue
                 items = self.iterate(v, fr)
                 if isinstance(v, ListChoiceV) and choice is None:
                     choice = (len(args), v)
@@ -88,7 +92,7 @@ class Calls:
             else:
                 labels[id(v)] = kw.value
                 kwargs[kw.arg] = v
-        if open_kwargs:  # (bind_params reads it, if the callee is a user function)
+        if open_kwargs or opens(args):  # (bind_params reads it, if the callee is a user function)
             kwargs = OpenKwargs(kwargs)
         if choice is not None:
             return list_choices.spread_each(
@@ -136,7 +140,7 @@ class Calls:
                 if node is not None and fr.record and isinstance(node, ast.Call):
                     self._layer_io(node.func, fn, args, out, fr)
                 return out
-            if fn.cls.is_sequential() and len(args) == 1 and not kwargs:
+            if fn.cls.is_sequential() and len(args) == 1 and not kwargs and not fn.cut:  # (spread.py)
                 return self._run_sequential(fn, args[0], fr, span, labels)
             return self.gave_up(fr, args, kwargs, UnknownV("instance call"))
         if isinstance(fn, BuiltinFn):
@@ -324,7 +328,7 @@ class Calls:
                     is_entry=(caller == "<module>"), depth=fr.depth + 1, cls=f.cls,
                     self_obj=args[0] if f.cls is not None and args else None,
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
-                    record=fr.record and not foreign and _recorded_in_built(fr.built, f, args, kwargs),
+                    record=fr.record and not foreign and recorded_in_built(fr.built, f, args, kwargs),
                     foreign=foreign, built=fr.built, closure=f.closure,
                     created=fr.created + ([created] if created is not None else []), root=fr.root,
                     assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns),
@@ -484,15 +488,4 @@ class Calls:
         if journal.only_since(before, BUILD_SKIPS) and not dead and not assumes:
             self.memo.remember_built(self.interp, cls, args, kwargs, situation, fr.facts, inst, first, log_start)
         return inst
-
-
-def _recorded_in_built(built, f: FuncObj, args: list, kwargs: dict) -> bool:
-    """Whether a call made while a factory's model runs (Frame.built) is recorded: a method of
-    that model given its very inputs (`self._forward_impl(x)`), whose names are the callee's too."""
-    if built is None:
-        return True
-    model, inputs, _ = built
-    if f.cls is None or not args or args[0] is not model:
-        return False
-    return all(any(v is i for i in inputs) for v in list(args[1:]) + list(kwargs.values()) if isinstance(v, TensorV))
 

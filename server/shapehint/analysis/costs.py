@@ -20,7 +20,10 @@ is unknown (never a guess).
                     constructions (a file's factories build hundreds of imported layers, each
                     at a small cost) within BUILDING_STEPS per function analysed instead
                     (each factory builds its own model: efficientnet.py's eleven would
-                    spend one share by the sixth), all within ALL_BUILDING_STEPS.
+                    spend one share by the sixth), all within ALL_BUILDING_STEPS; an
+                    imported base's `__init__` given all of a subclass's arguments
+                    (`super().__init__(*args, **kwargs)` in the generic analysis) is that
+                    subclass's construction, within FORWARDED_CALL_STEPS.
   callback          a call from imported code back into the analysed file's (a base class's
                     `__call__` running the file's `forward`, a helper given a function): the
                     file's own code is what is analysed, so it runs outside the caps, its own
@@ -41,10 +44,12 @@ from typing import Optional
 from ..shapes.values import UnknownV
 from .frames import Budget
 from .module_helpers import own_helper
+from .spread import opens
 
 TOP_LEVEL_CALL_STEPS = 400
 HELPER_STEPS = 600  # per imported module, for its own helpers' top-level calls (module_helpers.py)
 IMPORTED_CALL_STEPS = 1500
+FORWARDED_CALL_STEPS = 10_000  # a base constructor given a subclass's every argument (spread.py)
 IMPORTED_STEPS = 15_000
 BUILDING_STEPS = 100_000
 ALL_BUILDING_STEPS = 400_000
@@ -107,7 +112,7 @@ def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
         return own_helper_call if own_helper(f, fr, list(args), kwargs or {}) else top_level_call
     here, there = fr.globals is root, f.globals is root
     if here and not there:
-        return imported_call
+        return forwarded_construction if opens(list(args)) else imported_call
     if there and not here and costs.outer:
         return callback
     return None
@@ -139,7 +144,16 @@ def own_helper_call(it, f, run) -> tuple:
         it.step_limit = outer + used
 
 
-def imported_call(it, f, run) -> tuple:
+def forwarded_construction(it, f, run) -> tuple:
+    """An imported base's `__init__` given all of a subclass's arguments, as the generic
+    analysis's construction stands for them (`super().__init__(*args, **kwargs)`, spread.py):
+    the subclass's parts are the base's, so the base is the construction, within
+    FORWARDED_CALL_STEPS of the building share (a vision transformer's base builds its blocks in
+    ~2,400 steps, past IMPORTED_CALL_STEPS)."""
+    return imported_call(it, f, run, FORWARDED_CALL_STEPS)
+
+
+def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS) -> tuple:
     costs = _costs(it)
     # building the model's parts (a file's factories build hundreds of imported layers, each at
     # a small cost) counts against its own share only; other calls share the analysis's too
@@ -151,7 +165,7 @@ def imported_call(it, f, run) -> tuple:
     start, exempt = it.steps, costs.exempt
     costs.outer.append(it.step_limit)
     try:
-        return within_steps(it, min(IMPORTED_CALL_STEPS, left), run,
+        return within_steps(it, min(cap, left), run,
                             lambda: (UnknownV("a call into an imported module past its share"), False, False))
     finally:
         costs.outer.pop()

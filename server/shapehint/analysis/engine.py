@@ -18,7 +18,7 @@ from . import costs
 from .interp import Interp
 from .hover_facts import compose_dims, fixed_symbols, logged_dims
 from .defaults import open_default_nones
-from .objects import FuncObj, InstanceObj
+from .objects import FuncObj, InstanceObj, OpenArgsV
 from .optional_parts import open_optional_parts
 from .result import AnalysisResult, Diagnostic, Entry, Pending
 from .session import AnalysisSession
@@ -190,7 +190,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
     for p in args.kwonlyargs:
         fr.env[p.arg] = param_value(it, f, p, fr, is_init)
     if args.vararg is not None:
-        fr.env[args.vararg.arg] = UnknownV("*args")
+        fr.env[args.vararg.arg] = OpenArgsV() if is_init else UnknownV("*args")  # (spread.py)
     if args.kwarg is not None:
         fr.env[args.kwarg.arg] = DictV({}, open=True)
     it.param_values[f.qualname] = {k: v for k, v in fr.env.items()}

@@ -19,7 +19,7 @@ from .frames import Frame, span_of
 from .interp import Interp
 from .hints import hint_of_one_tensor, int_or_tuple, read_as_sequence, sequence_only
 from .defaults import default_symbol, name_copies, open_default_nones
-from .objects import CONFIG_NAMES, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, config_named
+from .objects import CONFIG_NAMES, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, OpenArgsV, config_named
 from .optional_parts import open_optional_parts
 from .reconfiguration import forgotten
 from .result import DimInfo
@@ -322,7 +322,7 @@ def construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, gi
             v = given(p.arg) if given else UnknownV(p.arg)
         fr.env[p.arg] = v
     if a.vararg is not None:
-        fr.env[a.vararg.arg] = UnknownV("*args")
+        fr.env[a.vararg.arg] = OpenArgsV()
     if a.kwarg is not None:
         fr.env[a.kwarg.arg] = DictV({}, open=True)
     fr.self_obj = inst

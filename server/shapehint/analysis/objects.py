@@ -33,6 +33,15 @@ class SpreadV(Value):
 
 
 @dataclass(eq=False)
+class OpenArgsV(UnknownV):
+    """The `*args` of the construction the generic analysis stands for: any positional
+    arguments. Spread into a user function with the rest (spread.py), it binds nothing it names
+    and leaves the callee's defaults open, as an open `**kwargs` does; anything else reads it
+    as unknown."""
+    reason: str = "*args"
+
+
+@dataclass(eq=False)
 class ShapeAliasV(Value):
     """`Batch = Float[Tensor, "B T C"]` (or `Batch: TypeAlias = ...`, `type Batch = ...`): the
     annotation it names, read where it is used (`def f(x: Batch)`) in its own module's names."""
