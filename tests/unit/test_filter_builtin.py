@@ -6,9 +6,7 @@ would shift every shape after it); an empty container layer is false, as in Pyth
 claimed here is evaluated against torch's for the same module."""
 import torch
 
-from shapehint.analysis.api import analyze_source
-
-from .shape_eval import evaluated, run_program
+from .shape_eval import evaluated, inferred, run_program
 
 SRC = '''import torch
 import torch.nn as nn
@@ -45,13 +43,8 @@ class Given(nn.Module):
 '''
 
 
-def _shapes(function):
-    r = analyze_source(SRC, "m.py")
-    return {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == function}
-
-
 def test_a_stem_filtered_of_its_nones_has_every_shape_torch_gives():
-    got = _shapes("Stem.forward")
+    got = inferred(SRC, "Stem.forward")
     stem = run_program(SRC)["Stem"](3, 8)
     x = torch.randn(2, 3, 17, 12)
     a, b, d = stem(x)
@@ -65,4 +58,4 @@ def test_a_stem_filtered_of_its_nones_has_every_shape_torch_gives():
 
 def test_items_of_undecided_truth_leave_the_list_unknown():
     # `layers` is any list: which of its items are kept is not known, nor how many
-    assert "y" not in _shapes("Given.forward")
+    assert "y" not in inferred(SRC, "Given.forward")

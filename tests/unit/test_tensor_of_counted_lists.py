@@ -4,11 +4,8 @@ items, so `torch.tensor` of it is one axis of that many (timm's RegNet builds it
 a count not known at all is an axis of a size of its own. A list of lists, of tensors, or of
 values of unknown kind (`cfg.sizes`) may be ragged: no shape. Every shape claimed is evaluated
 against torch's for the same function."""
-import torch
 
-from shapehint.analysis.api import analyze_source
-
-from .shape_eval import evaluated, run_program
+from .shape_eval import evaluated, inferred, run_program
 
 SRC = '''import torch
 
@@ -35,27 +32,22 @@ def nested(n: int, cfg):
 '''
 
 
-def _shapes(function):
-    r = analyze_source(SRC, "m.py")
-    return {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == function}
-
-
 def test_a_list_of_n_numbers_is_one_axis_of_n():
-    got = _shapes("counted")
+    got = inferred(SRC, "counted")
     a, b = run_program(SRC)["counted"](3, 8)
     assert evaluated(got["a"], {"n": 3, "g": 8}) == list(a.shape)
     assert evaluated(got["b"], {"n": 3, "g": 8}) == list(b.shape)
 
 
 def test_a_list_of_numbers_of_unknown_count_is_one_axis_of_some_size():
-    got = _shapes("uncounted")
+    got = inferred(SRC, "uncounted")
     c = run_program(SRC)["uncounted"]([1, -1, 2], 8)
     assert len(got["c"]) == len(c.shape) == 1
     assert isinstance(got["c"][0], str) and got["c"][0] not in ("xs", "g")
 
 
 def test_lists_of_lists_or_tensors_stay_unknown():
-    got = _shapes("nested")
+    got = inferred(SRC, "nested")
     # (torch gives [n, 2] here, but an item of unknown length may be ragged: no claim; nor of
     # an item of unknown kind, which may be a list)
     assert "d" not in got and "e" not in got and "f" not in got
