@@ -22,7 +22,7 @@ from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
 from . import grown_lists, layer_tails, loop_counts, records, torch_names
-from .objects import UNKNOWN_MODULES, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
+from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
 _READING = {"get", "index", "count", "values", "items", "keys", "to", "cuda", "cpu", "eval", "train", "float",
@@ -211,6 +211,35 @@ class Builtins:
         if len(args) < 2 or any(items is None for items in lists):
             return UnknownV("map")
         return ListV([self.call_value(args[0], list(t), {}, fr, span) for t in zip(*lists)])
+
+    def b_filter(self, args, kwargs, fr, span):
+        """`filter(None, [conv, act() if act else None, norm])` (a stem given to
+        `nn.Sequential(*...)`): the known items whose truth is decided, those that are true;
+        `filter(fn, xs)` asks `fn` of each. One undecided leaves the list unknown, never a guess
+        at its length (a layer missing or added would shift every shape after it)."""
+        items = self.iterate(args[1], fr) if len(args) == 2 and not kwargs else None
+        if items is None:
+            return UnknownV("filter")
+        kept = []
+        for item in items:
+            test = item if isinstance(args[0], NoneV) else self.call_value(args[0], [item], {}, fr, span)
+            decided = self._decided_truth(test, fr)
+            if decided is None:
+                return UnknownV("filter")
+            if decided:
+                kept.append(item)
+        return ListV(kept)
+
+    def _decided_truth(self, v: Value, fr) -> Optional[bool]:
+        """`bool(v)` when the facts decide it. A container layer is as long as its children (an
+        empty `nn.Sequential()` is false); a choice, when every option agrees."""
+        if isinstance(v, ModuleV) and v.kind in CONTAINERS:
+            return bool(v.children) if v.children is not None else None
+        if isinstance(v, ChoiceV):
+            got = {self._decided_truth(o, fr) for o in v.options}
+            return got.pop() if len(got) == 1 else None
+        p = self.truth(v)
+        return fr.facts.decide(p) if p is not None and fr is not None else None
 
     def b_enumerate(self, args, kwargs, fr, span):
         items = self.iterate(args[0], fr) if args else None
@@ -412,7 +441,7 @@ class Builtins:
                 # ModuleDict subclass), in the order they were registered
                 named = t.registered_modules()
                 if named is None:
-                    return _unknown_count(t, name)
+                    return loop_counts.unknown_count(t, name)
                 if name in ("values", "children"):
                     return ListV([v for _, v in named])
                 if name == "keys":
@@ -454,22 +483,6 @@ class Builtins:
         else:
             added = args[-1]
         return self.join_values([elem, added])
-
-
-def _unknown_count(t: InstanceObj, name: str) -> Value:
-    """The modules of a container subclass that registers them all from one `add_module` of
-    names not known (`add_module("layer%d" % (i + 1), Layer(c + i * g))` in a loop of unknown
-    count): any number of them, each the one that site built for the loop's any iteration."""
-    sites = [k for k in t.attrs if k.startswith(UNKNOWN_MODULES + " ")]
-    others = [k for k, v in t.attrs.items() if k != UNKNOWN_MODULES and (
-        isinstance(v, ModuleV) or isinstance(v, InstanceObj) and v.cls.is_module())]
-    layer = t.attrs.get(UNKNOWN_MODULES)
-    if len(sites) != 1 or others or t.seq or not isinstance(layer, (ModuleV, InstanceObj)):
-        return UnknownV(name)
-    n = loop_counts.counted(t.attrs[sites[0]])
-    if name in ("values", "children"):
-        return ListV(None, layer, n)
-    return ListV(None, StrV(None) if name == "keys" else TupleV((StrV(None), layer)), n)
 
 
 def _layer_base(cls, depth: int = 0):

@@ -5,7 +5,7 @@ import ast
 
 BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
             "enumerate", "list", "tuple", "dict", "print", "super", "getattr", "hasattr", "setattr", "round",
-            "reversed", "sorted", "any", "all", "type", "iter", "next", "map", "divmod", "pow", "id", "repr",
+            "reversed", "sorted", "filter", "any", "all", "type", "iter", "next", "map", "divmod", "pow", "id", "repr",
             "ValueError", "RuntimeError", "TypeError", "AssertionError", "NotImplementedError", "Exception",
             "KeyError", "IndexError", "object", "property", "staticmethod", "classmethod", "set", "frozenset",
             "callable", "format", "open", "vars", "hash", "slice", "dir"}

@@ -15,8 +15,9 @@ import ast
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import IntV, NoneV, Value
+from ..shapes.values import IntV, ListV, ModuleV, NoneV, StrV, TupleV, UnknownV, Value
 from .frames import span_of
+from .objects import UNKNOWN_MODULES, InstanceObj
 
 BLOCKED = ("blocked",)  # inside a loop whose passes are not counted: nothing is counted inside it
 _LEAVES = (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom)
@@ -53,3 +54,19 @@ def site_marker(fr, span, before: Optional[Value]) -> Value:
 
 def counted(marker: Value) -> Optional[Expr]:
     return marker.expr if isinstance(marker, IntV) else None
+
+
+def unknown_count(t: InstanceObj, name: str) -> Value:
+    """The modules of a container subclass that registers them all from one `add_module` of
+    names not known (`add_module("layer%d" % (i + 1), Layer(c + i * g))` in a loop of unknown
+    count): any number of them, each the one that site built for the loop's any iteration."""
+    sites = [k for k in t.attrs if k.startswith(UNKNOWN_MODULES + " ")]
+    others = [k for k, v in t.attrs.items() if k != UNKNOWN_MODULES and (
+        isinstance(v, ModuleV) or isinstance(v, InstanceObj) and v.cls.is_module())]
+    layer = t.attrs.get(UNKNOWN_MODULES)
+    if len(sites) != 1 or others or t.seq or not isinstance(layer, (ModuleV, InstanceObj)):
+        return UnknownV(name)
+    n = counted(t.attrs[sites[0]])
+    if name in ("values", "children"):
+        return ListV(None, layer, n)
+    return ListV(None, StrV(None) if name == "keys" else TupleV((StrV(None), layer)), n)

@@ -101,6 +101,9 @@ class AnalysisContext(OpContext):
             return self.interp.opaque_symbol(v)
         return super().int_of(v)
 
+    def surely_int(self, v) -> bool:
+        return isinstance(v, OpaqueV) and v.kind == "int" or super().surely_int(v)
+
 
 __all__ = ["AnalysisContext", "NotApplicable", "OpFailed"]
 

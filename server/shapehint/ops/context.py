@@ -181,6 +181,10 @@ class OpContext:
             return Expr.const(int(v.pred.is_true))
         return None
 
+    def surely_int(self, v) -> bool:
+        """`v` is an int, known or not (never a list, a tensor or a value of unknown kind)."""
+        return isinstance(v, (int, IntV)) and not isinstance(v, bool)
+
     def const_int(self, v: Value | int | None) -> Optional[int]:
         e = self.int_of(v)
         return None if e is None else e.value

@@ -231,7 +231,7 @@ def nested_shape(cx: OpContext, v, depth=0) -> tuple:
         return (), v.dtype or "float32"
     if isinstance(v, (TupleV, ListV)):
         if v.items is None:
-            raise NotApplicable("list of unknown length")
+            return _scalars_of_unknown_count(cx, v)
         subs = [nested_shape(cx, i, depth + 1) for i in v.items]
         if not subs:
             return (Expr.const(0),), "float32"
@@ -248,6 +248,20 @@ def nested_shape(cx: OpContext, v, depth=0) -> tuple:
             dt = "float32"
         return (Expr.const(len(subs)),) + tuple(first), dt
     raise NotApplicable("element unknown")
+
+
+def _scalars_of_unknown_count(cx: OpContext, v) -> tuple:
+    """A list of numbers whose count is not known (`[g for _ in range(n)]`: n of them): one axis
+    of that count, or of a size of its own; any other element (a list, a tensor) may be ragged."""
+    elem = getattr(v, "elem", None)
+    if isinstance(elem, (IntV, FloatV, BoolV)):
+        dt = scalar_dtype(elem)
+    elif cx.surely_int(elem):
+        dt = "int64"  # (an int parameter: `[group_size for _ in range(n)]`)
+    else:
+        raise NotApplicable("list of unknown length")
+    n = getattr(v, "length", None)
+    return (n if isinstance(n, Expr) else cx.fresh("n"),), dt
 
 
 @op("torch.tensor", "torch.as_tensor", "torch.asarray", "Tensor.new_tensor")
