@@ -8,6 +8,7 @@ import ast
 from typing import Optional
 
 from ..shapes.expr import Expr, product
+from ..shapes.shape import DYN_PREFIX
 from ..shapes.values import (DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV, UnknownV,
                              Value)
 from .arith import exact_root, floor_quotient
@@ -32,13 +33,14 @@ def is_checkpoint(path: str) -> bool:
 
 # torch's runtime checks: {path: the position of the condition}
 CHECKS = {"torch._check": 0, "torch._assert": 0, "torch._check_with": 1, "torch._check_is_size": 0}
+ANY_INT = -(2 ** 62)  # the lower bound of an int symbol that may be any int (symbols are >= 1 unless told)
 
 
 class LibraryHelpers:
     """`external_special`: what a call of a library function the rules do not cover gives."""
 
-    _USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "b_isinstance", "call_value", "init_dataclass", "int_value",
-             "interp", "iterate")
+    _USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "b_isinstance", "call_value", "fresh_symbol", "init_dataclass",
+             "int_value", "interp", "iterate")
 
     # ---- library helpers ---------------------------------------------------------------
     def external_special(self, path: str, args, kwargs, fr, span, node) -> Optional[Value]:
@@ -81,7 +83,7 @@ class LibraryHelpers:
         if path.startswith("re.") and not any(isinstance(a, DefaultStrV) for a in list(args) + list(kwargs.values())):
             return re_function(path[3:], args, kwargs)
         if path.startswith("math."):
-            return self._math(path[5:], args)
+            return self._math(path[5:], args, span)
         if path in ("typing.cast",) and len(args) == 2:
             return args[1]
         if path in ("copy.copy", "copy.deepcopy") and len(args) == 1 and not kwargs:
@@ -155,7 +157,7 @@ class LibraryHelpers:
                 break
         return x
 
-    def _math(self, name: str, args) -> Value:
+    def _math(self, name: str, args, span=None) -> Value:
         import math
         ints = [self.int_value(a) for a in args]
         if name == "prod" and args:
@@ -172,8 +174,11 @@ class LibraryHelpers:
             q = floor_quotient(v, ceil=name == "ceil")  # `math.floor(planes * (width / 64))`
             if q is not None:
                 return IntV(q)
-            if not isinstance(v, FloatV) or v.value is None:
-                return UnknownV(f"math.{name}")  # an int, never a float a layer would refuse
+            if isinstance(v, FloatV):
+                # an int of no known value, maybe negative (a ramp's bound computed from logs of
+                # configured values): a number in a tensor's arithmetic, never a float
+                return IntV(self.fresh_symbol(DYN_PREFIX, span, lo=ANY_INT))
+            return UnknownV(f"math.{name}")  # an int, never a float a layer would refuse
         if name in ("sqrt", "isqrt") and len(args) == 1 and isinstance(args[0], IntV):
             root = exact_root(args[0].expr)  # (a size's square: `math.sqrt(partition_size**2)`)
             if root is not None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..shapes.expr import Expr, emax
-from ..shapes.shape import Shape, conj, disj, dim_str, eq, ge
+from ..shapes.shape import DYN_PREFIX, Shape, conj, disj, dim_str, eq, ge
 from ..shapes.values import ListV, NoneV, TensorV, TupleV, Value
 from .context import NotApplicable, OpContext
 from .dtypes import result_type
@@ -85,6 +85,10 @@ def broadcast_shapes(cx: OpContext, *shapes: Shape) -> Shape:
                 for i in range(1, len(s.dims) + 1):
                     suffix[-i] = broadcast_dims(cx, suffix[-i], s.dims[-i], f"dimension -{i}")
             return Shape(u.dims, u.star, tuple(suffix))
+        if all(u.star.startswith(DYN_PREFIX) and u.min_rank == 0 for u in unknown):
+            # anonymous unknown ranks (no axis known, no name to learn them by: a `torch.tensor`
+            # of data the analysis cannot read): the result is a tensor of unknown rank too
+            return Shape.unknown(cx.fresh_star(None))
         raise NotApplicable("broadcast of unknown ranks")
     rank = max((len(s.dims) for s in known), default=0)
     out: list[Expr] = []

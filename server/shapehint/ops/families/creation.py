@@ -272,7 +272,10 @@ def tensor(cx: OpContext, data, *args, dtype=None, device=None, requires_grad=Fa
         if data.shape.rank is None:
             raise NotApplicable("input unknown")
         return cx.tensor(data.shape, dtype=dtype_name(dtype, data.dtype))
-    dims, dt = nested_shape(cx, data)
+    try:
+        dims, dt = nested_shape(cx, data)
+    except NotApplicable:
+        return cx.tensor(Shape.unknown(cx.fresh_star(None)), dtype=dtype_name(dtype, None))
     return _new(cx, dims, dtype_name(dtype, dt))
 
 

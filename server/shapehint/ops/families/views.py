@@ -273,7 +273,9 @@ def unsqueeze(cx: OpContext, input, dim):
 # ---- expand / repeat -----------------------------------------------------------------------
 
 def expanded(cx: OpContext, x: TensorV, sizes: list, what: str = "expand") -> TensorV:
-    dims = cx.dims(x, None)
+    # as many axes known as sizes given: exactly that rank (`t[None, :, None].expand(b, -1, 1)`)
+    sure = x.shape.rank is None and max(len(x.shape.dims), len(x.shape.suffix)) >= len(sizes)
+    dims = cx.dims(x, len(sizes) if sure else None)
     r = len(dims)
     if len(sizes) < r:
         cx.fail(f"{cx.opname}: the number of sizes ({len(sizes)}) must be at least the number of dimensions "
