@@ -66,3 +66,24 @@ def test_compiled_code_raises_like_the_walk():
         f({"a": 7, "b": 3, "c": 1})
     with pytest.raises(KeyError):
         f({"a": 7, "b": 5})
+
+
+def test_equal_formulas_made_apart_share_one_compiled_code():
+    """An analysis rebuilds the same formula as distinct objects: the second compiles nothing."""
+    make = lambda: (SYM["a"] * 3 + SYM["b"]) // (SYM["c"] - 1) + emin(SYM["a"], 2)
+    one, two = make(), make()
+    assert one is not two
+    f = monotone._compiled(one)
+    assert monotone._compiled(two) is f
+    assert f({"a": 4, "b": 1, "c": 3}) == 13 // 2 + 2
+    with pytest.raises(Undecided):  # the shared code still refuses a divisor that is not positive
+        monotone._compiled(two)({"a": 4, "b": 1, "c": 1})
+
+
+def test_the_shared_codes_stay_bounded(monkeypatch):
+    monkeypatch.setattr(monotone, "_CODE", {})
+    monkeypatch.setattr(monotone, "MAX_CODE", 5)
+    for k in range(1, 30):
+        e = SYM["a"] * k + SYM["b"] // (k + 1)
+        assert monotone._compiled(e)({"a": 2, "b": 7}) == 2 * k + 7 // (k + 1)
+        assert len(monotone._CODE) <= 5

@@ -12,6 +12,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ..frontend.walk import walk
+
 MAX_RANK = 64
 
 
@@ -101,14 +103,14 @@ def reads_rank(test: ast.expr) -> bool:
     of `check`'s time on transformers' modeling files."""
     got = getattr(test, "_shapehint_reads_rank", None)
     if got is None:
-        got = any(_rank_of(n) is not None for n in ast.walk(test))
+        got = any(_rank_of(n) is not None for n in walk(test))
         test._shapehint_reads_rank = got
     return got
 
 
 def rank_tested_names(test: ast.expr) -> set:
     """The names whose rank `test` reads (`x` in `if x.dim() == 4`)."""
-    return {b.id for b in map(_rank_of, ast.walk(test)) if isinstance(b, ast.Name)}
+    return {b.id for b in map(_rank_of, walk(test)) if isinstance(b, ast.Name)}
 
 
 def rank_outcomes(test: ast.expr, rank_base, value) -> Optional[dict]:
@@ -165,7 +167,7 @@ def rank_outcomes(test: ast.expr, rank_base, value) -> Optional[dict]:
             raise _Opaque()
         return got
 
-    consts = [n.value for n in ast.walk(test) if isinstance(n, ast.Constant) and type(n.value) is int]
+    consts = [n.value for n in walk(test) if isinstance(n, ast.Constant) and type(n.value) is int]
     top = min(max([0, *consts]) + 2, MAX_RANK_TRIED)
     out: dict = {}
     for n in [*range(1, top + 1), 0]:  # a witness of rank 0 (a scalar tensor) only when it must be

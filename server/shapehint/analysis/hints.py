@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
+from ..frontend.walk import walk
 from ..shapes.values import ExtRef, Value
 from .objects import UnionAliasV
 from .annotations import is_none, union_members, unstring
@@ -41,7 +42,7 @@ def hint_of_one_tensor(annotation: Optional[ast.AST], resolve: Callable[[ast.AST
     """`tuple[Tensor]`, `Optional[tuple[torch.FloatTensor]]`: a tuple of one tensor, maybe None."""
     node = unstring(annotation)
     if node is None or not any(isinstance(n, ast.Name) and n.id in TUPLES or isinstance(n, ast.Attribute)
-                               and n.attr in TUPLES for n in ast.walk(node)):
+                               and n.attr in TUPLES for n in walk(node)):
         return False  # (no tuple spelled: nothing evaluated, most annotations)
     members = union_members(node, resolve)
     rest = [m for m in members if not is_none(m)] if members is not None else [node]
@@ -62,7 +63,7 @@ def _sequence_names(fn: ast.FunctionDef) -> set:
         return e.id if isinstance(e, ast.Name) else None
 
     out: set = set()
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Subscript):
             out.add(named(node.value))
         elif isinstance(node, (ast.For, ast.comprehension)):
@@ -98,7 +99,7 @@ def int_or_tuple(annotation: Optional[ast.AST], resolve: Callable[[ast.AST], Val
 
 
 def _names_int_and_tuple(node: ast.AST) -> bool:
-    names = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
+    names = {n.id if isinstance(n, ast.Name) else n.attr for n in walk(node) if isinstance(n, (ast.Name, ast.Attribute))}
     return "int" in names and bool(names & TUPLES)
 
 
@@ -116,7 +117,7 @@ def sequence_only(classes: list, init: ast.FunctionDef, name: str) -> bool:
     bases, `ast.ClassDef`s) reads those attributes only as a sequence."""
     attrs: set = set()
     parents = _parents(init)
-    for node in ast.walk(init):
+    for node in walk(init):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             up = parents.get(id(node))
             if isinstance(up, ast.Assign) and up.value is node and len(up.targets) == 1 and \
@@ -124,7 +125,7 @@ def sequence_only(classes: list, init: ast.FunctionDef, name: str) -> bool:
                 attrs.add(_self_attr(up.targets[0]))
             elif not _sequence_read(node, up):
                 return False
-    return all(_sequence_read(node, _parents(c).get(id(node))) for c in classes for node in ast.walk(c)
+    return all(_sequence_read(node, _parents(c).get(id(node))) for c in classes for node in walk(c)
                if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _self_attr(node) in attrs)
 
 
@@ -138,7 +139,7 @@ def _parents(tree: ast.AST) -> dict:
     """Each node's parent in `tree` (kept on the node: parsed trees are never changed)."""
     cache = getattr(tree, "_shapehint_parents", None)
     if cache is None:
-        cache = tree._shapehint_parents = {id(c): n for n in ast.walk(tree) for c in ast.iter_child_nodes(n)}
+        cache = tree._shapehint_parents = {id(c): n for n in walk(tree) for c in ast.iter_child_nodes(n)}
     return cache
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import ast
 
+from ..frontend.walk import walk
+
 
 def exposed_names(loop: ast.AST) -> frozenset:
     """For a `for` or `while` node; cached on the node (a pure function of the tree)."""
@@ -89,5 +91,5 @@ def _stored(target: ast.AST) -> set:
 def _loaded(node: ast.AST, defined: set) -> set:
     """The names `node` reads (or deletes), less those already written. A store is never a
     read: a read after a write that not every path makes is caught at the read."""
-    return {n.id for n in ast.walk(node)
+    return {n.id for n in walk(node)
             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store) and n.id not in defined}

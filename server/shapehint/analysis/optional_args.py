@@ -18,6 +18,7 @@ import ast
 import functools
 from typing import Optional
 
+from ..frontend.walk import walk
 from ..shapes.shape import Shape
 from ..shapes.values import DefaultNoneV, NoneV, TensorV, Value
 from .defaults import chosen_default
@@ -55,8 +56,8 @@ def held_none_test(it, test: ast.expr, fr) -> Optional[tuple]:
 
 @functools.lru_cache(maxsize=4096)
 def _flag_test(fn: ast.AST, name: str) -> Optional[tuple]:
-    stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
-    bound = [n for n in ast.walk(fn) if isinstance(n, ast.Assign) and n.targets[0] in stores]
+    stores = [n for n in walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    bound = [n for n in walk(fn) if isinstance(n, ast.Assign) and n.targets[0] in stores]
     if len(stores) != 1 or len(bound) != 1 or len(bound[0].targets) != 1:
         return None  # (rebound somewhere, or bound by a loop or an unpacking: not one test)
     return none_test(bound[0].value)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 
+from ..frontend.walk import walk
 from ..shapes.values import BoolV, ModuleV, TensorV
 from .objects import ClassObj, InstanceObj
 
@@ -60,7 +61,7 @@ def _set_from_parameter(fn, name: str) -> bool:
     """Every assignment of `self.<name>` in `fn` is a plain `self.<name> = <a parameter of fn>`."""
     me = _me(fn)
     params = {a.arg for a in fn.args.posonlyargs + fn.args.args[1:] + fn.args.kwonlyargs}
-    for n in ast.walk(fn):
+    for n in walk(fn):
         targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else ()
         for t in targets:
             hits = [e for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])
@@ -126,7 +127,7 @@ def _self_calls(fn) -> frozenset:
     if cached is not None:
         return cached
     me = _me(fn)
-    out = {n.func.attr for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+    out = {n.func.attr for n in walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
            and isinstance(n.func.value, ast.Name) and n.func.value.id == me}
     fn._shapehint_self_calls = frozenset(out)
     return fn._shapehint_self_calls

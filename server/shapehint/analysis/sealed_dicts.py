@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 
+from ..frontend.walk import walk
 from ..shapes.values import DictV, ListV, TupleV
 
 _READS = frozenset({"get", "keys", "items", "values", "copy"})
@@ -58,7 +59,7 @@ def _uses_in_code_not_run(tree: ast.Module) -> dict:
         if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             _scan(top, out)
             continue
-        for node in ast.walk(top):
+        for node in walk(top):
             if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 _scan(node, out)
             elif isinstance(node, ast.Call):
@@ -72,13 +73,13 @@ def _uses_in_code_not_run(tree: ast.Module) -> dict:
 
 def _scan(root: ast.AST, out: dict) -> None:
     parents = {}
-    for node in ast.walk(root):
+    for node in walk(root):
         for child in ast.iter_child_nodes(node):
             parents[child] = node
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             for n in node.names:
                 out.setdefault(n, []).append(False)
-    for node in ast.walk(root):
+    for node in walk(root):
         if isinstance(node, ast.Name):
             out.setdefault(node.id, []).append(_only_reads(node, parents))
 

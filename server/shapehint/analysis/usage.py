@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 
+from ..frontend.walk import walk
 from ..ops import registry
 
 TENSOR_ATTRS = {"shape", "dtype", "device", "ndim", "T", "mT", "data", "grad", "size", "dim", "is_cuda"}
@@ -33,7 +34,7 @@ def _name_uses(fn: ast.FunctionDef) -> dict:
         t, o = uses.get(name, (0, 0))
         uses[name] = (t + 1, o) if as_tensor else (t, o + 1)
 
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Attribute) and node.func.attr in INT_METHOD_CALLS:
                 for a in {a.id for a in node.args if isinstance(a, ast.Name)}:
@@ -80,9 +81,9 @@ def handed_back(fn: ast.AST) -> set:
     got = getattr(fn, "_shapehint_handed_back", None)
     if got is not None:
         return got
-    returned = {n for r in ast.walk(fn) if isinstance(r, ast.Return) and r.value is not None
+    returned = {n for r in walk(fn) if isinstance(r, ast.Return) and r.value is not None
                 for n in _held(r.value)}
-    builds = [(t.id, a.value) for a in ast.walk(fn) if isinstance(a, ast.Assign)
+    builds = [(t.id, a.value) for a in walk(fn) if isinstance(a, ast.Assign)
               for t in a.targets if isinstance(t, ast.Name)]
     grew = True
     while grew:

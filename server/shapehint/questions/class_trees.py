@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from ..frontend.walk import walk
 from ..frontend.names import dotted
 
 _CLASSES: dict = {}   # text -> {name: ClassDef}, last file only (a server sees one file at a time)
@@ -21,7 +22,7 @@ def classes_of(text: str) -> dict:
     got = _CLASSES.get(text)
     if got is None:
         _CLASSES.clear()
-        got = _CLASSES[text] = {n.name: n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.ClassDef)}
+        got = _CLASSES[text] = {n.name: n for n in walk(ast.parse(text)) if isinstance(n, ast.ClassDef)}
     return dict(got)
 
 
@@ -33,7 +34,7 @@ def attribute_calls(cls: ast.ClassDef) -> tuple:
     if got is not None:
         return got
     out = []
-    for node in ast.walk(cls):
+    for node in walk(cls):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             callee = dotted(node.value.func)
             out.extend((t.attr, callee) for t in node.targets if isinstance(t, ast.Attribute))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ..frontend.walk import walk
 from ..shapes.expr import Expr
 from ..shapes.shape import conj, eq
 from ..shapes.values import IntV, TensorV
@@ -32,7 +33,7 @@ def _passed_as_sizes(session, node) -> frozenset:
     classes = {c.name: c for c in session.interp.classes if hasattr(c, "lookup")}
     names = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
     out = set()
-    for n in ast.walk(node):
+    for n in walk(node):
         cls = classes.get(n.func.id) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) else None
         init = cls.lookup("__init__") if cls is not None else None
         if init is None or not hasattr(init, "node"):
@@ -68,7 +69,7 @@ def constructor_arguments(node) -> frozenset:
     import ast
     names = {a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
     out = set()
-    for n in ast.walk(node):
+    for n in walk(node):
         if not isinstance(n, ast.Call):
             continue
         f = n.func
@@ -292,7 +293,7 @@ def rank_tested(session, qualname: str) -> set:
     if fn is None:
         return set()
     out = set()
-    for n in ast.walk(fn.node):
+    for n in walk(fn.node):
         target = None
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("dim", "ndimension"):
             target = n.func.value

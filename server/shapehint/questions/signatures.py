@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Optional
 
+from ..frontend.walk import walk
 from ..frontend.names import dotted
 from ..shapes.expr import Expr
 from ..shapes.shape import conj, eq, ge
@@ -367,7 +368,7 @@ def _ids_in(fn, cls, classes: dict, depth: int) -> set:
             subs[attr] = classes[callee]
     names = [a.arg for a in fn.args.args + fn.args.kwonlyargs]
     out = set()
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if not isinstance(node, ast.Call):
             continue
         callee = dotted(node.func)

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from ..shapes.expr import Atom, Expr
 from ..shapes.shape import Pred, eq, gt, neg
-from . import bounds
+from . import answers, bounds
 from .contexts import Session, borrow_context
 
 
@@ -152,10 +152,7 @@ class FactStore:
         if pred.is_true and not self.facts:
             return True, []
         res = self._check([pred], want_core=True)
-        if res is None:
-            return None, []
-        sat, core = res
-        return sat, core
+        return (None, []) if res is None else res
 
     def entails(self, pred: Pred) -> bool:
         if pred.is_true:
@@ -331,16 +328,23 @@ class FactStore:
                 if skey is not None:
                     self._slices[skey] = out
                 return out
-        bkey = self._bounds_key(extra) if skey is not None and facts else None
+        bkey = answers.bounds_key(extra, self.lower, self.upper) if skey is not None and facts else None
         if bkey is not None and self._refuted_by_bounds(bkey, extra):
             out = self._cache[key] = self._slices[skey] = (False, [])
             return out
-        z3 = self._load()
-        s = self._incremental()
-        lits = [self._literal(f) for f in facts]
-        # the query itself is a guarded assertion too: no push/pop (that costs more than the check)
-        qlits = [self._literal(Fact(p, None), cache=False) for p in extra]
-        if True:
+        # a definite answer Z3 gave any store of the process for the same slice (answers.py)
+        gkey = answers.key(skey[0], key[1], self.lower, self.upper, self.limits) if skey is not None else None
+        got = answers.recall(gkey)
+        if got is not None:
+            self.queries += 1
+            out = (got[0], [])
+            self._hint.update(got[1] or {})
+        else:
+            z3 = self._load()
+            s = self._incremental()
+            lits = [self._literal(f) for f in facts]
+            # the query itself is a guarded assertion too: no push/pop (that costs more than the check)
+            qlits = [self._literal(Fact(p, None), cache=False) for p in extra]
             self.queries += 1
             try:
                 r = s.check(*(qlits + lits))
@@ -350,13 +354,15 @@ class FactStore:
                 return None  # an interrupt may land before check() starts: never trust that answer
             if r == z3.sat:
                 out = (True, [])
-                self._remember_model(s, facts, extra)
+                point = self._remember_model(s, facts, extra)
+                answers.keep(gkey, True, point)
             elif r == z3.unsat:
                 core = []
                 if want_core:
                     names = {str(c) for c in s.unsat_core()}
                     core = [f.origin for f, lit in zip(facts, lits) if str(lit) in names and f.origin is not None]
                 out = (False, core)
+                answers.keep(gkey, False, None)
             else:
                 out = None
         if bkey is not None and out is not None:  # sat with facts: sat without; unsat: ask again (below)
@@ -368,10 +374,6 @@ class FactStore:
         if skey is not None and out is not None:
             self._slices[skey] = out
         return out
-
-    def _bounds_key(self, extra: list) -> tuple:
-        names = sorted(set().union(*(p.symbols() for p in extra)))
-        return tuple(extra), tuple(self.lower.get(n, 1) for n in names), tuple(self.upper.get(n) for n in names)
 
     def _refuted_by_bounds(self, bkey: tuple, extra: list) -> bool:
         """Is the query unsatisfiable under its symbols' bounds alone, whatever the facts? Asked once per
@@ -422,8 +424,9 @@ class FactStore:
             m = s.model()
             point = {n: m.eval(self._vars[n], model_completion=True).as_long() for n in names if n in self._vars}
         except Exception:  # noqa: BLE001 (a model Z3 cannot give is only a lost hint)
-            return
+            return None
         self._hint.update(point)
+        return point
 
     def _incremental(self):
         if self._solver is None:

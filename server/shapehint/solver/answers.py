@@ -1,0 +1,52 @@
+"""Z3's definite answers, shared by every fact store of the process.
+
+A store remembers its own answers (`FactStore._slices`: per set of the relevant facts' predicates
+and query), but each analysis has its stores, and the migration's rank search analyses a file
+again for every rank it tries, each context of a model's windowed attention asks again: tv_swin
+asked Z3 441 questions of which 188 were repeats of one asked before in another store, 2.6 of its
+14 CPU s. Satisfiability depends only on the predicates and their symbols' declared bounds (the
+same slice the store's own cache assumes), so a definite answer holds wherever the same formula
+is asked; an undecided one (a timeout) is never kept, so such a query asks Z3 again. A satisfiable
+answer keeps its model's values too: the asking store takes them as its next guess, as it takes
+Z3's (`FactStore._hint`). Bounded: cleared past MAX_ANSWERS.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Optional
+
+MAX_ANSWERS = 20000
+
+_ANSWERS: dict = {}
+_LOCK = threading.Lock()
+
+
+def key(preds: frozenset, query: tuple, lower: dict, upper: dict, limits) -> tuple:
+    names: set = set()
+    for p in preds:
+        names |= p.symbols()
+    for p in query:
+        names |= p.symbols()
+    return preds, query, tuple(sorted((n, lower.get(n, 1), upper.get(n)) for n in names)), \
+        (limits.timeout_ms, limits.rlimit)
+
+
+def recall(k: Optional[tuple]) -> Optional[tuple]:
+    """(satisfiable, the model's values or None) of a formula Z3 decided, or None."""
+    return None if k is None else _ANSWERS.get(k)
+
+
+def keep(k: Optional[tuple], satisfiable: bool, point: Optional[dict]) -> None:
+    if k is None:  # a query asked with a core: its answer is the store's alone
+        return
+    with _LOCK:
+        if len(_ANSWERS) >= MAX_ANSWERS:
+            _ANSWERS.clear()
+        _ANSWERS[k] = (satisfiable, point)
+
+
+def bounds_key(query: list, lower: dict, upper: dict) -> tuple:
+    """A query with its symbols' bounds, without the facts: the key of the job's memo of queries
+    refuted by the bounds alone (`FactStore._refuted_by_bounds`, `contexts.Session.by_bounds`)."""
+    names = sorted(set().union(*(p.symbols() for p in query)))
+    return tuple(query), tuple(lower.get(n, 1) for n in names), tuple(upper.get(n) for n in names)
