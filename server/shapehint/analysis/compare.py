@@ -105,6 +105,8 @@ class Comparisons:
                     return TRUE
                 preds.append(exact)
             return None if any(p is None for p in preds) else disj(*preds)
+        if isinstance(container, DictV) and container.exact and not container.open and not container.items:
+            return FALSE  # (an exact dict with no keys holds none, whatever the key)
         if _open(container) or _open(x):
             return None
         if isinstance(container, TorchDir):

@@ -88,9 +88,11 @@ def reads_items(inst: InstanceObj, name: str) -> bool:
 
 def item(it, inst: InstanceObj, idx: Value, node, fr, subscript) -> Value:
     """`inst[idx]`: a field mapping's field (a slice: `subscript` of the items' tuple), a table's
-    entry (tables.py), else unknown."""
+    entry or a mapping's callable read by a key not known (tables.py), else unknown."""
     if tables.is_table(inst):
         return tables.read(it, inst, idx, fr, span_of(node) if node is not None else None)
+    if tables.is_lookup(inst) and not is_field_mapping(inst):
+        return tables.any_lookup(it, inst, idx) or UnknownV("subscript")
     if not is_field_mapping(inst):
         return UnknownV("subscript")
     whole = as_tuple(inst) if isinstance(idx, SliceV) else None

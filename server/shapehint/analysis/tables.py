@@ -11,16 +11,26 @@ shape, return one of that very shape and dtype? Each key is read through the cla
 fresh fact store, nothing recorded, errors not reported). When every entry keeps the shape the
 lookup is an `objects.KeepsShapeV`, whose call gives its argument's shape; otherwise it is the
 entries themselves when few (a ChoiceV), else unknown — never a guess. A key the analysis knows
-reads that one entry through `__getitem__`, as Python does."""
+reads that one entry through `__getitem__`, as Python does.
+
+A mapping class may keep its entries elsewhere: a class-level dict of functions behind an
+instance dict of local overrides (`REGISTRY[config.kind]`, `REGISTRY` an instance of such a
+class). When the class gives no way to add entries (no `__setitem__`, no class method that could
+register one: code the analysis never sees may call them, so the entries it saw are not all),
+its `__getitem__` is run on the key not known, quietly as above: the dicts it reads with that key
+give one of their values (choices.registry_choice), and when what it returns is a callable the
+analysis can follow, or a choice among such, the read is that, and its call joins the options'
+results (calls.py); anything else is unknown."""
 from __future__ import annotations
 
+import copy
 from typing import Optional
 
 from ..shapes.shape import Shape
-from ..shapes.values import DefaultStrV, DictV, StrV, TensorV, UnknownV, Value
-from .choices import MAX_OPTIONS, choice_of
-from .frames import Frame
-from .objects import FuncObj, InstanceObj, KeepsShapeV
+from ..shapes.values import DefaultStrV, DictV, IntV, SliceV, StrV, TensorV, UnknownV, Value
+from .choices import MAX_OPTIONS, choice_of, is_option
+from .frames import Frame, decorated
+from .objects import ClassObj, FuncObj, InstanceObj, KeepsShapeV
 
 MAX_ENTRIES = 64  # past this many, reading every entry costs more than the answer is worth
 PROBE_DTYPE = "float32"
@@ -30,6 +40,44 @@ def is_table(obj: Value) -> bool:
     """An instance holding a known dict of its own, with a `__getitem__` written in Python."""
     return isinstance(obj, InstanceObj) and isinstance(obj.items, DictV) and \
         isinstance(obj.cls.lookup("__getitem__"), FuncObj)
+
+
+def is_lookup(obj: Value) -> bool:
+    """An instance whose class has a `__getitem__` written in Python, its items not a dict of its own."""
+    return isinstance(obj, InstanceObj) and not isinstance(obj.items, DictV) and \
+        isinstance(obj.cls.lookup("__getitem__"), FuncObj)
+
+
+def _extensible(cls: ClassObj, depth: int = 0) -> bool:
+    """Whether code anywhere may add entries: the class, or a base written in Python, has a
+    `__setitem__` or a class method (a class-wide registration)."""
+    for v in cls.attrs.values():
+        if isinstance(v, FuncObj) and v.node is not None and \
+                (v.node.name == "__setitem__" or decorated(v.node, "classmethod")):
+            return True
+    return depth < 64 and any(isinstance(b, ClassObj) and _extensible(b, depth + 1) for b in cls.bases)
+
+
+def any_lookup(it, inst: InstanceObj, idx: Value) -> Optional[Value]:
+    """`inst[idx]`, `idx` a key not known, `inst` an `is_lookup` instance: what its `__getitem__`
+    returns when that is a callable to follow (one, or a choice among several), else None."""
+    if known_key(idx) or isinstance(idx, (IntV, TensorV, SliceV)) or _extensible(inst.cls):
+        return None  # (a known key is not read through the class here; a number indexes a sequence)
+    getitem = inst.cls.lookup("__getitem__")
+    fr = Frame({}, getitem.qualname, it.new_store(), getitem.globals, cls=getitem.cls, record=False)
+    fr.caught = 1  # a path that raises (a key missing) is no error of the program's
+    out = it.call_function(getitem, [_as_seen(inst), idx], {}, fr, None)
+    return out if is_option(out) else None
+
+
+def _as_seen(inst: InstanceObj) -> InstanceObj:
+    """A copy of `inst` whose own closed dicts hold exactly their keys: its class adds none after
+    construction (not `_extensible`), so overrides `__init__` left empty hold none and
+    `key in self._overrides` is False."""
+    seen = copy.copy(inst)
+    seen.attrs = {k: DictV(dict(v.items), exact=True) if isinstance(v, DictV) and not v.open and v.elem is None else v
+                  for k, v in inst.attrs.items()}
+    return seen
 
 
 def known_key(idx: Value) -> bool:
