@@ -12,11 +12,12 @@ relative imports resolve; `build` is evaluated in that module's namespace. Only 
 comes from `file` are line-traced, while the model is built and while it runs.
 
 Per traced call (an *invocation*) it records the bindings a shape's symbols may name: its
-arguments (tensor shapes, ints, int tuples, and a snapshot of the int attributes of objects such
-as `self` and `config`), the constructor arguments `self` got from its `__init__` in this file, its
-caller (`QUALNAME:LINE`, the runner's context) and its parent invocation, so a symbol of an
-enclosing call can be bound. Identical invocations (same function, context, bindings and parent)
-are merged, so twelve identical layers cost one record.
+arguments (tensor shapes, ints, int tuples, a snapshot of the int attributes of objects such
+as `self` and `config`, and the int class attributes of a class passed, `block.expansion`), the
+constructor arguments `self` got from its `__init__` in this file, its caller (`QUALNAME:LINE`,
+the runner's context) and its parent invocation, so a symbol of an enclosing call can be bound.
+Identical invocations (same function, context, bindings and parent) are merged, so twelve
+identical layers cost one record.
 """
 import ast
 import importlib
@@ -87,6 +88,21 @@ def _ints(v):
     return None
 
 
+def _class_ints(cls) -> dict:
+    """The int class attributes of a class passed as an argument (`block.expansion` of
+    `ResNet(Bottleneck, ...)`), as the run reads them (`getattr`: inherited ones too); nothing else
+    of a class is bound."""
+    out = {}
+    for k in [k for k in dir(cls) if not k.startswith("_")][:MAX_ATTRS]:
+        try:
+            v = getattr(cls, k)
+        except Exception:
+            continue
+        if isinstance(v, int) and not isinstance(v, bool):
+            out[k] = v
+    return out
+
+
 def tracer_class(runner):
     """The runner's Recorder (its frame filter, statement keys and per-statement recording),
     extended with what binds a shape's symbols: richer arguments, constructor arguments, the
@@ -113,6 +129,9 @@ def tracer_class(runner):
             i = _ints(v)
             if i is not None:
                 return i
+            if depth > 0 and isinstance(v, type):
+                a = _class_ints(v)
+                return {"attrs": a} if a else None
             if depth > 0 and v is not None and not isinstance(v, (str, bytes, float, bool, type, dict, list, tuple)):
                 a = self.attrs(v, depth)
                 if a:

@@ -1,10 +1,12 @@
 """A constructor parameter annotated with the classes it may be (`block: type[Union[Small, Wide]]`)
 is one of them in the class's own analysis (analysis/class_params.py, issue 27: torchvision's
 ResNet builds its stages from the block class it is given). What the options agree on is
-claimed, what they disagree on (the channels of `planes * block.expansion`) is not. Every shape
-claimed is evaluated against what torch computes for each option; each test failed before the
-mechanism (the parameter was opaque, the stages unknown), except the last, which guards what
-must stay unclaimed."""
+claimed; a class attribute they disagree on is named as the code reads it (`block.expansion`),
+and a size their results give as one multiple of it (`16` for Small, `64` for Wide) is that
+multiple (`16*block.expansion`). Every shape claimed is evaluated against what torch computes
+for each option, with `block` bound to the class passed; each test failed before the mechanism
+(the parameter was opaque, the stages unknown), except the last, which guards what must stay
+unclaimed."""
 import torch
 
 from shapehint.analysis.api import analyze_source
@@ -98,14 +100,16 @@ def _check(src: str, blocks: list) -> dict:
             for line in range(FWD, FWD + 5):
                 assert (line, "x") in got
                 assert all(g is None or g == w for g, w in
-                           zip(_evaluated(got[(line, "x")], {"x": x, "num_classes": k}), want[line])), (line, name)
+                           zip(_evaluated(got[(line, "x")], {"x": x, "num_classes": k, "block": ns[name]}), want[line])), \
+                    (line, name)
     return got
 
 
-def test_a_union_of_block_classes_claims_what_both_give_and_not_the_channels():
+def test_a_union_of_block_classes_names_the_channels_by_the_class_attribute():
     got = _check(NET.replace("BLOCK", "type[Union[Small, Wide]]"), ["Small", "Wide"])
-    assert got[(FWD + 1, "x")][0] == "x.shape[0]" and got[(FWD + 1, "x")][1] == "?"
+    assert got[(FWD + 1, "x")][:2] == ["x.shape[0]", "16*block.expansion"]
     assert got[(FWD + 1, "x")][2:] != ["?", "?"]  # the stride both blocks apply
+    assert got[(FWD + 3, "x")] == ["x.shape[0]", "16*block.expansion"]
     assert got[(FWD + 4, "x")] == ["x.shape[0]", "num_classes"]  # the head's output, whichever block
 
 
@@ -116,12 +120,115 @@ def test_one_block_class_gives_its_channels():
 
 
 def test_a_subclass_the_file_defines_is_one_of_the_options():
-    """`type[Small]` admits `Tiny(Small)` with its own expansion: the channels are not claimed."""
+    """`type[Small]` admits `Tiny(Small)` with its own expansion: the channels are named by it."""
     src = NET.replace("BLOCK", "type[Small]") + "\n\nclass Tiny(Small):\n    expansion = 2\n"
     got = _check(src, ["Small", "Tiny"])
-    assert got[(FWD + 1, "x")][1] == "?"
+    assert got[(FWD + 1, "x")][1] == "16*block.expansion"
 
 
 def test_a_class_of_another_library_leaves_the_parameter_unknown():
     got = _values(NET.replace("BLOCK", "type[nn.Module]"), "Net.forward")
     assert (got.get((FWD + 1, "x")) or [None, "?"])[1] == "?"
+
+
+STAGES = '''import torch
+import torch.nn as nn
+from typing import Optional, Union
+
+
+class Small(nn.Module):
+    expansion = 1
+
+    def __init__(self, cin: int, planes: int, stride: int = 1, downsample: Optional[nn.Module] = None):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, planes * self.expansion + EXTRA, 3, stride, 1)
+        self.downsample = downsample
+
+    def forward(self, x):
+        identity = x
+        out = self.conv(x)
+        if self.downsample is not None:
+            identity = self.downsample(x)
+        out += identity
+        return out
+
+
+class Wide(nn.Module):
+    expansion = 4
+
+    def __init__(self, cin: int, planes: int, stride: int = 1, downsample: Optional[nn.Module] = None):
+        super().__init__()
+        self.conv = nn.Conv2d(cin, planes * self.expansion + EXTRA, 1, stride)
+        self.downsample = downsample
+
+    def forward(self, x):
+        identity = x
+        out = self.conv(x)
+        if self.downsample is not None:
+            identity = self.downsample(x)
+        out += identity
+        return out
+
+
+class Net(nn.Module):
+    def __init__(self, block: type[Union[Small, Wide]], layers: list[int], num_classes: int = 10):
+        super().__init__()
+        self.inplanes = 8
+        self.stem = nn.Conv2d(3, 8, 3, 2, 1)
+        self.layer1 = self._make_layer(block, 8, layers[0])
+        self.layer2 = self._make_layer(block, 16, layers[1], stride=2)
+        self.fc = nn.Linear(16 * block.expansion + EXTRA, num_classes)
+
+    def _make_layer(self, block: type[Union[Small, Wide]], planes: int, blocks: int, stride: int = 1):
+        downsample = None
+        if stride != 1 or self.inplanes != planes * block.expansion + EXTRA:
+            downsample = nn.Conv2d(self.inplanes, planes * block.expansion + EXTRA, 1, stride)
+        layers = [block(self.inplanes, planes, stride, downsample)]
+        self.inplanes = planes * block.expansion + EXTRA
+        for _ in range(1, blocks):
+            layers.append(block(self.inplanes, planes))
+        return nn.Sequential(*layers)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = self.layer1(x)
+        x = self.layer2(x)
+        x = torch.flatten(x.mean((2, 3)), 1)
+        x = self.fc(x)
+        return x
+'''
+STAGE_FWD = STAGES.splitlines().index("        x = self.stem(x)") + 1
+
+
+def _check_stages(src: str) -> dict:
+    got = _values(src, "Net.forward")
+    assert not [d for d in analyze_source(src, "m.py").diagnostics if d.severity == "error"]
+    ns = _run(src)
+    x = torch.randn(2, 3, 17, 12)
+    for name in ("Small", "Wide"):
+        for layers in ([1, 1], [2, 3]):  # (one block: the loop appends none)
+            model = ns["Net"](ns[name], layers)
+            h = model.stem(x)
+            want = {STAGE_FWD: h.shape, STAGE_FWD + 1: model.layer1(h).shape,
+                    STAGE_FWD + 2: model.layer2(model.layer1(h)).shape}
+            for line, shape in want.items():
+                assert all(g is None or g == w for g, w in
+                           zip(_evaluated(got[(line, "x")], {"x": x, "block": ns[name]}), shape)), (line, name)
+    return got
+
+
+def test_stages_built_by_a_loop_of_blocks_of_a_class_parameter_name_their_channels():
+    """A stage is the first block, then `range(1, blocks)` more (a list the loop grew: a
+    Sequential of that layout, layer_tails.py), each block's channels a multiple of
+    `block.expansion`; their residual sums meet on the named size too."""
+    got = _check_stages(STAGES.replace(" + EXTRA", ""))
+    assert got[(STAGE_FWD + 1, "x")] == ["x.shape[0]", "8*block.expansion", "(x.shape[2] - 1)//2 + 1",
+                                         "(x.shape[3] - 1)//2 + 1"]
+    assert got[(STAGE_FWD + 2, "x")][1] == "16*block.expansion"
+    assert got[(STAGE_FWD + 2, "x")][2] == "((x.shape[2] - 1)//2)//2 + 1"
+
+
+def test_channels_that_are_no_multiple_of_the_class_attribute_are_not_claimed():
+    """`planes * expansion + 1`: 9 for Small and 33 for Wide are no one multiple of it."""
+    got = _check_stages(STAGES.replace("EXTRA", "1"))
+    assert got[(STAGE_FWD + 1, "x")][1] == "?"

@@ -119,3 +119,53 @@ def test_a_container_written_to_keeps_no_layout():
     observed = list(stage.run(x).shape)
     assert observed == [2, 8, 5, 3]
     assert y is None or _holds(y, observed, {"x": x, "cin": 3, "cout": 8})
+
+
+GROWN = STAGE.split("class Stage")[0] + '''class Grown(nn.Module):
+    def __init__(self, cin: int, cout: int, depth: int = 2) -> None:
+        super().__init__()
+        layers = [Block(cin, cout, stride=2)]
+        for _ in range(1, depth):
+            APPEND
+        AFTER
+        self.layers = nn.Sequential(*layers)
+
+    def run(self, x):
+        y = self.layers(x)
+        return y
+'''
+
+
+def _grown(append="layers.append(Block(cout, cout))", after="pass"):
+    return GROWN.replace("APPEND", append).replace("AFTER", after)
+
+
+def _run_grown(src, cin, cout, depth, x):
+    scope = {}
+    exec(compile(src, "grown.py", "exec"), scope)
+    return list(scope["Grown"](cin, cout, depth).to("meta").run(x).shape)
+
+
+@pytest.mark.parametrize("cin,cout,depth", [(3, 8, 1), (3, 8, 3), (16, 4, 2)])
+def test_a_list_a_loop_grew_by_one_layer_a_pass_keeps_its_first_layer(cin, cout, depth):
+    """`layers = [first]; for ...: layers.append(Block(c, c))`: the Sequential of it runs the
+    first layer, then the appended ones as a stack (grown_lists.settle)."""
+    src = _grown()
+    y = _shown(src)[("Grown.run", "y")]
+    assert y == ["x.shape[0]", "cout", "(x.shape[2] - 1)//2 + 1", "(x.shape[3] - 1)//2 + 1"]
+    x = torch.zeros(2, cin, 17, 12, device="meta")
+    assert _holds(y, _run_grown(src, cin, cout, depth, x), {"x": x, "cin": cin, "cout": cout})
+
+
+@pytest.mark.parametrize("src", [
+    _grown(after="layers.append(Block(cout, cout, stride=2))"),  # written after the loop
+    _grown(append="layers.append(Block(cout, cout)); layers.append(Block(cout, cout, stride=2))"),  # two a pass
+    _grown(append="layers.append(Block(cout, cout))\n            if _ % 2:\n"
+                  "                layers.append(Block(cout, cout, stride=2))"),  # one more on some passes
+])
+def test_a_grown_list_written_after_or_growing_by_two_keeps_no_layout(src):
+    y = _shown(src).get(("Grown.run", "y"))
+    for depth in (1, 2, 3):
+        x = torch.zeros(2, 3, 33, 20, device="meta")
+        assert y is None or _holds(y, _run_grown(src, 3, 8, depth, x), {"x": x, "cin": 3, "cout": 8})
+    assert y is None or y[2] == "?"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
-from ..shapes.shape import Pred, Shape, conj, ne, neg
+from ..shapes.shape import Pred, Shape, conj, is_dyn, ne, neg
 from ..shapes.values import TensorV
 
 
@@ -61,7 +61,8 @@ def aligned_options(outs: list, facts, resolve) -> list:
         if sb is None or sb.star is not None or sb.rank != sa.rank or sb == sa:
             out.append(t)
             continue
-        dims = tuple(da if da != db and facts.possible(conj(cond, ne(da, db)))[0] is False else db
-                     for da, db in zip(sa.dims, sb.dims))
+        # (two sizes that both hold an unknown show as `?` whichever is written: no proof is sought)
+        dims = tuple(da if da != db and not (is_dyn(da) and is_dyn(db)) and
+                     facts.possible(conj(cond, ne(da, db)))[0] is False else db for da, db in zip(sa.dims, sb.dims))
         out.append(_with(t, Shape(dims)) if dims != sb.dims else t)
     return out

@@ -25,9 +25,8 @@ from .layers import CONTAINERS
 from .built import recorded_in_built
 from .ruleargs import binds
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import contexts, costs, divisibility, enums, layer_tails, list_choices, returns, sizes, tables, unfinished
+from . import class_params, contexts, costs, divisibility, enums, layer_tails, list_choices, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
-from .arm_alignment import aligned_options
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
 
@@ -68,8 +67,9 @@ class Calls:
                     choice = (len(args), v)
                     continue
                 if items is None:
-                    if len(node.args) == 1 and isinstance(func, ExtRef) and func.path == "torch.nn.Sequential":
-                        # `nn.Sequential(*[Block(d) for _ in range(depth)])`
+                    if len(node.args) == 1 and isinstance(func, ExtRef) and func.path == "torch.nn.Sequential" \
+                            and layer_tails.grown_layers(v) is None:
+                        # `nn.Sequential(*[Block(d) for _ in range(depth)])` (a grown list's layout: layer_tails.py)
                         return self.build_container(func.path, [ListV(None, self.loop_element(v, None, fr))], span_of(node))
                     if a is not node.args[-1] or spread_of(v) is None:  # (spread.py)
                         return UnknownV("*args")
@@ -167,7 +167,7 @@ class Calls:
         opts = fn.options + ((UnknownV("open"),) if isinstance(fn, OpenChoiceV) else ())  # (open_choices.py)
         outs = list_choices.run_each(self, fr, [lambda o=o: self.call_value(o, args, kwargs, fr, span, node, labels)
                                                 for o in opts], getattr(fn, "conds", None) or ())
-        return self.join_values(aligned_options(outs, fr.facts, self.resolve)) if outs else UnknownV("call")
+        return class_params.joined_calls(self, fn, outs, fr.facts) if outs else UnknownV("call")
 
     def _opname(self, node, default: str) -> str:
         return self.source(node, 48) if isinstance(node, ast.Call) else default

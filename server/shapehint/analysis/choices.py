@@ -26,15 +26,24 @@ def choice_of(vals: list) -> Optional[Value]:
     """The value that is one of `vals`: the one value when they are all it, a ChoiceV when each
     is an option, else None."""
     flat: list = []
+    conds: list = []
     for v in vals:
         if not is_option(v):
             return None
-        for o in (v.options if isinstance(v, ChoiceV) else (v,)):
+        for i, o in enumerate(v.options if isinstance(v, ChoiceV) else (v,)):
             if not any(o is f for f in flat):
                 flat.append(o)
+                conds.append(v.conds[i] if isinstance(v, ChoiceV) and v.conds else None)
     if not flat or len(flat) > MAX_OPTIONS:
         return None
-    return flat[0] if len(flat) == 1 else ChoiceV(tuple(flat))
+    if len(flat) == 1:
+        return flat[0]
+    # choices of one class parameter's (class_params.py), on paths that built them apart: still
+    # its choice, each option under the condition it was built under
+    name = vals[0].name if isinstance(vals[0], ChoiceV) else None
+    if name is not None and all(isinstance(v, ChoiceV) and v.name == name and v.conds for v in vals):
+        return ChoiceV(tuple(flat), tuple(conds), name)
+    return ChoiceV(tuple(flat))
 
 
 def registry_choice(d: DictV, extra: tuple = ()) -> Optional[Value]:
@@ -63,7 +72,7 @@ def conditioned(joined: Value, a: Value, b: Value, test) -> Value:
             conds.append(neg(test) if cb is None else conj(neg(test), cb))
         else:
             conds.append(None)  # (on both arms, or neither: no condition known)
-    return ChoiceV(joined.options, tuple(conds))
+    return ChoiceV(joined.options, tuple(conds), joined.name)
 
 
 _ABSENT = object()

@@ -6,25 +6,33 @@ constructing context such a parameter was an opaque value, so every stage it bui
 In its own analysis the parameter is one of the annotated classes or of their subclasses that
 the analysed code defines (`type[X]` admits subclasses): a ChoiceV (choices.py), so a call builds
 each option and joins what they give, an attribute is what every option holds, and where the
-options disagree (`expansion` 1 or 4) nothing is claimed. A member that is no class of the
-analysed code (another library's, `nn.Module`) or too many options leave the parameter as it was:
-unknown, never a guess."""
+options disagree (`expansion` 1 or 4) it is named as the code reads it: `block.expansion`, the
+value of that name in every context that calls the analysed code, as a configuration's
+attributes are named (defaults.py). Each option is taken under the condition that the names
+hold its values (`block.expansion == 4` for Bottleneck), so what it builds from `block.expansion`
+is its own size there. A member that is no class of the analysed code (another library's,
+`nn.Module`) or too many options leave the parameter as it was: unknown, never a guess."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Callable, Optional
 
-from ..shapes.values import Value
+from ..shapes.expr import Expr
+from ..shapes.shape import Shape, conj, eq
+from ..shapes.values import IntV, TensorV, Value
 from .annotations import union_members, unstring
+from .arm_alignment import aligned_options
 from .choices import choice_of
-from .objects import ClassObj
+from .objects import ChoiceV, ClassObj, InstanceObj, OpaqueV
 
 _TYPE_NAMES = {"type", "Type"}
 
 
-def class_param(node: ast.AST, resolve: Callable[[ast.AST], Value], classes: list) -> Optional[Value]:
-    """The value of a parameter annotated `node` when that is `type[...]` of classes the analysed
-    code defines (`classes`: all it defines, for their subclasses); else None."""
+def class_param(node: ast.AST, resolve: Callable[[ast.AST], Value], classes: list,
+                name: Optional[str] = None) -> Optional[Value]:
+    """The value of the parameter `name` annotated `node` when that is `type[...]` of classes the
+    analysed code defines (`classes`: all it defines, for their subclasses); else None."""
     node = unstring(node)
     if not isinstance(node, ast.Subscript) or not _is_type(node.value, resolve):
         return None
@@ -40,7 +48,38 @@ def class_param(node: ast.AST, resolve: Callable[[ast.AST], Value], classes: lis
         for c in [cls] + _subclasses(cls, classes):
             if not any(c is o for o in options):
                 options.append(c)
-    return choice_of(options)
+    chosen = choice_of(options)
+    if not isinstance(chosen, ChoiceV) or name is None:
+        return chosen
+    sizes = _disagreeing_sizes(chosen.options)
+    conds = tuple(conj(*(eq(Expr.sym(f"{name}.{a}"), vals[i]) for a, vals in sizes.items())) if sizes else None
+                  for i in range(len(chosen.options)))
+    return ChoiceV(chosen.options, conds if sizes else None, name)
+
+
+def named_attr(choice: ChoiceV, attr: str, vals: list) -> Optional[Value]:
+    """`block.expansion` of a class parameter whose options hold different known ints there: that
+    name (its options' conditions say which value each holds); None where they agree or one is
+    not a known int (the join then says what is known)."""
+    if choice.name is None or choice.conds is None or attr not in _disagreeing_sizes(choice.options):
+        return None
+    return OpaqueV(f"{choice.name}.{attr}", "int")
+
+
+def _disagreeing_sizes(options: tuple) -> dict:
+    """{attribute: each option's int} for the class attributes every option holds as a known int
+    and not all alike."""
+    out: dict = {}
+    first = options[0]
+    for attr in first.attrs if isinstance(first, ClassObj) else ():
+        vals = [_const(o.lookup(attr)) if isinstance(o, ClassObj) else None for o in options]
+        if None not in vals and len(set(vals)) > 1:
+            out[attr] = vals
+    return out
+
+
+def _const(v) -> Optional[int]:
+    return v.expr.value if isinstance(v, IntV) and v.expr.value is not None else None
 
 
 def _is_type(node: ast.AST, resolve) -> bool:
@@ -64,3 +103,67 @@ def _subclasses(cls: ClassObj, classes: list) -> list:
         if isinstance(c, ClassObj) and c is not cls and derives(c, set()):
             out.append(c)
     return out
+
+
+def joined_calls(cx, fn: Value, outs: list, facts) -> Value:
+    """The join of a choice's calls, [(an option's condition, its result)]: for a class parameter's
+    choice, each size its options' results give as one multiple of `block.expansion` by its value
+    there (`64` for BasicBlock's, `256` for Bottleneck's: `64*block.expansion`) written so, and the
+    instances it builds kept as a choice of that name, so their calls are joined alike."""
+    vals = aligned_options(outs, facts, cx.resolve)
+    values = _option_values(fn, outs) if isinstance(fn, ChoiceV) and fn.name is not None else None
+    if values:
+        vals = _named_dims(vals, values, cx.resolve)
+    out = cx.join_values(vals)
+    if values and isinstance(out, ChoiceV) and len(out.options) == len(outs) and \
+            all(isinstance(o, InstanceObj) and o is v for o, v in zip(out.options, vals)):
+        return ChoiceV(out.options, tuple(c for c, _ in outs), fn.name)
+    return out
+
+
+def _option_values(fn: ChoiceV, outs: list) -> Optional[dict]:
+    """{`block.expansion`: its value in each of `outs`}, matched by the condition each ran under
+    (an option with none, on both arms of an `if`, matches no one class: nothing is named)."""
+    if fn.conds is None or any(cond is None for cond, _ in outs):
+        return None
+    classes = [o if isinstance(o, ClassObj) else getattr(o, "cls", None) for o in fn.options]
+    if not all(isinstance(c, ClassObj) for c in classes):
+        return None
+    idx = [next((i for i, c in enumerate(fn.conds) if c is cond), None) for cond, _ in outs]
+    if None in idx:
+        return None
+    return {f"{fn.name}.{a}": [vals[i] for i in idx] for a, vals in _disagreeing_sizes(tuple(classes)).items()}
+
+
+def _named_dims(vals: list, values: dict, resolve) -> list:
+    if not all(isinstance(v, TensorV) for v in vals):
+        return vals
+    shapes = [resolve(v) for v in vals]
+    if any(s.rank is None or s.star is not None or s.rank != shapes[0].rank for s in shapes):
+        return vals
+    dims = [list(s.dims) for s in shapes]
+    for d in range(shapes[0].rank):
+        got = [s.dims[d] for s in shapes]
+        if any(g != got[0] for g in got):
+            named = _as_multiple(got, values)
+            if named is not None:
+                for row in dims:
+                    row[d] = named
+    return [dataclasses.replace(v, shape=Shape(tuple(row))) if tuple(row) != s.dims else v
+            for v, s, row in zip(vals, shapes, dims)]
+
+
+def _as_multiple(got: list, values: dict) -> Optional[Expr]:
+    """`c*name` that is each of `got` where `name` holds its value there (checked by substituting
+    it: equal as written, no solver), or None."""
+    for name, each in values.items():
+        for g, e in zip(got, each):
+            if e <= 0:
+                continue
+            c = g // e
+            if c * e != g:
+                continue
+            named = c * Expr.sym(name)
+            if all(named.subs({name: v}) == x for x, v in zip(got, each)):
+                return named
+    return None

@@ -19,7 +19,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice
 from .maybe_none import narrowed
-from . import classvalues, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished
+from . import class_params, classvalues, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -157,7 +157,8 @@ class Expressions:
         if isinstance(obj, (ListV, DictV, TupleV, StrV)):
             return BoundOp(obj, name)
         if isinstance(obj, ChoiceV):  # what every option holds (a method: one of theirs)
-            return self.join_values([self.attribute(o, name, node, fr) for o in obj.options])
+            vals = [self.attribute(o, name, node, fr) for o in obj.options]
+            return class_params.named_attr(obj, name, vals) or self.join_values(vals)
         return sized_method(obj, name, self.fresh_star) or classvalues.other_attr(obj, name)
 
     def _opaque_name(self, obj: InstanceObj) -> str:

@@ -44,7 +44,7 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
     if ann is not None:
         return _annotated_tensor(it, f, p, ann, hint=p.annotation)
     if p.annotation is not None:
-        chosen = class_param(p.annotation, lambda n: it._safe_eval(n, fr), it.classes)
+        chosen = class_param(p.annotation, lambda n: it._safe_eval(n, fr), it.classes, p.arg)
         if chosen is not None:
             return chosen
         container = container_param(it, f, p, fr)

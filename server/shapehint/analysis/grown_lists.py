@@ -128,6 +128,11 @@ def settle(st, lst: ListV, head: list, block: list, trips: Optional[Expr], stabl
         return
     if all(_same_shape(a, b) for a, b in zip(block, second)) and all(isinstance(h, TensorV) for h in head):
         lst.grown = (tuple(head), tuple(block), trips)
+    elif head and len(second) == 1 and all(layer_elem(v) is not None for v in head + second):
+        # layers: the first ones, then one a pass (`layers.append(block(inplanes, planes))` over
+        # `range(1, blocks)`), the second pass's standing for every pass (it ran from the loop's
+        # joined state), so `nn.Sequential(*layers)` keeps that layout (layer_tails.py)
+        lst.grown = (tuple(head), tuple(second), trips)
 
 
 def forget(obj) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
-from ..shapes.values import ExtRef, ModuleV, UnknownV, Value
+from ..shapes.values import ExtRef, ListV, ModuleV, UnknownV, Value
 from .grown_lists import layer_elem
 from .objects import SpreadV
 
@@ -32,14 +32,26 @@ def sequential_of(fn: Value, args: list, kwargs: dict, join: Callable) -> Option
     if not (isinstance(fn, ExtRef) and fn.path == SEQUENTIAL) or kwargs or not args:
         return None
     spread, head = args[-1], list(args[:-1])
-    if not isinstance(spread, SpreadV) or not head or len(head) > MAX_HEAD or \
-            any(isinstance(a, SpreadV) or layer_elem(a) is None for a in head):
+    if not isinstance(spread, SpreadV):
         return None
-    tail = layer_elem(spread.seq.elem)
+    grown = grown_layers(spread.seq)
+    head += grown[0] if grown else []
+    if not head or len(head) > MAX_HEAD or any(isinstance(a, SpreadV) or layer_elem(a) is None for a in head):
+        return None
+    tail = grown[1] if grown else layer_elem(spread.seq.elem)
     elem = layer_elem(join(head + [tail])) if tail is not None else None
     if elem is None:
         return None
     return ModuleV(SEQUENTIAL, {}, None, None, None, elem, None, head=head, tail=tail)
+
+
+def grown_layers(seq: Value) -> Optional[tuple]:
+    """(first layers, the layer each pass appends) of a list a loop grew (grown_lists.settle)."""
+    if not isinstance(seq, ListV) or seq.items is not None or seq.grown is None or len(seq.grown[1]) != 1:
+        return None
+    head, block, _ = seq.grown
+    tail = layer_elem(block[0])
+    return (list(head), tail) if tail is not None and all(layer_elem(h) is not None for h in head) else None
 
 
 def plain(m: ModuleV) -> ModuleV:

@@ -271,9 +271,11 @@ class ChoiceV(Value):
     read with a key it does not know (`LAYERS[cfg.kind]`), or the arms of an undecided `if`
     that bound different layers or functions. Calling it calls each option and joins the
     results, so where every option gives the same shape that is the shape. `conds`: for each
-    option, a condition that holds wherever it was taken (None: none known; choices.conditioned)."""
+    option, a condition that holds wherever it was taken (None: none known; choices.conditioned).
+    `name`: the parameter it is the value of, when a class parameter's (class_params.py)."""
     options: tuple
     conds: Optional[tuple] = None
+    name: Optional[str] = None
 
     def describe(self) -> str:
         return "one of " + ", ".join(o.describe() for o in self.options)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..shapes.expr import Expr, emax
-from ..shapes.shape import DYN_PREFIX, Shape, conj, disj, dim_str, eq, ge
+from ..shapes.shape import DYN_PREFIX, Shape, conj, disj, dim_str, eq, ge, is_dyn
 from ..shapes.values import ListV, NoneV, TensorV, TupleV, Value
 from .context import NotApplicable, OpContext
 from .dtypes import result_type
@@ -44,6 +44,11 @@ def broadcast_dims(cx: OpContext, a: Expr, b: Expr, where: str) -> Expr:
         return a
     cx.require(disj(eq(a, b), eq(a, 1), eq(b, 1)),
                lambda: f"{cx.opname}: shapes do not broadcast: {where} has sizes {a} and {b}", "SH106")
+    if is_dyn(a) and is_dyn(b):
+        # both sizes hold an unknown (a join of paths that disagree, `(H - 1)//?3 + 1`): whichever
+        # side the facts might prove it to be, the size shows as `?`; the proofs, over floor
+        # divisions by unknowns, cost seconds of solver time in a ResNet's residual sums
+        return emax(a, b)
     if cx.entails(eq(a, b)):
         return a
     if cx.entails(eq(a, 1)):

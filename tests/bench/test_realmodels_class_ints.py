@@ -1,0 +1,37 @@
+"""The real-model referee's record of a class passed as an argument (bench/realmodels/execute.py
+`_class_ints`): the int class attributes the run reads on it (`block.expansion` of
+`ResNet(Bottleneck, ...)`), inherited ones included, and nothing else of the class, so a shape
+written `64*block.expansion` is judged by the class actually passed."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "bench", "realmodels"))
+import execute  # noqa: E402
+import score  # noqa: E402
+
+
+class Base:
+    expansion = 1
+    depth = 3
+    _hidden = 7
+    scale = 0.5
+    strict = True
+    name = "base"
+
+    def forward(self):
+        return self.expansion
+
+
+class Wide(Base):
+    expansion = 4
+
+
+def test_only_the_int_class_attributes_are_recorded_as_the_run_reads_them():
+    assert execute._class_ints(Base) == {"expansion": 1, "depth": 3}
+    assert execute._class_ints(Wide) == {"expansion": 4, "depth": 3}  # (inherited `depth` too)
+
+
+def test_a_shape_named_by_the_class_attribute_binds_to_the_class_passed():
+    look = score.ObjProxy({"block": {"attrs": execute._class_ints(Wide)}}).get
+    assert score.evaluate("64*block.expansion", look) == 256
