@@ -24,7 +24,7 @@ from .int_results import call_result
 from .layers import CONTAINERS
 from .ruleargs import binds
 from .spread import bind_positional, spread_of, spread_reaches
-from . import contexts, costs, divisibility, enums, layer_tails, list_choices, returns, sizes, tables, unfinished
+from . import contexts, costs, divisibility, enums, layer_tails, list_choices, maybe_none, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
 from .arm_alignment import aligned_options
 from .result import Related
@@ -108,6 +108,7 @@ class Calls:
 
     def call_value(self, fn: Value, args: list, kwargs: dict, fr, span: Optional[Span], node=None,
                    labels: Optional[dict] = None) -> Value:
+        fn = maybe_none.callee(fn)
         if not spread_reaches(fn, args):  # (a torch container's spread of layers: layer_tails.py)
             return layer_tails.sequential_of(fn, args, kwargs, self.join_values) or UnknownV("*args")
         if isinstance(fn, TensorMethod):
