@@ -25,7 +25,7 @@ from .layers import CONTAINERS
 from .built import recorded_in_built
 from .ruleargs import binds
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import class_params, contexts, costs, divisibility, enums, layer_tails, list_choices, returns, sizes, tables, unfinished
+from . import class_params, contexts, costs, divisibility, enums, layer_tails, list_choices, maybe_none, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -112,6 +112,7 @@ class Calls:
 
     def call_value(self, fn: Value, args: list, kwargs: dict, fr, span: Optional[Span], node=None,
                    labels: Optional[dict] = None) -> Value:
+        fn = maybe_none.callee(fn)
         if not spread_reaches(fn, args):  # (a torch container's spread of layers: layer_tails.py)
             return layer_tails.sequential_of(fn, args, kwargs, self.join_values) or UnknownV("*args")
         if isinstance(fn, TensorMethod):

@@ -193,8 +193,8 @@ def container_param(it: Interp, f: FuncObj, p: ast.arg, fr: Frame):
         return ListV(None, UnknownV(f"{p.arg}[i]"), name=p.arg if ints else None)
     out = []
     for i, item in enumerate(items):
-        if isinstance(item, ast.Name) and item.id == "int":  # `Tuple[int, int]`
-            out.append(OpaqueV(f"{p.arg}[{i}]"))
+        if isinstance(item, ast.Name) and item.id == "int":  # `Tuple[int, int]`: an int, as `planes: int`
+            out.append(OpaqueV(f"{p.arg}[{i}]", "int"))
             continue
         ann_i = it.annotation_shape(item, fr)
         if ann_i is None:

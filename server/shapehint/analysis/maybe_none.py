@@ -32,6 +32,13 @@ def join_maybe_none(vals: list) -> Optional[MaybeNoneV]:
     return MaybeNoneV("None on some paths", given) if given is not None else None
 
 
+def callee(fn: Value) -> Value:
+    """What a call of `fn` calls: a MaybeNoneV's object (calling None raises, so every path past
+    the call called the object: `self.bn(x)` in the arm of a test on another attribute,
+    `if self.conv is not None: x = self.bn(self.conv(x))`), anything else itself."""
+    return fn.given if isinstance(fn, MaybeNoneV) and fn.given is not None else fn
+
+
 def _followed(v: Value) -> bool:
     # (a class of the workspace too: `cls = Layer if flag else None` ... `if cls is not None: cls()`;
     # a torch layer built under an undecided condition: `self.conv = nn.Conv2d(...) if s > 1 else None`)
