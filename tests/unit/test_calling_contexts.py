@@ -310,3 +310,29 @@ def test_instances_reached_from_one_line_are_told_apart_by_the_calls_that_led_th
     assert all(c["shape"][0] == "x.shape[0]" for c in nested)  # Net.forward's x
     # a call the analysed function made itself needs no `via`: its label is the whole path
     assert all(len(c.get("via", [])) != 1 for c in y["contexts"])
+
+
+def test_a_loss_through_other_sites_leaves_the_context_of_these_sites_listed():
+    """(T5's encoder and decoder, two stacks of one class) Both Blocks are called from
+    Stage.forward:22; the second Stage's input is unknown, so its Block lost `y`. That loss is
+    the call through Net.forward:33, told apart by `via`: the call through Net.forward:32 still
+    lists its shape (before, the shared label dropped both), the lost one lists none."""
+    src = NESTED_INSTANCES.replace("import torch\n", "import torch\nimport elsewhere\n", 1).replace(
+        "out = self.s2(h)", "out = self.s2(elsewhere.make())")
+    y = _values(src)[(12, "y")]
+    assert y["contexts"] == [{"context": "Stage.forward:22", "shape": ["x.shape[0]", 8, "x.shape[2]", "x.shape[3]"],
+                              "via": ["Net.forward:32", "Stage.forward:22"]}]
+    # a loss through the same sites still drops the context: the calls are alternatives
+    same = "for i in (x, {}):\n            h = self.s1(i)"
+    kept = _values(src.replace("h = self.s1(x)", same.format("x")))[(12, "y")]
+    assert [c["via"] for c in kept["contexts"]] == [["Net.forward:33", "Stage.forward:22"]]
+    lost = _values(src.replace("h = self.s1(x)", same.format("elsewhere.make()")))[(12, "y")]
+    assert "contexts" not in lost
+
+
+def test_the_listed_context_agrees_with_torch():
+    import torch
+    from torch import nn
+    with torch.device("meta"):
+        y = nn.Conv2d(3, 8, 1)(torch.empty(2, 3, 5, 7))
+    assert list(y.shape) == [2, 8, 5, 7]  # [x.shape[0], 8, x.shape[2], x.shape[3]] with Net's x

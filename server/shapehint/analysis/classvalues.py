@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..shapes.values import ExtRef, StrV, UnknownV, Value
-from .objects import ClassObj, SetV
+from ..shapes.values import ExtRef, FloatV, StrV, UnknownV, Value
+from .objects import ClassObj, FloatLimits, SetV
+
+# the float attributes of `torch.finfo(dtype)` (its `bits` and `dtype` are not floats)
+FLOAT_LIMITS = ("min", "max", "eps", "tiny", "smallest_normal", "resolution")
 
 
 def set_of(items) -> Value:
@@ -24,6 +27,8 @@ def other_attr(obj: Value, name: str) -> Value:
     from then on what it holds is not known, so no later `in` is decided on the old items."""
     if isinstance(obj, SetV) and name not in ("copy", "isdisjoint", "issubset", "issuperset"):
         obj.items = None
+    if isinstance(obj, FloatLimits) and name in FLOAT_LIMITS:
+        return FloatV()
     return UnknownV(f".{name}")
 
 

@@ -15,7 +15,7 @@ from .arith import exact_root, floor_quotient
 from .copies import copied, copied_instance
 from .eager_mode import eager_answer
 from .defaults import default_symbol
-from .objects import InstanceObj, OpenKwargs, PartialV
+from .objects import FloatLimits, InstanceObj, OpenKwargs, PartialV
 from .strings import re_function
 
 # activation checkpointing recomputes a function's result in the backward pass: the value is the
@@ -100,6 +100,8 @@ class LibraryHelpers:
             if n is not None and n.value is not None and 0 <= n.value <= 64:
                 return TupleV((args[0],) * n.value)
             return None
+        if path == "torch.finfo" and len(args) <= 1 and not kwargs:
+            return FloatLimits()
         if path == "torch.is_tensor" and len(args) == 1:
             return self.b_isinstance([args[0], ExtRef("torch.Tensor")], {}, fr, span)
         name = path.rsplit(".", 1)[-1]

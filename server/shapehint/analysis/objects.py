@@ -282,6 +282,12 @@ class ChoiceV(Value):
 
 
 @dataclass(eq=False)
+class FloatLimits(Value):
+    """`torch.finfo(dtype)`: a float dtype's limits (classvalues.other_attr), each a float of
+    unknown value (a mask's `(1.0 - m) * torch.finfo(dtype).min` is then a tensor)."""
+
+
+@dataclass(eq=False)
 class TorchDir(Value):
     """`dir(m)` of a torch module `m` (its dotted path): holds what a rule exists for (torch_names.py)."""
 

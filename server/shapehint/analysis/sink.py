@@ -322,9 +322,11 @@ class Sink:
                 t = text[s] = str(s)
             listing.add(label, s, t)
         # a context some of whose calls in the same analysis lost the value lists no shape: those
-        # calls (a Sequential's blocks from one line) are alternatives, the others any of them
-        gone = {(w[0], w[2]) for w in lost if len(w) > 2}
-        kept = [c for c, o in zip(calls, owners) if (o, c[0]) not in gone]
+        # calls (a Sequential's blocks from one line) are alternatives, the others any of them;
+        # calls reached through other sites (`via`: an encoder's and a decoder's stack of one
+        # class) are told apart by them, so one's loss is not the other's
+        gone = {(w[0], str(w[2]), contexts.via_of(w[2])) for w in lost if len(w) > 2}
+        kept = [c for c, o in zip(calls, owners) if (o, str(c[0]), contexts.via_of(c[0])) not in gone]
         # (a construction context's shapes all: one like the record's is still one of its group)
         pending = [(lbl or "in terms of the parameters", s) for lbl, s in contexts.beside_the_join(
             generic + contexts.alike_iterations(kept, text), shown, text, built)]
