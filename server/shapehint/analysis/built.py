@@ -45,12 +45,17 @@ def run_built_models(it, f: FuncObj, fr: Frame, param_value: Callable) -> None:
         it.built_runs[v.cls] = runs + 1
         span = _return_span(f.node)
         label = BuiltContext(f"{f.qualname}:{span.line}")
-        with costs.context_share(it):
-            if _run_forward(it, v, fr, label, span, param_value):
-                for part in _parts(it, v):
-                    # (facts of its own: the inputs of every run of a class are the same symbols,
-                    # `x.shape[1]`, and one block's channels are not the next one's)
-                    _run_forward(it, part, dataclasses.replace(fr, facts=it.new_store()), label, span, param_value)
+        run_in_context(it, v, fr, label, span, param_value)
+
+
+def run_in_context(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param_value: Callable) -> None:
+    """`v.forward`, then that of each of its parts (`_parts`), in the construction context `label`."""
+    with costs.context_share(it):
+        if _run_forward(it, v, fr, label, span, param_value):
+            for part in _parts(it, v):
+                # (facts of its own: the inputs of every run of a class are the same symbols,
+                # `x.shape[1]`, and one block's channels are not the next one's)
+                _run_forward(it, part, dataclasses.replace(fr, facts=it.new_store()), label, span, param_value)
 
 
 def _run_forward(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param_value: Callable) -> bool:
@@ -113,9 +118,10 @@ def _children(node) -> Optional[list]:
     return []
 
 
-def _own_forward(it, v: InstanceObj) -> bool:
-    """A `forward` written in the analysed file (other modules' lines are not recorded)."""
-    fwd = v.cls.lookup("forward")
+def _own_forward(it, v) -> bool:
+    """A `forward` written in the analysed file (other modules' lines are not recorded); `v`: an
+    instance, or a class."""
+    fwd = getattr(v, "cls", v).lookup("forward")
     return isinstance(fwd, FuncObj) and fwd.node is not None and (not fwd.module_path or fwd.module_path == it.path)
 
 
