@@ -7,6 +7,7 @@ import math
 from typing import Optional
 
 from ..shapes.expr import Expr
+from ..shapes.shape import is_dyn
 from ..shapes.values import FloatV, IntV, StrV, UnknownV, Value
 from .objects import OpaqueV
 from .operands import configured
@@ -133,6 +134,11 @@ def floor_quotient(v, ceil: bool = False) -> Optional[Expr]:
         return None
     a, b = v.quotient
     if b.value is None:
+        if is_dyn(b):
+            # a divisor no name holds (a join of paths that disagree) shows the result as `?`
+            # anyway, and proofs over a floor by it cost seconds of solver time each (a padded
+            # window `math.ceil(H / ws) * ws` then sliced: 30 s on one model): a fresh int instead
+            return None
         return -((-a) // b) if ceil else a // b
     if b.value < 1:
         return None
