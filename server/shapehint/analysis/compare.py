@@ -18,7 +18,7 @@ from ..shapes.values import (BoolV, DefaultStrV, DictV, DtypeV, ExtRef, FloatV, 
 from .flags import at_default, carried, is_none, negated
 from .frames import add_fact, span_of
 from .classvalues import class_eq
-from . import torch_names
+from . import operands, torch_names
 from .objects import (BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, OpaqueV, PartialV, RangeV, SetV,
                       TorchDir)
 
@@ -28,7 +28,7 @@ CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq:
 class Comparisons:
     """Comparisons, membership, equality of values and truth (a component of the interpreter)."""
 
-    _USES = ("eval", "call_rule", "int_value", "join_values", "note_omitted")
+    _USES = ("eval", "call_rule", "int_value", "join_values", "note_omitted", "opaque_symbol")
 
     def e_Compare(self, node: ast.Compare, fr) -> Value:
         left = self.eval(node.left, fr)
@@ -68,6 +68,8 @@ class Comparisons:
             name = CMP_METHODS.get(op)
             if name is None or not isinstance(a, TensorV):
                 return None
+            # a configured number (`ids == self.eos_token_id`) compares as a scalar, as in arithmetic
+            a, b = operands.tensor_operands(a, b, self.opaque_symbol)
             got = self.call_rule(f"Tensor.__{name}__", [a, b], {}, fr, node, "comparison")
             # no rule applies (`event == "line"`, `event` read as a tensor): unknown, not a value
             return got if isinstance(got, TensorV) else None

@@ -9,14 +9,15 @@ into another number of names) still sees a list of unknown length.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 from ..shapes.values import ListV, TupleV, Value
 
 
-def if_counted(v: Value, n: int, pieces: Callable[[int], TupleV]) -> Value:
+def if_counted(v: Value, n: Optional[int], pieces: Callable[[int], TupleV]) -> Value:
     """`v`, a list of unknown length, told what its items are when there are `n` of them
-    (`pieces(n)`, the exact pieces on those paths); anything else unchanged."""
-    if isinstance(v, ListV) and v.items is None and n >= 1:
+    (`pieces(n)`, the exact pieces on those paths); anything else unchanged, and so is `v` when
+    the number itself is not known (`x.chunk(config.chunks)`)."""
+    if isinstance(v, ListV) and v.items is None and n is not None and n >= 1:
         v.if_length = (n, tuple(pieces(n).items))
     return v
