@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
-from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, TensorV, TupleV, UnknownV
+from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, ListV, NoneV, TensorV, TupleV, UnknownV
 from .class_params import class_param
 from .annotations import is_none, is_plain, union_members, unstring
 from .frames import Frame, span_of
@@ -311,7 +311,7 @@ def construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, gi
     """Run `init` on `inst` with its defaults (`open_nones`: a `None` default is unknown;
     `given`: a value of its name instead, made by `given(name)`, errors on that path not
     reported — it only tells which parts a caller's argument builds, optional_parts; `prefix`: what names a config's attributes,
-    defaults.py; `flag`: what a flag left undecided is instead, flag_defaults.py); the flow it
+    defaults.py; `flag`: what a flag left undecided, or a string default, is instead, flag_defaults.py); the flow it
     ends with ("raise" when every path raises)."""
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=init.cls, record=False)
     fr.caught = 1 if given else 0
@@ -321,7 +321,8 @@ def construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, gi
         v = inst if i == 0 and params else param_value(it, init, p, fr, True, prefix)
         if isinstance(v, NoneV) and (open_nones or given):
             v = given(p.arg) if given else UnknownV(p.arg)
-        elif flag is not None and isinstance(v, BoolV) and v.pred is None and v.at_default is not None:
+        elif flag is not None and (isinstance(v, BoolV) and v.pred is None and v.at_default is not None
+                                   or isinstance(v, DefaultStrV)):
             v = flag(v)
         fr.env[p.arg] = v
     if a.vararg is not None:

@@ -3,8 +3,8 @@ expression (`--build mobilenet_v3_small(num_classes=10)`, a `# entry:` comment's
 transitively. Their construction contexts (`FACTORY:LINE` in `infer` JSON) are the inference
 for the model as built (compare.py), as they are for a user who reads hover after building it
 that way (the referee's bench/realmodels/score.py judges the same contexts). A class the build
-calls with every bool flag of its `__init__` at the default (none passed, or passed as that
-constant; no `*args`/`**kwargs` that could pass one) built its model in the context of its flags'
+calls with every bool flag and string of its `__init__` at the default (none passed, or passed as
+that constant; no `*args`/`**kwargs` that could pass one) built its model in the context of those
 defaults (`CLASS.__init__:LINE`, analysis/flag_defaults.py)."""
 from __future__ import annotations
 
@@ -38,15 +38,17 @@ def built_by(exprs: list, text: str) -> frozenset:
 
 
 def _flags_at_defaults(call: ast.Call, init: ast.FunctionDef) -> bool:
-    """Whether `call` leaves every bool-default parameter of `init` at its default."""
+    """Whether `call` leaves every parameter of `init` whose default is a bool or a string at its
+    default (the construction context decides both, analysis/flag_defaults.py)."""
     a = init.args
     params = (a.posonlyargs + a.args)[1:]
     flags = {p.arg: d.value for p, d in zip(reversed(a.posonlyargs + a.args), reversed(a.defaults))
-             if isinstance(d, ast.Constant) and isinstance(d.value, bool)}
+             if isinstance(d, ast.Constant) and isinstance(d.value, (bool, str))}
     flags.update({p.arg: d.value for p, d in zip(a.kwonlyargs, a.kw_defaults)
-                  if isinstance(d, ast.Constant) and isinstance(d.value, bool)})
+                  if isinstance(d, ast.Constant) and isinstance(d.value, (bool, str))})
     if any(isinstance(v, ast.Starred) for v in call.args) or any(k.arg is None for k in call.keywords):
         return False
     given = [(p.arg, v) for p, v in zip(params, call.args)] + [(k.arg, k.value) for k in call.keywords]
     return len(call.args) <= len(params) and all(
-        isinstance(v, ast.Constant) and v.value is flags[n] for n, v in given if n in flags)
+        isinstance(v, ast.Constant) and type(v.value) is type(flags[n]) and v.value == flags[n]
+        for n, v in given if n in flags)
