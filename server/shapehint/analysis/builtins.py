@@ -21,7 +21,7 @@ from .dicts import dict_method
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
-from . import grown_lists, layer_tails, loop_counts, records, torch_names
+from . import grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names
 from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -263,7 +263,7 @@ class Builtins:
         items = self.iterate(args[0], fr)
         if isinstance(args[0], TupleV) or isinstance(args[0], OpaqueV) and items is None:
             return args[0]  # (a value of unknown kind: the same items, if it is a sequence at all)
-        return TupleV(tuple(items)) if items is not None else UnknownV("tuple")
+        return TupleV(tuple(items)) if items is not None else open_tuples.of_list(args[0])
 
     def b_slice(self, args, kwargs, fr, span):
         # `slice(None, None, 2)` built into an index tuple (`x[tuple([slice(None)] * axis + ...)]`)

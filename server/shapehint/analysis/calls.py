@@ -25,7 +25,7 @@ from .layers import CONTAINERS
 from .built import recorded_in_built
 from .ruleargs import binds
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import class_params, contexts, costs, divisibility, enums, layer_tails, list_choices, maybe_none, returns, sizes, tables, unfinished
+from . import class_params, contexts, costs, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -328,6 +328,7 @@ class Calls:
         sub = Frame(env, f.qualname, fr.facts, f.globals, context=context,
                     is_entry=(caller == "<module>"), depth=fr.depth + 1, cls=f.cls,
                     self_obj=args[0] if f.cls is not None and args else None,
+                    receiver=many_items.receiver_name(f.node) if f.cls is not None and args else "",
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
                     record=fr.record and not foreign and recorded_in_built(fr.built, f, args, kwargs),
                     foreign=foreign, built=fr.built, closure=f.closure,

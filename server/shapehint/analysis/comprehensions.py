@@ -10,7 +10,7 @@ from typing import Optional
 from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
                              UnknownV, Value)
-from . import arm_lists, number_or_tensor, open_tuples
+from . import arm_lists, number_or_tensor, open_tuples, tuple_or_output
 from .choices import choice_of
 from .maybe_none import join_maybe_none
 from .open_choices import open_choice
@@ -33,7 +33,9 @@ class Comprehensions:
     def e_ListComp(self, node, fr) -> Value:
         return self.comprehension(node, fr)
 
-    e_GeneratorExp = e_ListComp
+    def e_GeneratorExp(self, node, fr) -> Value:
+        # its first items stay first (a list's may not: `insert(0, x)`, `sort()`)
+        return self.comprehension(node, fr, keep_head=True)
 
     def e_SetComp(self, node, fr) -> Value:
         return set_of(self.comprehension(node, fr).items)
@@ -45,9 +47,10 @@ class Comprehensions:
     def _decide(p, fr) -> Optional[bool]:
         return fr.facts.decide(p) if p is not None else None
 
-    def comprehension(self, node, fr) -> Value:
+    def comprehension(self, node, fr, keep_head: bool = False) -> Value:
         """A list comprehension over known items: the list itself when every filter is decided,
-        else a list of unknown length whose element is the join of those that may be kept."""
+        else a list of unknown length whose element is the join of those that may be kept (and,
+        `keep_head`, whose `head` is the items every path keeps first)."""
         if len(node.generators) != 1 or node.generators[0].is_async:
             return ListV(None)
         gen = node.generators[0]
@@ -64,6 +67,7 @@ class Comprehensions:
                 return ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source))
             out = []
             maybe = len(items) > MAX_COMPREHENSION  # only the first ones are looked at
+            head = 0  # how many of `out` every path keeps, before the first undecided filter
             for it in items[:MAX_COMPREHENSION]:
                 self.assign(gen.target, it, fr, None)
                 preds = [self.truth(self.eval(c, fr)) for c in gen.ifs]
@@ -72,6 +76,7 @@ class Comprehensions:
                     continue
                 if None not in decided:
                     out.append(self.eval(node.elt, fr))
+                    head += not maybe
                     continue
                 maybe = True  # a filter the analysis cannot decide: maybe kept, and the element
                 # made only where it holds (`[x[5] for x in xs if x.shape[0] > 5]`), an arm
@@ -79,7 +84,8 @@ class Comprehensions:
                 out.append(self.in_arm(fr, conds, (span_of(node), f"filter on line {node.lineno}"),
                                        lambda: self.eval(node.elt, fr))[0])
             if maybe:  # its length is unknown (`len(...) <= 1` must not be read off the items seen)
-                return ListV(None, self.join_values(out) if out else UnknownV("element"))
+                return ListV(None, self.join_values(out) if out else UnknownV("element"),
+                             head=tuple(out[:head]) if keep_head else ())
             return ListV(out)
         finally:
             fr.record = rec
@@ -145,7 +151,7 @@ class Comprehensions:
         # one of several layers or functions; an object None on some paths; tuples of lengths that differ;
         # a value of unknown kind paired with itself
         picked = (choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)
-                  or pair_of_itself(vals) or open_choice(vals) or number_or_tensor.joined(vals, self.join_values)
+                  or tuple_or_output.joined(vals) or pair_of_itself(vals) or open_choice(vals) or number_or_tensor.joined(vals, self.join_values)
                   or list_choice(vals) or arm_lists.joined(vals, self.join_values))
         return picked if picked is not None else UnknownV("join")
 

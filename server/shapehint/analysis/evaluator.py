@@ -18,8 +18,8 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
                       UnionAliasV)
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice
-from .maybe_none import narrowed
-from . import class_params, classvalues, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished
+from .maybe_none import narrowed, read_through
+from . import class_params, classvalues, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, tuple_or_output, unfinished
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -73,17 +73,20 @@ class Expressions:
         return UnknownV(f"undefined name {name}")
 
     def e_Attribute(self, node: ast.Attribute, fr) -> Value:
-        return self.attribute(self._read_as_tensor(node.value, fr), node.attr, node, fr)
+        return self.attribute(self._read_as_tensor(node.value, fr, node.attr), node.attr, node, fr)
 
-    def _read_as_tensor(self, node, fr) -> Value:
+    def _read_as_tensor(self, node, fr, attr: str) -> Value:
         """The value of `node`, whose attribute is read. `input_ids.size()` outside a test of
         it: None has no such attribute, so the path that gets on has the optional tensor given
-        (controlflow._if_optional)."""
+        (controlflow._if_optional), or the object that may be None (maybe_none.read_through)."""
         obj = self.eval(node, fr)
         if isinstance(obj, TensorV) and obj.optional and isinstance(node, ast.Name) and not fr.expr_arms \
                 and fr.env.get(node.id) is obj:
             obj = fr.env[node.id] = obj.given()
-        return obj
+        got = read_through(obj, attr)
+        if got is not obj and isinstance(node, ast.Name) and not fr.expr_arms and fr.env.get(node.id) is obj:
+            fr.env[node.id] = got
+        return got
 
     def attribute(self, obj: Value, name: str, node: Optional[ast.AST], fr) -> Value:
         if isinstance(obj, ModuleNS):
@@ -110,7 +113,7 @@ class Expressions:
             return TensorMethod(obj, name)
         if isinstance(obj, InstanceObj):
             if name in obj.attrs:
-                return obj.attrs[name]
+                return many_items.read(obj, name, node, fr)
             v = obj.cls.lookup(name)
             if obj.unwritten:  # (a base's constructor that was cut off may have set it)
                 v = unfinished.unwritten(obj, name, v)
@@ -170,7 +173,8 @@ class Expressions:
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" or _sizes_call(node.value):
             # `x.shape[1]` on a tensor of unknown rank: that one dimension (its rank stays open);
             # `x.shape[:-1]`, `x.size()[:-1]`: the sizes around its unknown segment (sizes.py)
-            base = self._read_as_tensor(node.value.value if isinstance(node.value, ast.Attribute) else node.value.func.value, fr)
+            base = self._read_as_tensor(node.value.value if isinstance(node.value, ast.Attribute) else node.value.func.value, fr,
+                                       "shape")
             if isinstance(node.slice, ast.Slice):  # (`out.shape[:-2]` of a kernel's result: unknown_receivers.py)
                 base = sliced_sizes_of_lost(base, self.fresh_star) or base
             if isinstance(base, TensorV) and self.resolve(base).rank is None:
@@ -196,6 +200,8 @@ class Expressions:
             return self.call_rule("Tensor.__getitem__", [obj, idx], {}, fr, node, "indexing")
         if isinstance(obj, open_tuples.OpenTupleV):
             return open_tuples.item(obj, idx)
+        if isinstance(obj, tuple_or_output.TupleOrOutputV):
+            return tuple_or_output.item(obj, idx, lambda o, i: self.subscript(o, i, node, fr), self.join_values)
         if isinstance(obj, StarSizeV):
             # `input_shape[1]` of `input_shape = x.size()`: as `x.shape[1]` (the segment is the
             # tensor's, learned by its name)

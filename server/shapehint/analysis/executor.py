@@ -239,7 +239,7 @@ class Statements:
             obj = self.eval(target.value, fr)
             if isinstance(obj, InstanceObj):
                 self.mutated(obj)
-                obj.attrs[target.attr] = many_items.written(obj, target.attr, v, self.join_values)
+                obj.attrs[target.attr] = many_items.written(obj, target.attr, v, self.join_values, target, fr)
                 if isinstance(v, (ModuleV, InstanceObj)) and (v.span is None or fr.foreign == ""):
                     # (where a layer was built, for messages: not a write the call memo minds;
                     # a copied construction keeps the spans it made, Interp.span_log)

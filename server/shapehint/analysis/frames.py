@@ -49,6 +49,7 @@ class Frame:
     depth: int = 0
     cls: Optional[ClassObj] = None
     self_obj: Optional[Value] = None
+    receiver: str = ""  # the name bound to self_obj, never rebound in the method (many_items.py)
     returns: list = field(default_factory=list)
     call_sites: list = field(default_factory=list)  # spans of the calls that led here
     record: bool = True

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..shapes.values import TupleV, Value
+from ..shapes.values import NoneV, TupleV, Value
 from .choices import choice_of
 from .objects import ChoiceV, InstanceObj, MaybeNoneV
 from .typetests import isinstance_of
@@ -57,8 +57,18 @@ def _arm(v: Value, info: Optional[Value], holds: bool) -> Optional[Value]:
     """What `v` is where `isinstance(v, info)` is `holds`: None where nothing is learned."""
     if info is None:
         return None
-    if isinstance(v, MaybeNoneV) and holds:
+    if isinstance(v, MaybeNoneV) and v.given is not None:
+        options = v.given.options if isinstance(v.given, ChoiceV) else (v.given,)
+        if not holds:  # None, or an object that may not be one
+            if not all(isinstance(o, InstanceObj) for o in options):
+                return None
+            kept = [o for o in options if isinstance_of(o, info) is not True]
+            if len(kept) == len(options):
+                return None
+            return MaybeNoneV(v.reason, choice_of(kept)) if kept else NoneV()
         v = v.given  # (None is an instance of no class of ours: only the object gets here)
+        if isinstance(v, InstanceObj):
+            return v if isinstance_of(v, info) is not False else None
     if not isinstance(v, ChoiceV) or not all(isinstance(o, InstanceObj) for o in v.options):
         return None
     excluded = (not holds)  # the answer that rules an option out of this arm

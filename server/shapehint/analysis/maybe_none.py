@@ -39,6 +39,13 @@ def callee(fn: Value) -> Value:
     return fn.given if isinstance(fn, MaybeNoneV) and fn.given is not None else fn
 
 
+def read_through(v: Value, attr: str) -> Value:
+    """The value whose `attr` is read: a MaybeNoneV's object where None has no such attribute
+    (reading it raises, so every path past the read had the object: `cache.update(k, v)` after
+    `cache = outer.inner if isinstance(outer, Outer) else outer`), anything else itself."""
+    return v.given if isinstance(v, MaybeNoneV) and v.given is not None and not hasattr(None, attr) else v
+
+
 def _followed(v: Value) -> bool:
     # (a class of the workspace too: `cls = Layer if flag else None` ... `if cls is not None: cls()`;
     # a torch layer built under an undecided condition: `self.conv = nn.Conv2d(...) if s > 1 else None`)

@@ -177,6 +177,7 @@ class InstanceObj(Value):
     cut: bool = False  # a constructor of it was cut off: it is unfinished (unfinished.py)
     unwritten: bool = False  # a plain base's constructor was cut off: what it holds not else is unknown (unfinished.py)
     many: bool = False  # read as the item of a list of unknown length: it stands for several (many_items.py)
+    own_writes: Optional[dict] = None  # attr -> (frame, value left, value written) through a method's receiver
 
     def __post_init__(self):
         self.born = next(_BORN)  # creation order (shapes/values.py)
@@ -328,6 +329,14 @@ class OpenTupleV(UnknownV):
     """A tuple with at least `len(head)` items, those first: unknown to every other use (open_tuples.py)."""
 
     head: tuple = ()
+
+
+@dataclass(eq=False)
+class TupleOrOutputV(UnknownV):
+    """A tuple on some paths, an object with `__getitem__` on others (tuple_or_output.py): unknown
+    to every use but an index by a constant, which reads each option."""
+
+    options: tuple = ()
 
 
 @dataclass(eq=False)

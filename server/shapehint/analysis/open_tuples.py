@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..shapes.values import IntV, NoneV, SliceV, TupleV, UnknownV, Value
+from ..shapes.values import IntV, ListV, NoneV, SliceV, TupleV, UnknownV, Value
 from .objects import OpenTupleV
 
 
@@ -33,6 +33,14 @@ def joined(vals: list, join) -> Optional[OpenTupleV]:
         return None
     return OpenTupleV("tuple of a length that differs between paths", tuple(join([h[i] for h in heads])
                                                                             for i in range(n)))
+
+
+def of_list(v: Value) -> UnknownV:
+    """`tuple(v)` of a value whose items are not known one by one: open where a list of unknown
+    length knows its first items (`tuple(v for v in [h, cache, attn] if v is not None)`)."""
+    if isinstance(v, ListV) and v.items is None and v.head:
+        return OpenTupleV("tuple of a length not known", tuple(v.head))
+    return UnknownV("tuple")
 
 
 def item(t: OpenTupleV, idx: Value) -> Value:

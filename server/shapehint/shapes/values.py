@@ -195,6 +195,9 @@ class ListV(Value):
     # pass appended, while it runs
     grown: Optional[tuple] = None
     appends: Optional[list] = None
+    # the items every path has first, when its length is unknown: a comprehension whose filter
+    # surely keeps its first items and is undecided on a later one (`tuple(...)` of it: open_tuples)
+    head: tuple = ()
 
     def __post_init__(self):
         self.born = next(_BORN)
