@@ -97,7 +97,8 @@ def is_none(v: Value, other: Value) -> Optional[BoolV]:
 
 def containers(env: dict) -> list:
     """The lists and dicts `env`'s names hold, with what they hold now (before a flag's `if`)."""
-    return [(v, dict(v.items) if isinstance(v, DictV) else v.items and list(v.items))
+    # (a copy even of an empty list: the arm appends to the list object itself)
+    return [(v, dict(v.items) if isinstance(v, DictV) else None if v.items is None else list(v.items))
             for v in env.values() if isinstance(v, (DictV, ListV))]
 
 
