@@ -13,8 +13,7 @@ from typing import Optional
 
 from ..shapes.expr import Expr, emax, emin
 from ..shapes.shape import FALSE, TRUE, conj, disj, ge, le
-from ..shapes.values import (BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV,
-                             UnknownV, Value)
+from ..shapes.values import BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV, UnknownV, Value
 from .arith import round_quotient
 from .copies import copied
 from .dicts import dict_method
@@ -281,7 +280,8 @@ class Builtins:
         if not args:
             return DictV(dict(kwargs), open=type(kwargs) is OpenKwargs)
         if isinstance(args[0], DictV):
-            return DictV({**args[0].items, **kwargs}, open=args[0].open or type(kwargs) is OpenKwargs)
+            return DictV({**args[0].items, **kwargs}, open=args[0].open or type(kwargs) is OpenKwargs,
+                         written_elsewhere=args[0].written_elsewhere)
         return DictV(dict(kwargs), open=True)  # dict(zip(names, values)), dict(pairs): keys unknown
 
     def b_super(self, args, kwargs, fr, span):

@@ -85,7 +85,7 @@ _FIELDS = {TensorV: ("shape", "dtype", "contiguous", "layout_note", "requires_gr
            IntV: ("expr",), FloatV: ("value", "quotient"), StrV: ("value",), BoolV: ("pred", "implied"), NoneV: (),
            EllipsisV: (), DtypeV: ("name",), ExtRef: ("path",), OpaqueV: ("path", "kind"), UnknownV: ("reason",)}
 _PARTS = {TupleV: ("is_size", "items"), SliceV: ("start", "stop", "step"), ListV: ("items", "elem", "length", "name"),
-          DictV: ("open", "exact", "items", "elem"), ModuleV: ("kind", "cfg", "children", "names", "elem", "length", "head", "tail"),
+          DictV: ("open", "exact", "written_elsewhere", "items", "elem"), ModuleV: ("kind", "cfg", "children", "names", "elem", "length", "head", "tail"),
           InstanceObj: ("cls", "attrs", "seq", "base_layer", "items"), BoundMethod: ("func", "self_obj"),
           PartialV: ("func", "args", "kwargs")}
 _SHARED = (FuncObj, ClassObj, BuiltinFn)  # long-lived: the same object or not
@@ -404,7 +404,7 @@ class _Copier:
             self.done[key] = out
             out.items, out.elem = self.copy(v.items), self.copy(v.elem)
         else:  # a DictV (survey admits no other kind)
-            out = DictV({}, v.open, exact=v.exact)
+            out = DictV({}, v.open, exact=v.exact, written_elsewhere=v.written_elsewhere)
             self.done[key] = out
             out.items, out.elem = self.copy(v.items), self.copy(v.elem)
         for name, extra in vars(v).items():  # what is set beside the fields (a layer's `label`)

@@ -359,8 +359,8 @@ class Calls:
                 sub.return_marks -= 1
             self.interp.lines = saved_lines
             stack.leave(key, calls)
-        if sub.dead:
-            fr.dead = True
+        if sub.dead and not fr.dead:
+            fr.dead, fr.died_of = True, sub.died_of
         if sub.assumes_default:
             fr.assumes_default = True
         flags = sub.dead, sub.assumes_default

@@ -48,8 +48,9 @@ def choice_of(vals: list) -> Optional[Value]:
 
 def registry_choice(d: DictV, extra: tuple = ()) -> Optional[Value]:
     """A dict read with a key not known (plus `extra`, `.get`'s fallback): one of its values,
-    when the dict is closed (every key known) and each value is an option."""
-    if d.open or not d.items:
+    when the dict is closed (every key known, and no code out of its module's order writes it:
+    sealed_dicts.mark_written) and each value is an option."""
+    if d.open or d.written_elsewhere or not d.items:
         return None
     return choice_of(list(d.items.values()) + list(extra))
 

@@ -121,9 +121,12 @@ class Contracts:
             return True
         src = f"`{self.source(value_node)}` " if value_node is not None else ""
         many = "at least " if starred else ""
+        was_dead = fr.dead
         self.raised(fr, span_of(target), "SH111",
                     f"{src}gives {len(items)} value{'s' if len(items) != 1 else ''} {describe(v)}, "
                     f"but {many}{want} names take them", [])
+        if not was_dead and fr.dead:
+            fr.died_of = "rank" if isinstance(v, TupleV) and v.is_size else ""
         return False
 
     def _intrinsic(self, node, fr) -> bool:

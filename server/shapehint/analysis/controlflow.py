@@ -20,7 +20,7 @@ from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
 from .maybe_none import narrowed
-from .flags import containers, flag_join, off_default_arm, open_changed, quietly
+from .flags import containers, flag_join, off_default_arm, open_changed, quiet_arm_ends, quietly
 from . import arm_lists, grown_lists, layer_tails, list_choices, loop_counts
 from .frames import BranchRecord, add_fact, span_of
 from .divisibility import learn as learn_divisible
@@ -86,6 +86,7 @@ class ControlFlow:
         f1, died1 = self.in_arm(fr, (implied,), origin,
                                 lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), True, self.mutated),
                                 off is True)
+        ends1 = quiet_arm_ends(fr, died1, off is True)
         learned1 = self.close_arm(mark)
         env1 = dict(fr.env)
         fr.env.clear()
@@ -98,10 +99,11 @@ class ControlFlow:
         f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin,
                                 lambda: narrowed(st.test, False, fr, lambda: self.exec_block(st.orelse, fr), True, self.mutated),
                                 off is False)
+        ends2 = quiet_arm_ends(fr, died2, off is False)
         learned2 = self.close_arm(mark)
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
-        dead1, dead2 = f1 in ("return", "raise"), f2 in ("return", "raise")
+        dead1, dead2 = f1 in ("return", "raise") or ends1, f2 in ("return", "raise") or ends2
         self.join_arms([(learned1, not (dead1 or died1)), (learned2, not (dead2 or died2))])
         if attrs1 is not None or me is not None and self._wrote(me, log0):
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,

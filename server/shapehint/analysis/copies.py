@@ -31,7 +31,7 @@ def copied(v: Value, deep: bool) -> Optional[Value]:
         elem = copied(v.elem, True) if deep and v.elem is not None else v.elem
         if any(i is None for i in items.values()) or (v.elem is not None and elem is None):
             return None
-        return DictV(items, open=v.open, elem=elem, exact=v.exact)
+        return DictV(items, open=v.open, elem=elem, exact=v.exact, written_elsewhere=v.written_elsewhere)
     if isinstance(v, ListV):
         if v.items is None or v.grown is not None or v.if_length is not None:
             return None  # (a list the analysis holds by its length or its loop: not copied item by item)

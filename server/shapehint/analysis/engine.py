@@ -24,6 +24,7 @@ from .optional_parts import open_optional_parts
 from .result import AnalysisResult, Diagnostic, Entry, Pending
 from .session import AnalysisSession
 from .sink import Sink
+from .sealed_dicts import mark_written
 from .generic import construct, forget_state, generic_instance, own_copy, param_value
 
 
@@ -90,6 +91,7 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     log = logged_dims if records else _run  # the hover table's shares, when there are records
     try:
         parts["<module>"] = log(it, lambda: it.exec_module_body(parsed.tree.body, mod))
+        mark_written(globals_, parsed.tree)  # (before any function's analysis reads a registry)
         if cache is None:
             for f in list(it.functions):
                 if functions is not None and f.qualname not in functions:

@@ -11,7 +11,8 @@ that only the other value reaches runs with its errors not reported (`Frame.caug
 option of a choice): it is code for constructions not in view, which may pass what that arm
 rests on (a list of heads filled at run time), and the analysis with the default claims nothing
 of it. The default's arm is judged as before: what fails there fails for every construction
-that keeps the default.
+that keeps the default. A quiet arm that fails at its inputs' ranks ends its path there: past
+the `if`, the default arm's values alone (quiet_arm_ends).
 """
 from __future__ import annotations
 
@@ -97,7 +98,8 @@ def is_none(v: Value, other: Value) -> Optional[BoolV]:
 
 def containers(env: dict) -> list:
     """The lists and dicts `env`'s names hold, with what they hold now (before a flag's `if`)."""
-    return [(v, dict(v.items) if isinstance(v, DictV) else v.items and list(v.items))
+    # (a copy even of an empty list: the arm appends to the list object itself)
+    return [(v, dict(v.items) if isinstance(v, DictV) else None if v.items is None else list(v.items))
             for v in env.values() if isinstance(v, (DictV, ListV))]
 
 
@@ -119,10 +121,21 @@ def open_changed(boxes: list, mutated: Callable) -> None:
             v.items, v.elem, v.length = None, UnknownV("item"), None
 
 
+def quiet_arm_ends(fr, died: bool, quiet: bool) -> bool:
+    """Whether the quiet arm just run (`died`: its path failed) ends its path, so that what follows
+    the `if` is the default arm's alone: it failed unpacking a tensor's shape into the wrong
+    number of names (`B, H, W, C = x.shape` given a caller's rank-3 `x`), a failure of the
+    inputs' ranks, which every construction shares. Any other failure there may rest on what
+    the class on its own holds for its defaults only (a list of heads filled at run time), so
+    that arm's values are still joined."""
+    return quiet and died and fr.died_of == "rank"
+
+
 def quietly(fr, quiet: bool, run: Callable):
     """`run()`, with its errors not reported when `quiet` (an arm only a flag's other value takes)."""
     if not quiet:
         return run()
+    fr.died_of = ""  # (what ends the arm, quiet_arm_ends)
     fr.caught += 1
     try:
         return run()

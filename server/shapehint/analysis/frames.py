@@ -85,6 +85,9 @@ class Frame:
     # inside how many `try` bodies whose handler catches a shape error and gets on: an error
     # there is caught, not a failure (controlflow.s_Try)
     caught: int = 0
+    # why `dead` last became true: "rank" for a tensor's shape unpacked into the wrong number of
+    # names (contracts.check_unpack; flags.quiet_arm_ends), "" otherwise
+    died_of: str = ""
     # inside how many `try` bodies with a handler that catches ImportError, and the module whose
     # import raised there (optional_imports.py): the handler that catches it takes over
     imports_may_fail: int = 0

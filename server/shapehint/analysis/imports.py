@@ -305,6 +305,7 @@ class Importer:
             # that code would bind stay unknown
             ran = outside_caps(self.it, lambda: within_steps(
                 self.it, MODULE_STEPS, lambda: self.it.exec_module_body(parsed.tree.body, fr) is None, lambda: False))
+            sealed_dicts.mark_written(ns.attrs, parsed.tree)
             if ran:
                 sealed_dicts.seal(ns.attrs, parsed.tree)
         finally:

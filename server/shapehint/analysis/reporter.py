@@ -39,7 +39,7 @@ class Reporter:
         if codes.severity(code) == "error":
             if frame.dead:
                 return  # vacuous: no admissible input reaches this line
-            frame.dead = True
+            frame.dead, frame.died_of = True, ""  # (contracts.check_unpack says when it is a rank's)
             if frame.caught:
                 return  # a handler catches it and gets on (controlflow.s_Try)
             if frame.context and frame.facts.depth > frame.entry_depth:

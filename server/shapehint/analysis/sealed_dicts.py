@@ -13,7 +13,11 @@ What keeps a table open is read off the module's syntax, since code the analysis
 may write it: inside any function, lambda or class body, the table's name (or another top-level
 name for the very same dict) used other than to read it — `d[k]`, `k in d`, `d.get(k)`,
 `d.keys()`/`.items()`/`.values()`/`.copy()` — or a top-level container holding it named at all
-(`for t in _TABLES: t[k] = v` inside a function writes through it)."""
+(`for t in _TABLES: t[k] = v` inside a function writes through it).
+
+The same reading marks any module dict such code may write (`mark_written`, for the analysed
+file too): a registry read with a key not known is one of its values only while no code
+outside the module's top-level order can add one (choices.registry_choice)."""
 from __future__ import annotations
 
 import ast
@@ -27,10 +31,32 @@ _READS = frozenset({"get", "keys", "items", "values", "copy"})
 def seal(names: dict, tree: ast.Module) -> None:
     """Mark `exact` the private dicts of a module whose top-level code ran to its end (`names`:
     its globals) that no code it did not run can write."""
-    tables = {id(v): v for n, v in names.items() if n.startswith("_") and not n.startswith("__")
-              and isinstance(v, DictV) and not v.open and not v.exact and v.elem is None}
+    for d, written in _tables(names, tree):
+        if not written and not d.exact and not d.open and d.elem is None and \
+                any(n.startswith("_") and not n.startswith("__") for n in _names_of(names, d)):
+            d.exact = True
+
+
+def mark_written(names: dict, tree: ast.Module) -> None:
+    """Mark `written_elsewhere` each dict of a module whose top-level code ran (`names`: its
+    globals) that code it did not run may write: a registry one of its functions fills
+    (`REG[name] = fn`) is not closed for a read the analysis makes before or after it runs that
+    function — the reading function may come first in the file, or be analysed first, while at
+    run time the registering call came before (choices.registry_choice)."""
+    for d, written in _tables(names, tree):
+        if written:
+            d.written_elsewhere = True
+
+
+def _names_of(names: dict, d: DictV) -> list:
+    return [n for n, v in names.items() if v is d]
+
+
+def _tables(names: dict, tree: ast.Module) -> list:
+    """(dict, whether code not run may write it) for each dict `names` binds."""
+    tables = {id(v): v for v in names.values() if isinstance(v, DictV)}
     if not tables:
-        return
+        return []
     aliases, holders = {}, {}
     for n, v in names.items():
         if id(v) in tables:
@@ -42,12 +68,8 @@ def seal(names: dict, tree: ast.Module) -> None:
     uses = getattr(tree, "_shapehint_uses", None)
     if uses is None:  # (the tree is shared by analyses while the file is unchanged: scanned once)
         uses = tree._shapehint_uses = _uses_in_code_not_run(tree)
-    for key, d in tables.items():
-        if any(not read for n in aliases[key] for read in uses.get(n, ())):
-            continue
-        if any(n in uses for n in holders.get(key, ())):
-            continue
-        d.exact = True
+    return [(d, any(not read for n in aliases[key] for read in uses.get(n, ())) or
+             any(n in uses for n in holders.get(key, ()))) for key, d in tables.items()]
 
 
 def _uses_in_code_not_run(tree: ast.Module) -> dict:

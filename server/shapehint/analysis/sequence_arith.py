@@ -24,6 +24,8 @@ def sequence_binop(op, a: Value, b: Value, join_values: Callable, size_int: Call
         return sizes.added(a, b, size_int) or UnknownV("size")  # `x.size()[:-1] + (h, d)`
     if op is ast.Add and isinstance(a, ListV) and isinstance(b, ListV) and a.items is not None and b.items is not None:
         return ListV(a.items + b.items)
+    if op is ast.Add and isinstance(a, ListV) and isinstance(b, ListV):
+        return _of_unknown_length(a, b, join_values)
     if op is ast.Mult and isinstance(a, (ListV, TupleV)) and isinstance(b, IntV) and b.expr.value is not None \
             and a.items is not None and b.expr.value <= 64:
         items = list(a.items) * b.expr.value
@@ -37,3 +39,15 @@ def sequence_binop(op, a: Value, b: Value, join_values: Callable, size_int: Call
         # program that runs the count is an int and every item is None
         return ListV(None, NoneV())
     return None
+
+
+def _of_unknown_length(a: ListV, b: ListV, join_values: Callable) -> Optional[ListV]:
+    """`a + b`, one of them of unknown length (`to_cat + [x]`, `to_cat` filled on paths that
+    differ, arm_lists.py): a list of unknown length, each item one of theirs, so its item is the
+    join of theirs; None for a list held by its length or its loop (grown, a parameter's)."""
+    if not all(v.grown is None and v.if_length is None and v.name is None for v in (a, b)):
+        return None
+    items = [i for v in (a, b) for i in (v.items if v.items is not None else [v.elem])]
+    if any(i is None for i in items):
+        return None
+    return ListV(None, join_values(items)) if items else None

@@ -215,6 +215,10 @@ class DictV(Value):
     # key not among them is absent (`if 'num_experts' in kwargs` decided) — unlike a dict built
     # elsewhere, a module's registry say, which other code may fill
     exact: bool = False
+    # a module's dict that code run out of the module's order writes (a function's `REG[name] =
+    # fn`): its keys now are not all it will hold, whichever order the analysis runs that code in
+    # (analysis/sealed_dicts.py)
+    written_elsewhere: bool = False
 
     def __post_init__(self):
         self.born = next(_BORN)
