@@ -28,7 +28,7 @@ class Comprehensions:
     """List comprehensions and generator expressions, and joins of values."""
 
     _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star", "sides_shared",
-             "fresh_symbol")
+             "fresh_symbol", "least")
 
     def e_ListComp(self, node, fr) -> Value:
         return self.comprehension(node, fr)
@@ -128,7 +128,7 @@ class Comprehensions:
             # `zeros` can still take as a size; unknown, it made every shape after it unknown
             if all(_int_symbol(v) and v.path == first.path for v in vals):
                 return first
-            return IntV(self.fresh_dyn())
+            return IntV(self._joined_int(vals))
         if all(isinstance(v, ModuleV) and v.children is None and v.elem is None for v in vals) and \
                 len({(v.kind, v.describe()) for v in vals}) == 1:
             return first  # layers built alike (`stages.append(nn.Linear(d, d))` in a loop)
@@ -158,8 +158,10 @@ class Comprehensions:
     def _joined_int(self, vals: list):
         """Some int for ints that differ on the paths: a fresh symbol, at least 1 as a size is,
         unless a path gives a constant below that (`shift = 0` on one path, `window // 2` on the
-        other: `shift > 0` must stay undecided, not hold on every path)."""
-        consts = [v.expr.value for v in vals if v.expr.value is not None]
+        other: `shift > 0` must stay undecided, not hold on every path), or an int parameter that
+        may be below it (`self.shift_size` of default 0 on one path, `0` on the other)."""
+        consts = [v.expr.value if isinstance(v, IntV) else self.least(v.path) for v in vals
+                  if not isinstance(v, IntV) or v.expr.value is not None]
         low = min(consts, default=1)
         return self.fresh_dyn() if low >= 1 else self.fresh_symbol("?", None, lo=low)
 

@@ -91,6 +91,10 @@ def symbol_noting(it, path: str, what: str, default) -> OpaqueV:
     use of the name wrote (`the value of ...`): the same table whether the classes were built now
     or by analyses restored from the cache (engine.compose_dims replays writes in program order)."""
     it.env.dims[path] = DimInfo(path, f"{what} (default {default})", default=default)
+    if isinstance(default, int) and not isinstance(default, bool) and default < 1:
+        # not a size (`shift_size=0`): a symbol is at least 1, which would rule out the default
+        # itself, and `if self.shift_size > 0:` would hold for every construction
+        it.env.bound_below(path, default)
     return OpaqueV(path, "int" if isinstance(default, int) and not isinstance(default, bool) else None)
 
 

@@ -62,6 +62,8 @@ class Environment:
         # fresh symbol -> its lower bound, shared by every store (new_store): a value made under
         # one store (a layer's `__init__`) reaches others (its `forward`)
         self.symbol_lower: dict = j.table("symbol-bound")
+        # those of them that are parameters whose default is below 1 (bound_below), not fresh
+        self.low_defaults: set[str] = j.tally("default-bound")
         self.session: Optional[Session] = None
         self.opaque_names: set[str] = j.tally("opaque")  # symbols standing for values the analysis cannot see
         # those of them surely ints (an int default's): any other may be a float (`cfg.mlp_ratio`)
@@ -94,6 +96,18 @@ class Environment:
         self.dims.setdefault(name, DimInfo(name, f"computed on line {span.line}" if span else "unknown"))
         return Expr.sym(name)
 
+    def bound_below(self, name: str, lo: int) -> None:
+        """Symbol `name` (a parameter's, defaults.py) may be as low as `lo`, not only 1."""
+        self.symbol_lower[name] = min(lo, self.symbol_lower.get(name, lo))  # (classes share names)
+        self.low_defaults.add(name)
+
+    def least(self, name: str) -> int:
+        return self.symbol_lower.get(name, 1)
+
+    def is_fresh(self, name: str) -> bool:
+        """Whether `name` is a symbol the analysis made (no name a reader knows)."""
+        return name.startswith("?") or name in self.symbol_lower and name not in self.low_defaults
+
     def fresh_dyn(self) -> Expr:
         return Expr.sym(f"?{self.journal.note('fresh')}")
 
@@ -120,7 +134,7 @@ class Environment:
         size: `int(cfg.ratio*?3)` names nothing a reader knows)."""
         if not (e.symbols() & self.opaque_names) - self.opaque_ints:
             return e
-        if any(s.startswith("?") or s in self.symbol_lower for s in e.symbols()):
+        if any(self.is_fresh(s) for s in e.symbols()):
             return self.fresh_symbol(fn, None, lo=0)
         name = f"{fn}({e})"
         if name not in self.dims:

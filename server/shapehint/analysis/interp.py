@@ -112,7 +112,7 @@ class Interp:
         self.resolve, self.resolve_shape, self.param_star = env.resolve, env.resolve_shape, env.param_star
         self.learn_rank, self.learn_edge, self.arm_segment = env.learn_rank, env.learn_edge, env.arm_segment
         self.open_arm, self.close_arm, self.join_arms = env.open_arm, env.close_arm, env.join_arms
-        self.forget_arm, self.truncated = env.forget_arm, env.truncated
+        self.forget_arm, self.truncated, self.least = env.forget_arm, env.truncated, env.least
         self.sides_shared = env.sides_shared
         reporter = self.reporter = Reporter(sink)  # diagnostics and failure records
         self.report, self.failed, self.declared = reporter.report, reporter.failed, reporter.declared

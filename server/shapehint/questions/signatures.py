@@ -184,7 +184,7 @@ def _requires(session, qualname: str, store, free: set, inputs: set, ren: dict) 
     of `dim` than of the input). A fresh size (a data-dependent result's) or one with no name a
     reader knows is no such value: its facts are not shown."""
     env = session.interp.env
-    fresh = set(env.symbol_lower) | set(env.holes)
+    fresh = {s for s in env.symbol_lower if env.is_fresh(s)} | set(env.holes)
     kept, names = [], dict(ren)
     for f in store.facts:
         fs = f.pred.symbols()
