@@ -19,18 +19,10 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.values import IntV, ListV, ModuleV, NoneV, StrV, TupleV, UnknownV, Value
 from .frames import span_of
-from .objects import UNKNOWN_MODULES, InstanceObj
+from .objects import UNKNOWN_MODULES, AlikeCount, AlikeRun, InstanceObj
 
 BLOCKED = ("blocked",)  # inside a loop whose passes are not counted: nothing is counted inside it
 _LEAVES = (ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom)
-
-
-class AlikeCount(IntV):
-    """A counted loop's marker where every pass builds its module alike (`passes_alike`)."""
-
-
-class AlikeRun(UnknownV):
-    """Such a loop's marker where its count is not known: one per run, as a count is."""
 
 
 _MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem",
