@@ -1,6 +1,7 @@
 """A callable is truthy (compare.truth): a `functools.partial`, a bound method and a builtin
 function have no `__bool__`, so `rd_round_fn = rd_round_fn or round` given a partial keeps the
-partial, and the size it computes is known. Checked against torch running the same program."""
+partial, and the size it computes is known; so is a torch layer class (`norm_layer or
+nn.BatchNorm2d`). Checked against torch running the same program."""
 import torch
 
 from .program_runs import infer
@@ -62,3 +63,35 @@ def test_a_partial_or_a_fallback_is_the_partial(tmp_path):
     assert vals[("given", "y")] == ["x.shape[0]", y[1], "x.shape[2]", "x.shape[3]"]
     assert vals[("method", "n")] == n
     assert vals[("builtin", "m")] == m
+
+
+LAYER_PROGRAM = """import torch
+import torch.nn as nn
+
+_WIDTH = {"batchnorm2d": 1, "instancenorm2d": 2}
+
+
+def norm_conv(c: int, norm_layer=None):
+    norm_layer = norm_layer or nn.BatchNorm2d
+    mult = _WIDTH[norm_layer.__name__.lower()]
+    return nn.Sequential(nn.Conv2d(c, c * mult, 1), norm_layer(c * mult))
+
+
+def given(x):
+    y = norm_conv(8, norm_layer=nn.InstanceNorm2d)(x)
+    return y
+
+
+def run(x):
+    return given(x)
+"""
+
+
+def test_a_torch_layer_class_or_a_fallback_is_that_class(tmp_path):
+    # (a torch layer class has no `__bool__`: `norm_layer or nn.BatchNorm2d` given one is it,
+    # whose name reads; undecided, the join of two classes had no `__name__`)
+    x = torch.empty(2, 8, 4, 4, device="meta")
+    y = list(run_program(LAYER_PROGRAM)["run"](x).shape)
+    assert y == [2, 16, 4, 4]
+    vals = {(v["function"], v["name"]): v["shape"] for v in infer(tmp_path, LAYER_PROGRAM)["values"]}
+    assert vals[("given", "y")] == ["x.shape[0]", y[1], "x.shape[2]", "x.shape[3]"]

@@ -18,6 +18,7 @@ from ..shapes.values import (BoolV, DefaultStrV, DictV, DtypeV, ExtRef, FloatV, 
 from .flags import at_default, carried, is_none, negated
 from .frames import add_fact, span_of
 from .classvalues import class_eq
+from ..ops import registry
 from . import operands, torch_names
 from .objects import (BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, OpaqueV, PartialV, RangeV, SetV,
                       TorchDir)
@@ -182,6 +183,10 @@ class Comparisons:
         # (a `functools.partial`, a bound method or a builtin function has no `__bool__`: truthy,
         # so `rd_round_fn or round` given a partial is that partial)
         if isinstance(v, (ModuleV, InstanceObj, FuncObj, ClassObj, DtypeV, ChoiceV, PartialV, BoundMethod, BuiltinFn)):
+            return TRUE
+        # (a torch layer class or function a rule stands for is truthy, `norm_layer or
+        # nn.BatchNorm2d` given the class is that class; another torch name may be a falsy flag)
+        if isinstance(v, ExtRef) and registry.lookup(v.path) is not None:
             return TRUE
         if isinstance(v, (TupleV, ListV)) and v.items is not None:
             return TRUE if v.items else FALSE

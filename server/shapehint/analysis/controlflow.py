@@ -370,7 +370,7 @@ class ControlFlow:
         # A loop that may run no iteration is an undecided arm: what its body requires (a
         # layer's in_features) and its errors hold only for the inputs that make it run.
         may_skip = trips is None or not fr.facts.entails(ge(trips, 1))
-        dead0, counting = fr.dead, loop_counts.enter(fr, st, trips)
+        dead0, counting = fr.dead, loop_counts.enter(fr, st, trips, joined=True)
         for _ in range(2):
             fr.env.clear()
             fr.env.update(cur)

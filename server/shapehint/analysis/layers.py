@@ -15,7 +15,7 @@ from .objects import ChoiceV, InstanceObj
 from .opctx import AnalysisContext
 from .frames import span_of
 from .ruleargs import ForwardRule, bind_arguments
-from . import layer_tails
+from . import layer_tails, loop_counts
 
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 REPEATS = 3  # applications of a Sequential's unit of unknown count, at most (`_repeated`)
@@ -113,7 +113,9 @@ class Layers:
         those given to `super().__init__`, then those assigned or `add_module`d."""
         named = inst.registered_modules()
         if named is None:
-            return UnknownV("Sequential")
+            # (all registered at one site in a loop of unknown count: a stack of that layer)
+            layer = loop_counts.stacked_layer(inst)
+            return UnknownV("Sequential") if layer is None else self._repeated(layer, x, fr, span, labels)
         layers = [v for _, v in named]
         for layer in layers:
             x = self.call_value(layer, [x], {}, fr, span, None, labels)

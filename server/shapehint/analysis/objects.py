@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import _BORN, ExtRef, ListV, ModuleV, TensorV, UnknownV, Value
+from ..shapes.values import _BORN, ExtRef, IntV, ListV, ModuleV, TensorV, UnknownV, Value
 
 
 @dataclass(eq=False)
@@ -329,6 +329,15 @@ class OpenTupleV(UnknownV):
     """A tuple with at least `len(head)` items, those first: unknown to every other use (open_tuples.py)."""
 
     head: tuple = ()
+
+
+class AlikeCount(IntV):
+    """A counted loop's marker at a registration site, where every pass builds its module alike
+    (loop_counts.passes_alike)."""
+
+
+class AlikeRun(UnknownV):
+    """Such a loop's marker where its count is not known: one per run, as a count is."""
 
 
 @dataclass(eq=False)
