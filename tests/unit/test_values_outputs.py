@@ -13,6 +13,10 @@ def _values():
 
 
 def _in_entry(v):
+    # the entry's context; where it prints as the record's shape (its own analysis lost the rank,
+    # so the shape is the calls' join: analysis/contexts.rank_lost) it is not listed beside it
+    if not any(c["context"].startswith("entry:") for c in v.get("contexts", [])):
+        return v["shape"]
     return in_context(v, "entry:")
 
 

@@ -20,7 +20,7 @@ from .dicts import dict_method
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
-from . import grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names
+from . import attr_presence, grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names
 from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -308,7 +308,7 @@ class Builtins:
         return NoneV()
 
     def b_hasattr(self, args, kwargs, fr, span):
-        known = torch_names.provides(args[0], args[1]) if len(args) == 2 else None
+        known = len(args) == 2 and (torch_names.provides(args[0], args[1]) or attr_presence.surely_has(*args))
         return BoolV(TRUE if known else None)
 
     def b_dir(self, args, kwargs, fr, span):

@@ -23,7 +23,7 @@ import re
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.shape import Shape
+from ..shapes.shape import DYN_PREFIX, Shape
 
 MAX_CONTEXTS = 8  # listed per record; the join summarises the rest
 
@@ -247,6 +247,17 @@ def beside_the_join(calls: list, shown: str, text: dict, built: set) -> list:
         printed.setdefault((split(lbl)[0], via_of(lbl)), set()).add(text.setdefault(s, str(s)))
     return [(lbl, s) for lbl, s, _, _ in calls if text[s] != shown or split(lbl)[0] in built
             or len(printed[(split(lbl)[0], via_of(lbl))]) > 1]
+
+
+def rank_lost(generic: list, chosen: list) -> bool:
+    """Whether the function's own analysis lost the rank where its calls keep it: every shape of
+    its own is a segment of no parameter (`[*?, C]`, an operand the analysis could not follow
+    made its rank unknown) and every call's, in the function's names, has a known rank. Then the
+    calls' join is its answer, as when its own analysis gives none (a rank lost is no answer of
+    the function's own)."""
+    return bool(generic) and bool(chosen) and \
+        all(o[2] is not None and o[2].rank is None and o[2].star.startswith(DYN_PREFIX) for o in generic) and \
+        all(o[2] is not None and o[2].rank is not None for o in chosen)
 
 
 def sizes_unknown(shape: Shape) -> Shape:

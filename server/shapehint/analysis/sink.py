@@ -303,7 +303,7 @@ class Sink:
         # a function's own analysis (in terms of its parameters) comes first; else what its calls
         # agree on, in its own names; the models factories build are contexts only
         # (frames.BuiltContext: the class may be built in other ways elsewhere)
-        primary = generic or chosen
+        primary = chosen if contexts.rank_lost(generic, chosen) else generic or chosen
         # a call that lost the value after other arguments than those that observed it (a `kv`
         # given where the others omitted it) may have taken another path: any shape
         other_path = any(w[1] not in kinds for w in lost)

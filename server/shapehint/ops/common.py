@@ -94,7 +94,7 @@ def broadcast_shapes(cx: OpContext, *shapes: Shape) -> Shape:
             # anonymous unknown ranks (no axis known, no name to learn them by: a `torch.tensor`
             # of data the analysis cannot read): the result is a tensor of unknown rank too
             return Shape.unknown(cx.fresh_star(None))
-        raise NotApplicable("broadcast of unknown ranks")
+        return trailing_broadcast(cx, shapes)
     rank = max((len(s.dims) for s in known), default=0)
     out: list[Expr] = []
     for i in range(rank, 0, -1):
@@ -105,6 +105,26 @@ def broadcast_shapes(cx: OpContext, *shapes: Shape) -> Shape:
                 cur = d if cur is None else broadcast_dims(cx, cur, d, f"dimension {rank - i}")
         out.append(cur)
     return Shape(tuple(out))
+
+
+def trailing_broadcast(cx: OpContext, shapes) -> Shape:
+    """Operands of unknown rank with different segments (a residual `out + x`, out `[*?, C]` from
+    a call the analysis could not follow, x `[B, T, C]`): whatever the ranks, the axes each
+    operand names at its end are its last axes, so the last k of the result (k: the fewest named
+    by an unknown-rank operand) broadcast axis by axis, and the axes before them are a segment of
+    their own. Raises NotApplicable when some unknown-rank operand names no last axis."""
+    k = min(len(s.suffix) for s in shapes if s.rank is None)
+    if k == 0:
+        raise NotApplicable("broadcast of unknown ranks")
+    out: list[Expr] = []
+    for i in range(k, 0, -1):
+        cur = None
+        for s in shapes:
+            axes = s.suffix if s.rank is None else s.dims
+            if len(axes) >= i:
+                cur = axes[-i] if cur is None else broadcast_dims(cx, cur, axes[-i], f"dimension -{i}")
+        out.append(cur)
+    return Shape((), cx.fresh_star(None), tuple(out))
 
 
 def tensor_args(*vals: Value) -> list[TensorV]:
