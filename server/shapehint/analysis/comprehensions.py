@@ -8,7 +8,7 @@ import dataclasses
 from typing import Optional
 
 from ..shapes.shape import eq
-from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV, TupleV,
+from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, NumberV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from . import arm_lists, number_or_tensor, open_tuples, tuple_or_output
 from .choices import choice_of
@@ -148,6 +148,11 @@ class Comprehensions:
                 if isinstance(t, TensorV) else t
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
             return first if isinstance(first, NoneV) else type(first)()
+        if all(isinstance(v, (IntV, FloatV)) for v in vals):
+            # ints on some paths, floats on others (`low = math.floor(low)` under a flag): still a
+            # number, which a tensor's arithmetic takes alike (`torch.arange(n) - low`); unknown,
+            # it made every tensor computed with it unknown
+            return NumberV()
         # one of several layers or functions; an object None on some paths; tuples of lengths that differ;
         # a value of unknown kind paired with itself
         picked = (choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)

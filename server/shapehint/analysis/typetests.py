@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, StrV, TensorV,
+from ..shapes.values import (BoolV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, NumberV, StrV, TensorV,
                              TupleV, Value)
 from .objects import MODULE, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, OpaqueV, PartialV, SetV
 
@@ -71,6 +71,8 @@ def _one(value: Value, target: Value, torch_made: bool = False) -> Optional[bool
         return False
     if _class_or_function(value) and isinstance(target, BuiltinFn) and target.name in _BUILTIN_TYPES:
         return False  # (`entry if isinstance(entry, tuple) else (entry, {})` in a table of classes)
+    if isinstance(value, NumberV) and isinstance(target, BuiltinFn) and target.name in ("int", "float"):
+        return None  # an int on some paths, a float on others
     kinds = _BUILTIN.get(type(value)) or _BUILTIN.get(type(value).__mro__[1])  # (a DefaultStrV is a str)
     if kinds is not None:
         if isinstance(target, BuiltinFn):

@@ -111,6 +111,14 @@ class FloatV(Value):
 
 
 @dataclass(eq=False)
+class NumberV(FloatV):
+    """An int on some paths and a float on others (`low = math.floor(low)` under a flag the
+    analysis cannot decide): arithmetic takes it as a float of unknown value, as it takes
+    `max(x, 0)` of an unknown float, but whether it is an int or a float stays undecided
+    (analysis/typetests.py)."""
+
+
+@dataclass(eq=False)
 class BoolV(Value):
     pred: Optional[Pred] = None  # None: unknown bool
     # when `pred` is unknown, what the value being true still implies (`x.shape == (B, f(y))`
