@@ -273,12 +273,13 @@ def combine(verdicts: list) -> str:
     return "partial"
 
 
-def builders(build: str, source: str) -> frozenset:
+def builders(build: str, source: str, path: str = "") -> frozenset:
     """The module-level functions of `source` that the build expression runs, transitively: the
     device run's own reading (server/shapehint/devicerun/builders.py, loaded by path, as
-    execute.py loads the runner: one definition of which factories built the model)."""
+    execute.py loads the runner: one definition of which factories built the model; `path` finds
+    the base a class forwards its arguments to)."""
     with annotate._PARSE_LOCK:
-        return _BUILDERS.built_by([build], source)
+        return _BUILDERS.built_by([build], source, path)
 
 
 def _load_builders():

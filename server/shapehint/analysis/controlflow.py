@@ -20,7 +20,7 @@ from ..shapes.shape import FALSE, Shape, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
 from .maybe_none import narrowed
-from .flags import containers, flag_join, off_default_arm, open_changed, quiet_arm_ends, quietly
+from .flags import arm_gets_on, containers, flag_join, off_default_arm, open_changed, quiet_arm_ends, quietly
 from . import arm_lists, grown_lists, layer_tails, list_choices, loop_counts
 from .frames import BranchRecord, add_fact, span_of
 from .divisibility import learn as learn_divisible
@@ -82,7 +82,7 @@ class ControlFlow:
         mark = self.open_arm()
         off = off_default_arm(v)  # (the arm only a flag's other value takes: errors not reported)
         boxes = containers(env0) if off is not None else ()
-        lists = arm_lists.lists_before(env0) if off is None else ()
+        lists = arm_lists.lists_before(env0)
         f1, died1 = self.in_arm(fr, (implied,), origin,
                                 lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), True, self.mutated),
                                 off is True)
@@ -109,8 +109,8 @@ class ControlFlow:
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
                              None if dead2 else dict(me.attrs), fr, off, p)
         open_changed(boxes, self.mutated)
-        arm_lists.join_lists(lists, lists1, not (dead1 or died1), not (dead2 or died2), self.mutated,
-                             self.join_values)
+        arm_lists.join_lists(lists, lists1, arm_gets_on(dead1, died1, off is True),
+                             arm_gets_on(dead2, died2, off is False), self.mutated, self.join_values)
         if dead1 and dead2:
             return "return"
         for name, t in (own[0].items() if own else ()):

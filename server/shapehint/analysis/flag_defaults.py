@@ -12,6 +12,16 @@ symbols, `None` defaults open), whose `forward` and parts run and are listed as
 `CLASS.__init__:LINE`. As a factory's context it is never the line's own shape: it claims shapes
 only for instances built with the flags and strings at their defaults (devicerun/builders.py
 matches it to a build only when the build passes none of them another value).
+
+Its float defaults are their values there too (`patch_drop_rate=0.` leaves the patch dropout out,
+whose dropped tokens made the sequence's length unknown in every line after it; builders.py
+matches a build only when it passes none of them another value); a class with only float
+defaults has no such context.
+
+A class whose `__init__` takes only `*args, **kwargs` and hands them to its base's
+(`super().__init__(*args, **kwargs)`, spread.py) has the base's flags and strings: its open
+`**kwargs` holds each at its default there (still open for the rest), so the base's `__init__`
+binds them as given; the build is then matched against the base's signature.
 """
 from __future__ import annotations
 
@@ -19,12 +29,12 @@ import ast
 from typing import Callable
 
 from ..shapes.shape import FALSE, TRUE
-from ..shapes.values import BoolV, DefaultStrV, StrV, Value
+from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, StrV, Value
 from .built import MAX_CONTEXTS, _own_forward, run_in_context
 from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
 from .generic import construct, forget_state
-from .objects import FuncObj, InstanceObj
+from .objects import ClassObj, FuncObj, InstanceObj
 from .optional_parts import open_optional_parts
 
 
@@ -34,28 +44,59 @@ def _at_default(v: Value) -> Value:
     return BoolV(TRUE if v.at_default else FALSE)
 
 
+def _flag_defaults(init: ast.FunctionDef, kinds=(bool, str)) -> dict:
+    """`init`'s parameters whose default is `True`, `False` or a string (or of `kinds`): name -> the default."""
+    a = init.args
+    pos = a.posonlyargs + a.args
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    return {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant) and isinstance(d.value, kinds)}
+
+
+def forwarded_flags(cls: ClassObj, init: ast.FunctionDef) -> dict:
+    """The flags and strings of the base's `__init__` that `init`, taking only `self, *args,
+    **kwargs`, forwards to (its first base's own, as devicerun/builders.py reads the signature)."""
+    a = init.args
+    if a.vararg is None or a.kwarg is None or a.posonlyargs or len(a.args) != 1 or a.kwonlyargs \
+            or not cls.bases or not isinstance(cls.bases[0], ClassObj):
+        return {}
+    base = cls.bases[0].attrs.get("__init__")
+    return _flag_defaults(base.node, (bool, str, float)) if isinstance(base, FuncObj) and base.node is not None else {}
+
+
+def _constant(v) -> Value:
+    return BoolV(TRUE if v else FALSE) if isinstance(v, bool) else StrV(v) if isinstance(v, str) else FloatV(v)
+
+
 def has_flags(init: ast.FunctionDef) -> bool:
     """Whether `init` has a parameter whose default is `True`, `False` or a string."""
-    a = init.args
-    return any(isinstance(d, ast.Constant) and isinstance(d.value, (bool, str))
-               for d in list(a.defaults) + [d for d in a.kw_defaults if d is not None])
+    return bool(_flag_defaults(init))
 
 
 def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     """After `init`'s generic analysis: the construction context of its class (a module-level
-    module with a `forward` in this file) built with every flag and string of `init` at its default."""
+    module with a `forward` in this file) built with every flag, string and float of `init` (or of
+    the base it forwards `*args, **kwargs` to) at its default."""
     cls = init.cls
     if it.as_built or cls is None or cls.node is None or "." in cls.qualname or not cls.is_module() \
-            or not _own_forward(it, cls) or not has_flags(init.node):
+            or not _own_forward(it, cls):
+        return
+    forwarded = forwarded_flags(cls, init.node)
+    if not has_flags(init.node) and not any(isinstance(v, (bool, str)) for v in forwarded.values()):
         return
     runs = it.built_runs.get(cls, 0)
     if runs >= MAX_CONTEXTS:
         return
     it.built_runs[cls] = runs + 1
     inst = InstanceObj(cls, {}, span_of(init.node))
-    if construct(it, init, inst, open_nones=False, flag=_at_default) == "raise":
+
+    def kwargs():  # (a fresh one for each construction: `kwargs.pop(...)` changes it)
+        return DictV({k: _constant(v) for k, v in forwarded.items()}, open=True) if forwarded else None
+    fixed = {k: FloatV(v) for k, v in _flag_defaults(init.node, float).items()}
+    if construct(it, init, inst, open_nones=False, flag=_at_default, kwargs=kwargs(), fixed=fixed) == "raise":
         return
-    open_optional_parts(inst, init, lambda i, o, make: construct(it, i, o, False, given=make, flag=_at_default))
+    # (the same construction, its `None` defaults given: a part only a float's other value builds is none)
+    open_optional_parts(inst, init, lambda i, o, make: construct(it, i, o, False, given=make, flag=_at_default,
+                                                                 kwargs=kwargs(), fixed=fixed))
     open_default_nones(init, inst)
     forget_state(cls, inst)
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=cls, root=init.qualname)

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Callable, Optional
 
 from ..shapes.shape import neg
-from ..shapes.values import BoolV, DictV, ListV, NoneV, TensorV, UnknownV, Value
+from ..shapes.values import BoolV, DictV, NoneV, TensorV, UnknownV, Value
 
 
 def undecided_flag(default: BoolV) -> BoolV:
@@ -97,28 +97,30 @@ def is_none(v: Value, other: Value) -> Optional[BoolV]:
 
 
 def containers(env: dict) -> list:
-    """The lists and dicts `env`'s names hold, with what they hold now (before a flag's `if`)."""
-    # (a copy even of an empty list: the arm appends to the list object itself)
-    return [(v, dict(v.items) if isinstance(v, DictV) else None if v.items is None else list(v.items))
-            for v in env.values() if isinstance(v, (DictV, ListV))]
+    """The dicts `env`'s names hold, with what they hold now (before a flag's `if`; its lists
+    join as any `if`'s do: arm_lists.py, `arm_gets_on`)."""
+    return [(v, dict(v.items)) for v in env.values() if isinstance(v, DictV)]
 
 
 def open_changed(boxes: list, mutated: Callable) -> None:
-    """Past a flag's `if`: each list or dict an arm filled in place (`embed_args.update(
+    """Past a flag's `if`: each dict an arm filled in place (`embed_args.update(
     output_fmt='NHWC')` under `if dynamic_img_size:`) holds either arm's contents, so what it
     holds is no longer known — not the last arm's, which would be one construction's."""
     for v, before in boxes:
-        if isinstance(v, DictV):
-            if v.items.keys() == before.keys() and all(v.items[k] is before[k] for k in before):
-                continue
-            mutated(v)
-            v.items.clear()
-            v.items.update(before)
-            v.open, v.exact, v.elem = True, False, None
-        elif v.items is not None and (before is None or len(v.items) != len(before) or
-                                      any(a is not b for a, b in zip(v.items, before))):
-            mutated(v)
-            v.items, v.elem, v.length = None, UnknownV("item"), None
+        if v.items.keys() == before.keys() and all(v.items[k] is before[k] for k in before):
+            continue
+        mutated(v)
+        v.items.clear()
+        v.items.update(before)
+        v.open, v.exact, v.elem = True, False, None
+
+
+def arm_gets_on(dead: bool, died: bool, quiet: bool) -> bool:
+    """Whether what an arm left in a list joins past the `if`: a quiet arm that failed still does
+    (quiet_arm_ends: its failure may be the class's on its own), so a list past a flag's `if` is
+    never the default arm's alone — `to_cat` after `if self.cls_token is not None:` is `[]` or
+    `[cls]`, of unknown length (arm_lists.join_lists)."""
+    return not dead and (quiet or not died)
 
 
 def quiet_arm_ends(fr, died: bool, quiet: bool) -> bool:

@@ -307,11 +307,12 @@ def forget_state(cls: ClassObj, inst: InstanceObj) -> InstanceObj:
 
 
 def construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, given=None,
-               prefix: str = "", flag=None):
+               prefix: str = "", flag=None, kwargs=None, fixed=None):
     """Run `init` on `inst` with its defaults (`open_nones`: a `None` default is unknown;
     `given`: a value of its name instead, made by `given(name)`, errors on that path not
     reported — it only tells which parts a caller's argument builds, optional_parts; `prefix`: what names a config's attributes,
-    defaults.py; `flag`: what a flag left undecided, or a string default, is instead, flag_defaults.py); the flow it
+    defaults.py; `flag`: what a flag left undecided, or a string default, is instead, and `kwargs`
+    its `**kwargs`, `fixed` the values of some parameters, flag_defaults.py); the flow it
     ends with ("raise" when every path raises)."""
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=init.cls, record=False)
     fr.caught = 1 if given else 0
@@ -324,10 +325,10 @@ def construct(it: Interp, init: FuncObj, inst: InstanceObj, open_nones: bool, gi
         elif flag is not None and (isinstance(v, BoolV) and v.pred is None and v.at_default is not None
                                    or isinstance(v, DefaultStrV)):
             v = flag(v)
-        fr.env[p.arg] = v
+        fr.env[p.arg] = fixed[p.arg] if fixed and p.arg in fixed else v
     if a.vararg is not None:
         fr.env[a.vararg.arg] = OpenArgsV()
     if a.kwarg is not None:
-        fr.env[a.kwarg.arg] = DictV({}, open=True)
+        fr.env[a.kwarg.arg] = kwargs if kwargs is not None else DictV({}, open=True)
     fr.self_obj = inst
     return it.exec_block(init.node.body, fr)

@@ -3,15 +3,18 @@ expression (`--build mobilenet_v3_small(num_classes=10)`, a `# entry:` comment's
 transitively. Their construction contexts (`FACTORY:LINE` in `infer` JSON) are the inference
 for the model as built (compare.py), as they are for a user who reads hover after building it
 that way (the referee's bench/realmodels/score.py judges the same contexts). A class the build
-calls with every bool flag and string of its `__init__` at the default (none passed, or passed as
+calls with every bool flag, string and float of its `__init__` at the default (none passed, or passed as
 that constant; no `*args`/`**kwargs` that could pass one) built its model in the context of those
-defaults (`CLASS.__init__:LINE`, analysis/flag_defaults.py)."""
+defaults (`CLASS.__init__:LINE`, analysis/flag_defaults.py). A class whose `__init__` takes only
+`*args, **kwargs` for its base's is matched against the base's `__init__` (in the file, or in the
+module it is imported from, found beside `path`'s package); one not found matches no build."""
 from __future__ import annotations
 
 import ast
+import os
 
 
-def built_by(exprs: list, text: str) -> frozenset:
+def built_by(exprs: list, text: str, path: str = "") -> frozenset:
     try:
         tree = ast.parse(text)
         calls = [ast.parse(e, mode="eval") for e in exprs]
@@ -28,8 +31,8 @@ def built_by(exprs: list, text: str) -> frozenset:
         if name not in found:
             found.add(name)
             todo |= called(funcs[name])
-    inits = {n.name: m for n in tree.body if isinstance(n, ast.ClassDef)
-             for m in n.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"}
+    inits = {n.name: _signature(n, tree, path) for n in tree.body if isinstance(n, ast.ClassDef)}
+    inits = {k: v for k, v in inits.items() if v is not None}
     for c in ast.walk(ast.Module(body=[ast.Expr(e.body) for e in calls] + [funcs[n] for n in found], type_ignores=[])):
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in inits \
                 and _flags_at_defaults(c, inits[c.func.id]):
@@ -38,17 +41,64 @@ def built_by(exprs: list, text: str) -> frozenset:
 
 
 def _flags_at_defaults(call: ast.Call, init: ast.FunctionDef) -> bool:
-    """Whether `call` leaves every parameter of `init` whose default is a bool or a string at its
-    default (the construction context decides both, analysis/flag_defaults.py)."""
+    """Whether `call` leaves every parameter of `init` whose default is a bool, a string or a
+    float at its default (the construction context decides them, analysis/flag_defaults.py)."""
     a = init.args
     params = (a.posonlyargs + a.args)[1:]
     flags = {p.arg: d.value for p, d in zip(reversed(a.posonlyargs + a.args), reversed(a.defaults))
-             if isinstance(d, ast.Constant) and isinstance(d.value, (bool, str))}
+             if isinstance(d, ast.Constant) and isinstance(d.value, (bool, str, float))}
     flags.update({p.arg: d.value for p, d in zip(a.kwonlyargs, a.kw_defaults)
-                  if isinstance(d, ast.Constant) and isinstance(d.value, (bool, str))})
+                  if isinstance(d, ast.Constant) and isinstance(d.value, (bool, str, float))})
     if any(isinstance(v, ast.Starred) for v in call.args) or any(k.arg is None for k in call.keywords):
         return False
     given = [(p.arg, v) for p, v in zip(params, call.args)] + [(k.arg, k.value) for k in call.keywords]
     return len(call.args) <= len(params) and all(
         isinstance(v, ast.Constant) and type(v.value) is type(flags[n]) and v.value == flags[n]
         for n, v in given if n in flags)
+
+
+def _own_init(cls: ast.ClassDef):
+    return next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+
+
+def _forwards(init: ast.FunctionDef) -> bool:
+    a = init.args
+    return a.vararg is not None and a.kwarg is not None and not a.posonlyargs and len(a.args) == 1 \
+        and not a.kwonlyargs
+
+
+def _signature(cls: ast.ClassDef, tree: ast.Module, path: str):
+    """The `__init__` whose parameters a build of `cls` binds: its own, or its first base's when
+    it only forwards `*args, **kwargs` (as analysis/flag_defaults.forwarded_flags reads it)."""
+    init = _own_init(cls)
+    if init is None or not _forwards(init) or not cls.bases or not isinstance(cls.bases[0], ast.Name):
+        return init
+    name = cls.bases[0].id
+    local = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+    base = local if local is not None else _imported_class(tree, name, path)
+    base_init = _own_init(base) if base is not None else None
+    return base_init if base_init is not None and not _forwards(base_init) else None
+
+
+def _imported_class(tree: ast.Module, name: str, path: str):
+    """The class `name` that `from M import name` brings in, read from M's file."""
+    imp = next((n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module
+                and any(a.name == name and a.asname is None for a in n.names)), None)
+    if imp is None or not path:
+        return None
+    here = os.path.dirname(os.path.abspath(path))
+    if imp.level:
+        root = here
+        for _ in range(imp.level - 1):
+            root = os.path.dirname(root)
+    else:
+        root = here  # (the directory above the outermost package)
+        while os.path.exists(os.path.join(root, "__init__.py")):
+            root = os.path.dirname(root)
+    target = os.path.join(root, *imp.module.split(".")) + ".py"
+    try:
+        with open(target, encoding="utf-8") as f:
+            other = ast.parse(f.read())
+    except (OSError, SyntaxError, ValueError):
+        return None
+    return next((n for n in other.body if isinstance(n, ast.ClassDef) and n.name == name), None)

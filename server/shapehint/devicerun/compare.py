@@ -173,7 +173,7 @@ def compare(run: dict, infer_json: Optional[dict], param_dims: dict, text: str, 
     `param_dims`: {qualname: {param: dims}} declared parameter shapes (annotations, assertions)."""
     text_lines = text.splitlines()
     inferred = index_inferred(infer_json)
-    built = built_by([e["ctor_expr"] for e in run.get("entries", []) if e.get("ctor_expr")], text)
+    built = built_by([e["ctor_expr"] for e in run.get("entries", []) if e.get("ctor_expr")], text, path)
     items, seen, observed_keys = [], set(), set()
     hints: dict = {}
     envs: dict = {}  # function -> [env of each invocation], for judging helpers in the caller's terms
