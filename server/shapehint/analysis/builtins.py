@@ -379,7 +379,7 @@ class Builtins:
             if t.items is None:
                 if t.elem is not None and name in ("append", "extend", "insert"):
                     t.elem = self._joined_elem(t.elem, name, args, fr)  # it may hold what was added
-                    grown_lists.record(t, name, args)
+                    grown_lists.record(t, name, args, fr.facts.depth)
                     t.length = t.length + 1 if name != "extend" and t.length is not None else None
                 return NoneV()
             if name == "append" and args:

@@ -364,7 +364,7 @@ class ControlFlow:
         by the first iteration's length)."""
         env0 = dict(fr.env)
         exposed = exposed_names(st)
-        lists = grown_lists.reachable(env0)
+        lists, heads = grown_lists.reachable(env0), grown_lists.local_heads(env0)
         added: dict = {}  # id -> (list, length before the loop, what one pass appended)
         cur = env0
         # A loop that may run no iteration is an undecided arm: what its body requires (a
@@ -383,22 +383,17 @@ class ControlFlow:
             if may_skip:
                 self._close_arm(fr, marks0)
                 fr.dead = dead0
-            grew = False
-            for key, (lst, n0) in lists.items():
-                if key not in added and grown_lists.grew(lst, n0):
-                    self.mutated(lst)
-                    items = grown_lists.widen(lst, self.join_values)
-                    added[key] = (lst, n0, items[n0:], items[:n0])
-                    grew = True
+            grew = grown_lists.note_growth(lists, added, self.mutated, self.join_values)
+            grew = grown_lists.erased_locals(env0, st, heads, added, fr.facts.depth + may_skip) or grew
             joined = self.join_envs(env0, after, fr.facts) if flow not in ("return", "raise") else env0
             stable = not grew and all(joined.get(k) is cur.get(k) for k in exposed)
-            cur = joined
+            prev, cur = cur, joined
             if stable:
                 break
         loop_counts.leave(fr, counting)
         fr.env.clear()
         fr.env.update(cur)
-        grown_lists.settle_all(st, added.values(), env0, trips, stable)
+        grown_lists.settle_all(st, added.values(), env0, trips, stable, stable or grown_lists.numbers_only(prev, cur, exposed))
         return None
 
     def trip_count(self, it) -> Optional[Expr]:

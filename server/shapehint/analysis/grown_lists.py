@@ -21,10 +21,12 @@ first stage's channels for every stage; so they too become containers of unknown
 """
 from __future__ import annotations
 
+import ast
+from dataclasses import dataclass
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import DictV, ListV, ModuleV, TensorV, TupleV, Value
+from ..shapes.values import DictV, FloatV, IntV, ListV, ModuleV, TensorV, TupleV, Value
 from .loop_counts import every_pass_whole
 from .objects import ChoiceV, InstanceObj
 
@@ -93,17 +95,104 @@ def widen(c, join) -> list:
     return items
 
 
-def record(lst: ListV, name: str, args: list) -> None:
+class Pass(list):
+    """What the second pass appends to a list whose items an undecided `if` of the first pass
+    erased (arm_lists.py), and the fact depth of its body: an item appended deeper, inside an
+    undecided arm, is `InArm` (some passes append it, others not)."""
+
+    def __init__(self, base: int):
+        super().__init__()
+        self.base = base
+
+
+@dataclass(frozen=True)
+class InArm:
+    value: Value
+
+
+def record(lst: ListV, name: str, args: list, depth: int = 0) -> None:
     """A write by `name` to a list of unknown length while the loop's second pass records it."""
     if lst.appends is None:
         return
     if name == "append" and len(args) == 1:
-        lst.appends.append(args[0])
+        arm = isinstance(lst.appends, Pass) and depth > lst.appends.base
+        lst.appends.append(InArm(args[0]) if arm else args[0])
     else:
         lst.appends.append(None)  # (extend, insert: no block of known items)
 
 
-def settle_all(st, added, env0: dict, trips: Optional[Expr], stable: bool) -> None:
+def local_heads(env: dict) -> dict:
+    """id -> items of each list of known items a local name holds (before a loop)."""
+    return {id(v): list(v.items) for v in env.values() if isinstance(v, ListV) and v.items is not None}
+
+
+def note_growth(lists: dict, added: dict, mutated, join) -> bool:
+    """After a pass: each container of `lists` (reachable) that grew is of unknown length from
+    now on (`widen`) and in `added`. Whether one grew."""
+    grown = False
+    for key, (c, n0) in lists.items():
+        if key not in added and grew(c, n0):
+            mutated(c)
+            items = widen(c, join)
+            added[key] = (c, n0, items[n0:], items[:n0])
+            grown = True
+    return grown
+
+
+def erased_locals(env0: dict, st, heads: dict, added: dict, base: int) -> bool:
+    """Local lists of known items that the pass left of unknown length with no item appended
+    where the loop could see it (an undecided `if` in the body appended to them: arm_lists
+    joined its arms), each as `added` holds a grown one, its first pass's block unknown: the
+    second pass records what it appends (`Pass`). Only a list one local name holds, which the
+    body reads only as `NAME.append(x)` statements outside nested loops and functions (each
+    pass's appends then all run in the pass itself, once each), and no instance holds."""
+    found = False
+    for name, v in env0.items():
+        key = id(v)
+        if not isinstance(v, ListV) or v.items is not None or key in added or key not in heads:
+            continue
+        if sum(w is v for w in env0.values()) != 1 or not _appends_only(st, name) or \
+                any(isinstance(w, InstanceObj) and any(a is v for a in w.attrs.values()) for w in env0.values()):
+            continue
+        v.length, v.appends = None, Pass(base)
+        added[key] = (v, len(heads[key]), None, heads[key])
+        found = True
+    return found
+
+
+_NESTED = (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.With, ast.Try)
+
+
+def _appends_only(st, name: str) -> bool:
+    ok = set()
+
+    def walk(node, nested: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Expr) and not nested and isinstance(child.value, ast.Call):
+                f = child.value.func
+                if isinstance(f, ast.Attribute) and f.attr == "append" and isinstance(f.value, ast.Name) and \
+                        f.value.id == name and len(child.value.args) == 1 and not child.value.keywords:
+                    ok.add(id(f.value))
+            walk(child, nested or isinstance(child, _NESTED))
+    for s in st.body:
+        if isinstance(s, _NESTED):
+            walk(ast.Module(body=[s], type_ignores=[]), True)
+        else:
+            walk(ast.Module(body=[s], type_ignores=[]), False)
+    uses = [n for s in st.body for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == name]
+    return bool(uses) and all(id(n) in ok for n in uses)
+
+
+def numbers_only(prev: dict, cur: dict, exposed) -> bool:
+    """Whether the last pass changed only numbers among the names the body reads first (a
+    counter, `stage_block_id += depth`): each was already a join, a number standing for any of
+    the passes' values, when the pass began, so the layers it built stand for any pass's."""
+    return all(cur.get(k) is prev.get(k) or (isinstance(prev.get(k), (IntV, FloatV)) and isinstance(cur.get(k), (IntV, FloatV)))
+               for k in exposed)
+
+
+def settle_all(st, added, env0: dict, trips: Optional[Expr], stable: bool, layers_stable: bool = False) -> None:
     """After loop `st`, each container it grew, (container, length before, what the first pass
     appended, the items before): of `trips` times as many items more, when that is known and
     it is a local name's list — a layer container, or one held elsewhere, may have grown in an
@@ -111,6 +200,9 @@ def settle_all(st, added, env0: dict, trips: Optional[Expr], stable: bool) -> No
     unknown."""
     for lst, n0, items, head in added:
         local = isinstance(lst, ListV) and any(v is lst for v in env0.values())
+        if items is None:  # (erased by an `if` of the first pass: erased_locals)
+            settle_layers(st, lst, head, layers_stable)
+            continue
         lst.length = Expr.const(n0) + len(items) * trips if trips is not None and local else None
         if local:
             settle(st, lst, head, items, trips, stable)
@@ -133,6 +225,22 @@ def settle(st, lst: ListV, head: list, block: list, trips: Optional[Expr], stabl
         # `range(1, blocks)`), the second pass's standing for every pass (it ran from the loop's
         # joined state), so `nn.Sequential(*layers)` keeps that layout (layer_tails.py)
         lst.grown = (tuple(head), tuple(second), trips)
+
+
+MAX_GROUP = 4  # layers one pass appends, at most (each in an arm doubles the options)
+
+
+def settle_layers(st, lst: ListV, head: list, stable: bool) -> None:
+    """After loop `st`, a list of layers the first pass's arms erased: `head` then some number
+    of what the second pass appended (it ran from the loop's joined state, so it stands for any
+    pass), those appended in an undecided arm optional (layer_tails.grown_layers). Its length
+    stays unknown: the trip count counts passes, not layers."""
+    second, lst.appends = lst.appends, None
+    if not stable or not head or not second or len(second) > MAX_GROUP or not every_pass_whole(st) or \
+            any(layer_elem(v) is None for v in head) or \
+            any(layer_elem(v.value if isinstance(v, InArm) else v) is None for v in second):
+        return
+    lst.grown = (tuple(head), tuple(second), None)
 
 
 def forget(obj) -> None:

@@ -19,10 +19,11 @@ import ast
 from typing import Callable, Optional
 
 from ..shapes.values import ExtRef, ListV, ModuleV, UnknownV, Value
-from .grown_lists import layer_elem
-from .objects import SpreadV
+from .grown_lists import InArm, layer_elem
+from .objects import ChoiceV, SpreadV
 
 SEQUENTIAL = "torch.nn.Sequential"
+GROUP = "_one_pass"  # a pass's layers as one (grown_layers): never a child a `for` sees
 MAX_HEAD = 32  # known first children run one by one, at most (as an unrolled loop's items)
 
 
@@ -39,19 +40,45 @@ def sequential_of(fn: Value, args: list, kwargs: dict, join: Callable) -> Option
     if not head or len(head) > MAX_HEAD or any(isinstance(a, SpreadV) or layer_elem(a) is None for a in head):
         return None
     tail = grown[1] if grown else layer_elem(spread.seq.elem)
-    elem = layer_elem(join(head + [tail])) if tail is not None else None
+    # (a pass's group is no child: the element joins the layers it holds)
+    elem = layer_elem(join(head + (grown[2] if grown else [tail]))) if tail is not None else None
     if elem is None:
         return None
     return ModuleV(SEQUENTIAL, {}, None, None, None, elem, None, head=head, tail=tail)
 
 
 def grown_layers(seq: Value) -> Optional[tuple]:
-    """(first layers, the layer each pass appends) of a list a loop grew (grown_lists.settle)."""
-    if not isinstance(seq, ListV) or seq.items is not None or seq.grown is None or len(seq.grown[1]) != 1:
+    """(first layers, what each pass appends as one layer, the layers it may append) of a list
+    a loop grew (grown_lists.settle): one layer, or a pass's group — a Sequential of the layers
+    it appends, one option per choice of those it appends in an undecided arm (InArm)."""
+    if not isinstance(seq, ListV) or seq.items is not None or seq.grown is None or not seq.grown[1]:
         return None
     head, block, _ = seq.grown
-    tail = layer_elem(block[0])
-    return (list(head), tail) if tail is not None and all(layer_elem(h) is not None for h in head) else None
+    members = [b.value if isinstance(b, InArm) else b for b in block]
+    if any(layer_elem(m) is None for m in members) or any(layer_elem(h) is None for h in head):
+        return None
+    if len(block) == 1 and not isinstance(block[0], InArm):
+        return list(head), layer_elem(block[0]), members
+    options = [ModuleV(SEQUENTIAL, {GROUP: True}, None, list(kids)) for kids in _choices(block) if kids]
+    if not options:
+        return None
+    return list(head), (options[0] if len(options) == 1 else ChoiceV(tuple(options))), members
+
+
+def _choices(block) -> list:
+    """Each sequence of layers a pass may append: those in arms taken or not, in order."""
+    out = [[]]
+    for b in block:
+        if isinstance(b, InArm):
+            out = [o + extra for o in out for extra in ([], [b.value])]
+        else:
+            out = [o + [b] for o in out]
+    return out
+
+
+def _group(v: Value) -> bool:
+    opts = v.options if isinstance(v, ChoiceV) else (v,)
+    return any(isinstance(o, ModuleV) and o.cfg.get(GROUP) for o in opts)
 
 
 def plain(m: ModuleV) -> ModuleV:
@@ -70,7 +97,8 @@ def forget(m: ModuleV) -> None:
 def splits(it: Value, st: ast.For) -> bool:
     """Whether a `for` over `it` runs its known first children one by one, then its tail: a
     loop with no `else` and no `break` (the tail's passes join what every pass leaves)."""
-    return isinstance(it, ModuleV) and it.head is not None and it.tail is not None and not st.orelse and \
+    return isinstance(it, ModuleV) and it.head is not None and it.tail is not None and not _group(it.tail) and \
+        not st.orelse and \
         not any(isinstance(n, ast.Break) for b in st.body for n in ast.walk(b))
 
 
