@@ -72,10 +72,14 @@ def test_a_choice_of_the_empty_tensor_keeps_its_unknown_rank_and_the_axis_is_not
     assert got["out"] == [2, 3, "?", 4] and all(_agrees(got["out"], w) for w in wants)
 
 
-def test_a_parameter_of_unknown_rank_may_be_the_empty_tensor():
+def _empty_or_full(function, full):
+    """Torch's result for `p` the empty tensor and for `p` of shape `full`."""
     with torch.device("meta"):
-        empty, full = torch.zeros(0), torch.zeros(2, 3, 7, 4)
-    wants = [_torch("given", empty), _torch("given", full)]
+        return [_torch(function, torch.zeros(0)), _torch(function, torch.zeros(*full))]
+
+
+def test_a_parameter_of_unknown_rank_may_be_the_empty_tensor():
+    wants = _empty_or_full("given", (2, 3, 7, 4))
     assert wants == [[2, 3, 5, 4], [2, 3, 12, 4]]
     got = _inferred("given")["out"]
     assert got == [2, 3, "?", 4] and all(_agrees(got, w) for w in wants)  # not `p.shape[2] + 5`
@@ -86,23 +90,20 @@ def test_an_operand_with_an_axis_read_past_the_first_is_not_the_empty_tensor():
         full = torch.zeros(2, 3, 7, 4)
     assert _torch("read", full) == [2, 3, 12, 4]
     got = _inferred("read")["out"]
-    assert got[:2] == [2, 3] and got[3] == 4 and got[2] not in ("?", 5)  # the sum with p's axis
+    assert got[:2] == [2, 3] and got[3] == 4 and "p.shape[2]" in str(got[2])  # the sum with p's axis
 
 
 def test_one_axis_read_does_not_rule_the_empty_tensor_out():
     with torch.device("meta"):
-        empty, full = torch.zeros(0), torch.zeros(2, 3, 7, 4)
-    assert empty.shape[-1] == 0  # the read works on it
-    wants = [_torch("last", empty), _torch("last", full)]
+        assert torch.zeros(0).shape[-1] == 0  # the read works on it
+    wants = _empty_or_full("last", (2, 3, 7, 4))
     assert wants == [[2, 3, 5, 4], [2, 3, 12, 4]]
     got = _inferred("last")["out"]
     assert got[2] == "?" and all(_agrees(got, w) for w in wants)
 
 
 def test_the_other_axes_hold_whichever_operand_comes_first():
-    with torch.device("meta"):
-        empty, full = torch.zeros(0), torch.zeros(4, 3, 5, 4)
-    wants = [_torch("first", empty), _torch("first", full)]
+    wants = _empty_or_full("first", (4, 3, 5, 4))
     assert wants == [[2, 3, 5, 4], [6, 3, 5, 4]]
     got = _inferred("first")["out"]
     assert got == ["?", 3, 5, 4] and all(_agrees(got, w) for w in wants)
