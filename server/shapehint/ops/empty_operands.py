@@ -1,19 +1,23 @@
 """The operands `torch.cat` may skip: a 1-D tensor of size 0 (the legacy empty tensor,
 `torch.zeros(0)`, `torch.tensor([])`, a cache slot before its first write) is dropped whatever
 the other operands' rank. An operand of unknown rank may be that tensor, so it neither takes the
-others' rank nor adds to the joined axis; the other axes stay the kept operands' either way.
-A named axis says nothing here: sizes are taken to be at least 1, yet `p.shape[-1]` of
-`torch.zeros(0)` is 0, so only two axes that surely exist rule the empty tensor out."""
+others' rank nor adds to the joined axis; the other axes stay the kept operands' either way."""
 from __future__ import annotations
 
+from ..shapes.shape import gt
 from ..shapes.values import TensorV
+from .context import OpContext
 
 
-def may_be_skipped(t: TensorV) -> bool:
-    """Whether operand `t`, of unknown rank, may be the empty 1-D tensor (the named axes on
-    either side of its segment may be the same ones)."""
+def may_be_skipped(cx: OpContext, t: TensorV) -> bool:
+    """Whether operand `t`, of unknown rank, may be the empty 1-D tensor: not where two of its
+    axes surely exist (the named axes on either side of its segment may be the same ones), nor
+    where the facts say a named one is not 0 — sizes read off a tensor are taken to be at least
+    1, so `x.shape[0]` read (a class token expanded to it) says `x` is not empty."""
     s = t.shape
-    return s.rank is None and max(len(s.dims), len(s.suffix)) < 2
+    if s.rank is not None or max(len(s.dims), len(s.suffix)) >= 2:
+        return False
+    return not any(cx.entails(gt(d, 0)) for d in s.dims + s.suffix)
 
 
 def kept(ts: list) -> tuple[list, bool]:

@@ -35,7 +35,7 @@ def _tensors(cx: OpContext, seq, what="tensors", skips: bool = False) -> list:
     if len(ranks) == 1:  # cat/stack need equal ranks: an operand of unknown rank takes the others'
         r = ranks.pop()
         for t in items:
-            if t.shape.rank is None and not (skips and may_be_skipped(t)):
+            if t.shape.rank is None and not (skips and may_be_skipped(cx, t)):
                 cx.dims(t, r)
         if skips:
             return items
