@@ -41,6 +41,20 @@ def last(x: torch.Tensor, p: torch.Tensor):
     return out
 
 
+def guarded(x: torch.Tensor, p: torch.Tensor):
+    k = x.view(2, 3, 5, 4)
+    assert k.shape[2:] == p.shape[2:]
+    out = torch.cat([p, k], 1)
+    return out
+
+
+def beyond(x: torch.Tensor, p: torch.Tensor):
+    k = x.view(2, 3, 5, 4)
+    assert k.shape[4:] == p.shape[4:]
+    out = torch.cat([p, k], 1)
+    return out
+
+
 def first(x: torch.Tensor, p: torch.Tensor):
     k = x.view(2, 3, 5, 4)
     out = torch.cat([k, p], 0)
@@ -100,6 +114,18 @@ def test_one_axis_read_says_the_operand_is_not_empty():
         assert _torch("last", torch.zeros(2, 3, 7, 4)) == [2, 3, 12, 4]
     got = _inferred("last")["out"]
     assert got[:2] == [2, 3] and got[3] == 4 and "p.shape[2]" in str(got[2])
+
+
+def test_equal_shape_tails_teach_the_rank():
+    # `k.shape[2:] == p.shape[2:]` with k 4-D: p has two axes past its second, so rank 4 (the
+    # empty tensor fails the assert); an empty tail (`[4:]`) says only "at most 4"
+    with torch.device("meta"):
+        assert _torch("guarded", torch.zeros(2, 6, 5, 4)) == [2, 9, 5, 4]
+        for p in (torch.zeros(0), torch.zeros(2, 6, 5, 4)):
+            assert _torch("beyond", p) in ([2, 3, 5, 4], [2, 9, 5, 4])
+    got = _inferred("guarded")["out"]
+    assert got[0] == 2 and got[2:] == [5, 4] and "p.shape[1]" in str(got[1])
+    assert _inferred("beyond")["out"] == [2, "?", 5, 4]
 
 
 def test_the_other_axes_hold_whichever_operand_comes_first():

@@ -2,7 +2,8 @@
 
 `assert x.dim() == 4`, `x.ndim`, `len(x.shape)`, `torch._assert(...)`, the guard idiom
 `if x.ndim != 4: raise ...`, and shape equalities: `x.shape == (B, 3, H, W)`, `x.size() == ...`,
-`tuple(x.shape)`, `list(x.size())`, `torch.Size([...])`, `x.shape[1:] == (3, H, W)` (rank 1 + 3).
+`tuple(x.shape)`, `list(x.size())`, `torch.Size([...])`, `x.shape[1:] == (3, H, W)` (rank 1 + 3);
+an equality of two shapes' tails (`shape_equalities`) where the values give one side's rank.
 The interpreter (ranks.py, `Ranks.learn_guarded_ranks`) decides where a guard speaks for every path
 and teaches the tensor its rank; the comparison itself then pins the dimensions as on any
 known-rank tensor.
@@ -35,6 +36,21 @@ def rank_guards(test: ast.expr, holds: bool) -> list:
         if shape is not None and n is not None and shape[1] + n <= MAX_RANK:
             return [(shape[0], shape[1] + n)]
     return []
+
+
+def shape_equalities(test: ast.expr, holds: bool) -> list:
+    """[((a, ka), (b, kb))] for `a.shape[ka:] == b.shape[kb:]` that `test` having truth value
+    `holds` implies: the two tails have one length, so where one tensor's rank is known the
+    other's follows (`assert x.shape[2:] == skip.shape[2:]`; ranks.py asks the values)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return shape_equalities(test.operand, not holds)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if holds else ast.Or):
+        return [g for v in test.values for g in shape_equalities(v, holds)]
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq if holds else ast.NotEq)):
+        return []
+    a, b = _shape_of(test.left), _shape_of(test.comparators[0])
+    return [(a, b)] if a is not None and b is not None else []
 
 
 def _rank_of(e: ast.expr) -> Optional[ast.expr]:
