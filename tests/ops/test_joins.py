@@ -134,7 +134,9 @@ def test_list_built_in_a_loop():
     assert str(apply("torch.cat", outs, dim=-1).shape) == "[B, 96*T]"
 
 
-def test_cat_learns_rank_of_unknown_operand():
+def test_cat_learns_rank_of_unknown_operand_only_where_it_cannot_be_the_empty_tensor():
+    """An operand of unknown rank may be `torch.zeros(0)`, which cat skips (ops/empty_operands.py):
+    its rank is not learned and the joined axis not summed; with two axes known it is learned."""
     from shapehint.ops.concrete import ConcreteContext
     from shapehint.ops.registry import lookup
 
@@ -146,4 +148,8 @@ def test_cat_learns_rank_of_unknown_operand():
     skip = TensorV(Shape((), "skip*", ()), "float32")
     x = TensorV(Shape.of((Expr.sym("B"), 4, Expr.sym("H"), Expr.sym("W"))), "float32")
     out = lookup("torch.cat").fn(Learning("cat"), ListV([skip, x]), IntV(Expr.const(1)))
-    assert str(out.shape) == "[B, ?, H, W]" and str(out.shape.dims[1]) == "?1 + 4"
+    assert str(out.shape) == "[B, ?, H, W]" and skip.shape.rank is None
+    assert out.shape.dims[1].value is None and not out.shape.dims[1].symbols() & {"?1"}
+    grid = TensorV(Shape((), "grid*", (Expr.sym("H"), Expr.sym("W"))), "float32")  # [*, H, W]: not 1-D
+    out = lookup("torch.cat").fn(Learning("cat"), ListV([grid, x]), IntV(Expr.const(1)))
+    assert grid.shape.rank == 4 and str(out.shape.dims[1]) == "?1 + 4"

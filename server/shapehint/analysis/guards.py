@@ -2,7 +2,8 @@
 
 `assert x.dim() == 4`, `x.ndim`, `len(x.shape)`, `torch._assert(...)`, the guard idiom
 `if x.ndim != 4: raise ...`, and shape equalities: `x.shape == (B, 3, H, W)`, `x.size() == ...`,
-`tuple(x.shape)`, `list(x.size())`, `torch.Size([...])`, `x.shape[1:] == (3, H, W)` (rank 1 + 3).
+`tuple(x.shape)`, `list(x.size())`, `torch.Size([...])`, `x.shape[1:] == (3, H, W)` (rank 1 + 3);
+an equality of two shapes' tails (`shape_equalities`) where the values give one side's rank.
 The interpreter (ranks.py, `Ranks.learn_guarded_ranks`) decides where a guard speaks for every path
 and teaches the tensor its rank; the comparison itself then pins the dimensions as on any
 known-rank tensor.
@@ -17,17 +18,25 @@ from ..frontend.walk import walk
 MAX_RANK = 64
 
 
-def rank_guards(test: ast.expr, holds: bool) -> list:
-    """[(tensor expression, rank)] that `test` having truth value `holds` implies; through
-    `not`, `and` (when true) and `or` (when false)."""
+def _implied_equalities(test: ast.expr, holds: bool) -> list:
+    """The `a == b` comparisons (as (a, b)) that `test` having truth value `holds` implies;
+    through `not`, `and` (when true) and `or` (when false)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return rank_guards(test.operand, not holds)
+        return _implied_equalities(test.operand, not holds)
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if holds else ast.Or):
-        return [g for v in test.values for g in rank_guards(v, holds)]
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
-            and isinstance(test.ops[0], ast.Eq if holds else ast.NotEq)):
-        return []
-    for a, b in ((test.left, test.comparators[0]), (test.comparators[0], test.left)):
+        return [g for v in test.values for g in _implied_equalities(v, holds)]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq if holds else ast.NotEq):
+        return [(test.left, test.comparators[0])]
+    return []
+
+
+def rank_guards(test: ast.expr, holds: bool) -> list:
+    """[(tensor expression, rank)] that `test` having truth value `holds` implies."""
+    return [g for left, right in _implied_equalities(test, holds) for g in _rank_guard(left, right)]
+
+
+def _rank_guard(left: ast.expr, right: ast.expr) -> list:
+    for a, b in ((left, right), (right, left)):
         base = _rank_of(a)
         if base is not None and isinstance(b, ast.Constant) and type(b.value) is int and 0 <= b.value <= MAX_RANK:
             return [(base, b.value)]
@@ -35,6 +44,14 @@ def rank_guards(test: ast.expr, holds: bool) -> list:
         if shape is not None and n is not None and shape[1] + n <= MAX_RANK:
             return [(shape[0], shape[1] + n)]
     return []
+
+
+def shape_equalities(test: ast.expr, holds: bool) -> list:
+    """[((a, ka), (b, kb))] for `a.shape[ka:] == b.shape[kb:]` that `test` having truth value
+    `holds` implies: the two tails have one length, so where one tensor's rank is known the
+    other's follows (`assert x.shape[2:] == skip.shape[2:]`; ranks.py asks the values)."""
+    pairs = [(_shape_of(left), _shape_of(right)) for left, right in _implied_equalities(test, holds)]
+    return [(a, b) for a, b in pairs if a is not None and b is not None]
 
 
 def _rank_of(e: ast.expr) -> Optional[ast.expr]:

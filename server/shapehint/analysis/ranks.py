@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..shapes.values import BoolV, IntV, NoneV, StarSizeV, TensorV
 from .frames import span_of
-from .guards import OPAQUE, SOME, rank_guards, rank_outcomes
+from .guards import OPAQUE, SOME, rank_guards, rank_outcomes, shape_equalities
 
 
 class Ranks:
@@ -70,7 +70,7 @@ class Ranks:
         if fr.facts.branching or fr.returns or fr.after_return:
             return False
         learned = False
-        for base, rank in rank_guards(test, holds):
+        for base, rank in rank_guards(test, holds) + self._equal_tails(test, holds, fr):
             t = self._safe_eval(base, fr)
             if isinstance(t, TensorV):
                 s = self.resolve(t)
@@ -78,6 +78,18 @@ class Ranks:
                     self.learn_rank(t, rank, span_of(test))
                     learned = True
         return learned
+
+    def _equal_tails(self, test, holds: bool, fr) -> list:
+        """[(tensor expression, rank)] from `a.shape[ka:] == b.shape[kb:]` where one side's rank
+        is known: the other has as many axes past its `kb`."""
+        out = []
+        for (a, ka), (b, kb) in shape_equalities(test, holds):
+            for (x, kx), (y, ky) in (((a, ka), (b, kb)), ((b, kb), (a, ka))):
+                t = self._safe_eval(x, fr)
+                r = self.resolve(t).rank if isinstance(t, TensorV) else None
+                if r is not None and r > kx:  # an empty tail says only "at most"
+                    out.append((y, ky + r - kx))
+        return out
 
     def rank_outcomes(self, test, fr) -> Optional[dict]:
         """What a test over an unknown rank can come out as (guards.rank_outcomes), for Q3."""

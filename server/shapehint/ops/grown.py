@@ -1,12 +1,14 @@
 """`torch.cat` of a list a loop grew by the same items each pass (`ListV.grown`, set by
 analysis/grown_lists.py): the items before the loop, then `trips` times one pass's items, so the
 joined axis is their sum — a dense block's `C0 + trips * growth` — where the element that joins
-them all would only say "some size"."""
+them all would only say "some size". A list of unknown length (`repeated`) is its element
+the number of times it was grown."""
 from __future__ import annotations
 
 from typing import Optional
 
 from ..shapes.expr import Expr
+from ..shapes.shape import ge
 from ..shapes.values import ListV, TensorV
 from .context import OpContext
 
@@ -26,3 +28,14 @@ def grown_cat(cx: OpContext, seq, dim) -> Optional[TensorV]:
     dims = list(seq.elem.shape.dims)
     dims[d] = total
     return cx.tensor(dims, like=seq.elem)
+
+
+def repeated(cx: OpContext, seq):
+    """(element: the join of all the items, count: the length, else any) for a list built in a
+    loop (`outs.append(h)`; a dense block's `features`, grown a number of times not known)."""
+    if isinstance(seq, ListV) and seq.items is None and isinstance(seq.elem, TensorV) and seq.elem.shape.rank is not None:
+        if getattr(seq, "length", None) is None:
+            return seq.elem, cx.fresh("?count")
+        cx.require(ge(seq.length, 1), lambda: f"{cx.opname} expects a non-empty list of tensors", "SH107")
+        return seq.elem, seq.length
+    return None

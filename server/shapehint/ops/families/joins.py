@@ -17,10 +17,13 @@ from ..edges import axiswise, joined
 from ..context import NotApplicable, OpContext
 from ..registry import op
 from ..pieces import if_counted
-from ..grown import grown_cat
+from ..grown import grown_cat, repeated
+from ..empty_operands import kept, may_be_skipped
 
 
-def _tensors(cx: OpContext, seq, what="tensors") -> list:
+def _tensors(cx: OpContext, seq, what="tensors", skips: bool = False) -> list:
+    """The operands, each of known rank; with `skips` (cat), those that may be the skipped empty
+    tensor keep an unknown rank."""
     if isinstance(seq, TensorV):
         raise NotApplicable("a tensor passed as the sequence")
     if not isinstance(seq, (TupleV, ListV)) or seq.items is None:
@@ -32,8 +35,10 @@ def _tensors(cx: OpContext, seq, what="tensors") -> list:
     if len(ranks) == 1:  # cat/stack need equal ranks: an operand of unknown rank takes the others'
         r = ranks.pop()
         for t in items:
-            if t.shape.rank is None:
+            if t.shape.rank is None and not (skips and may_be_skipped(cx, t)):
                 cx.dims(t, r)
+        if skips:
+            return items
     if not all(t.shape.rank is not None for t in items):
         raise NotApplicable("an operand is unknown")
     return items
@@ -43,17 +48,6 @@ def _same_unknown(seq) -> bool:
     """A sequence of tensors all of unknown rank (edges.joined decides whether they share it)."""
     return isinstance(seq, (TupleV, ListV)) and bool(seq.items) and \
         all(isinstance(t, TensorV) and t.shape.rank is None for t in seq.items)
-
-
-def _repeated(cx: OpContext, seq):
-    """(element: the join of all the items, count: the length, else any) for a list built in a
-    loop (`outs.append(h)`; a dense block's `features`, grown a number of times not known)."""
-    if isinstance(seq, ListV) and seq.items is None and isinstance(seq.elem, TensorV) and seq.elem.shape.rank is not None:
-        if getattr(seq, "length", None) is None:
-            return seq.elem, cx.fresh("?count")
-        cx.require(ge(seq.length, 1), lambda: f"{cx.opname} expects a non-empty list of tensors", "SH107")
-        return seq.elem, seq.length
-    return None
 
 
 def _best(ds: list) -> Expr:
@@ -69,7 +63,7 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
     dim = dim if axis is None else axis
     if (got := grown_cat(cx, tensors, dim)) is not None:
         return got
-    rep = _repeated(cx, tensors)
+    rep = repeated(cx, tensors)
     if rep is not None:
         elem, n = rep
         if elem.shape.rank == 0:
@@ -84,14 +78,13 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
         return cx.tensor(tensors.items[0].shape, like=tensors.items[0])
     if _same_unknown(tensors) and d is not None:  # `torch.cat([h, res], dim=-1)` of `[*x, d]`s
         return joined(cx, tensors.items, d, lambda parts: cat(cx, TupleV(tuple(parts)), dim))
-    ts = _tensors(cx, tensors)
+    ts = _tensors(cx, tensors, skips=True)
     if not ts:
         cx.fail(f"{cx.opname} expects a non-empty list of tensors", "SH107")
     for i, t in enumerate(ts):
         if t.shape.rank == 0:
             cx.fail(f"{cx.opname}: tensor {i} is zero-dimensional and cannot be concatenated", "SH102")
-    # legacy rule: 1-D tensors of size 0 are skipped
-    live = [(i, t) for i, t in enumerate(ts) if not (t.shape.rank == 1 and t.shape.dims[0].value == 0)]
+    live, summed = kept(ts)
     if not live:
         return cx.tensor(ts[0].shape, dtype=result_dtype(*ts))
     i0, first = live[0]
@@ -110,13 +103,13 @@ def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
                            f"({first.shape.dims[k]} vs {t.shape.dims[k]})", "SH101")
         total = total + t.shape.dims[d]
     dims = [_best([t.shape.dims[k] for _, t in live]) for k in range(r)]
-    dims[d] = total
+    dims[d] = total if summed else cx.fresh("?cat")
     return cx.tensor(dims, dtype=result_dtype(*ts))
 
 
 @op("torch.stack")
 def stack(cx: OpContext, tensors, dim=0, *, out=None):
-    rep = _repeated(cx, tensors)
+    rep = repeated(cx, tensors)
     if rep is not None:
         elem, n = rep
         dims = list(elem.shape.dims)
