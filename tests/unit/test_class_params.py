@@ -232,3 +232,13 @@ def test_channels_that_are_no_multiple_of_the_class_attribute_are_not_claimed():
     """`planes * expansion + 1`: 9 for Small and 33 for Wide are no one multiple of it."""
     got = _check_stages(STAGES.replace("EXTRA", "1"))
     assert got[(STAGE_FWD + 1, "x")][1] == "?"
+
+
+def test_a_union_of_block_classes_hinted_as_instances_is_a_choice_of_the_classes_too():
+    """`block: Union[Small, Wide]` (timm spells its block parameter so, no `type[...]`): a hint is
+    no fact, and one parameter that is one of several module classes of the code is the class a
+    network is assembled from, so it is the same choice as `type[Union[Small, Wide]]`."""
+    got = _check(NET.replace("BLOCK", "Union[Small, Wide]"), ["Small", "Wide"])
+    assert got[(FWD + 1, "x")][:2] == ["x.shape[0]", "16*block.expansion"]
+    assert got[(FWD + 4, "x")] == ["x.shape[0]", "num_classes"]
+

@@ -19,7 +19,7 @@ from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncOb
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice
 from .maybe_none import narrowed
-from . import class_params, classvalues, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished
+from . import class_params, classvalues, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, unfinished, unnamed_modules
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -124,6 +124,9 @@ class Expressions:
                 return v
             if obj.base_layer is not None:  # what the torch layer it subclasses holds
                 return self.attribute(obj.base_layer, name, node, fr)
+            got = unnamed_modules.read(obj, name) if obj.cls.is_module() else None
+            if got is not None:  # (registered under a name not known: that site's modules)
+                return got
             if obj.cls.is_module() or name in ("append", "extend") or records.reads_items(obj, name):
                 return BoundOp(obj, name)
             return OpaqueV(f"{self._opaque_name(obj)}.{name}")
