@@ -111,6 +111,7 @@ ITERABLE = ExtRef("collections.abc.Iterable")
     (PLAIN, None),  # any class: an `Enum` class is iterable
     (ChoiceV((BASE, CHILD)), False),  # every option answers alike
     (ChoiceV((BASE, ListV([]))), None),
+    (ChoiceV((BASE, PLAIN)), None),
     (ChoiceV((IntV(Expr.const(1)), StrV("a"))), None),
 ])
 def test_classes_and_choices_against_an_abstract_base_class(value, want):

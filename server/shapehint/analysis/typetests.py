@@ -73,7 +73,8 @@ def _one(value: Value, target: Value, torch_made: bool = False) -> Optional[bool
         return False  # (`entry if isinstance(entry, tuple) else (entry, {})` in a table of classes)
     if _plain_class_or_function(value) and isinstance(target, ExtRef) and target.path in _ABCS:
         return False  # (`to_ntuple(4)(block)` of a block class: repeated, never iterated)
-    if isinstance(value, ChoiceV) and value.options:
+    if isinstance(value, ChoiceV) and value.options and all(_plain_class_or_function(o) for o in value.options):
+        # (a choice of classes, one parameter's: a choice of instances is narrowed per arm, kind_narrowing.py)
         answers = {_one(o, target, torch_made) for o in value.options}
         return answers.pop() if len(answers) == 1 else None
     kinds = _BUILTIN.get(type(value)) or _BUILTIN.get(type(value).__mro__[1])  # (a DefaultStrV is a str)
