@@ -34,11 +34,10 @@ def class_param(node: ast.AST, resolve: Callable[[ast.AST], Value], classes: lis
     """The value of the parameter `name` annotated `node` when that is `type[...]` of classes the
     analysed code defines (`classes`: all it defines, for their subclasses); else None."""
     node = unstring(node)
-    if isinstance(node, ast.Subscript) and _is_type(node.value, resolve):
-        members = union_members(node.slice, resolve)
-        members = members if members is not None else [unstring(node.slice)]
-    else:
-        members = _module_classes(node, resolve)
+    if not isinstance(node, ast.Subscript) or not _is_type(node.value, resolve):
+        return None
+    members = union_members(node.slice, resolve)
+    members = members if members is not None else [unstring(node.slice)]
     if not members or any(m is None for m in members):
         return None
     options: list = []
@@ -56,20 +55,6 @@ def class_param(node: ast.AST, resolve: Callable[[ast.AST], Value], classes: lis
     conds = tuple(conj(*(eq(Expr.sym(f"{name}.{a}"), vals[i]) for a, vals in sizes.items())) if sizes else None
                   for i in range(len(chosen.options)))
     return ChoiceV(chosen.options, conds if sizes else None, name)
-
-
-def _module_classes(node: ast.AST, resolve) -> Optional[list]:
-    """The members of `Union[BasicBlock, Bottleneck]` spelled without `type[...]`: a hint is no
-    fact, and a union of several module classes of the analysed code as one parameter is the
-    block a network is assembled from (an instance of one of them would be called on tensors,
-    never chosen between by class); one class alone may well be an instance passed in."""
-    members = union_members(node, resolve)
-    if members is None or len(members) < 2:
-        return None
-    classes = [resolve(m) for m in members]
-    if not all(isinstance(c, ClassObj) and c.is_module() and getattr(c, "node", None) is not None for c in classes):
-        return None
-    return members
 
 
 def named_attr(choice: ChoiceV, attr: str, vals: list) -> Optional[Value]:
