@@ -232,3 +232,40 @@ def test_channels_that_are_no_multiple_of_the_class_attribute_are_not_claimed():
     """`planes * expansion + 1`: 9 for Small and 33 for Wide are no one multiple of it."""
     got = _check_stages(STAGES.replace("EXTRA", "1"))
     assert got[(STAGE_FWD + 1, "x")][1] == "?"
+
+
+INSTANCES = """import torch
+import torch.nn as nn
+from typing import Union
+
+
+class A(nn.Module):
+    def __init__(self, c: int = 4):
+        super().__init__()
+        self.fc = nn.Linear(c, 8)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class B(A):
+    pass
+
+
+def run(block: Union[A, B], x: torch.Tensor):
+    return block(x)
+"""
+
+
+def test_a_union_of_module_classes_without_type_is_read_as_instances():
+    """`block: Union[A, B]` means instances, as typing says. Read as a choice of classes, `block(x)`
+    built a layer from the tensor, and `run` got a rank-1 signature whose example ([32]) crashes on
+    the instances the hint describes (torch: Linear(4, 8) of a [32] tensor)."""
+    from shapehint.analysis.engine import run
+    from shapehint.questions.signatures import signatures_json
+    sigs = {s["function"]: s for s in signatures_json(run(INSTANCES, "m.py", records=False))}
+    x = next(p for p in sigs["run"]["params"] if p["name"] == "x")
+    ns = _run(INSTANCES)
+    if x["example"] is not None:  # any claimed example must run on the instances the hint names
+        for cls in ("A", "B"):
+            ns["run"](ns[cls](), torch.zeros(x["example"]))

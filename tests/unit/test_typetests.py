@@ -3,7 +3,7 @@ answer (analysis/typetests.py), and only there."""
 import pytest
 
 from shapehint.analysis.api import analyze_source
-from shapehint.analysis.objects import BuiltinFn, ClassObj, InstanceObj
+from shapehint.analysis.objects import BuiltinFn, ChoiceV, ClassObj, InstanceObj
 from shapehint.analysis.typetests import isinstance_of
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.shape import Shape
@@ -101,3 +101,64 @@ def decode(string_list):
     assert [d.code for d in r.diagnostics if d.code == "SH108"] == []
     bad = analyze_source(src.replace("    out = []", "    assert isinstance(3, str)\n    out = []"), "d.py")
     assert [d.line for d in bad.diagnostics if d.code == "SH108"] == [6]  # a decided one still is
+
+
+ITERABLE = ExtRef("collections.abc.Iterable")
+
+
+@pytest.mark.parametrize("value,want", [
+    (BASE, False),  # a module class: its metaclass is `type`, no container
+    (PLAIN, None),  # any class: an `Enum` class is iterable
+    (ChoiceV((BASE, CHILD)), False),  # every option answers alike
+    (ChoiceV((BASE, ListV([]))), None),
+    (ChoiceV((BASE, PLAIN)), None),
+    (ChoiceV((IntV(Expr.const(1)), StrV("a"))), None),
+])
+def test_classes_and_choices_against_an_abstract_base_class(value, want):
+    assert isinstance_of(value, ITERABLE) is want
+
+
+def test_a_block_class_choice_is_repeated_not_iterated():
+    """timm's `to_ntuple(n)(block)`: a parameter that is one of two module classes is no iterable,
+    so the tuple is the class n times (it was the join of both arms: unknown)."""
+    import collections.abc
+    import torch.nn as nn
+
+    class A(nn.Module):
+        pass
+    assert not isinstance(A, collections.abc.Iterable)  # what the rule claims, in Python
+    src = '''import collections.abc
+from itertools import repeat
+from typing import Union
+import torch
+import torch.nn as nn
+
+
+class A(nn.Module):
+    expansion = 1
+
+    def forward(self, x):
+        return x
+
+
+class B(nn.Module):
+    expansion = 4
+
+    def forward(self, x):
+        return x
+
+
+def parse(x, n):
+    if isinstance(x, collections.abc.Iterable) and not isinstance(x, str):
+        return tuple(x)
+    return tuple(repeat(x, n))
+
+
+def f(block: type[Union[A, B]], t: torch.Tensor):
+    blocks = parse(block, 3)
+    y = torch.zeros(len(blocks), blocks[2].expansion)
+    return y
+'''
+    r = analyze_source(src, "m.py")
+    got = {v["name"]: v["shape"] for v in r.infer_json()["values"] if v["function"] == "f"}
+    assert got["y"] == [3, "block.expansion"]

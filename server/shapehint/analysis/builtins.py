@@ -20,7 +20,7 @@ from .dicts import dict_method
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
-from . import attr_presence, grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names
+from . import attr_presence, grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names, unnamed_modules
 from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -199,7 +199,7 @@ class Builtins:
         lists = [self.iterate(a, fr) for a in args]
         if any(l is None for l in lists):
             elems = [self.loop_element(a, l, fr) for a, l in zip(args, lists)]
-            if not args or any(isinstance(e, UnknownV) for e in elems):
+            if not args or all(isinstance(e, UnknownV) for e in elems):
                 return UnknownV("zip")
             return ListV(None, TupleV(tuple(elems)))  # as long as the shortest: unknown
         return ListV([TupleV(tuple(t)) for t in zip(*lists)])
@@ -302,9 +302,9 @@ class Builtins:
         return UnknownV("getattr")
 
     def b_setattr(self, args, kwargs, fr, span):
-        if len(args) == 3 and isinstance(args[0], InstanceObj) and isinstance(args[1], StrV) and args[1].value:
+        if len(args) == 3 and isinstance(args[0], InstanceObj):
             self.mutated(args[0])
-            args[0].attrs[args[1].value] = args[2]
+            unnamed_modules.write(args[0], args[1], args[2])
         return NoneV()
 
     def b_hasattr(self, args, kwargs, fr, span):
@@ -425,8 +425,8 @@ class Builtins:
         if isinstance(t, InstanceObj) and name in records.MAPPING_READS and records.is_field_mapping(t):
             return records.read(t, name) or UnknownV(name)
         if isinstance(t, InstanceObj):
-            if name in ("register_buffer", "register_parameter") and len(args) >= 2 and isinstance(args[0], StrV):
-                t.attrs[args[0].value] = args[1]
+            if name in ("register_buffer", "register_parameter") and len(args) >= 2:
+                unnamed_modules.write(t, args[0], args[1])
             elif name == "add_module" and len(args) == 2:
                 # a name not known (in a loop of unknown count, too; a value not even known to be a
                 # string): which modules it holds is not known either (objects.UNKNOWN_MODULES),

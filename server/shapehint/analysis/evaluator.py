@@ -12,14 +12,12 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import FALSE, TRUE, neg
-from ..shapes.values import (BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV,
-                             SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value)
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV, TensorMethod,
-                      UnionAliasV)
+from ..shapes.values import BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
+from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV, TensorMethod, UnionAliasV
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice
 from .maybe_none import narrowed, read_through
-from . import class_params, classvalues, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, tuple_or_output, unfinished
+from . import class_params, classvalues, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, tuple_or_output, unfinished, unnamed_modules
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -27,7 +25,6 @@ from .unknown_receivers import sized_method, sliced_sizes_of_lost
 from .selection import selected_join
 from .flags import flag_join, negated, off_default_arm
 from .frames import decorated, span_of
-
 from .known_names import BINOP_METHODS, BUILTINS, DTYPES, TENSOR_ATTR_RULES
 
 
@@ -127,6 +124,9 @@ class Expressions:
                 return v
             if obj.base_layer is not None:  # what the torch layer it subclasses holds
                 return self.attribute(obj.base_layer, name, node, fr)
+            got = unnamed_modules.read(obj, name) if obj.cls.is_module() else None
+            if got is not None:  # (registered under a name not known: that site's modules)
+                return got
             if obj.cls.is_module() or name in ("append", "extend") or records.reads_items(obj, name):
                 return BoundOp(obj, name)
             return OpaqueV(f"{self._opaque_name(obj)}.{name}")

@@ -73,6 +73,12 @@ def _one(value: Value, target: Value, torch_made: bool = False) -> Optional[bool
         return False  # (`entry if isinstance(entry, tuple) else (entry, {})` in a table of classes)
     if isinstance(value, NumberV) and isinstance(target, BuiltinFn) and target.name in ("int", "float"):
         return None  # an int on some paths, a float on others
+    if _plain_class_or_function(value) and isinstance(target, ExtRef) and target.path in _ABCS:
+        return False  # (`to_ntuple(4)(block)` of a block class: repeated, never iterated)
+    if isinstance(value, ChoiceV) and value.options and all(_plain_class_or_function(o) for o in value.options):
+        # (a choice of classes, one parameter's: a choice of instances is narrowed per arm, kind_narrowing.py)
+        answers = {_one(o, target, torch_made) for o in value.options}
+        return answers.pop() if len(answers) == 1 else None
     kinds = _BUILTIN.get(type(value)) or _BUILTIN.get(type(value).__mro__[1])  # (a DefaultStrV is a str)
     if kinds is not None:
         if isinstance(target, BuiltinFn):
@@ -141,6 +147,12 @@ def _class_or_function(value: Value) -> bool:
     if isinstance(value, (ClassObj, FuncObj)):
         return True
     return isinstance(value, ExtRef) and value.path.startswith("torch.") and value.path.rsplit(".", 1)[-1][:1].isupper()
+
+
+def _plain_class_or_function(value: Value) -> bool:
+    """A function, or a module class of the analysed code (its metaclass `type`, as `nn.Module`'s:
+    no container, where an `Enum` class is iterable)."""
+    return isinstance(value, FuncObj) or isinstance(value, ClassObj) and value.is_module()
 
 
 def _tensor(value: TensorV, target: Value, torch_made: bool) -> Optional[bool]:
