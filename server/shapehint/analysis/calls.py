@@ -25,7 +25,7 @@ from .layers import CONTAINERS
 from .built import recorded_in_built
 from .ruleargs import binds
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import class_params, contexts, costs, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, returns, sizes, tables, unfinished
+from . import class_params, contexts, costs, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, reconfiguration, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -340,7 +340,7 @@ class Calls:
             a = f.node.args
             names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
             sub.params = (tuple((n, env[n]) for n in names if isinstance(env.get(n), TensorV)), binding,
-                          tuple(type(env.get(n)).__name__ for n in names))
+                          reconfiguration.call_kinds(names, env, f.cls is not None))
         if f.node.returns is not None:
             sub.declared_return = self.declared_return(f, fr, f.globals, binding, span)
         # a construction context (built.py) runs the model on inputs of its own: not a caller that

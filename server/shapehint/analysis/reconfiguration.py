@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 
 from ..frontend.walk import walk
-from ..shapes.values import BoolV, ModuleV, TensorV
+from ..shapes.values import BoolV, IntV, ModuleV, TensorV
 from .objects import ClassObj, InstanceObj
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")  # the statement lists of a statement
@@ -99,6 +99,37 @@ def _reached_from(calls: dict, root: str) -> set:
         out.add(m)
         todo.extend(calls[m])
     return out
+
+
+def call_kinds(names: list, env: dict, method: bool) -> tuple:
+    """The kind of each argument of a call, as `sink._value` compares a call that lost a record
+    with those that observed it ("alike arguments, one path"). A method's receiver counts with the
+    values of the attributes methods other than `__init__` assign: one object before and after such
+    a method ran takes different paths though its arguments are alike (a cache's `out = self.keys`
+    is k's shape on the first update, twice its length on the second)."""
+    kinds = [type(env.get(n)).__name__ for n in names]
+    me = env.get(names[0]) if method and names else None
+    if isinstance(me, InstanceObj) and isinstance(me.cls, ClassObj) and me.cls.node is not None:
+        state = _state_names(me.cls)
+        if state:
+            kinds[0] += repr(tuple(_state_kind(me.attrs.get(n)) for n in state))
+    return tuple(kinds)
+
+
+def _state_names(cls: ClassObj) -> tuple:
+    cached = getattr(cls.node, "_shapehint_state_names", None)  # trees are never changed
+    if cached is None:
+        cached = tuple(sorted(set().union(*(self_targets(fn) for n, fn in _methods(cls) if n != "__init__"))))
+        cls.node._shapehint_state_names = cached
+    return cached
+
+
+def _state_kind(v) -> str:
+    if isinstance(v, TensorV):
+        return str(v.shape)
+    if isinstance(v, (IntV, BoolV)):
+        return str(v)
+    return type(v).__name__
 
 
 def _methods(cls: ClassObj) -> list:
