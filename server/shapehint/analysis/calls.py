@@ -25,7 +25,7 @@ from .layers import CONTAINERS
 from .built import recorded_in_built
 from .ruleargs import binds
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import class_params, contexts, costs, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, reconfiguration, returns, sizes, tables, unfinished
+from . import class_params, contexts, costs, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -159,7 +159,8 @@ class Calls:
             return out if out is not None else self.gave_up(fr, args, kwargs, UnknownV("call"))
         # a callee the analysis cannot see (an unknown value, a lookup at run time): what it
         # does to tensors passed to it is not followed, so no signature may vouch for them
-        return self.gave_up(fr, args, kwargs, UnknownV("call"))
+        return operands.configured_get(fn, node, args, kwargs, self.join_values) or \
+            self.gave_up(fr, args, kwargs, UnknownV("call"))
 
     def _call_each(self, fn: ChoiceV, args: list, kwargs: dict, fr, span, node, labels) -> Value:
         """A call of one of several options (choices.py): each called as an undecided arm, so

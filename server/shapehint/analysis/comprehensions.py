@@ -10,7 +10,7 @@ from typing import Optional
 from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, NumberV, StrV, TensorV, TupleV,
                              UnknownV, Value)
-from . import arm_lists, number_or_tensor, open_tuples, tuple_or_output
+from . import arm_lists, number_or_tensor, open_tuples, operands, tuple_or_output
 from .choices import choice_of
 from .maybe_none import join_maybe_none
 from .open_choices import open_choice
@@ -153,6 +153,9 @@ class Comprehensions:
             # number, which a tensor's arithmetic takes alike (`torch.arange(n) - low`); unknown,
             # it made every tensor computed with it unknown
             return NumberV()
+        hyper = operands.hyperparameter(vals)  # numbers and configured values: never a tensor
+        if hyper is not None:
+            return hyper
         # one of several layers or functions; an object None on some paths; tuples of lengths that differ;
         # a value of unknown kind paired with itself
         picked = (choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)

@@ -211,6 +211,12 @@ class NumberOrTensor(UnknownV):
 
 
 @dataclass(eq=False)
+class HyperparameterV(UnknownV):
+    """A number on some paths and a configuration's item on others, never a tensor (operands.py):
+    unknown to all code but the arithmetic that combines it with a tensor."""
+
+
+@dataclass(eq=False)
 class OpaqueV(Value):
     """An object known only by name (an unannotated parameter, a config attribute).
 

@@ -16,6 +16,15 @@ Anything else is left as it is (the rule then gives up: unknown, never a guess).
 An item of a configuration's attribute read by a constant key (`config.rope_scaling["factor"]`)
 is named as attributes are, so it is `configured` too: the mapping itself may be unknown (written
 by a base constructor that was cut off: unfinished.py), but what it holds is a hyperparameter.
+So is one read by `.get` (`config.rope_scaling.get("attention_factor")`): the item, or None when
+the key is absent, which a tensor's arithmetic refuses (a TypeError), so where the arithmetic
+returns, it was the item; given a default, the join of the item and the default.
+
+A number on some paths and a configured value on others (a scale one of several functions of a
+table computes: `1.0` in one, the `.get` item in another, `0.1 * math.log(factor) + 1.0` in a
+third) is a `HyperparameterV`: taken as a configured value is, and unknown to all other code.
+A value known only by name that is not configured (`outputs.scale`) may be a tensor: its join
+with a number stays unknown.
 """
 from __future__ import annotations
 
@@ -25,8 +34,8 @@ from typing import Callable, Optional
 
 from ..ops.dtypes import is_complex, is_floating
 from ..frontend.names import dotted
-from ..shapes.values import FloatV, IntV, StrV, TensorV, UnknownV, Value
-from .objects import OpaqueV, config_named
+from ..shapes.values import FloatV, IntV, NoneV, StrV, TensorV, UnknownV, Value
+from .objects import HyperparameterV, OpaqueV, config_named
 
 
 def configured(path: str) -> bool:
@@ -40,11 +49,41 @@ def configured_item(obj: Value, idx: Value, node) -> Optional[OpaqueV]:
     that name; None for anything else (an item of a value not known is unknown)."""
     if not (isinstance(obj, (UnknownV, OpaqueV)) and isinstance(node, ast.Subscript)):
         return None
+    return _item(dotted(node.value), idx)
+
+
+def configured_get(fn: Value, node, args: list, kwargs: dict, join: Callable) -> Optional[Value]:
+    """`config.rope_scaling.get("factor"[, default])` where `config.rope_scaling` is not known (`fn`
+    its unknown `.get`): the item by that name, joined with a default other than None; None for
+    anything else. `join`: the join of values several paths give."""
+    if not (isinstance(fn, (UnknownV, OpaqueV)) and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get" and not kwargs and 1 <= len(args) <= 2 and not isinstance(args[-1], TensorV)):
+        return None
+    item = _item(dotted(node.func.value), args[0])
+    if item is None or len(args) == 1 or isinstance(args[1], NoneV):
+        return item
+    return join([item, args[1]])
+
+
+def _item(path: Optional[str], idx: Value) -> Optional[OpaqueV]:
     key = idx.value if isinstance(idx, StrV) else idx.expr.value if isinstance(idx, IntV) else None
-    path = dotted(node.value)
     if key is None or not path or not configured(path):
         return None
     return OpaqueV(f"{path}[{key!r}]")
+
+
+def hyperparameter(vals: list) -> Optional[HyperparameterV]:
+    """The join of numbers and configured values (at least one of those), else None."""
+    def number(v):
+        return isinstance(v, (IntV, FloatV)) or isinstance(v, OpaqueV) and v.kind == "int"
+    if all(number(v) or _settled(v) for v in vals) and not all(number(v) for v in vals):
+        return HyperparameterV("join")
+    return None
+
+
+def _settled(v: Value) -> bool:
+    """A configured value: a configuration's attribute or item, or a join of such with numbers."""
+    return isinstance(v, HyperparameterV) or isinstance(v, OpaqueV) and configured(v.path)
 
 
 def tensor_operands(a: Value, b: Value, symbol: Callable) -> tuple:
@@ -60,16 +99,17 @@ def tensor_operands(a: Value, b: Value, symbol: Callable) -> tuple:
 
 def _number_of_either_kind(v: Value, tensor: TensorV) -> bool:
     """A configured number (int or float, not known which) with a tensor whose dtype it decides."""
-    return isinstance(v, OpaqueV) and v.kind != "int" and configured(v.path) and tensor.dtype is not None \
+    return (isinstance(v, HyperparameterV) or isinstance(v, OpaqueV) and v.kind != "int" and configured(v.path)) \
+        and tensor.dtype is not None \
         and not (is_floating(tensor.dtype) or is_complex(tensor.dtype))
 
 
 def _operand(v: Value, other: Value, symbol: Callable) -> Value:
-    if not isinstance(v, OpaqueV):
+    if not isinstance(v, (OpaqueV, HyperparameterV)):
         return v
-    if v.kind == "int":
+    if isinstance(v, OpaqueV) and v.kind == "int":
         return IntV(symbol(v))
-    if configured(v.path) and isinstance(other, TensorV) and \
+    if _settled(v) and isinstance(other, TensorV) and \
             (other.dtype is None or is_floating(other.dtype) or is_complex(other.dtype)):
         return FloatV()
     return v
