@@ -20,8 +20,8 @@ from .frames import add_fact, span_of
 from .classvalues import class_eq
 from ..ops import registry
 from . import operands, torch_names
-from .objects import (BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, OpaqueV, PartialV, RangeV, SetV,
-                      TorchDir)
+from .objects import (BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, MaybeNoneV, OpaqueV, PartialV,
+                      RangeV, SetV, TorchDir)
 
 CMP_METHODS = {ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt", ast.GtE: "ge", ast.Eq: "eq", ast.NotEq: "ne"}
 
@@ -194,6 +194,9 @@ class Comparisons:
             return TRUE if v.value else FALSE
         if isinstance(v, FloatV) and v.value is not None:
             return TRUE if v.value else FALSE
+        if isinstance(v, MaybeNoneV) and v.given is not None:
+            given = self.truth(v.given)
+            return FALSE if given is not None and given.is_false else None  # (None, or falsy too: dicts.any_value)
         return None
 
     def implied(self, v: Value) -> Optional[Pred]:

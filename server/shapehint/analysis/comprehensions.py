@@ -12,7 +12,7 @@ from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, 
                              UnknownV, Value)
 from . import arm_lists, number_or_tensor, open_tuples, operands, tuple_or_output
 from .choices import choice_of
-from .maybe_none import join_maybe_none
+from .maybe_none import join_falsy, join_maybe_none
 from .open_choices import open_choice
 from .list_choices import list_choice
 from .rank_joins import common_ends
@@ -158,7 +158,7 @@ class Comprehensions:
             return hyper
         # one of several layers or functions; an object None on some paths; tuples of lengths that differ;
         # a value of unknown kind paired with itself
-        picked = (choice_of(vals) or join_maybe_none(vals) or open_tuples.joined(vals, self.join_values)
+        picked = (choice_of(vals) or join_maybe_none(vals) or join_falsy(vals) or open_tuples.joined(vals, self.join_values)
                   or tuple_or_output.joined(vals) or pair_of_itself(vals) or open_choice(vals) or number_or_tensor.joined(vals, self.join_values)
                   or list_choice(vals) or arm_lists.joined(vals, self.join_values))
         return picked if picked is not None else UnknownV("join")

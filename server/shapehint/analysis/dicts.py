@@ -1,14 +1,23 @@
 """Methods of Python dicts as the analysis holds them (`DictV`): `get`/`pop`/`setdefault` of
 known keys, `update`, `items`/`keys`/`values`; an open dict (the generic analysis's `**kwargs`,
-one something unknown was put in) may hold keys beyond those known. Split from builtins.py."""
+one something unknown was put in) may hold keys beyond those known. Split from builtins.py.
+
+A dict filled under keys not known, every value seen (`DictV.elem`: `flags[i] = False` for each
+layer of a loop of unknown count), read by `get` with a key not known gives one of its values or
+the fallback (`any_value`): a test of it is decided where all of them agree (a cache's
+`is_updated.get(layer_idx)`, False or None before any layer ran: compare.truth)."""
 from __future__ import annotations
+
+from typing import Callable
 
 from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, StrV, TupleV, UnknownV, Value
 from .choices import registry_choice
+from .objects import MaybeNoneV
 
 
-def dict_method(t: DictV, name: str, args: list) -> Value:
-    """A dict's methods; an open one (DictV.open) may hold keys beyond those known."""
+def dict_method(t: DictV, name: str, args: list, join: Callable) -> Value:
+    """A dict's methods; an open one (DictV.open) may hold keys beyond those known. `join`: the
+    join of the values several paths give (Comprehensions.join_values)."""
     key = args[0].value if args and isinstance(args[0], StrV) else None
     if name in ("get", "pop", "setdefault") and key is not None:
         if key in t.items:
@@ -28,6 +37,8 @@ def dict_method(t: DictV, name: str, args: list) -> Value:
         picked = registry_choice(t, tuple(args[1:2]))
         if picked is not None:
             return picked
+        if t.open and t.elem is not None and not t.written_elsewhere:
+            return any_value([*t.items.values(), t.elem, args[1] if len(args) > 1 else NoneV()], join)
     if name in ("get", "pop", "setdefault", "popitem", "clear") or name == "update" and not args:
         t.open = t.open or name != "get"  # an unknown key read or removed: no longer all known
         if name == "setdefault":
@@ -59,3 +70,15 @@ def unknown_key(v: Value) -> bool:
     if isinstance(v, IntV):
         return v.expr.value is None
     return not isinstance(v, (NoneV, BoolV, FloatV, TupleV))
+
+
+def any_value(vals: list, join: Callable) -> Value:
+    """One of `vals`, not known which: their join, None on some of them being an object that may
+    be None (MaybeNoneV), whose truth is its other values' when they agree."""
+    given = [v for v in vals if not isinstance(v, NoneV)]
+    if not given:
+        return NoneV()
+    joined = join(given)
+    if len(given) == len(vals):
+        return joined
+    return MaybeNoneV("None under some keys", joined)

@@ -9,12 +9,16 @@ every position after it was lost. The join is now a `MaybeNoneV`: still unknown 
 (an `if`, a conditional expression) bind the name to the object where it is given and to None
 where it is not. Only objects whose code the analysis follows (instances of the workspace's
 classes, or a choice of them) are held; a tensor that may be None is TensorV.optional's business.
+
+A value that is None or False (`is_updated = False`, then a dict's `.get(layer_idx)` of a dict of
+Falses under an `isinstance` test: dicts.any_value) is a MaybeNoneV holding False (`join_falsy`):
+still open to `is None`, but falsy whichever it is, so its truth is decided (compare.truth).
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from ..shapes.values import ModuleV, NoneV, Value
+from ..shapes.values import BoolV, ModuleV, NoneV, Value
 from .choices import choice_of
 from .kind_narrowing import narrowed_by_kind, run_bound
 from .objects import ChoiceV, ClassObj, InstanceObj, MaybeNoneV
@@ -30,6 +34,18 @@ def join_maybe_none(vals: list) -> Optional[MaybeNoneV]:
         return None
     given = choice_of(objs)
     return MaybeNoneV("None on some paths", given) if given is not None else None
+
+
+def join_falsy(vals: list) -> Optional[Value]:
+    """The join of `vals` when each is None or False, some of each: None or False."""
+    def false(v):
+        return isinstance(v, BoolV) and v.pred is not None and v.pred.is_false
+    if not all(isinstance(v, NoneV) or false(v) or isinstance(v, MaybeNoneV) and false(v.given) for v in vals):
+        return None
+    given = next((v if isinstance(v, BoolV) else v.given for v in vals if not isinstance(v, NoneV)), None)
+    if given is None:
+        return None
+    return MaybeNoneV("None or False", given) if any(not isinstance(v, BoolV) for v in vals) else given
 
 
 def callee(fn: Value) -> Value:
