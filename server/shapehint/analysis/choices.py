@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..shapes.shape import conj, neg
-from ..shapes.values import DictV, ExtRef, ModuleV, Value
+from ..shapes.values import DefaultStrV, DictV, ExtRef, ModuleV, Value
 from .objects import BoundMethod, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, PartialV
 
 MAX_OPTIONS = 8  # past this many, calling each would cost more than the answer is worth
@@ -53,6 +53,16 @@ def registry_choice(d: DictV, extra: tuple = ()) -> Optional[Value]:
     if d.open or d.written_elsewhere or not d.items:
         return None
     return choice_of(list(d.items.values()) + list(extra))
+
+
+def replaced_default_item(d: Value, key: Value) -> Optional[Value]:
+    """`d[name]` where `name` is a string default (values.DefaultStrV) that `d` lacks: on the path
+    that reads it, a caller replaced the default (the default would raise there, as it does where
+    an `if name in ME_TABLE:` arm is taken for another key), and the read succeeds only with one of
+    `d`'s keys: one of its values, when the dict is closed (registry_choice)."""
+    if isinstance(d, DictV) and isinstance(key, DefaultStrV) and key.value not in d.items:
+        return registry_choice(d)
+    return None
 
 
 def conditioned(joined: Value, a: Value, b: Value, test) -> Value:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..shapes.values import ExtRef, FloatV, StrV, UnknownV, Value
+from . import autograd_fns
 from .objects import ClassObj, FloatLimits, SetV
 
 # the float attributes of `torch.finfo(dtype)` (its `bits` and `dtype` are not floats)
@@ -48,9 +49,10 @@ def class_eq(a: Value, b: Value) -> Optional[bool]:
 
 
 def class_attr(cls: Value, name: str) -> Optional[Value]:
-    """What a class holds that the analysis knows without reading it: its `__name__`."""
+    """What a class holds that the analysis knows without reading it: its `__name__`, and an
+    autograd function's `apply` (autograd_fns.py)."""
     if name != "__name__":
-        return None
+        return autograd_fns.apply_of(cls, name)
     if isinstance(cls, ClassObj):
         return StrV(cls.name)
     return StrV(cls.path.rsplit(".", 1)[-1]) if _torch_class(cls) else None

@@ -15,7 +15,7 @@ from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV, TensorMethod, UnionAliasV
 from .annotations import UNION_PATHS, alias_members, is_shape_type
-from .choices import conditioned, registry_choice
+from .choices import conditioned, registry_choice, replaced_default_item
 from .maybe_none import narrowed, read_through
 from . import class_params, classvalues, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, tuple_or_output, unfinished, unnamed_modules
 from .arith import float_binop, int_binop, math_constant, python_value
@@ -250,7 +250,7 @@ class Expressions:
             if picked is not None:
                 return picked
             self._escaped_items(obj, fr)
-        return operands.configured_item(obj, idx, node) or UnknownV("subscript")
+        return operands.configured_item(obj, idx, node) or replaced_default_item(obj, idx) or UnknownV("subscript")
 
     def _escaped_items(self, d: DictV, fr) -> None:
         """`batched[key]` with a key not known may be any item, which the code may then fill
