@@ -92,6 +92,8 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     try:
         parts["<module>"] = log(it, lambda: it.exec_module_body(parsed.tree.body, mod))
         mark_written(globals_, parsed.tree)  # (before any function's analysis reads a registry)
+        if isinstance(it.imports, Importer):
+            it.imports.scanned.append((globals_, parsed.tree, True))  # (lookup_writers.py)
         if cache is None:
             for f in list(it.functions):
                 if functions is not None and f.qualname not in functions:

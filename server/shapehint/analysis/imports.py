@@ -130,6 +130,7 @@ class Importer:
         self._resolving: set = set()  # ids of the LazyImports being resolved (a cycle of re-exports)
         self.costs = ImportedCosts(root_globals)  # what following these modules costs (costs.py)
         self.counts = {True: 0, False: 0}  # modules loaded for the file's own imports, for others'
+        self.scanned: list = []  # (globals, tree, whether its top level ran to its end) per module run
         if self.base is not None:
             self._register(os.path.abspath(root_path), ModuleNS(root_path, root_globals))
 
@@ -306,6 +307,7 @@ class Importer:
             ran = outside_caps(self.it, lambda: within_steps(
                 self.it, MODULE_STEPS, lambda: self.it.exec_module_body(parsed.tree.body, fr) is None, lambda: False))
             sealed_dicts.mark_written(ns.attrs, parsed.tree)
+            self.scanned.append((ns.attrs, parsed.tree, ran))  # (lookup_writers.py)
             if ran:
                 sealed_dicts.seal(ns.attrs, parsed.tree)
         finally:
