@@ -84,3 +84,37 @@ def test_a_key_read_off_a_configuration_with_a_fallback():
     for impl in ["fused", "plain"]:
         _holds([s.replace("b", "x.shape[0]").replace("t", "x.shape[1]") if isinstance(s, str) else s
                 for s in claimed], mod.Attention(mod.Config(impl))(x), x)
+
+
+@pytest.mark.parametrize("src,written", [
+    ("def __init__(self):\n    self._overrides = {}", set()),  # (a construction the analysis follows)
+    ("def __init__(self, k, f):\n    self._entries[k] = f", {"_entries"}),
+    ("def add(self, k, f):\n    type(self)._entries.update({k: f})", {"_entries"}),
+    ("def add(self, k, f):\n    d = self._entries\n    e = d\n    e[k] = f", {"_entries"}),
+    ("def add(self, k, f):\n    self.table()[k] = f", {"*"}),
+    ("def add(self, k, f):\n    setattr(self, k, f)", {"*"}),
+    ("def add(self, k, f):\n    self.update({k: f})", {"*"}),
+    ("@classmethod\ndef register(cls, k, f):\n    cls._entries[k] = f", {"_entries"}),
+    ("def get(self, k):\n    d = self._entries\n    return d[k] if k in d else None", set()),
+    ("@staticmethod\ndef add(k, f):\n    k[0] = f", set()),  # (no receiver: a write by name is found apart)
+])
+def test_what_a_method_writes_through_its_receiver(src, written):
+    import ast
+
+    from shapehint.analysis.lookup_writers import _scan_writes
+    fn = ast.parse(src).body[0]
+    assert _scan_writes(fn) == written
+
+
+@pytest.mark.parametrize("src,harmless", [
+    ("def use(t, k):\n    return t[k]", True),
+    ("def use(t, k):\n    t[k] = None", False),
+    ("def use(t, k):\n    other(t)", False),  # (passed on: what `other` does is not read)
+    ("def use(t, k):\n    return [t.get(k)]", True),
+])
+def test_what_a_function_does_with_a_table_it_is_given(src, harmless):
+    import ast
+
+    from shapehint.analysis.lookup_writers import _scan_writes
+    fn = ast.parse(src).body[0]
+    assert (not _scan_writes(fn, "t")) == harmless

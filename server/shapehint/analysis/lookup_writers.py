@@ -5,12 +5,14 @@ analysis does not run may add one.
 The entries live in dicts of the class (class-level, shared by every instance and subclass that
 does not rebind them) and of the instance (local overrides). Code may add to them
 - through the class's own API: a `__setitem__`, or a class method (a class-wide registration),
-  anywhere in the class's bases or in a subclass that shares its dicts — code the analysis never
-  sees may call them, so the class is open whatever the program does (a library's registry
-  filled at run time from other modules of the library, or by its users);
-- through any other method that writes state through its receiver (`self._entries[k] = fn` in
-  an `add`, `type(self)._entries.update(...)`); `__init__`'s own attribute bindings
-  (`self._overrides = {}`) excepted, as constructions are followed;
+  in the class or a base — code the analysis never sees may call them, so the class is open
+  whatever the program does (a library's registry filled at run time from other modules of the
+  library, or by its users);
+- through any other method of the class or a base that writes state through its receiver
+  (`self._entries[k] = fn` in an `add`, through a local alias of it, `type(self)._entries.update(...)`,
+  into what one of its methods returns); `__init__`'s own attribute bindings
+  (`self._overrides = {}`) excepted, as constructions are followed; and any method of a subclass
+  the loaded modules bind that writes a class-level dict it shares with the class;
 - by name, from code the analysis does not run: a function, lambda or class body that uses a
   name bound to the instance or to one of its classes other than to read it (`REG[k]`,
   `k in REG`, `REG.get(k)`, a call of the class, a base in a class statement) —
@@ -41,7 +43,7 @@ def extensible(it, inst: InstanceObj) -> bool:
     """Whether code the analysis does not run may add entries to `inst`'s lookup."""
     classes = _python_classes(inst.cls)
     scanned = list(getattr(getattr(it, "imports", None), "scanned", None) or ())
-    if any(_has_api(c) or _written(c) for c in classes):
+    if len(classes) >= MAX_DEPTH or any(_has_api(c) or _written(c) for c in classes):
         return True
     return any(_shares_a_write(s, inst.cls) for s in _subclasses(scanned, classes)) or \
         _named_in_code_not_run(scanned, [inst] + classes)
@@ -115,7 +117,7 @@ def _scan_writes(fn: ast.FunctionDef, param: Optional[str] = None) -> set:
     nodes = list(walk(fn))
     for _ in range(3):  # aliases of aliases (`d = self._entries; e = d`), a few deep
         for node in nodes:
-            got = _aliased(node.value, roots) if isinstance(node, (ast.Assign, ast.AnnAssign)) and \
+            got = _reached(node.value, roots) if isinstance(node, (ast.Assign, ast.AnnAssign)) and \
                 node.value is not None else None
             if got is not None:
                 for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
@@ -151,25 +153,20 @@ def _scan_writes(fn: ast.FunctionDef, param: Optional[str] = None) -> set:
     return out
 
 
-def _aliased(value: ast.AST, roots: dict):
-    """What a local name bound to `value` stands for: an attribute of the receiver, or the
-    receiver ("*") for what one of its methods returns (`d = self.table(); d[k] = v`)."""
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
-            _reached(value.func.value, roots) is not None:
-        return "*"
-    return _reached(value, roots)
-
-
 def _reached(e: ast.AST, roots: dict):
     """The attribute of the receiver that the chain `e` reaches (`self._entries[k]`: "_entries";
-    `self` alone: "*"; `type(self)` counts as `self`), or None when it starts from no root."""
-    chain = []
+    `self` alone, or what one of its methods returns, `self.table()[k]`: "*"; `type(self)` counts
+    as `self`), or None when it starts from no root."""
+    chain, called = [], False
     while True:
         if isinstance(e, (ast.Attribute, ast.Subscript)):
             chain.append(e)
             e = e.value
         elif isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "type" and e.args:
             e = e.args[0]
+        elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
+            chain, called = [], True
+            e = e.func.value
         else:
             break
     if not isinstance(e, ast.Name) or e.id not in roots:
@@ -177,7 +174,7 @@ def _reached(e: ast.AST, roots: dict):
     first = roots[e.id]
     if first != "*":
         return first
-    if not chain:
+    if called or not chain:
         return "*"
     last = chain[-1]
     return last.attr if isinstance(last, ast.Attribute) else "*"
