@@ -90,8 +90,12 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
     parts: dict = {}  # the hover information each analysis wrote (logged_dims)
     log = logged_dims if records else _run  # the hover table's shares, when there are records
     try:
+        scan = [globals_, parsed.tree, False]  # (lookup_writers.py: its top level has not all run yet)
+        if isinstance(it.imports, Importer):
+            it.imports.scanned.append(scan)
         parts["<module>"] = log(it, lambda: it.exec_module_body(parsed.tree.body, mod))
         mark_written(globals_, parsed.tree)  # (before any function's analysis reads a registry)
+        scan[2] = True
         if cache is None:
             for f in list(it.functions):
                 if functions is not None and f.qualname not in functions:

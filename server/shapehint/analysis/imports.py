@@ -130,6 +130,7 @@ class Importer:
         self._resolving: set = set()  # ids of the LazyImports being resolved (a cycle of re-exports)
         self.costs = ImportedCosts(root_globals)  # what following these modules costs (costs.py)
         self.counts = {True: 0, False: 0}  # modules loaded for the file's own imports, for others'
+        self.scanned: list = []  # [globals, tree, whether its top level ran to its end] per module run
         if self.base is not None:
             self._register(os.path.abspath(root_path), ModuleNS(root_path, root_globals))
 
@@ -300,12 +301,15 @@ class Importer:
         # (the imported module's own functions and classes, apart from this module's)
         self.it.functions, self.it.classes = self.it.journal.log("function"), self.it.journal.log("class")
         ns.loading = True
+        scan = [ns.attrs, parsed.tree, False]  # (lookup_writers.py: its top level has not all run yet)
+        self.scanned.append(scan)
         try:
             # past its share of steps, the rest of its top-level code does not run, and the names
             # that code would bind stay unknown
             ran = outside_caps(self.it, lambda: within_steps(
                 self.it, MODULE_STEPS, lambda: self.it.exec_module_body(parsed.tree.body, fr) is None, lambda: False))
             sealed_dicts.mark_written(ns.attrs, parsed.tree)
+            scan[2] = ran
             if ran:
                 sealed_dicts.seal(ns.attrs, parsed.tree)
         finally:

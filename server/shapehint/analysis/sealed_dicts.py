@@ -65,25 +65,31 @@ def _tables(names: dict, tree: ast.Module) -> list:
             for item in v.items:
                 if id(item) in tables:
                     holders.setdefault(id(item), set()).add(n)
-    uses = getattr(tree, "_shapehint_uses", None)
-    if uses is None:  # (the tree is shared by analyses while the file is unchanged: scanned once)
-        uses = tree._shapehint_uses = _uses_in_code_not_run(tree)
+    uses = uses_in_code_not_run(tree)
     return [(d, any(not read for n in aliases[key] for read in uses.get(n, ())) or
              any(n in uses for n in holders.get(key, ()))) for key, d in tables.items()]
 
 
-def _uses_in_code_not_run(tree: ast.Module) -> dict:
+def uses_in_code_not_run(tree: ast.Module, reads=None, key: str = "_shapehint_uses") -> dict:
     """name -> [whether each use only reads] for the names used inside functions, lambdas and
     class bodies (the code whose every run the analysis does not see), and those top-level code
-    passes to a call."""
+    passes to a call; `reads(node, parents)` judges a use (a dict's, `only_reads`, by default)."""
+    uses = getattr(tree, key, None)
+    if uses is None:  # (the tree is shared by analyses while the file is unchanged: scanned once)
+        uses = _uses_in_code_not_run(tree, reads or only_reads)
+        setattr(tree, key, uses)
+    return uses
+
+
+def _uses_in_code_not_run(tree: ast.Module, reads) -> dict:
     out: dict = {}
     for top in tree.body:
         if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            _scan(top, out)
+            _scan(top, out, reads)
             continue
         for node in walk(top):
             if isinstance(node, (ast.Lambda, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                _scan(node, out)
+                _scan(node, out, reads)
             elif isinstance(node, ast.Call):
                 # (a function called by top-level code is not run there: it may fill what it is given)
                 for arg in list(node.args) + [k.value for k in node.keywords]:
@@ -93,7 +99,7 @@ def _uses_in_code_not_run(tree: ast.Module) -> dict:
     return out
 
 
-def _scan(root: ast.AST, out: dict) -> None:
+def _scan(root: ast.AST, out: dict, reads) -> None:
     parents = {}
     for node in walk(root):
         for child in ast.iter_child_nodes(node):
@@ -103,10 +109,10 @@ def _scan(root: ast.AST, out: dict) -> None:
                 out.setdefault(n, []).append(False)
     for node in walk(root):
         if isinstance(node, ast.Name):
-            out.setdefault(node.id, []).append(_only_reads(node, parents))
+            out.setdefault(node.id, []).append(reads(node, parents))
 
 
-def _only_reads(node: ast.Name, parents: dict) -> bool:
+def only_reads(node: ast.Name, parents: dict) -> bool:
     if not isinstance(node.ctx, ast.Load):
         return False
     up = parents.get(node)

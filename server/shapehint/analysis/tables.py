@@ -15,9 +15,9 @@ reads that one entry through `__getitem__`, as Python does.
 
 A mapping class may keep its entries elsewhere: a class-level dict of functions behind an
 instance dict of local overrides (`REGISTRY[config.kind]`, `REGISTRY` an instance of such a
-class). When the class gives no way to add entries (no `__setitem__`, no class method that could
-register one: code the analysis never sees may call them, so the entries it saw are not all),
-its `__getitem__` is run on the key not known, quietly as above: the dicts it reads with that key
+class). When no code the analysis does not run may add entries (lookup_writers.py: no
+`__setitem__` or class method, no method writing through its receiver, no use by name that is
+not a read), its `__getitem__` is run on the key not known, quietly as above: the dicts it reads with that key
 give one of their values (choices.registry_choice), and when what it returns is a callable the
 analysis can follow, or a choice among such, the read is that, and its call joins the options'
 results (calls.py); anything else is unknown."""
@@ -28,9 +28,10 @@ from typing import Optional
 
 from ..shapes.shape import Shape
 from ..shapes.values import DefaultStrV, DictV, IntV, SliceV, StrV, TensorV, UnknownV, Value
+from . import lookup_writers
 from .choices import MAX_OPTIONS, choice_of, is_option
-from .frames import Frame, decorated
-from .objects import ClassObj, FuncObj, InstanceObj, KeepsShapeV
+from .frames import Frame
+from .objects import FuncObj, InstanceObj, KeepsShapeV
 
 MAX_ENTRIES = 64  # past this many, reading every entry costs more than the answer is worth
 PROBE_DTYPE = "float32"
@@ -48,20 +49,10 @@ def is_lookup(obj: Value) -> bool:
         isinstance(obj.cls.lookup("__getitem__"), FuncObj)
 
 
-def _extensible(cls: ClassObj, depth: int = 0) -> bool:
-    """Whether code anywhere may add entries: the class, or a base written in Python, has a
-    `__setitem__` or a class method (a class-wide registration)."""
-    for v in cls.attrs.values():
-        if isinstance(v, FuncObj) and v.node is not None and \
-                (v.node.name == "__setitem__" or decorated(v.node, "classmethod")):
-            return True
-    return depth < 64 and any(isinstance(b, ClassObj) and _extensible(b, depth + 1) for b in cls.bases)
-
-
 def any_lookup(it, inst: InstanceObj, idx: Value) -> Optional[Value]:
     """`inst[idx]`, `idx` a key not known, `inst` an `is_lookup` instance: what its `__getitem__`
     returns when that is a callable to follow (one, or a choice among several), else None."""
-    if known_key(idx) or isinstance(idx, (IntV, TensorV, SliceV)) or _extensible(inst.cls):
+    if known_key(idx) or isinstance(idx, (IntV, TensorV, SliceV)) or lookup_writers.extensible(it, inst):
         return None  # (a known key is not read through the class here; a number indexes a sequence)
     getitem = inst.cls.lookup("__getitem__")
     fr = Frame({}, getitem.qualname, it.new_store(), getitem.globals, cls=getitem.cls, record=False)
