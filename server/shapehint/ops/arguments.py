@@ -52,10 +52,11 @@ def need_int(cx: OpContext, v, what: str) -> Expr:
     return e
 
 
-def size_or_fresh(cx: OpContext, v) -> Expr:
+def size_or_fresh(cx: OpContext, v, what: str = "") -> Expr:
     """A layer's channel or feature count: its int, or, when the analysis does not know the value
     it was built with (`nn.Conv2d(width, w_out, 3)` over widths computed at run time), a size of
-    its own, so the output still has the shape of everything else it knows."""
+    its own, so the output still has the shape of everything else it knows. (`what`: as
+    need_int's, so a rule's configuration reader takes either.)"""
     e = cx.int_of(v)
     return e if e is not None else cx.fresh("?")
 

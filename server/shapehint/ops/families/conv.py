@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from ...shapes.expr import Expr
 from ...shapes.shape import conj, disj, divides, eq, ge, le, lt
-from ...shapes.values import ListV, StrV, TensorV, TupleV
-from ..arguments import int_args, need_int, positive
+from ...shapes.values import ListV, StrV, TensorV, TupleV, UnknownV
+from ..arguments import int_args, need_int, positive, size_or_fresh
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 from ..windows import require_window, split_batch, window_out
@@ -26,7 +26,14 @@ def _pad_arg(cx: OpContext, padding, n: int):
         return s
     if isinstance(padding, StrV):
         raise NotApplicable("padding unknown")
+    if isinstance(padding, UnknownV):
+        return LOST
     return int_args(cx, padding, n, "padding")
+
+
+# A padding the analysis lost (`padding=pad` where pad is 'same' on one path and 0 on another):
+# the spatial sizes are not known, the batch and channels still are.
+LOST = "lost"
 
 
 # ---- forward convolution ---------------------------------------------------------------
@@ -42,6 +49,8 @@ def conv_core(cx: OpContext, nsp: int, x, cin, cout, ks, stride, padding, dilati
     cx.require(eq(c, cin), lambda: f"{cx.opname} expects {cin} input channels{where}, but {cx.label(x)} has {c} here",
                "SH101")
     out = []
+    if padding == LOST:
+        return cx.tensor(batch + (cout,) + tuple(cx.fresh("?") for _ in range(nsp)), like=x)
     if padding == "same":
         if not all(s.value == 1 for s in stride):
             cx.fail(f"{cx.opname}: padding='same' is not supported for strided convolutions", "SH107")
@@ -185,11 +194,14 @@ def _ctor_checks(cx: OpContext, nsp, in_channels, out_channels, kernel_size, str
             cx.fail(f"{cx.opname}: padding='same' is not supported for strided convolutions", "SH107")
 
 
-def _cfg(cx: OpContext, m, nsp: int):
+def _cfg(cx: OpContext, m, nsp: int, channels=need_int):
+    """The layer's configuration; `channels` reads its channel counts and groups (size_or_fresh in
+    the forward: a width the analysis does not know, a depthwise conv's `groups=dim` too, still
+    leaves the output's other axes known, while the parameters' shapes need them)."""
     c = m.cfg
-    return (need_int(cx, c["in_channels"], "in_channels"), need_int(cx, c["out_channels"], "out_channels"),
+    return (channels(cx, c["in_channels"], "in_channels"), channels(cx, c["out_channels"], "out_channels"),
             int_args(cx, c["kernel_size"], nsp, "kernel_size"), int_args(cx, c["stride"], nsp, "stride"),
-            int_args(cx, c["dilation"], nsp, "dilation"), need_int(cx, c["groups"], "groups"))
+            int_args(cx, c["dilation"], nsp, "dilation"), channels(cx, c["groups"], "groups"))
 
 
 def _conv_layer(nsp: int):
@@ -200,7 +212,7 @@ def _conv_layer(nsp: int):
 
     @rule.forward(twin=_CONV[nsp])
     def fwd(cx: OpContext, m, input):
-        cin, cout, ks, st, dil, g = _cfg(cx, m, nsp)
+        cin, cout, ks, st, dil, g = _cfg(cx, m, nsp, size_or_fresh)
         mode = cx.str_of(m.cfg["padding_mode"]) or "zeros"
         return conv_core(cx, nsp, input, cin, cout, ks, st, _pad_arg(cx, m.cfg["padding"], nsp), dil, g, mode,
                          layer=True)
@@ -222,7 +234,7 @@ def _convT_layer(nsp: int):
 
     @rule.forward(twin=_CONV_T[nsp])
     def fwd(cx: OpContext, m, input, output_size=None):
-        cin, cout, ks, st, dil, g = _cfg(cx, m, nsp)
+        cin, cout, ks, st, dil, g = _cfg(cx, m, nsp, size_or_fresh)
         size = None if cx.is_none(output_size) else _output_size(cx, output_size, nsp, input)
         return convT_core(cx, nsp, input, cin, cout, ks, st, int_args(cx, m.cfg["padding"], nsp, "padding"),
                           int_args(cx, m.cfg["output_padding"], nsp, "output_padding"), dil, size, layer=True)

@@ -11,7 +11,7 @@ import math
 
 from ...shapes.expr import Expr
 from ...shapes.shape import Shape, ge
-from ...shapes.values import BoolV, DtypeV, FloatV, IntV, ListV, NoneV, StarSizeV, StrV, TensorV, TupleV
+from ...shapes.values import BoolV, DtypeV, FloatV, IntV, ListV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV
 from ..arguments import ranked_tensor
 from ..common import size_list
 from ..dtypes import scalar_dtype
@@ -40,12 +40,24 @@ def _sizes(cx: OpContext, size) -> list | Shape:
         held = size[0].shape
         sz = list(held.dims + held.suffix)
     else:
-        held, sz = None, size_list(cx, size)
+        held, sz = None, size_list(cx, _lost_ints(cx, size))
     for s in sz:
         if s.value is not None and s.value < 0:
             cx.fail(f"{cx.opname}: sizes must be non-negative, got {s} in "
                     f"[{', '.join(str(x) for x in sz)}]", "SH107")
     return held if held is not None and held.rank is None else sz
+
+
+def _lost_ints(cx: OpContext, size: list) -> list:
+    """Sizes listed one by one (`torch.ones(dim, 1, 1)`, `torch.zeros((n, d))`) are each an int
+    (PyTorch takes a sequence only alone): one whose value the analysis lost (`dim` an item of a
+    list of unknown length) is a size of its own, the others still known. A lone value of unknown
+    kind may be the sequence itself: left as it is (unknown)."""
+    if len(size) == 1 and isinstance(size[0], (TupleV, ListV)) and size[0].items is not None:
+        return _lost_ints(cx, list(size[0].items)) if len(size[0].items) > 1 else size
+    if len(size) < 2:
+        return size
+    return [IntV(cx.fresh("?")) if isinstance(s, UnknownV) else s for s in size]
 
 
 def _new(cx: OpContext, dims, dtype) -> TensorV:

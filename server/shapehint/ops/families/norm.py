@@ -194,7 +194,9 @@ def LayerNorm(cx: OpContext, normalized_shape, eps=1e-05, elementwise_affine=Tru
 
 @LayerNorm.forward(twin=layer_norm)
 def _ln_fwd(cx: OpContext, m, input):
-    return _trailing(cx, input, _norm_shape(cx, m.cfg["normalized_shape"]))
+    # (built with a value of unknown kind, `nn.LayerNorm(cfg.dim)` over configurations the
+    # analysis lost: as the functional form, the input's shape unchecked)
+    return _given(cx, input, m.cfg["normalized_shape"])
 
 
 @LayerNorm.params
@@ -212,7 +214,7 @@ def RMSNorm(cx: OpContext, normalized_shape, eps=None, elementwise_affine=True, 
 
 @RMSNorm.forward(twin=rms_norm)
 def _rms_fwd(cx: OpContext, m, input):
-    return _trailing(cx, input, _norm_shape(cx, m.cfg["normalized_shape"]))
+    return _given(cx, input, m.cfg["normalized_shape"])
 
 
 @RMSNorm.params
