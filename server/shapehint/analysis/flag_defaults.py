@@ -93,13 +93,21 @@ def has_flags(init: ast.FunctionDef) -> bool:
     return bool(_flag_defaults(init))
 
 
+def _runs_own_code(it, cls: ClassObj) -> bool:
+    """Whether `cls`'s `forward` is this file's, or another module's (a base's) that may call the
+    methods `cls` defines here (own_methods.py runs them again in the context)."""
+    fwd = cls.lookup("forward")
+    return _own_forward(it, cls) or isinstance(fwd, FuncObj) and fwd.node is not None and any(
+        isinstance(n, ast.FunctionDef) and n.name != "__init__" for n in cls.node.body)
+
+
 def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     """After `init`'s generic analysis: the construction context of its class (a module-level
     module with a `forward` in this file) built with every flag, string and float of `init` (or of
     the base it forwards `*args, **kwargs` to) at its default."""
     cls = init.cls
     if it.as_built or cls is None or cls.node is None or "." in cls.qualname or not cls.is_module() \
-            or not _own_forward(it, cls):
+            or not _runs_own_code(it, cls):
         return
     forwarded = forwarded_flags(cls, init.node)
     if not has_flags(init.node) and not any(isinstance(v, (bool, str)) for v in forwarded.values()):
