@@ -5,7 +5,8 @@ there on inputs in their own names (analysis/own_methods.py, built.recorded_in_b
   methods that `forward` calls (`_embed`, `forward_head`), gets the defaults context
   (flag_defaults.py) and those methods' lines are listed there, in the methods' own names: the
   base's code is never recorded, and the tensors it hands them are not the model's inputs.
-- A method of a model in the file given a tensor its `forward` computed (`self.head_of(h)`) too.
+- A method of a model in the file given a tensor its `forward` computed (`self.head_of(h)`) too,
+  and a module-level function of the file such a method calls (`first_token(h)`).
 - A call that passes a size in the caller's names (`self.keep(x, x.shape[1])`) is not run again.
 Every shape claimed is checked against torch (meta tensors): each method's recorded arguments
 bind the names."""
@@ -60,6 +61,11 @@ USER = """\
             return y
 
 
+    def first_token(t):
+        u = t[:, 0]  # FIRST
+        return u
+
+
     class Net(nn.Module):
         def __init__(self, dim: int = 8, class_token: bool = True):
             super().__init__()
@@ -68,7 +74,7 @@ USER = """\
             self.head = nn.Linear(dim, 5)
 
         def head_of(self, h):
-            z = self.head(h[:, 0])  # HEAD_OF
+            z = self.head(first_token(h))  # HEAD_OF
             return z
 
         def keep(self, h, k):
@@ -165,6 +171,15 @@ def test_a_method_given_a_tensor_its_forward_computed_is_listed_in_its_own_names
     z = _context(_at(values, "Net.head_of", "HEAD_OF", "z"), "Net")
     assert z == ["h.shape[0]", 5]
     _evaluates(z, *seen["head_of"])
+
+
+def test_a_module_level_function_a_method_calls_is_listed_in_its_own_names(tmp_path):
+    values = _values(tmp_path)
+    seen = _torch_calls(tmp_path, "Net", (2, 4, 8))
+    u = _context(_at(values, "first_token", "FIRST", "u"), "Net")
+    assert u == ["t.shape[0]", "t.shape[2]"]
+    h = seen["head_of"][0]  # (what `head_of` hands it)
+    assert [eval(d, {"t": h}) for d in u] == list(h[:, 0].shape)
 
 
 def test_a_call_passing_a_size_in_the_callers_names_is_not_run_again(tmp_path):

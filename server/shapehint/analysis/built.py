@@ -146,16 +146,19 @@ def recorded_in_built(fr: Frame, f: FuncObj, args: list, kwargs: dict, foreign: 
     not). While a factory's model runs (Frame.built): a method of that model given its very
     inputs (`self._forward_impl(x)`), whose names are the callee's too. One of this file given
     other tensors, or called from another module's code (a base class's `forward` calling the
-    file's `forward_head`), is not, as called; it runs again on inputs in its own names
+    file's `forward_head`), is not, as called, nor is a module-level function of this file (a
+    pooling helper a method calls); they run again on inputs in their own names
     (own_methods.py)."""
     built = fr.built
     if built is None:
         return fr.record and not foreign
     model, inputs = built[0], built[1]
-    if foreign or f.cls is None or not args or args[0] is not model:
+    helper = f.cls is None and "." not in f.qualname and f.closure is None and isinstance(f.node, ast.FunctionDef)
+    if foreign or not helper and (f.cls is None or not args or args[0] is not model):
         return False
-    if fr.record and all(any(v is i for i in inputs) for v in list(args[1:]) + list(kwargs.values())
-                         if isinstance(v, TensorV)):
+    given = all(any(v is i for i in inputs) for v in list(args[0 if helper else 1:]) + list(kwargs.values())
+                if isinstance(v, TensorV))
+    if fr.record and given and (not helper or len(built) > 4 and built[4] is f):  # (a helper: only as run again)
         return True
     if fr.record or fr.foreign:
         built[3].append((f, args, kwargs))

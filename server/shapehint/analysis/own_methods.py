@@ -6,9 +6,10 @@ the model's very inputs: a callee's shapes there are in the model's input names 
 the image's height), which are not the callee's (`_pos_embed(self, x)` is handed the patch
 tokens, whose `x.shape[2]` is the width). So a method given other tensors (`self.forward_head(x)`
 after the blocks), or one another module's code calls (a base class's `forward`, imported,
-calling the file's own `_pos_embed`: those lines are never recorded), had no shape there at all.
+calling the file's own `_pos_embed`: those lines are never recorded), had no shape there at all;
+nor had a module-level function of the file a method calls (a pooling helper).
 Each such call is kept (built.recorded_in_built) and the method runs again in the context, after
-the model's `forward`: `self` the same instance, each tensor argument a tensor of the rank the
+the model's `forward`: `self` the same instance (a method's), each tensor argument a tensor of the rank the
 call gave it (unknown when that is not known) whose axes are the parameter's own
 (`x.shape[0]`), every other argument as the call passed it when it is a constant, on facts of
 its own. What it records holds for every invocation of the method with tensors of those ranks,
@@ -41,8 +42,8 @@ def run_own_methods(it, model, host, span) -> None:
             continue
         done.add((f.qualname, own[2]))
         new_args, new_kwargs, _ = own
-        inputs = tuple(v for v in new_args[1:] + list(new_kwargs.values()) if isinstance(v, TensorV))
-        sub = dataclasses.replace(host, facts=it.new_store(), built=(model, inputs, host.built[2], queue), returns=[])
+        inputs = tuple(v for v in new_args + list(new_kwargs.values()) if isinstance(v, TensorV))
+        sub = dataclasses.replace(host, facts=it.new_store(), built=(model, inputs, host.built[2], queue, f), returns=[])
         it.call_function(f, new_args, new_kwargs, sub, span, created=model.span)
 
 
@@ -53,14 +54,15 @@ def _in_own_names(it, f, args: list, kwargs: dict) -> Optional[tuple]:
     pos = [p.arg for p in a.posonlyargs + a.args]
     if len(args) > len(pos) or type(kwargs) is not dict:
         return None
-    out, kw, key = [args[0]], {}, []
-    for i, (name, v) in enumerate(list(zip(pos[1:], args[1:])) + list(kwargs.items())):
+    start = 0 if f.cls is None else 1  # (a method's `self`: the model itself)
+    out, kw, key = list(args[:start]), {}, []
+    for i, (name, v) in enumerate(list(zip(pos[start:], args[start:])) + list(kwargs.items())):
         w = _own_value(it, f, name, v)
         if w is None:
             return None
         key.append((name, len(w.shape.dims) if isinstance(w, TensorV) and w.shape.star is None else
                     "?" if isinstance(w, TensorV) else repr(_constant(v))))
-        if i < len(args) - 1:
+        if i < len(args) - start:
             out.append(w)
         else:
             kw[name] = w
@@ -72,13 +74,14 @@ def _own_value(it, f, name: str, v):
         if v.optional:
             return None
         if v.shape.star is not None or v.shape.suffix:
-            return TensorV(Shape.unknown(it.param_star(name, f.qualname)), v.dtype, v.origin)
+            return TensorV(Shape.unknown(it.param_star(name, f.qualname)), v.dtype, v.origin,
+                           maybe_sequence=v.maybe_sequence)
         dims = []
         for i in range(len(v.shape.dims)):
             sym = f"{name}.shape[{i}]"
             it.env.dims.setdefault(sym, DimInfo(sym, f"parameter `{name}`, axis {i}"))
             dims.append(Expr.sym(sym))
-        return TensorV(Shape(tuple(dims)), v.dtype, v.origin)
+        return TensorV(Shape(tuple(dims)), v.dtype, v.origin, maybe_sequence=v.maybe_sequence)
     return v if _constant(v) is not None else None
 
 
