@@ -23,6 +23,7 @@ from .callmemo import alike
 from . import costs
 from .layers import CONTAINERS
 from .objects import ChoiceV, FuncObj, InstanceObj, OpenChoiceV
+from .own_methods import run_own_methods
 
 MAX_CONTEXTS = 16  # construction contexts run per class (torchvision's efficientnet.py has 12 factories)
 MAX_PARTS = 64  # groups of parts of one model run in its construction context (`_parts`)
@@ -72,8 +73,9 @@ def _run_forward(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param
     kwargs = {p.arg: param_value(it, fwd, p, own, False) for p in a.kwonlyargs}
     if len(args) + len(kwargs) != len(params):
         return False
-    host = dataclasses.replace(fr, built=(v, tuple(args) + tuple(kwargs.values()), label), returns=[])
+    host = dataclasses.replace(fr, built=(v, tuple(args) + tuple(kwargs.values()), label, []), returns=[])
     it.call_function(fwd, [v] + args, kwargs, host, span, created=v.span)
+    run_own_methods(it, v, host, span)
     return True
 
 
@@ -139,13 +141,25 @@ def _return_span(node: ast.FunctionDef):
     return span_of(last if last is not None else node)
 
 
-def recorded_in_built(built, f: FuncObj, args: list, kwargs: dict) -> bool:
-    """Whether a call made while a factory's model runs (Frame.built) is recorded: a method of
-    that model given its very inputs (`self._forward_impl(x)`), whose names are the callee's too."""
+def recorded_in_built(fr: Frame, f: FuncObj, args: list, kwargs: dict, foreign: str) -> bool:
+    """Whether a call is recorded (`foreign`: the callee's module when another's: its lines are
+    not). While a factory's model runs (Frame.built): a method of that model given its very
+    inputs (`self._forward_impl(x)`), whose names are the callee's too. One of this file given
+    other tensors, or called from another module's code (a base class's `forward` calling the
+    file's `forward_head`), is not, as called, nor is a module-level function of this file (a
+    pooling helper a method calls); they run again on inputs in their own names
+    (own_methods.py)."""
+    built = fr.built
     if built is None:
-        return True
-    model, inputs, _ = built
-    if f.cls is None or not args or args[0] is not model:
+        return fr.record and not foreign
+    model, inputs = built[0], built[1]
+    helper = f.cls is None and "." not in f.qualname and f.closure is None and isinstance(f.node, ast.FunctionDef)
+    if foreign or not helper and (f.cls is None or not args or args[0] is not model):
         return False
-    return all(any(v is i for i in inputs) for v in list(args[1:]) + list(kwargs.values()) if isinstance(v, TensorV))
-
+    given = all(any(v is i for i in inputs) for v in list(args[0 if helper else 1:]) + list(kwargs.values())
+                if isinstance(v, TensorV))
+    if fr.record and given and (not helper or len(built) > 4 and built[4] is f):  # (a helper: only as run again)
+        return True
+    if fr.record or fr.foreign:
+        built[3].append((f, args, kwargs))
+    return False

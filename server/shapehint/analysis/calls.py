@@ -331,7 +331,7 @@ class Calls:
                     self_obj=args[0] if f.cls is not None and args else None,
                     receiver=many_items.receiver_name(f.node) if f.cls is not None and args else "",
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
-                    record=fr.record and not foreign and recorded_in_built(fr.built, f, args, kwargs),
+                    record=recorded_in_built(fr, f, args, kwargs, foreign),
                     foreign=foreign, built=fr.built, closure=f.closure,
                     created=fr.created + ([created] if created is not None else []), root=fr.root,
                     assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns),

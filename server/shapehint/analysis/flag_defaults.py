@@ -16,7 +16,9 @@ matches it to a build only when the build passes none of them another value).
 Its float defaults are their values there too (`patch_drop_rate=0.` leaves the patch dropout out,
 whose dropped tokens made the sequence's length unknown in every line after it; builders.py
 matches a build only when it passes none of them another value); a class with only float
-defaults has no such context.
+defaults has no such context. So are its int defaults below 1 (`reg_tokens: int = 0`: the class on
+its own holds a symbol that may be 0, so `... if reg_tokens else None` is undecided there); an int
+from 1 up stays a symbol, as a build passes its own sizes.
 
 A class whose `__init__` takes only `*args, **kwargs` and hands them to its base's
 (`super().__init__(*args, **kwargs)`, spread.py) has the base's flags and strings: its open
@@ -29,7 +31,8 @@ import ast
 from typing import Callable
 
 from ..shapes.shape import FALSE, TRUE
-from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, StrV, Value
+from ..shapes.expr import Expr
+from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, StrV, Value
 from .built import MAX_CONTEXTS, _own_forward, run_in_context
 from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
@@ -44,12 +47,28 @@ def _at_default(v: Value) -> Value:
     return BoolV(TRUE if v.at_default else FALSE)
 
 
-def _flag_defaults(init: ast.FunctionDef, kinds=(bool, str)) -> dict:
-    """`init`'s parameters whose default is `True`, `False` or a string (or of `kinds`): name -> the default."""
+def int_below_one(v) -> bool:
+    """An int default below 1 (`reg_tokens: int = 0`): the class on its own holds it a symbol that
+    may be that low (defaults.symbol_noting), so `... if reg_tokens else None` is undecided; the
+    context fixes it (devicerun/builders.py reads the same test). Ints from 1 up stay symbols: a
+    build passes its own sizes, and a context that fixed them would match none."""
+    return type(v) is int and v < 1
+
+
+def _flag_defaults(init: ast.FunctionDef, kinds=(bool, str), low_ints: bool = False) -> dict:
+    """`init`'s parameters whose default is `True`, `False` or a string (or of `kinds`, or with
+    `low_ints` an int below 1): name -> the default."""
     a = init.args
     pos = a.posonlyargs + a.args
     pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
-    return {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant) and isinstance(d.value, kinds)}
+    return {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant)
+            and (isinstance(d.value, kinds) or low_ints and int_below_one(d.value))}
+
+
+def context_defaults(init: ast.FunctionDef) -> dict:
+    """Every default of `init` the context decides: bools, strings, floats and ints below 1 (what
+    a build must leave at its default to be in it, devicerun/builders.py)."""
+    return _flag_defaults(init, (bool, str, float), True)
 
 
 def forwarded_flags(cls: ClassObj, init: ast.FunctionDef) -> dict:
@@ -60,16 +79,26 @@ def forwarded_flags(cls: ClassObj, init: ast.FunctionDef) -> dict:
             or not cls.bases or not isinstance(cls.bases[0], ClassObj):
         return {}
     base = cls.bases[0].attrs.get("__init__")
-    return _flag_defaults(base.node, (bool, str, float)) if isinstance(base, FuncObj) and base.node is not None else {}
+    return context_defaults(base.node) if isinstance(base, FuncObj) and base.node is not None else {}
 
 
 def _constant(v) -> Value:
-    return BoolV(TRUE if v else FALSE) if isinstance(v, bool) else StrV(v) if isinstance(v, str) else FloatV(v)
+    if isinstance(v, bool):
+        return BoolV(TRUE if v else FALSE)
+    return StrV(v) if isinstance(v, str) else IntV(Expr.const(v)) if isinstance(v, int) else FloatV(v)
 
 
 def has_flags(init: ast.FunctionDef) -> bool:
     """Whether `init` has a parameter whose default is `True`, `False` or a string."""
     return bool(_flag_defaults(init))
+
+
+def _runs_own_code(it, cls: ClassObj) -> bool:
+    """Whether `cls`'s `forward` is this file's, or another module's (a base's) that may call the
+    methods `cls` defines here (own_methods.py runs them again in the context)."""
+    fwd = cls.lookup("forward")
+    return _own_forward(it, cls) or isinstance(fwd, FuncObj) and fwd.node is not None and any(
+        isinstance(n, ast.FunctionDef) and n.name != "__init__" for n in cls.node.body)
 
 
 def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
@@ -78,7 +107,7 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     the base it forwards `*args, **kwargs` to) at its default."""
     cls = init.cls
     if it.as_built or cls is None or cls.node is None or "." in cls.qualname or not cls.is_module() \
-            or not _own_forward(it, cls):
+            or not _runs_own_code(it, cls):
         return
     forwarded = forwarded_flags(cls, init.node)
     if not has_flags(init.node) and not any(isinstance(v, (bool, str)) for v in forwarded.values()):
@@ -91,7 +120,7 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
 
     def kwargs():  # (a fresh one for each construction: `kwargs.pop(...)` changes it)
         return DictV({k: _constant(v) for k, v in forwarded.items()}, open=True) if forwarded else None
-    fixed = {k: FloatV(v) for k, v in _flag_defaults(init.node, float).items()}
+    fixed = {k: _constant(v) for k, v in _flag_defaults(init.node, float, True).items()}
     if construct(it, init, inst, open_nones=False, flag=_at_default, kwargs=kwargs(), fixed=fixed) == "raise":
         return
     # (the same construction, its `None` defaults given: a part only a float's other value builds is none)

@@ -94,8 +94,10 @@ class Frame:
     import_failed: Optional[str] = None
     # a model a factory returned, run in that construction context (built.py), and its inputs:
     # only its own methods given those very inputs are recorded, since a callee's shapes there are
-    # in the model's input names, not the callee's
-    built: Optional[tuple] = None  # (model, its inputs, the context's label: a BuiltContext)
+    # in the model's input names, not the callee's (the others run again in their own names)
+    # (model, its inputs, the context's label: a BuiltContext, the calls of its methods to run
+    # again in their own names: own_methods.py)
+    built: Optional[tuple] = None
     closure: Optional[object] = None  # a nested function's enclosing names (closures.py)
     # a call's tensor parameters as bound ((name, value), ...), the names its annotations bound
     # (name -> the caller's dim) and the kind of each argument (`TensorV`, `NoneV`, ...): what the

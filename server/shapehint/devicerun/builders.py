@@ -3,7 +3,7 @@ expression (`--build mobilenet_v3_small(num_classes=10)`, a `# entry:` comment's
 transitively. Their construction contexts (`FACTORY:LINE` in `infer` JSON) are the inference
 for the model as built (compare.py), as they are for a user who reads hover after building it
 that way (the referee's bench/realmodels/score.py judges the same contexts). A class the build
-calls with every bool flag, string and float of its `__init__` at the default (none passed, or passed as
+calls with every bool flag, string, float and int below 1 of its `__init__` at the default (none passed, or passed as
 that constant; no `*args`/`**kwargs` that could pass one) built its model in the context of those
 defaults (`CLASS.__init__:LINE`, analysis/flag_defaults.py). A class whose `__init__` takes only
 `*args, **kwargs` for its base's is matched against the base's `__init__` (in the file, or in the
@@ -41,14 +41,15 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
 
 
 def _flags_at_defaults(call: ast.Call, init: ast.FunctionDef) -> bool:
-    """Whether `call` leaves every parameter of `init` whose default is a bool, a string or a
-    float at its default (the construction context decides them, analysis/flag_defaults.py)."""
+    """Whether `call` leaves every parameter of `init` whose default is a bool, a string, a
+    float or an int below 1 at its default (the construction context decides them,
+    analysis/flag_defaults.py)."""
     a = init.args
     params = (a.posonlyargs + a.args)[1:]
-    flags = {p.arg: d.value for p, d in zip(reversed(a.posonlyargs + a.args), reversed(a.defaults))
-             if isinstance(d, ast.Constant) and isinstance(d.value, (bool, str, float))}
-    flags.update({p.arg: d.value for p, d in zip(a.kwonlyargs, a.kw_defaults)
-                  if isinstance(d, ast.Constant) and isinstance(d.value, (bool, str, float))})
+    pairs = list(zip(reversed(a.posonlyargs + a.args), reversed(a.defaults))) + list(zip(a.kwonlyargs, a.kw_defaults))
+    # (flag_defaults.context_defaults' choice: this module runs standalone, loaded by path)
+    flags = {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant) and (
+        isinstance(d.value, (bool, str, float)) or type(d.value) is int and d.value < 1)}
     if any(isinstance(v, ast.Starred) for v in call.args) or any(k.arg is None for k in call.keywords):
         return False
     given = [(p.arg, v) for p, v in zip(params, call.args)] + [(k.arg, k.value) for k in call.keywords]
