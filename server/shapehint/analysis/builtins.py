@@ -17,6 +17,7 @@ from ..shapes.values import BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, Lis
 from .arith import round_quotient
 from .copies import copied
 from .dicts import dict_method
+from ..ops import pieces
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
@@ -34,9 +35,8 @@ def falsy_literal(node) -> bool:
 
 
 # what the builtins call on the other parts of the interpreter
-_USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "attribute", "binop", "build_layer", "call_rule", "call_value",
-         "fresh_dyn", "fresh_symbol", "function_named", "init_dataclass", "int_value", "join_values", "mutated", "opaque_symbol", "resolve",
-         "truncated", "truth")
+_USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "attribute", "binop", "build_layer", "call_rule", "call_value", "fresh_dyn",
+         "fresh_symbol", "function_named", "init_dataclass", "int_value", "join_values", "mutated", "opaque_symbol", "resolve", "truncated", "truth")
 
 
 class Builtins:
@@ -201,7 +201,7 @@ class Builtins:
             elems = [self.loop_element(a, l, fr) for a, l in zip(args, lists)]
             if not args or all(isinstance(e, UnknownV) for e in elems):
                 return UnknownV("zip")
-            return ListV(None, TupleV(tuple(elems)))  # as long as the shortest: unknown
+            return ListV(None, TupleV(tuple(elems)), whole=pieces.zipped(args))  # as long as the shortest: unknown
         return ListV([TupleV(tuple(t)) for t in zip(*lists)])
 
     def b_map(self, args, kwargs, fr, span):
@@ -262,7 +262,7 @@ class Builtins:
         items = self.iterate(args[0], fr)
         if isinstance(args[0], TupleV) or isinstance(args[0], OpaqueV) and items is None:
             return args[0]  # (a value of unknown kind: the same items, if it is a sequence at all)
-        return TupleV(tuple(items)) if items is not None else open_tuples.of_list(args[0])
+        return TupleV(tuple(items)) if items is not None else pieces.kept_whole(args[0]) or open_tuples.of_list(args[0])
 
     def b_slice(self, args, kwargs, fr, span):
         # `slice(None, None, 2)` built into an index tuple (`x[tuple([slice(None)] * axis + ...)]`)

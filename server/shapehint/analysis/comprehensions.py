@@ -10,6 +10,7 @@ from typing import Optional
 from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, NumberV, StrV, TensorV, TupleV,
                              UnknownV, Value)
+from ..ops import pieces
 from . import arm_lists, number_or_tensor, open_tuples, operands, tuple_or_output
 from .choices import choice_of
 from .maybe_none import join_falsy, join_maybe_none
@@ -62,9 +63,12 @@ class Comprehensions:
             if items is None:
                 # (a list of unknown length whose every item is known alike: `[b for _, b in blocks]`)
                 known = isinstance(source, (ListV, ModuleV)) and source.elem is not None
-                self.assign(gen.target, source.elem if known else UnknownV("element"), fr, None)
+                elem, whole = source.elem if known else UnknownV("element"), None
+                if not gen.ifs:  # (pieces mapped one to one: whole again when concatenated)
+                    elem, whole = pieces.each_piece(source, elem, lambda: self.fresh_symbol("piece", None, lo=0))
+                self.assign(gen.target, elem, fr, None)
                 # `[Block(d) for _ in range(depth)]`: depth of them (a loop over them runs)
-                return ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source))
+                return ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source), whole=whole)
             out = []
             maybe = len(items) > MAX_COMPREHENSION  # only the first ones are looked at
             head = 0  # how many of `out` every path keeps, before the first undecided filter

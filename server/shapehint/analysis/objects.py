@@ -332,9 +332,11 @@ class MaybeNoneV(UnknownV):
 
 @dataclass(eq=False)
 class OpenTupleV(UnknownV):
-    """A tuple with at least `len(head)` items, those first: unknown to every other use (open_tuples.py)."""
+    """A tuple with at least `len(head)` items, those first, and `tail` last (as many): unknown to
+    every other use (open_tuples.py)."""
 
     head: tuple = ()
+    tail: tuple = ()
 
 
 class AlikeCount(IntV):

@@ -5,9 +5,13 @@ reads — was lost with everything after it whenever the flag was not known.
 
 The join is an `OpenTupleV`: unknown to everything else (an `UnknownV`: its length, its truth,
 iterating it, unpacking it into a number of names it may not have), holding the items every path
-has at the front (`head`). What reads only those is answered: an index into the head
-(`outputs[0]`), a slice from a known start (`outputs[1:]`, an open tuple again), a known tuple
-put in front (`(hidden,) + outputs[1:]`), a slice within the head (`outputs[:2]`, a tuple) or the open tuple grown at its end (its head is kept).
+has at the front (`head`) and at the end (`tail`: `output = (hidden,)` then `if
+output_attentions: output = (weights,) + output`, whose last item is the hidden states on both
+paths). What reads only those is answered: an index into the head (`outputs[0]`) or from the end
+into the tail (`outputs[-1]`), a slice from a known start (`outputs[1:]`, an open tuple again),
+a known tuple put in front (`(hidden,) + outputs[1:]`; the tail is kept), a slice within the
+head (`outputs[:2]`, a tuple) or the open tuple grown at its end (its head is kept, its tail is
+what was added).
 """
 from __future__ import annotations
 
@@ -20,19 +24,21 @@ from .objects import OpenTupleV
 def joined(vals: list, join) -> Optional[OpenTupleV]:
     """The join of tuples of different lengths (or open ones), `join` joining each front item;
     None where some value is no tuple, is a `torch.Size`, or they share no front item."""
-    heads = []
+    heads, tails = [], []
     for v in vals:
         if isinstance(v, OpenTupleV):
             heads.append(v.head)
+            tails.append(v.tail)
         elif isinstance(v, TupleV) and v.items is not None and not v.is_size:
             heads.append(v.items)
+            tails.append(v.items)
         else:
             return None
-    n = min(len(h) for h in heads)
-    if n == 0:
+    n, m = min(len(h) for h in heads), min(len(t) for t in tails)
+    if n == 0 and m == 0:
         return None
-    return OpenTupleV("tuple of a length that differs between paths", tuple(join([h[i] for h in heads])
-                                                                            for i in range(n)))
+    return OpenTupleV("tuple of a length that differs between paths", tuple(join([h[i] for h in heads]) for i in range(n)),
+                      tuple(join([t[len(t) - m + i] for t in tails]) for i in range(m)))
 
 
 def of_list(v: Value) -> UnknownV:
@@ -48,6 +54,8 @@ def item(t: OpenTupleV, idx: Value) -> Value:
     items) a tuple of them; a slice from a known start to the end the open tuple from there."""
     if isinstance(idx, IntV) and idx.expr.value is not None and 0 <= idx.expr.value < len(t.head):
         return t.head[idx.expr.value]
+    if isinstance(idx, IntV) and idx.expr.value is not None and -len(t.tail) <= idx.expr.value < 0:
+        return t.tail[idx.expr.value]
     if not isinstance(idx, SliceV) or not _absent(idx.step):
         return UnknownV("subscript")
     start, stop = (_bound(b, len(t.head)) for b in (idx.start, idx.stop))
@@ -69,12 +77,15 @@ def _bound(b, n: int) -> Optional[int]:
 
 
 def added(a: Value, b: Value) -> Value:
-    """`a + b` where one is open: a known tuple in front keeps its items before the head; an open
-    tuple in front keeps its head (what follows it starts at an unknown position)."""
+    """`a + b` where one is open: a known tuple in front keeps its items before the head (and the
+    tail); an open tuple in front keeps its head (what follows it starts at an unknown position),
+    and the tail is what follows it, when that is known or open."""
     if isinstance(a, OpenTupleV):
-        return a
+        known = isinstance(b, TupleV) and b.items is not None and not b.is_size
+        tail = (tuple(b.items) or a.tail) if known else b.tail if isinstance(b, OpenTupleV) else ()
+        return OpenTupleV(a.reason, a.head, tail)
     if isinstance(a, TupleV) and a.items is not None and not a.is_size and isinstance(b, OpenTupleV):
-        return OpenTupleV(b.reason, tuple(a.items) + b.head)
+        return OpenTupleV(b.reason, tuple(a.items) + b.head, b.tail)
     return UnknownV("tuple")
 
 

@@ -206,6 +206,9 @@ class ListV(Value):
     # the items every path has first, when its length is unknown: a comprehension whose filter
     # surely keeps its first items and is undecided on a later one (`tuple(...)` of it: open_tuples)
     head: tuple = ()
+    # (piece, total): each item holds one piece of an axis of size `total`, one item per piece,
+    # its own size written `piece` (ops/pieces.py: concatenated again they are whole)
+    whole: Optional[tuple] = None
 
     def __post_init__(self):
         self.born = next(_BORN)

@@ -16,7 +16,7 @@ from ..common import broadcast_shapes, result_dtype, shape_str, strides_of, view
 from ..edges import axiswise, joined
 from ..context import NotApplicable, OpContext
 from ..registry import op
-from ..pieces import if_counted
+from ..pieces import if_counted, whole_again
 from ..grown import grown_cat, repeated
 from ..empty_operands import kept, may_be_skipped
 
@@ -61,7 +61,7 @@ def _best(ds: list) -> Expr:
 @op("torch.cat", "torch.concat", "torch.concatenate")
 def cat(cx: OpContext, tensors, dim=0, *, out=None, axis=None):
     dim = dim if axis is None else axis
-    if (got := grown_cat(cx, tensors, dim)) is not None:
+    if (got := grown_cat(cx, tensors, dim) or whole_again(cx, tensors, dim)) is not None:
         return got
     rep = repeated(cx, tensors)
     if rep is not None:
@@ -182,7 +182,7 @@ def _pieces(cx: OpContext, x: TensorV, d: int, sizes: list) -> TupleV:
 def _unknown_count(cx: OpContext, x: TensorV, d: int, size) -> ListV:
     dims = list(x.shape.dims)
     dims[d] = size if size is not None else cx.fresh("piece")
-    return ListV(None, cx.tensor(dims, like=x))
+    return ListV(None, cx.tensor(dims, like=x), whole=None if size is not None else (dims[d], x.shape.dims[d]))
 
 
 def _split_even(cx: OpContext, x: TensorV, d: int, s: Expr) -> Value:
