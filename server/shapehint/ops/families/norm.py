@@ -167,7 +167,9 @@ def _given(cx: OpContext, x, normalized_shape, weight=None, bias=None) -> Tensor
     view) is a sequence of unknown length, so it says nothing of the trailing axes (taking it for
     one int would name the last axis after it and claim a rank-1 normalisation): the input's
     shape, unchecked. One the analysis knows for an int (`kind`: a parameter annotated `int`
-    the subclass's `super().__init__(num_channels)` was given) is that int."""
+    the subclass's `super().__init__(num_channels)` was given) is that int. The layers too: an
+    int or a sequence, a width the analysis lost (`LayerNorm(4 * dim)`, `dim` doubled by each pass
+    of a loop of unknown count) keeps the input's shape, where it was unknown with all after it."""
     if isinstance(normalized_shape, (TupleV, ListV, tuple, list, IntV, int)) \
             or getattr(normalized_shape, "kind", None) == "int":
         return _trailing(cx, x, _norm_shape(cx, normalized_shape), weight, bias)
@@ -194,7 +196,7 @@ def LayerNorm(cx: OpContext, normalized_shape, eps=1e-05, elementwise_affine=Tru
 
 @LayerNorm.forward(twin=layer_norm)
 def _ln_fwd(cx: OpContext, m, input):
-    return _trailing(cx, input, _norm_shape(cx, m.cfg["normalized_shape"]))
+    return _given(cx, input, m.cfg["normalized_shape"])
 
 
 @LayerNorm.params
@@ -212,7 +214,7 @@ def RMSNorm(cx: OpContext, normalized_shape, eps=None, elementwise_affine=True, 
 
 @RMSNorm.forward(twin=rms_norm)
 def _rms_fwd(cx: OpContext, m, input):
-    return _trailing(cx, input, _norm_shape(cx, m.cfg["normalized_shape"]))
+    return _given(cx, input, m.cfg["normalized_shape"])
 
 
 @RMSNorm.params
