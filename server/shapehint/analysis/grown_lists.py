@@ -31,6 +31,7 @@ from .loop_counts import every_pass_whole
 from .objects import ChoiceV, InstanceObj
 
 _REACH_LIMIT = 4000  # objects visited: a model's whole tree of layers is far smaller
+MAX_GROUP = 4  # layers one pass appends, at most (each in an arm doubles the options)
 
 
 def reachable(env: dict) -> dict:
@@ -111,14 +112,20 @@ class InArm:
 
 
 def record(lst: ListV, name: str, args: list, depth: int = 0) -> None:
-    """A write by `name` to a list of unknown length while the loop's second pass records it."""
+    """A write by `name` to a list of unknown length while the loop's second pass records it:
+    `extend` (and `+=`, executor.s_AugAssign) of a list or tuple of known items as an `append`
+    of each (`layers += [stage]`)."""
     if lst.appends is None:
         return
-    if name == "append" and len(args) == 1:
+    if name == "extend" and len(args) == 1 and isinstance(args[0], (ListV, TupleV)) and \
+            args[0].items is not None:
+        for item in list(args[0].items):
+            record(lst, "append", [item], depth)
+    elif name == "append" and len(args) == 1:
         arm = isinstance(lst.appends, Pass) and depth > lst.appends.base
         lst.appends.append(InArm(args[0]) if arm else args[0])
     else:
-        lst.appends.append(None)  # (extend, insert: no block of known items)
+        lst.appends.append(None)  # (insert, an iterable not known item by item: no block of known items)
 
 
 def local_heads(env: dict) -> dict:
@@ -220,14 +227,12 @@ def settle(st, lst: ListV, head: list, block: list, trips: Optional[Expr], stabl
         return
     if all(_same_shape(a, b) for a, b in zip(block, second)) and all(isinstance(h, TensorV) for h in head):
         lst.grown = (tuple(head), tuple(block), trips)
-    elif head and len(second) == 1 and all(layer_elem(v) is not None for v in head + second):
+    elif head and len(second) <= MAX_GROUP and all(layer_elem(v) is not None for v in head + second):
         # layers: the first ones, then one a pass (`layers.append(block(inplanes, planes))` over
-        # `range(1, blocks)`), the second pass's standing for every pass (it ran from the loop's
-        # joined state), so `nn.Sequential(*layers)` keeps that layout (layer_tails.py)
+        # `range(1, blocks)`) or a group (`layers += [act, conv]`), the second pass's standing for
+        # every pass (it ran from the loop's joined state), so `nn.Sequential(*layers)` keeps that
+        # layout (layer_tails.py)
         lst.grown = (tuple(head), tuple(second), trips)
-
-
-MAX_GROUP = 4  # layers one pass appends, at most (each in an arm doubles the options)
 
 
 def settle_layers(st, lst: ListV, head: list, stable: bool) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...shapes.expr import product
 from ...shapes.shape import divides, eq, ge, gt
-from ...shapes.values import IntV, ListV, TensorV, TupleV
+from ...shapes.values import IntV, ListV, TensorV, TupleV, UnknownV
 from ..arguments import need_int, size_or_fresh
 from ..common import same_shape
 from ..context import NotApplicable, OpContext
@@ -192,11 +192,22 @@ def LayerNorm(cx: OpContext, normalized_shape, eps=1e-05, elementwise_affine=Tru
     return None
 
 
+def _layer(cx: OpContext, m, input) -> TensorV:
+    """A LayerNorm or RMSNorm layer. One whose width the analysis lost (`LayerNorm(4 * dim)`,
+    `dim` doubled by each pass of a loop of unknown count) keeps its input's shape, unchecked:
+    an int or a sequence, PyTorch's output has the input's shape; it was unknown, with all that
+    followed it. Any other width is read as before (an opaque one names the trailing axis)."""
+    ns = m.cfg["normalized_shape"]
+    if isinstance(ns, UnknownV):
+        if not isinstance(input, TensorV):
+            raise NotApplicable("input unknown")
+        return same_shape(cx, input)
+    return _trailing(cx, input, _norm_shape(cx, ns))
+
+
 @LayerNorm.forward(twin=layer_norm)
 def _ln_fwd(cx: OpContext, m, input):
-    # (built with a value of unknown kind, `nn.LayerNorm(cfg.dim)` over configurations the
-    # analysis lost: as the functional form, the input's shape unchecked)
-    return _given(cx, input, m.cfg["normalized_shape"])
+    return _layer(cx, m, input)
 
 
 @LayerNorm.params
@@ -214,7 +225,7 @@ def RMSNorm(cx: OpContext, normalized_shape, eps=None, elementwise_affine=True, 
 
 @RMSNorm.forward(twin=rms_norm)
 def _rms_fwd(cx: OpContext, m, input):
-    return _given(cx, input, m.cfg["normalized_shape"])
+    return _layer(cx, m, input)
 
 
 @RMSNorm.params
