@@ -1,0 +1,112 @@
+"""The model finder (solver/witness.py): a point it returns satisfies every predicate, checked
+here by Z3 over the FactStore's own encoding, and the windowed queries it exists for are
+answered without asking Z3."""
+from __future__ import annotations
+
+import z3
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from shapehint.shapes.expr import Expr, emin, floordiv, mod
+from shapehint.shapes.shape import disj, eq, gt, lt, ne
+from shapehint.solver import witness
+from shapehint.solver.facts import FactStore
+
+S = Expr.sym
+B, C, H, W, L, ws, h, n = (S(x) for x in ("B", "C", "H", "W", "L", "ws", "h", "n"))
+WIN = emin(ws, emin(H, W))  # a window clipped to the input
+PAD_H = mod(WIN - mod(H, WIN), WIN)
+
+
+def _z3_holds(preds, point, lower=None, upper=None) -> bool:
+    """Z3 (not the finder's evaluation) says the point satisfies the predicates and bounds."""
+    enc = FactStore()
+    enc._load()
+    s = z3.Solver(ctx=enc._ctx)
+    for p in preds:
+        s.add(enc._enc_pred(p))
+    for name, v in point.items():
+        s.add(enc._var(name) == v)
+        s.add(enc._var(name) >= (lower or {}).get(name, 1))
+        if name in (upper or {}):
+            s.add(enc._var(name) <= upper[name])
+    return s.check() == z3.sat
+
+
+def _windowed_facts():
+    # a flattened feature map viewed back as B x H x W x C, a window clipped to it, the padded
+    # map cut into windows of C*w*w elements, and a head split of C
+    Hp, Wp = H + PAD_H, W + mod(WIN - mod(W, WIN), WIN)
+    return [
+        eq(C, S("D")),  # the channels a layer was built with
+        eq(B * C * H * W, B * L * C),
+        eq(B * C * WIN * WIN * floordiv(Hp, WIN) * floordiv(Wp, WIN), B * C * Hp * Wp),
+        eq(C, n * floordiv(C, n)),
+        eq(mod(C, floordiv(C, n)), 0),
+        disj(eq(WIN * WIN, ws * ws), eq(WIN * WIN, 1), eq(ws * ws, 1)),
+    ]
+
+
+def test_padding_of_a_clipped_window_can_be_positive():
+    preds = _windowed_facts() + [lt(0, PAD_H)]
+    point = witness.find_model(preds, {}, {})
+    assert point is not None
+    assert _z3_holds(preds, point)
+    assert point["L"] == point["H"] * point["W"]  # the product the equation defines
+
+
+def test_a_clipped_window_can_be_more_than_one():
+    preds = _windowed_facts() + [ne(C * WIN * WIN, C * WIN)]
+    point = witness.find_model(preds, {}, {})
+    assert point is not None and _z3_holds(preds, point)
+
+
+def test_a_size_tied_to_its_factors_is_a_multiple_of_them():
+    # `C % h == 0` with `h > 2` rules out every small uniform point
+    preds = [eq(S("D"), C), eq(mod(C, h), 0), gt(h, 2), ne(C, h), eq(L, C * W)]
+    point = witness.find_model(preds, {}, {})
+    assert point is not None and _z3_holds(preds, point)
+    assert point["C"] % point["h"] == 0
+
+
+def test_nothing_is_found_for_contradictory_facts():
+    assert witness.find_model([eq(L, H * W), gt(H * W, L)], {}, {}) is None
+    assert witness.find_model([lt(0, mod(H, WIN)), eq(ws, 1)], {}, {}) is None
+
+
+def test_declared_bounds_are_met():
+    preds = [eq(L, H * W), gt(L, 10)]
+    point = witness.find_model(preds, {}, {"H": 2, "W": 3})
+    assert point is None or (point["H"] <= 2 and point["W"] <= 3)
+    point = witness.find_model(preds, {"H": 0}, {"H": 5})
+    assert point is not None and _z3_holds(preds, point, {"H": 0}, {"H": 5})
+
+
+def test_store_answers_windowed_queries_without_z3():
+    store = FactStore()
+    for p in _windowed_facts():
+        store.add(p)
+    assert store.possible(lt(0, PAD_H)) == (True, [])
+    assert store.decide(eq(PAD_H, 0)) is None  # both outcomes possible: still undecided
+    assert store.queries == 0
+
+
+_ATOMS = [B, C, H, W, WIN, PAD_H, floordiv(H, ws), mod(C, h), B * C, H * W]
+
+
+@st.composite
+def _preds(draw):
+    out = []
+    for _ in range(draw(st.integers(1, 4))):
+        a, b = draw(st.sampled_from(_ATOMS)), draw(st.sampled_from(_ATOMS))
+        k = draw(st.integers(0, 3))
+        op = draw(st.sampled_from([eq, ne, lt, gt]))
+        out.append(op(a + k, b))
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_preds(), st.dictionaries(st.sampled_from(["H", "W", "ws"]), st.integers(1, 12), max_size=2))
+def test_every_point_found_satisfies_the_predicates(preds, upper):
+    point = witness.find_model(preds, {}, upper)
+    if point is not None:
+        assert _z3_holds(preds, point, {}, upper)
