@@ -206,6 +206,9 @@ class ListV(Value):
     # the items every path has first, when its length is unknown: a comprehension whose filter
     # surely keeps its first items and is undecided on a later one (`tuple(...)` of it: open_tuples)
     head: tuple = ()
+    # at most these items, the i-th known where there is one: a zip with a sequence of unknown
+    # length, a list a loop over one grew (analysis/bounded_loops.py)
+    upto: tuple = ()
 
     def __post_init__(self):
         self.born = next(_BORN)
