@@ -28,10 +28,10 @@ def zipped(lists: list, elems: list) -> Value:
     """`zip(*args)` where some args' items are unknown (`lists[i]` None, `elems[i]` their
     item): at most as many tuples as the shortest known one, each known where its arg is."""
     known = [len(l) for l in lists if l is not None]
-    if all(isinstance(e, UnknownV) for e, l in zip(elems, lists) if l is None) and not known:
-        return UnknownV("zip")
     n = min(known) if known else 0
     upto = tuple(TupleV(tuple(l[i] if l is not None else e for l, e in zip(lists, elems))) for i in range(n))
+    if all(isinstance(v, UnknownV) for v in elems + [x for t in upto for x in t.items]):
+        return UnknownV("zip")
     return ListV(None, TupleV(tuple(elems)), upto=upto if n <= MAX_PASSES else ())
 
 
