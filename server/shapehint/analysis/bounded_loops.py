@@ -74,11 +74,7 @@ def _maybe_pass(cf, st, fr, items: list, k: int) -> None:
     mark = cf.open_arm()
     flow, died = cf.in_arm(fr, (), None, lambda: _pass(cf, st, fr, items, k))
     learned = cf.close_arm(mark)
-    env1 = dict(fr.env)
-    fr.env.clear()
-    fr.env.update(env0)
-    attrs1 = cf._restore_attrs(me, attrs0, log0)
-    lists1 = arm_lists.after_first_arm(lists, cf.mutated)
+    env1, attrs1, lists1 = cf.put_back(fr, env0, me, attrs0, log0, lists)
     dead = flow in ("return", "raise") or died
     cf.join_arms([(learned, not dead), (cf.close_arm(cf.open_arm()), True)])
     if attrs1 is not None:

@@ -88,11 +88,7 @@ class ControlFlow:
                                 off is True)
         ends1 = quiet_arm_ends(fr, died1, off is True)
         learned1 = self.close_arm(mark)
-        env1 = dict(fr.env)
-        fr.env.clear()
-        fr.env.update(env0)
-        attrs1 = self._restore_attrs(me, attrs0, log0)
-        lists1 = arm_lists.after_first_arm(lists, self.mutated)
+        env1, attrs1, lists1 = self.put_back(fr, env0, me, attrs0, log0, lists)
         if own is not None:
             self._own_segments(st.test, fr, own)
         mark = self.open_arm()
@@ -155,6 +151,14 @@ class ControlFlow:
 
     def _wrote(self, me, log0: int) -> bool:
         return any(o is me for o in self.mutation_log[log0:])
+
+    def put_back(self, fr, env0: dict, me, attrs0, log0: int, lists: list) -> tuple:
+        """After an undecided branch's first arm: what it left in the names, in `self`'s
+        attributes and in the lists (arm_lists.py), all put back as they were for the other arm."""
+        env1 = dict(fr.env)
+        fr.env.clear()
+        fr.env.update(env0)
+        return env1, self._restore_attrs(me, attrs0, log0), arm_lists.after_first_arm(lists, self.mutated)
 
     def _restore_attrs(self, me, attrs0, log0: int):
         """After an undecided `if`'s first arm: `self`'s attributes as that arm left them (None when
