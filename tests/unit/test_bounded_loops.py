@@ -166,3 +166,40 @@ def test_a_module_list_the_passes_fill_in_place_is_not_all_their_items(layers):
            for v in analyze_source(SRC_LIST, "blocks.py").infer_json()["values"]}[("Blocks.forward", "y")]
     assert got[1] == "?"
     _agrees(y.shape, got, (2, 3, 5, 7))
+
+
+SRC_MORE = '''import torch
+import torch.nn as nn
+from typing import Tuple
+
+
+class More(nn.Module):
+    def __init__(self, layers: Tuple[int, ...]):
+        super().__init__()
+        convs = []
+        cin = 3
+        for c, n in zip((8, 16), layers):
+            convs.append((nn.Conv2d(cin, c, 1), c))
+            cin = c
+        convs.append((nn.Conv2d(cin, 4, 1), 4))
+        for conv, c in convs:
+            self.add_module(f"c{c}", conv)
+
+    def forward(self, x):
+        y = self.c8(x)
+        return y
+'''
+
+
+def test_a_list_written_past_the_loop_is_no_longer_bounded():
+    # `append` after the loop adds an item no pass made: the next loop is no pass-by-pass one
+    # (which would register c8 and c16 but never c4)
+    from shapehint.analysis import bounded_loops
+    seen = []
+    run = bounded_loops.run_loop
+    try:
+        bounded_loops.run_loop = lambda cf, st, fr, it: seen.append(st.lineno) or run(cf, st, fr, it)
+        analyze_source(SRC_MORE, "more.py").infer_json()
+    finally:
+        bounded_loops.run_loop = run
+    assert 11 in seen and 15 not in seen
