@@ -43,9 +43,12 @@ def after_first_arm(boxes: list, mutated: Callable) -> list:
     return out
 
 
-def join_lists(boxes: list, first: list, gets_on1: bool, gets_on2: bool, mutated: Callable, join: Callable) -> None:
+def join_lists(boxes: list, first: list, gets_on1: bool, gets_on2: bool, mutated: Callable, join: Callable,
+               prefixes: bool = False) -> None:
     """Past the `if`: each list as the arms that get on left it, or of unknown length, its item
-    the join of every item either arm left in it (each of its items is one of those)."""
+    the join of every item either arm left in it (each of its items is one of those); `prefixes`:
+    past a pass of a loop run pass by pass, where one arm's items are the other's first
+    (bounded_loops.py), at most the longer's."""
     for (v, before), arm1 in zip(boxes, first):
         state1, state2 = arm1 or before, _state(v)
         if _same(state1, state2) or not gets_on1:
@@ -55,6 +58,7 @@ def join_lists(boxes: list, first: list, gets_on1: bool, gets_on2: bool, mutated
             continue
         mutated(v)
         v.items, v.elem, v.length = None, join(_items(state1) + _items(state2)), None
+        v.upto = _longer_of_prefixes(state1, state2) if prefixes else ()
 
 
 def joined(vals: list, join: Callable) -> Optional[ListV]:
@@ -70,21 +74,32 @@ def joined(vals: list, join: Callable) -> Optional[ListV]:
 
 def _items(state: tuple) -> list:
     """What a list in `state` may hold: its items, or the item of a list of unknown length."""
-    items, elem, _ = state
+    items, elem = state[:2]
     return list(items) if items is not None else [elem if elem is not None else UnknownV("item")]
 
 
+def _longer_of_prefixes(a: tuple, b: tuple) -> tuple:
+    """When the items either arm may leave (known, or at most known ones: `upto`) are a prefix
+    of the other's, those others: the list holds at most them, each where it is
+    (bounded_loops.py: the arm that runs one more pass of a loop, the arm that stops)."""
+    xs, ys = (s[0] if s[0] is not None else s[3] for s in (a, b))
+    if (a[0] is None and not a[3]) or (b[0] is None and not b[3]):
+        return ()
+    short, long = sorted((xs, ys), key=len)
+    return tuple(long) if all(x is y for x, y in zip(short, long)) and long else ()
+
+
 def _state(v: ListV) -> tuple:
-    return (list(v.items) if v.items is not None else None), v.elem, v.length
+    return (list(v.items) if v.items is not None else None), v.elem, v.length, v.upto
 
 
 def _set(v: ListV, state: tuple, mutated: Callable) -> None:
     mutated(v)
     v.items = list(state[0]) if state[0] is not None else None
-    v.elem, v.length = state[1], state[2]
+    v.elem, v.length, v.upto = state[1], state[2], state[3]
 
 
 def _same(a: tuple, b: tuple) -> bool:
     if a[0] is None or b[0] is None:
-        return a[0] is None and b[0] is None and a[1] is b[1] and a[2] == b[2]
+        return a[0] is None and b[0] is None and a[1] is b[1] and a[2] == b[2] and a[3] == b[3]
     return len(a[0]) == len(b[0]) and all(x is y for x, y in zip(a[0], b[0]))

@@ -21,7 +21,7 @@ from ..ops import pieces
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
-from . import attr_presence, grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names, unnamed_modules
+from . import attr_presence, bounded_loops, grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names, unnamed_modules
 from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -197,11 +197,22 @@ class Builtins:
 
     def b_zip(self, args, kwargs, fr, span):
         lists = [self.iterate(a, fr) for a in args]
+<<<<<<< HEAD
         if any(l is None for l in lists):
             elems = [self.loop_element(a, l, fr) for a, l in zip(args, lists)]
             if not args or all(isinstance(e, UnknownV) for e in elems):
                 return UnknownV("zip")
             return ListV(None, TupleV(tuple(elems)), whole=pieces.zipped(args))  # as long as the shortest: unknown
+||||||| a87ea5e
+        if any(l is None for l in lists):
+            elems = [self.loop_element(a, l, fr) for a, l in zip(args, lists)]
+            if not args or all(isinstance(e, UnknownV) for e in elems):
+                return UnknownV("zip")
+            return ListV(None, TupleV(tuple(elems)))  # as long as the shortest: unknown
+=======
+        if any(l is None for l in lists):  # as long as the shortest: unknown
+            return bounded_loops.zipped(lists, [self.loop_element(a, l, fr) for a, l in zip(args, lists)])
+>>>>>>> F2
         return ListV([TupleV(tuple(t)) for t in zip(*lists)])
 
     def b_map(self, args, kwargs, fr, span):
@@ -246,7 +257,8 @@ class Builtins:
             elem = self.loop_element(args[0], None, fr) if args else None
             if elem is None or isinstance(elem, UnknownV):
                 return UnknownV("enumerate")
-            return ListV(None, TupleV((IntV(self.fresh_dyn()), elem)))  # `for i, layer in enumerate(self.layers)`
+            i = IntV(self.fresh_dyn())  # `for i, layer in enumerate(self.layers)`
+            return bounded_loops.enumerated(args[0], i) or ListV(None, TupleV((i, elem)))
         start = self.int_value(args[1]) if len(args) > 1 else Expr.const(0)
         return ListV([TupleV((IntV(start + i), it)) for i, it in enumerate(items)])
 

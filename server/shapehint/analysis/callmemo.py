@@ -402,7 +402,7 @@ class _Copier:
         elif t is ListV:
             out = ListV(None, None, v.length, v.name)
             self.done[key] = out
-            out.items, out.elem = self.copy(v.items), self.copy(v.elem)
+            out.items, out.elem, out.upto = self.copy(v.items), self.copy(v.elem), self.copy(v.upto)
         else:  # a DictV (survey admits no other kind)
             out = DictV({}, v.open, exact=v.exact, written_elsewhere=v.written_elsewhere)
             self.done[key] = out

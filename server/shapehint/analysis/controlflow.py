@@ -21,7 +21,7 @@ from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
 from .maybe_none import narrowed
 from .flags import arm_gets_on, containers, flag_join, off_default_arm, open_changed, quiet_arm_ends, quietly
-from . import arm_lists, grown_lists, layer_tails, list_choices, loop_counts
+from . import arm_lists, bounded_loops, grown_lists, layer_tails, list_choices, loop_counts
 from .frames import BranchRecord, add_fact, span_of
 from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
@@ -88,11 +88,7 @@ class ControlFlow:
                                 off is True)
         ends1 = quiet_arm_ends(fr, died1, off is True)
         learned1 = self.close_arm(mark)
-        env1 = dict(fr.env)
-        fr.env.clear()
-        fr.env.update(env0)
-        attrs1 = self._restore_attrs(me, attrs0, log0)
-        lists1 = arm_lists.after_first_arm(lists, self.mutated)
+        env1, attrs1, lists1 = self.put_back(fr, env0, me, attrs0, log0, lists)
         if own is not None:
             self._own_segments(st.test, fr, own)
         mark = self.open_arm()
@@ -155,6 +151,14 @@ class ControlFlow:
 
     def _wrote(self, me, log0: int) -> bool:
         return any(o is me for o in self.mutation_log[log0:])
+
+    def put_back(self, fr, env0: dict, me, attrs0, log0: int, lists: list) -> tuple:
+        """After an undecided branch's first arm: what it left in the names, in `self`'s
+        attributes and in the lists (arm_lists.py), all put back as they were for the other arm."""
+        env1 = dict(fr.env)
+        fr.env.clear()
+        fr.env.update(env0)
+        return env1, self._restore_attrs(me, attrs0, log0), arm_lists.after_first_arm(lists, self.mutated)
 
     def _restore_attrs(self, me, attrs0, log0: int):
         """After an undecided `if`'s first arm: `self`'s attributes as that arm left them (None when
@@ -293,6 +297,8 @@ class ControlFlow:
         it = self.eval(st.iter, fr)
         if layer_tails.splits(it, st):  # its known first layers, then some number of one
             return layer_tails.run_loop(self, st, fr, it)
+        if bounded_loops.runs(it, st):  # at most N known items: pass by pass, stopping after any
+            return bounded_loops.run_loop(self, st, fr, it)
         items = self.iterate(it, fr)
         if items is not None and len(items) <= MAX_UNROLL:
             return self._unrolled(st, fr, items)

@@ -249,8 +249,10 @@ def settle_layers(st, lst: ListV, head: list, stable: bool) -> None:
 
 
 def forget(obj) -> None:
+    """A write to a list: what a loop made of it no longer holds (its block of items per pass,
+    `grown`; its bound, `upto`: an `append` past it adds an item no pass of it made)."""
     if isinstance(obj, ListV):
-        obj.grown = None
+        obj.grown, obj.upto = None, ()
 
 
 def _same_shape(a: Value, b: Value) -> bool:
