@@ -24,15 +24,16 @@ from .objects import InstanceObj
 MAX_PASSES = 32
 
 
-def zipped(lists: list, elems: list) -> Value:
+def zipped(lists: list, elems: list, whole: Optional[tuple] = None) -> Value:
     """`zip(*args)` where some args' items are unknown (`lists[i]` None, `elems[i]` their
-    item): at most as many tuples as the shortest known one, each known where its arg is."""
+    item): at most as many tuples as the shortest known one, each known where its arg is.
+    `whole`: that of a zip of one list of pieces (ops/pieces.py)."""
     known = [len(l) for l in lists if l is not None]
     n = min(known) if known else 0
     upto = tuple(TupleV(tuple(l[i] if l is not None else e for l, e in zip(lists, elems))) for i in range(n))
     if all(isinstance(v, UnknownV) for v in elems + [x for t in upto for x in t.items]):
         return UnknownV("zip")
-    return ListV(None, TupleV(tuple(elems)), upto=upto if n <= MAX_PASSES else ())
+    return ListV(None, TupleV(tuple(elems)), upto=upto if n <= MAX_PASSES else (), whole=whole)
 
 
 def enumerated(v: Value, first: IntV) -> Optional[ListV]:

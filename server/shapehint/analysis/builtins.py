@@ -197,22 +197,9 @@ class Builtins:
 
     def b_zip(self, args, kwargs, fr, span):
         lists = [self.iterate(a, fr) for a in args]
-<<<<<<< HEAD
-        if any(l is None for l in lists):
-            elems = [self.loop_element(a, l, fr) for a, l in zip(args, lists)]
-            if not args or all(isinstance(e, UnknownV) for e in elems):
-                return UnknownV("zip")
-            return ListV(None, TupleV(tuple(elems)), whole=pieces.zipped(args))  # as long as the shortest: unknown
-||||||| a87ea5e
-        if any(l is None for l in lists):
-            elems = [self.loop_element(a, l, fr) for a, l in zip(args, lists)]
-            if not args or all(isinstance(e, UnknownV) for e in elems):
-                return UnknownV("zip")
-            return ListV(None, TupleV(tuple(elems)))  # as long as the shortest: unknown
-=======
         if any(l is None for l in lists):  # as long as the shortest: unknown
-            return bounded_loops.zipped(lists, [self.loop_element(a, l, fr) for a, l in zip(args, lists)])
->>>>>>> F2
+            return bounded_loops.zipped(lists, [self.loop_element(a, l, fr) for a, l in zip(args, lists)],
+                                        pieces.zipped(args))
         return ListV([TupleV(tuple(t)) for t in zip(*lists)])
 
     def b_map(self, args, kwargs, fr, span):

@@ -206,16 +206,12 @@ class ListV(Value):
     # the items every path has first, when its length is unknown: a comprehension whose filter
     # surely keeps its first items and is undecided on a later one (`tuple(...)` of it: open_tuples)
     head: tuple = ()
-<<<<<<< HEAD
     # (piece, total): each item holds one piece of an axis of size `total`, one item per piece,
     # its own size written `piece` (ops/pieces.py: concatenated again they are whole)
     whole: Optional[tuple] = None
-||||||| a87ea5e
-=======
     # at most these items, the i-th known where there is one: a zip with a sequence of unknown
     # length, a list a loop over one grew (analysis/bounded_loops.py)
     upto: tuple = ()
->>>>>>> F2
 
     def __post_init__(self):
         self.born = next(_BORN)
