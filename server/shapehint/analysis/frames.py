@@ -108,6 +108,8 @@ class Frame:
     declared_return: Optional[object] = None
     # index in `returns` -> the facts in force at a return made inside an undecided arm (returns.py)
     arm_facts: dict = field(default_factory=dict)
+    # (a parameter's name, its value's id) -> its link symbol in this call (linked_choices.py)
+    links: dict = field(default_factory=dict)
 
 
 class BuiltContext(str):
