@@ -7,8 +7,8 @@ import types
 
 import pytest
 
-from shapehint.analysis.objects import HyperparameterV, OpaqueV
-from shapehint.analysis.operands import hyperparameter
+from shapehint.analysis.objects import HyperparameterV, OpaqueV, SizedHyperparameterV
+from shapehint.analysis.operands import hyperparameter, size_of
 from shapehint.shapes.expr import Expr
 from shapehint.shapes.values import FloatV, IntV, NoneV, StrV, TensorV
 from shapehint.shapes.shape import Shape
@@ -72,4 +72,14 @@ def test_a_number_joined_with_anything_else_may_be_a_tensor(function):
     ([OpaqueV("config.act"), StrV("gelu")], False),
     ([OpaqueV("config.scale"), TensorV(Shape.unknown("s"))], False)])
 def test_which_joins_are_hyperparameters(vals, joined):
-    assert (hyperparameter(vals) is not None) is joined
+    assert (hyperparameter(vals, lambda: Expr.sym("w")) is not None) is joined
+
+
+@pytest.mark.parametrize("vals,sized", [
+    ([OpaqueV("config.n_inner"), IntV(Expr.sym("h") * 4)], True),  # a width: sizes take its symbol
+    ([IntV(Expr.const(2)), HyperparameterV("join")], False),
+    ([FloatV(1.0), OpaqueV("config.scale")], False)])               # a float among them: no size
+def test_which_joins_are_sizes(vals, sized):
+    got = hyperparameter(vals, lambda: Expr.sym("w"))
+    assert isinstance(got, SizedHyperparameterV) is sized
+    assert size_of(got) == (Expr.sym("w") if sized else None)

@@ -157,7 +157,7 @@ class Comprehensions:
             # number, which a tensor's arithmetic takes alike (`torch.arange(n) - low`); unknown,
             # it made every tensor computed with it unknown
             return NumberV()
-        hyper = operands.hyperparameter(vals)  # numbers and configured values: never a tensor
+        hyper = operands.hyperparameter(vals, lambda: self._joined_int(vals))  # numbers and configured values: never a tensor
         if hyper is not None:
             return hyper
         # one of several layers or functions; an object None on some paths; tuples of lengths that differ;

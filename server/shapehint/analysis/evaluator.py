@@ -393,7 +393,7 @@ class Expressions:
 
     def _size_int(self, v: Value):
         """An item of a size: its int (a number, or a name that stands for one), else None."""
-        return self.int_value(v) if isinstance(v, (IntV, OpaqueV)) else None
+        return self.int_value(v) if isinstance(v, (IntV, OpaqueV)) else operands.size_of(v)
 
     def e_List(self, node: ast.List, fr) -> Value:
         items = self._items(node.elts, fr)

@@ -217,6 +217,14 @@ class HyperparameterV(UnknownV):
 
 
 @dataclass(eq=False)
+class SizedHyperparameterV(HyperparameterV):
+    """A configuration's attribute on some paths and an int on the others (`config.n_inner if
+    config.n_inner is not None else 4 * hidden`): a hyperparameter, and, where an operation takes
+    an int of it (a layer's size), `size`, one fresh symbol for every such use (operands.py)."""
+    size: Optional[Expr] = None
+
+
+@dataclass(eq=False)
 class OpaqueV(Value):
     """An object known only by name (an unannotated parameter, a config attribute).
 

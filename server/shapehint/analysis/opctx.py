@@ -14,6 +14,7 @@ from ..shapes.shape import Pred, eq
 from ..shapes.values import IntV, ModuleV, Span, TensorV, Value
 from ..solver.facts import Unknown
 from .objects import OpaqueV
+from .operands import size_of
 from .result import Related
 
 
@@ -99,7 +100,8 @@ class AnalysisContext(OpContext):
             return v.expr
         if isinstance(v, OpaqueV):
             return self.interp.opaque_symbol(v)
-        return super().int_of(v)
+        got = size_of(v)
+        return got if got is not None else super().int_of(v)
 
     def surely_int(self, v) -> bool:
         return isinstance(v, OpaqueV) and v.kind == "int" or super().surely_int(v)

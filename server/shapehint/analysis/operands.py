@@ -34,8 +34,9 @@ from typing import Callable, Optional
 
 from ..ops.dtypes import is_complex, is_floating
 from ..frontend.names import dotted
+from ..shapes.expr import Expr
 from ..shapes.values import FloatV, IntV, NoneV, StrV, TensorV, UnknownV, Value
-from .objects import HyperparameterV, OpaqueV, config_named
+from .objects import HyperparameterV, OpaqueV, SizedHyperparameterV, config_named
 
 
 def configured(path: str) -> bool:
@@ -72,13 +73,21 @@ def _item(path: Optional[str], idx: Value) -> Optional[OpaqueV]:
     return OpaqueV(f"{path}[{key!r}]")
 
 
-def hyperparameter(vals: list) -> Optional[HyperparameterV]:
-    """The join of numbers and configured values (at least one of those), else None."""
+def hyperparameter(vals: list, size: Callable) -> Optional[HyperparameterV]:
+    """The join of numbers and configured values (at least one of those), else None; of ints and
+    configured attributes only, one that an operation may take as an int (`size()`: a fresh symbol)."""
     def number(v):
         return isinstance(v, (IntV, FloatV)) or isinstance(v, OpaqueV) and v.kind == "int"
     if all(number(v) or _settled(v) for v in vals) and not all(number(v) for v in vals):
+        if all(isinstance(v, IntV) or isinstance(v, OpaqueV) for v in vals):
+            return SizedHyperparameterV("join", size=size())
         return HyperparameterV("join")
     return None
+
+
+def size_of(v: Value) -> Optional[Expr]:
+    """The int an operation takes of a join of ints and configured attributes (`hyperparameter`)."""
+    return v.size if isinstance(v, SizedHyperparameterV) else None
 
 
 def _settled(v: Value) -> bool:
