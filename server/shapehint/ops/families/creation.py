@@ -57,7 +57,13 @@ def _lost_ints(cx: OpContext, size: list) -> list:
         return _lost_ints(cx, list(size[0].items)) if len(size[0].items) > 1 else size
     if len(size) < 2:
         return size
-    return [IntV(cx.fresh("?")) if isinstance(s, UnknownV) else s for s in size]
+    return [_lost(cx, s) if isinstance(s, UnknownV) else s for s in size]
+
+
+def _lost(cx: OpContext, s) -> IntV:
+    # a value the context still reads as a size (a joined width: one symbol for all its uses)
+    e = cx.int_of(s)
+    return IntV(e if e is not None else cx.fresh("?"))
 
 
 def _new(cx: OpContext, dims, dtype) -> TensorV:
