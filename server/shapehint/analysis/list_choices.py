@@ -26,17 +26,24 @@ from .objects import ChoiceV, ListChoiceV
 def list_choice(vals: list) -> Optional[ListChoiceV]:
     """The join of lists of known items, each item a layer or callable (choices.py), or of such
     choices: a `ListChoiceV` of those lists; None where any value is something else."""
+    flat = distinct_options(vals, ListChoiceV, lambda o: isinstance(o, ListV) and o.items is not None
+                            and o.grown is None and all(is_option(i) for i in o.items))
+    if flat is None or len(flat) < 2 or len(flat) > MAX_OPTIONS:
+        return None
+    return ListChoiceV("list of a length that differs between paths", tuple(flat))
+
+
+def distinct_options(vals: list, kind: type, ok: Callable) -> Optional[list]:
+    """The distinct options of `vals`, each a value or a `kind` choice of such values; None
+    where one is not `ok`."""
     flat: list = []
     for v in vals:
-        for o in (v.options if isinstance(v, ListChoiceV) else (v,)):
-            if not isinstance(o, ListV) or o.items is None or o.grown is not None \
-                    or not all(is_option(i) for i in o.items):
+        for o in (v.options if isinstance(v, kind) else (v,)):
+            if not ok(o):
                 return None
             if not any(o is f for f in flat):
                 flat.append(o)
-    if len(flat) < 2 or len(flat) > MAX_OPTIONS:
-        return None
-    return ListChoiceV("list of a length that differs between paths", tuple(flat))
+    return flat
 
 
 def alternatives(v: Value, iterate: Callable, fr) -> Optional[list]:
