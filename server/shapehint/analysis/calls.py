@@ -95,7 +95,7 @@ class Calls:
                 labels[id(v)] = kw.value
                 kwargs[kw.arg] = v
         for v in args + list(kwargs.values()):
-            dict_choices.written(v)  # (the callee may write it)
+            list_choices.written(v)  # (the callee may write it)
         if open_kwargs or opens(args):  # (bind_params reads it, if the callee is a user function)
             kwargs = OpenKwargs(kwargs)
         if kw_choice is not None:

@@ -6,7 +6,8 @@ call they were spread into, and all that followed it.
 Their join is a `DictChoiceV`: unknown to every use but a `**` spread into a call, which calls
 once per option, each as an undecided arm (list_choices.run_each), and joins the results. Any
 other use may write the dict behind the options' backs (`kw["k"] = v`, `kw.update(...)`, `del`,
-a method reading it): that empties the options, and a spread of it is then unknown, as before."""
+a method reading it): that empties the options (list_choices.written), and a spread of it is
+then unknown, as before."""
 from __future__ import annotations
 
 from typing import Callable, Optional
@@ -20,18 +21,10 @@ from .objects import DictChoiceV, OpenKwargs
 def dict_choice(vals: list) -> Optional[DictChoiceV]:
     """The join of closed dicts (or such choices) whose keys differ: a `DictChoiceV` of them;
     None where any value is something else, or a choice that was written."""
-    if any(isinstance(v, DictChoiceV) and not v.options for v in vals):
-        return None
     flat = distinct_options(vals, DictChoiceV, lambda o: isinstance(o, DictV) and not o.open)
     if flat is None or len(flat) < 2 or len(flat) > MAX_OPTIONS:
         return None
     return DictChoiceV("dict whose keys differ between paths", tuple(flat))
-
-
-def written(v: Value) -> None:
-    """`v` is used otherwise than spread: if a choice, its options no longer say what it holds."""
-    if isinstance(v, DictChoiceV):
-        v.options = ()
 
 
 def spread_each(cx, call: Callable, kwargs: dict, choice: DictChoiceV, fr) -> Value:

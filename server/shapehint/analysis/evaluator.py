@@ -17,7 +17,7 @@ from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice, replaced_default_item
 from .maybe_none import narrowed, read_through
-from . import class_params, classvalues, dict_choices, layer_tails, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules
+from . import class_params, classvalues, layer_tails, list_choices, layercfg, many_items, number_or_tensor, open_tuples, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -158,7 +158,7 @@ class Expressions:
             return obj.items[0 if name == "values" else 1]
         if isinstance(obj, (ListV, DictV, TupleV, StrV)):
             return BoundOp(obj, name)
-        dict_choices.written(obj)  # (`kw.update(...)` on one of several dicts)
+        list_choices.written(obj)  # (`proj.append(x)`, `kw.update(...)` on a choice of containers)
         if isinstance(obj, ChoiceV):  # what every option holds (a method: one of theirs)
             vals = [self.attribute(o, name, node, fr) for o in obj.options]
             return class_params.named_attr(obj, name, vals) or self.join_values(vals)
