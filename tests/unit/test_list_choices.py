@@ -140,3 +140,35 @@ def test_the_aligned_shortcut_is_torchs(cls, cin, cout, stride):
 def test_a_condition_that_proves_nothing_leaves_the_sizes_unknown():
     # called before anything ties x's channels to cin, and with the stride free in both options
     assert _short(("Before.forward", "r")) == ["x.shape[0]", "?", "?", "?"]
+
+
+WRITTEN = '''import torch.nn as nn
+
+
+class Written(nn.Module):
+    def __init__(self, c: int, act: bool):
+        super().__init__()
+        proj = [nn.Conv2d(c, c, kernel_size=1)]
+        if act:
+            proj = proj + [nn.ReLU()]
+        proj.append(nn.Flatten())
+        self.proj = nn.Sequential(*proj)
+
+    def forward(self, x):
+        y = self.proj(x)
+        return y
+'''
+
+
+@pytest.mark.parametrize("act", [False, True])
+def test_a_list_choice_written_after_the_join_claims_no_option(act):
+    """`proj.append(x)` on a choice of lists (list_choices.written): no option holds the layer
+    appended, so the Sequential built from it is not one of the options' (they keep the input's
+    rank, torch's output is flat)."""
+    torch = pytest.importorskip("torch")
+    ns: dict = {}
+    exec(compile(WRITTEN, "written.py", "exec"), ns)
+    y = ns["Written"](4, act).to("meta")(torch.empty(2, 4, 8, 8, device="meta"))
+    assert tuple(y.shape) == (2, 256)
+    got = _values(WRITTEN).get(("Written.forward", "y"))
+    assert got is None or len(got) == 2 or got[-1] == "*?", got

@@ -16,8 +16,8 @@ from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, UnknownV, Value
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, KeepsShapeV, ListChoiceV,
-                      OpenArgsV, OpenChoiceV, OpenKwargs, PartialV, SuperV, TensorMethod)
+from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, DictChoiceV, FuncObj, InstanceObj, KeepsShapeV,
+                      ListChoiceV, OpenArgsV, OpenChoiceV, OpenKwargs, PartialV, SuperV, TensorMethod)
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol, typed_by_defaults
 from .int_results import call_result
@@ -26,7 +26,7 @@ from .built import recorded_in_built
 from .ruleargs import binds
 from .linked_choices import settled
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import class_params, contexts, costs, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, unfinished
+from . import class_params, contexts, costs, dict_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, unfinished
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -81,20 +81,26 @@ class Calls:
                 labels[id(v)] = a  # the text only when a message needs it (opctx.label)
                 args.append(v)
         kwargs: dict = {}
-        open_kwargs = False
+        open_kwargs, kw_choice = False, None
         for kw in node.keywords:
             v = self.eval(kw.value, fr)
             if kw.arg is None:
                 if isinstance(v, DictV):
                     kwargs.update(v.items)
                     open_kwargs = open_kwargs or v.open
+                elif isinstance(v, DictChoiceV) and kw_choice is None and choice is None:
+                    kw_choice = v
                 else:
                     return UnknownV("**kwargs")
             else:
                 labels[id(v)] = kw.value
                 kwargs[kw.arg] = v
+        for v in args + list(kwargs.values()):
+            list_choices.written(v)  # (the callee may write it)
         if open_kwargs or opens(args):  # (bind_params reads it, if the callee is a user function)
             kwargs = OpenKwargs(kwargs)
+        if kw_choice is not None:
+            return dict_choices.spread_each(self, lambda k: self.call_value(func, args, k, fr, span_of(node), node, labels), kwargs, kw_choice, fr)
         if choice is not None:
             return list_choices.spread_each(
                 self, lambda a: self.call_value(func, a, kwargs, fr, span_of(node), node, labels), args, *choice, fr)

@@ -16,6 +16,7 @@ from .choices import choice_of
 from .maybe_none import join_falsy, join_maybe_none
 from .open_choices import open_choice
 from .list_choices import list_choice
+from .dict_choices import dict_choice
 from .rank_joins import common_ends
 from .classvalues import set_of
 from .frames import span_of
@@ -164,7 +165,7 @@ class Comprehensions:
         # a value of unknown kind paired with itself
         picked = (choice_of(vals) or join_maybe_none(vals) or join_falsy(vals) or open_tuples.joined(vals, self.join_values)
                   or tuple_or_output.joined(vals) or pair_of_itself(vals) or open_choice(vals) or number_or_tensor.joined(vals, self.join_values)
-                  or list_choice(vals) or arm_lists.joined(vals, self.join_values))
+                  or list_choice(vals) or dict_choice(vals) or arm_lists.joined(vals, self.join_values))
         return picked if picked is not None else UnknownV("join")
 
     def _joined_int(self, vals: list):

@@ -17,12 +17,11 @@ from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice, replaced_default_item
 from .maybe_none import narrowed, read_through
-from . import class_params, classvalues, layer_tails, layercfg, linked_choices, many_items, number_or_tensor, open_tuples, operands, optional_args, records, sizes, tuple_or_output, unfinished, unnamed_modules
+from . import class_params, classvalues, layer_tails, list_choices, layercfg, linked_choices, many_items, number_or_tensor, open_tuples, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
 from .unknown_receivers import sized_method, sliced_sizes_of_lost
-from .selection import selected_join
 from .flags import flag_join, negated, off_default_arm
 from .frames import decorated, span_of
 from .known_names import BINOP_METHODS, BUILTINS, DTYPES, TENSOR_ATTR_RULES
@@ -159,6 +158,7 @@ class Expressions:
             return obj.items[0 if name == "values" else 1]
         if isinstance(obj, (ListV, DictV, TupleV, StrV)):
             return BoundOp(obj, name)
+        list_choices.written(obj)  # (`proj.append(x)`, `kw.update(...)` on a choice of containers)
         if isinstance(obj, ChoiceV):  # what every option holds (a method: one of theirs)
             vals = [self.attribute(o, name, node, fr) for o in obj.options]
             return class_params.named_attr(obj, name, vals) or self.join_values(vals)
@@ -366,7 +366,7 @@ class Expressions:
             fr.expr_arms -= 1
         self.join_arms([(learned1, not died1), (self.close_arm(mark), not died2)])
         fr.dead = fr.dead or (died1 and died2)
-        picked = selected_join(p, v1, v2, self.int_value) or linked_choices.linked(self, fr, node, v1, v2)  # (`r if r <= w else w`: min(r, w))
+        picked = selection.selected_join(p, v1, v2, self.int_value) or linked_choices.linked(self, fr, node, v1, v2)  # (`r if r <= w else w`: min(r, w))
         return picked if picked is not None else conditioned(flag_join(self.join_values, v1, v2, off_default_arm(v)), v1, v2, p)
 
     # ---- displays ---------------------------------------------------------------

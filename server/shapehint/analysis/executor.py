@@ -17,7 +17,7 @@ from .divisibility import learn as learn_divisible
 from .builtins import falsy_literal
 from .library_helpers import CHECKS
 from .optional_args import taken_default
-from . import many_items, returns
+from . import list_choices, many_items, returns
 from .optional_imports import absent
 from .closures import enclosing_scope
 from .open_tuples import unpacked
@@ -70,6 +70,15 @@ class Statements:
         """`del xs[i]`: the list loses an item, so neither its items nor its length are known."""
         for t in st.targets:
             obj = self._safe_eval(t.value, fr) if isinstance(t, ast.Subscript) else None
+            list_choices.written(obj)
+            if isinstance(obj, DictV):  # `del kw[k]`: the dict loses that key, or any one
+                self.mutated(obj)
+                key = self._safe_eval(t.slice, fr)
+                if isinstance(key, StrV) and key.value is not None and not obj.open:
+                    obj.items.pop(key.value, None)
+                else:
+                    obj.items.clear()  # (its keys, which may be any: an open dict's)
+                    obj.open = True
             if isinstance(obj, ListV):
                 self.mutated(obj)
                 obj.elem = self.join_values(obj.items) if obj.items else obj.elem
@@ -252,6 +261,7 @@ class Statements:
         if isinstance(target, ast.Subscript):
             obj = self.eval(target.value, fr)
             idx = self.eval(target.slice, fr)
+            list_choices.written(obj)
             if isinstance(obj, (ListV, DictV)):
                 self.mutated(obj)
             if isinstance(obj, ListV) and obj.items is not None and isinstance(idx, IntV) and idx.expr.value is not None:

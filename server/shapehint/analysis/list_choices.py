@@ -10,7 +10,9 @@ option requires does not hold after it, its errors are not reported, the program
 another): spreading it into a call (`f(*proj)`) calls once per option, and the results are
 joined (a choice of the Sequentials built, choices.py, whose call joins their results: exact
 where they agree); a `for` over it, or over a `ChoiceV` of containers whose items are known,
-runs the unrolled loop once per option and joins the environments the options leave. Only loops
+runs the unrolled loop once per option and joins the environments the options leave. Any other
+use may write the list behind the options' backs (`proj.append(x)`): it empties the options
+(`written`), and the choice is unknown to every use. Only loops
 whose body writes nothing but local names are run so: a write to an attribute or a list in one
 option's pass would be seen by the next option's, as if both had run."""
 from __future__ import annotations
@@ -20,23 +22,39 @@ from typing import Callable, Optional
 
 from ..shapes.values import ListV, StarSizeV, UnknownV, Value
 from .choices import MAX_OPTIONS, is_option
-from .objects import ChoiceV, ListChoiceV
+from .objects import ChoiceV, DictChoiceV, ListChoiceV
 
 
 def list_choice(vals: list) -> Optional[ListChoiceV]:
     """The join of lists of known items, each item a layer or callable (choices.py), or of such
     choices: a `ListChoiceV` of those lists; None where any value is something else."""
+    flat = distinct_options(vals, ListChoiceV, lambda o: isinstance(o, ListV) and o.items is not None
+                            and o.grown is None and all(is_option(i) for i in o.items))
+    if flat is None or len(flat) < 2 or len(flat) > MAX_OPTIONS:
+        return None
+    return ListChoiceV("list of a length that differs between paths", tuple(flat))
+
+
+def distinct_options(vals: list, kind: type, ok: Callable) -> Optional[list]:
+    """The distinct options of `vals`, each a value or a `kind` choice of such values; None
+    where one is not `ok`, or a choice was written."""
     flat: list = []
     for v in vals:
-        for o in (v.options if isinstance(v, ListChoiceV) else (v,)):
-            if not isinstance(o, ListV) or o.items is None or o.grown is not None \
-                    or not all(is_option(i) for i in o.items):
+        if isinstance(v, kind) and not v.options:
+            return None
+        for o in (v.options if isinstance(v, kind) else (v,)):
+            if not ok(o):
                 return None
             if not any(o is f for f in flat):
                 flat.append(o)
-    if len(flat) < 2 or len(flat) > MAX_OPTIONS:
-        return None
-    return ListChoiceV("list of a length that differs between paths", tuple(flat))
+    return flat
+
+
+def written(v: Value) -> None:
+    """`v` is used otherwise than spread or looped over (`proj.append(x)`, `kw["k"] = v`, passed
+    to a call): if a choice of containers, it may now hold what no option holds, so it has none."""
+    if isinstance(v, (ListChoiceV, DictChoiceV)):
+        v.options = ()
 
 
 def alternatives(v: Value, iterate: Callable, fr) -> Optional[list]:
@@ -49,8 +67,8 @@ def alternatives(v: Value, iterate: Callable, fr) -> Optional[list]:
     else:
         return None
     out = []
-    for o in opts:
-        items = iterate(o, fr)
+    for o in opts or [None]:  # (a choice written has no options: not known)
+        items = iterate(o, fr) if o is not None else None
         if items is None:
             return None
         out.append(items)
@@ -79,7 +97,7 @@ def run_each(cx, fr, runs: list, conds: tuple = ()) -> list:
 
 def spread_each(cx, call: Callable, args: list, at: int, choice: ListChoiceV, fr) -> Value:
     """`f(..., *choice, ...)`: `call(args)` with each option's items spread at `at`, joined."""
-    if any(o.items is None for o in choice.options) or any(isinstance(a, StarSizeV) for a in args):
+    if not choice.options or any(o.items is None for o in choice.options) or any(isinstance(a, StarSizeV) for a in args):
         return UnknownV("*args")
     outs = run_each(cx, fr, [lambda o=o: call(args[:at] + list(o.items) + args[at:]) for o in choice.options])
     return cx.join_values([out for _, out in outs]) if outs else UnknownV("call")

@@ -317,6 +317,13 @@ class OpenChoiceV(UnknownV):
 
 
 @dataclass(eq=False)
+class DictChoiceV(UnknownV):
+    """One of several dicts of known keys, joined (dict_choices.py): unknown to every use but a
+    `**` spread into a call, which takes one option at a time."""
+    options: tuple = ()
+
+
+@dataclass(eq=False)
 class ListChoiceV(UnknownV):
     """One of several lists of known layers, joined (list_choices.py): unknown to every use but a
     spread into a call and a loop, which take one option at a time."""

@@ -22,7 +22,7 @@ import ast
 
 from ..frontend.walk import walk
 from ..shapes.values import BoolV, IntV, ModuleV, TensorV
-from .objects import ClassObj, InstanceObj
+from .objects import ClassObj, FuncObj, InstanceObj
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")  # the statement lists of a statement
 _REGISTERS = ("register_buffer", "register_parameter")
@@ -106,14 +106,24 @@ def call_kinds(names: list, env: dict, method: bool) -> tuple:
     with those that observed it ("alike arguments, one path"). A method's receiver counts with the
     values of the attributes methods other than `__init__` assign: one object before and after such
     a method ran takes different paths though its arguments are alike (a cache's `out = self.keys`
-    is k's shape on the first update, twice its length on the second)."""
-    kinds = [type(env.get(n)).__name__ for n in names]
+    is k's shape on the first update, twice its length on the second). An object counts with its
+    class, a function with its name: a call given another registry, or another function to call,
+    runs other code, whose result the calls that observed one need not share."""
+    kinds = [_kind(env.get(n)) for n in names]
     me = env.get(names[0]) if method and names else None
     if isinstance(me, InstanceObj) and isinstance(me.cls, ClassObj) and me.cls.node is not None:
         state = _state_names(me.cls)
         if state:
             kinds[0] += repr(tuple(_state_kind(me.attrs.get(n)) for n in state))
     return tuple(kinds)
+
+
+def _kind(v) -> str:
+    if isinstance(v, InstanceObj) and isinstance(v.cls, ClassObj):
+        return f"InstanceObj:{v.cls.qualname}"
+    if isinstance(v, FuncObj):
+        return f"FuncObj:{v.qualname}"
+    return type(v).__name__
 
 
 def _state_names(cls: ClassObj) -> tuple:
