@@ -7,7 +7,8 @@ there on inputs in their own names (analysis/own_methods.py, built.recorded_in_b
   base's code is never recorded, and the tensors it hands them are not the model's inputs.
 - A method of a model in the file given a tensor its `forward` computed (`self.head_of(h)`) too,
   and a module-level function of the file such a method calls (`first_token(h)`).
-- A call that passes a size in the caller's names (`self.keep(x, x.shape[1])`) is not run again.
+- A call that passes a size in the caller's names (`self.keep(x, x.shape[1])`) runs again with
+  `k` a symbol of the parameter's (own_methods.py; more in test_own_methods_sizes.py).
 Every shape claimed is checked against torch (meta tensors): each method's recorded arguments
 bind the names."""
 import textwrap
@@ -182,6 +183,9 @@ def test_a_module_level_function_a_method_calls_is_listed_in_its_own_names(tmp_p
     assert [eval(d, {"t": h}) for d in u] == list(h[:, 0].shape)
 
 
-def test_a_call_passing_a_size_in_the_callers_names_is_not_run_again(tmp_path):
+def test_a_call_passing_a_size_in_the_callers_names_runs_again_with_the_parameters_symbol(tmp_path):
     values = _values(tmp_path)
-    assert _context(_at(values, "Net.keep", "KEEP", "w"), "Net") is None
+    w = _context(_at(values, "Net.keep", "KEEP", "w"), "Net")
+    assert w == ["h.shape[0]", "min(h.shape[1], k)", "h.shape[2]"]
+    h, got = seen = _torch_calls(tmp_path, "Net", (2, 4, 8))["keep"]
+    assert seen and [eval(d, {"h": h, "k": 4, "min": min}) for d in w] == list(got.shape)  # (k: x.shape[1])

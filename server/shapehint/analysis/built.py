@@ -23,7 +23,8 @@ from .callmemo import alike
 from . import costs
 from .layers import CONTAINERS
 from .objects import ChoiceV, FuncObj, InstanceObj, OpenChoiceV
-from .own_methods import run_own_methods
+from .held_state import snapshot
+from .own_methods import run_own_methods, sizes_at_call
 
 MAX_CONTEXTS = 16  # construction contexts run per class (torchvision's efficientnet.py has 12 factories)
 MAX_PARTS = 64  # groups of parts of one model run in its construction context (`_parts`)
@@ -74,8 +75,9 @@ def _run_forward(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param
     if len(args) + len(kwargs) != len(params):
         return False
     host = dataclasses.replace(fr, built=(v, tuple(args) + tuple(kwargs.values()), label, []), returns=[])
+    before = snapshot(v)
     it.call_function(fwd, [v] + args, kwargs, host, span, created=v.span)
-    run_own_methods(it, v, host, span)
+    run_own_methods(it, v, host, span, before)
     return True
 
 
@@ -161,5 +163,5 @@ def recorded_in_built(fr: Frame, f: FuncObj, args: list, kwargs: dict, foreign: 
     if fr.record and given and (not helper or len(built) > 4 and built[4] is f):  # (a helper: only as run again)
         return True
     if fr.record or fr.foreign:
-        built[3].append((f, args, kwargs))
+        built[3].append((f, args, kwargs, sizes_at_call(fr.facts, list(args) + list(kwargs.values()))))
     return False

@@ -13,8 +13,13 @@ the model's `forward`: `self` the same instance (a method's), each tensor argume
 call gave it (unknown when that is not known) whose axes are the parameter's own
 (`x.shape[0]`), every other argument as the call passed it when it is a constant, on facts of
 its own. What it records holds for every invocation of the method with tensors of those ranks,
-which is what the context calls it with; a call passing anything else that is not a constant (a
-size of the caller's, in the caller's names) is not run again. Methods it calls in turn with
+which is what the context calls it with. An int the caller's facts prove a size (>= 1) but do not
+know (`merge(w, self.window, Hp, Wp)`, or an item of a tuple) is a symbol of the parameter's
+name (`H` for `Hp`, `hw[0]`): the run then holds for every size it may be, so one run covers every
+such call, on no fact of the caller's. Not when the model holds a size of that name (a
+constructor's symbol in the defaults context): the run would take the two for one. A call
+passing anything else that is not a constant is not run again, nor a method that reads what
+`forward` wrote into the model (held_state.py). Methods it calls in turn with
 other tensors run again alike; distinct ranks or constants run once each, up to MAX_RUNS a
 model.
 """
@@ -24,20 +29,27 @@ import dataclasses
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.shape import Shape
-from ..shapes.values import BoolV, DefaultStrV, FloatV, IntV, NoneV, StrV, TensorV
+from ..shapes.shape import Shape, ge
+from ..shapes.values import BoolV, DefaultStrV, FloatV, IntV, NoneV, StrV, TensorV, TupleV
+from .held_state import held_names, reads_written, written_since
 from .result import DimInfo
 
 MAX_RUNS = 16  # methods run again per model and context
 
 
-def run_own_methods(it, model, host, span) -> None:
-    """Run again each call kept while `model` ran in `host` (a frame whose `built` holds them)."""
+def run_own_methods(it, model, host, span, before) -> None:
+    """Run again each call kept while `model` ran in `host` (a frame whose `built` holds them);
+    `before`: the model's state before its `forward` ran (held_state.snapshot)."""
     queue = host.built[3]
     done: set = set()
+    held = False  # (the names of the sizes the model holds, once a call needs them)
     while queue and len(done) < MAX_RUNS:
-        f, args, kwargs = queue.pop(0)
-        own = _in_own_names(it, f, args, kwargs)
+        f, args, kwargs, sizes = queue.pop(0)
+        if f.cls is not None and reads_written(model, f, written_since(model, before)):
+            continue
+        if sizes and held is False:
+            held = held_names(model)
+        own = _in_own_names(it, f, args, kwargs, (sizes, held) if isinstance(held, set) else (frozenset(), ()))
         if own is None or (f.qualname, own[2]) in done:
             continue
         done.add((f.qualname, own[2]))
@@ -47,9 +59,21 @@ def run_own_methods(it, model, host, span) -> None:
         it.call_function(f, new_args, new_kwargs, sub, span, created=model.span)
 
 
-def _in_own_names(it, f, args: list, kwargs: dict) -> Optional[tuple]:
+def sizes_at_call(facts, args: list) -> frozenset:
+    """The ids of the ints among `args` (or items of a tuple among them) that are no constants
+    and that the caller's `facts` prove sizes (>= 1): each may run again as a symbol."""
+    out = set()
+    for v in args:
+        for i in v.items if isinstance(v, TupleV) else (v,):
+            if isinstance(i, IntV) and not i.expr.is_const and facts.entails(ge(i.expr, 1)):
+                out.add(id(i))
+    return frozenset(out)
+
+
+def _in_own_names(it, f, args: list, kwargs: dict, sizes: tuple) -> Optional[tuple]:
     """(the arguments, the keyword arguments, what tells this run from another) for running `f`
-    on inputs in its own names; None when one is neither a tensor nor a constant."""
+    on inputs in its own names; None when one is neither a tensor nor a constant nor a size
+    (`sizes`: the ids of the ints that are, the names the model holds)."""
     a = f.node.args
     pos = [p.arg for p in a.posonlyargs + a.args]
     if len(args) > len(pos) or type(kwargs) is not dict:
@@ -57,11 +81,11 @@ def _in_own_names(it, f, args: list, kwargs: dict) -> Optional[tuple]:
     start = 0 if f.cls is None else 1  # (a method's `self`: the model itself)
     out, kw, key = list(args[:start]), {}, []
     for i, (name, v) in enumerate(list(zip(pos[start:], args[start:])) + list(kwargs.items())):
-        w = _own_value(it, f, name, v)
+        w = _own_value(it, f, name, v, sizes)
         if w is None:
             return None
         key.append((name, len(w.shape.dims) if isinstance(w, TensorV) and w.shape.star is None else
-                    "?" if isinstance(w, TensorV) else repr(_constant(v))))
+                    "?" if isinstance(w, TensorV) else repr(_key(w))))
         if i < len(args) - start:
             out.append(w)
         else:
@@ -69,7 +93,15 @@ def _in_own_names(it, f, args: list, kwargs: dict) -> Optional[tuple]:
     return out, kw, tuple(key)
 
 
-def _own_value(it, f, name: str, v):
+def _own_value(it, f, name: str, v, sizes: tuple):
+    if isinstance(v, IntV) and id(v) in sizes[0]:
+        if name in sizes[1] or name.split("[")[0] in sizes[1]:  # (`hw[0]`: nor a list `hw` it holds)
+            return None
+        it.env.dims.setdefault(name, DimInfo(name, f"parameter `{name}`"))
+        return IntV(Expr.sym(name), v.origin)
+    if isinstance(v, TupleV) and any(id(i) in sizes[0] for i in v.items):
+        items = tuple(_own_value(it, f, f"{name}[{k}]", i, sizes) for k, i in enumerate(v.items))
+        return None if any(i is None or isinstance(i, TensorV) for i in items) else TupleV(items, v.is_size)
     if isinstance(v, TensorV):
         if v.optional:
             return None
@@ -85,8 +117,20 @@ def _own_value(it, f, name: str, v):
     return v if _constant(v) is not None else None
 
 
+def _key(w):
+    """What tells the value `w` a run is given from another: a constant, a size symbol by its name."""
+    if isinstance(w, TupleV):
+        return ("tuple", tuple(_key(i) for i in w.items))
+    if isinstance(w, IntV) and not w.expr.is_const:
+        return ("size", str(w.expr))
+    return _constant(w)
+
+
 def _constant(v):
     """The constant `v` is, as a plain value (None when it is not one)."""
+    if isinstance(v, TupleV):
+        items = tuple(_constant(i) for i in v.items)
+        return None if any(i is None for i in items) else ("tuple", items)
     if isinstance(v, NoneV):
         return ("none",)
     if isinstance(v, BoolV):
@@ -98,3 +142,4 @@ def _constant(v):
     if isinstance(v, FloatV) and type(v) is FloatV:
         return ("float", v.value) if v.value is not None and v.quotient is None else None
     return None
+
