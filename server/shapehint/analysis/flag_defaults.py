@@ -33,6 +33,7 @@ from typing import Callable
 from ..shapes.shape import FALSE, TRUE
 from ..shapes.expr import Expr
 from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, StrV, Value
+from .config_defaults import PARAM, config_at_defaults, config_class_of, config_init, decided_attrs
 from .built import MAX_CONTEXTS, _own_forward, run_in_context
 from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
@@ -88,6 +89,14 @@ def _constant(v) -> Value:
     return StrV(v) if isinstance(v, str) else IntV(Expr.const(v)) if isinstance(v, int) else FloatV(v)
 
 
+def _config(it, init: FuncObj):
+    """The configuration `init` takes, at its class's decided defaults (config_defaults.py), or None."""
+    cfg = config_class_of(init)
+    node = config_init(cfg) if cfg is not None else None
+    decided = decided_attrs(node, context_defaults(node)) if node is not None else {}
+    return config_at_defaults(it, cfg, {k: _constant(v) for k, v in decided.items()}) if decided else None
+
+
 def has_flags(init: ast.FunctionDef) -> bool:
     """Whether `init` has a parameter whose default is `True`, `False` or a string."""
     return bool(_flag_defaults(init))
@@ -112,6 +121,7 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     forwarded = forwarded_flags(cls, init.node)
     if not has_flags(init.node) and not any(isinstance(v, (bool, str)) for v in forwarded.values()):
         return
+    cfg = _config(it, init)  # (no context of its own: each would run the whole model again)
     runs = it.built_runs.get(cls, 0)
     if runs >= MAX_CONTEXTS:
         return
@@ -121,6 +131,8 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     def kwargs():  # (a fresh one for each construction: `kwargs.pop(...)` changes it)
         return DictV({k: _constant(v) for k, v in forwarded.items()}, open=True) if forwarded else None
     fixed = {k: _constant(v) for k, v in _flag_defaults(init.node, float, True).items()}
+    if cfg is not None:
+        fixed[PARAM] = cfg
     if construct(it, init, inst, open_nones=False, flag=_at_default, kwargs=kwargs(), fixed=fixed) == "raise":
         return
     # (the same construction, its `None` defaults given: a part only a float's other value builds is none)

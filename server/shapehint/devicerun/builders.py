@@ -7,7 +7,9 @@ calls with every bool flag, string, float and int below 1 of its `__init__` at t
 that constant; no `*args`/`**kwargs` that could pass one) built its model in the context of those
 defaults (`CLASS.__init__:LINE`, analysis/flag_defaults.py). A class whose `__init__` takes only
 `*args, **kwargs` for its base's is matched against the base's `__init__` (in the file, or in the
-module it is imported from, found beside `path`'s package); one not found matches no build."""
+module it is imported from, found beside `path`'s package); one not found matches no build. A
+class whose context holds its configuration at its class's defaults (analysis/config_defaults.py)
+is matched only when the build passes one built so (`_config_at_defaults`)."""
 from __future__ import annotations
 
 import ast
@@ -31,11 +33,13 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
         if name not in found:
             found.add(name)
             todo |= called(funcs[name])
-    inits = {n.name: _signature(n, tree, path) for n in tree.body if isinstance(n, ast.ClassDef)}
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+    inits = {k: _signature(n, tree, path) for k, n in classes.items()}
     inits = {k: v for k, v in inits.items() if v is not None}
     for c in ast.walk(ast.Module(body=[ast.Expr(e.body) for e in calls] + [funcs[n] for n in found], type_ignores=[])):
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in inits \
-                and _flags_at_defaults(c, inits[c.func.id]):
+                and _flags_at_defaults(c, inits[c.func.id]) \
+                and _config_at_defaults(c, inits[c.func.id], classes[c.func.id], classes, tree, path):
             found.add(f"{c.func.id}.__init__")
     return frozenset(found)
 
@@ -56,6 +60,46 @@ def _flags_at_defaults(call: ast.Call, init: ast.FunctionDef) -> bool:
     return len(call.args) <= len(params) and all(
         isinstance(v, ast.Constant) and type(v.value) is type(flags[n]) and v.value == flags[n]
         for n, v in given if n in flags)
+
+
+def _config_at_defaults(call: ast.Call, init: ast.FunctionDef, cls: ast.ClassDef, classes: dict,
+                        tree: ast.Module, path: str) -> bool:
+    """Whether `call` passes the configuration the context holds at its class's defaults
+    (analysis/config_defaults.py): when `init` takes `config` and the class or a base of this file
+    names its configuration class (`config: C`, `config_class = C`), the argument must be a call
+    of `C` that leaves each of its bool, string, float and int-below-1 defaults as it is."""
+    a = init.args
+    names = [p.arg for p in (a.posonlyargs + a.args)[1:]]
+    name = _config_name(cls, classes)
+    if "config" not in names or name is None:
+        return True
+    cfg = classes.get(name) or _imported_class(tree, name, path)
+    cfg_init = _own_init(cfg) if cfg is not None else None
+    if cfg_init is None:
+        return False
+    i = names.index("config")
+    arg = call.args[i] if i < len(call.args) else next((k.value for k in call.keywords if k.arg == "config"), None)
+    return isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == name \
+        and _flags_at_defaults(arg, cfg_init)
+
+
+def _config_name(cls: ast.ClassDef, classes: dict):
+    """The configuration class's name `cls` or a base of this file declares (first found, breadth-first)."""
+    todo, seen = [cls], set()
+    while todo:
+        c = todo.pop(0)
+        if c is None or c.name in seen:
+            continue
+        seen.add(c.name)
+        for st in c.body:
+            if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == "config" \
+                    and st.value is None and isinstance(st.annotation, ast.Name):
+                return st.annotation.id
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                    and st.targets[0].id == "config_class" and isinstance(st.value, ast.Name):
+                return st.value.id
+        todo.extend(classes.get(b.id) for b in c.bases if isinstance(b, ast.Name))
+    return None
 
 
 def _own_init(cls: ast.ClassDef):
