@@ -27,11 +27,12 @@ def default_symbol(it, owner: str, name: str, v: Value, prefix: str = "") -> Val
     if isinstance(v, IntV) and v.expr.is_const:
         what = f"`{prefix}.{name}` of a `{owner}`" if prefix else f"constructor parameter `{name}` of `{owner}`"
         return symbol_noting(it, f"{prefix}.{name}" if prefix else name, what, v.expr.value)
-    if not prefix and isinstance(v, StrV) and v.value is not None:
-        # a string that picks the architecture (`stem_type=''`, `version="1_0"`): the class is
-        # built by callers with others, so no arm it chooses is taken for a fact
+    if isinstance(v, StrV) and v.value is not None:
+        # a string that picks the architecture (`stem_type=''`, `version="1_0"`, a configuration's
+        # `hidden_act="gelu"`): the class is built by callers with others, so no arm it chooses is
+        # taken for a fact (the defaults context decides it: flag_defaults, config_defaults)
         return DefaultStrV(v.value)
-    if not prefix and isinstance(v, FloatV) and v.value is not None:
+    if isinstance(v, FloatV) and v.value is not None:
         # a multiplier or a rate (`width=1.0`): callers build the class with others, so no size
         # computed from it (`make_divisible(16 * width, 4)`) is taken for a fact
         return FloatV()
