@@ -12,7 +12,7 @@ import math
 from ...shapes.expr import Expr
 from ...shapes.shape import Shape, ge
 from ...shapes.values import BoolV, DtypeV, FloatV, IntV, ListV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV
-from ..arguments import ranked_tensor
+from ..arguments import ranked_tensor, size_or_fresh
 from ..common import size_list
 from ..dtypes import scalar_dtype
 from ..context import NotApplicable, OpContext
@@ -57,13 +57,8 @@ def _lost_ints(cx: OpContext, size: list) -> list:
         return _lost_ints(cx, list(size[0].items)) if len(size[0].items) > 1 else size
     if len(size) < 2:
         return size
-    return [_lost(cx, s) if isinstance(s, UnknownV) else s for s in size]
-
-
-def _lost(cx: OpContext, s) -> IntV:
-    # a value the context still reads as a size (a joined width: one symbol for all its uses)
-    e = cx.int_of(s)
-    return IntV(e if e is not None else cx.fresh("?"))
+    # (one the context still reads as a size, a joined width, keeps its one symbol)
+    return [IntV(size_or_fresh(cx, s)) if isinstance(s, UnknownV) else s for s in size]
 
 
 def _new(cx: OpContext, dims, dtype) -> TensorV:
