@@ -68,6 +68,7 @@ def test_a_core_query_keeps_nothing_and_the_memo_stays_bounded(monkeypatch):
     monkeypatch.setattr(answers, "MAX_ANSWERS", 3)
     answers.keep(None, True, None)  # a query asked for its core has no key
     assert not answers._ANSWERS
+    limits = FactStore().limits
     for k in range(10):
-        answers.keep(answers.key(frozenset(), (eq(X % 7, k),), {}, {}, FactStore().limits), True, None)
+        answers.keep(answers.key(frozenset(), (eq(X % 7, k),), {}, {}, (limits.timeout_ms, limits.rlimit)), True, None)
         assert len(answers._ANSWERS) <= 3

@@ -21,14 +21,15 @@ _ANSWERS: dict = {}
 _LOCK = threading.Lock()
 
 
-def key(preds: frozenset, query: tuple, lower: dict, upper: dict, limits) -> tuple:
+def key(preds: frozenset, query: tuple, lower: dict, upper: dict, limits: tuple) -> tuple:
+    """`limits`: the query's (timeout in ms, resource limit): an answer is recalled only for a
+    query asked under the same ones, so that a job's answers do not depend on the jobs before it."""
     names: set = set()
     for p in preds:
         names |= p.symbols()
     for p in query:
         names |= p.symbols()
-    return preds, query, tuple(sorted((n, lower.get(n, 1), upper.get(n)) for n in names)), \
-        (limits.timeout_ms, limits.rlimit)
+    return preds, query, tuple(sorted((n, lower.get(n, 1), upper.get(n)) for n in names)), limits
 
 
 def recall(k: Optional[tuple]) -> Optional[tuple]:

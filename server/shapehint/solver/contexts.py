@@ -8,6 +8,9 @@ import sys
 import threading
 
 
+UNDECIDED_AT_FULL = 6
+
+
 class Session:
     """The Z3 context shared by the stores of one analysis job, held from the first query to
     `release()`; interrupting it stops them all."""
@@ -17,6 +20,16 @@ class Session:
         # (query, its symbols' bounds) -> whether the bounds alone refute it (FactStore._refuted_by_bounds):
         # per job, so a job's solver queries do not depend on the jobs before it
         self.by_bounds: dict = {}
+        # queries Z3 left undecided at the full resource limit: past UNDECIDED_AT_FULL of them the
+        # job's formulas are the nonlinear kind Z3 rarely decides (floor divisions of products), and
+        # each further one would cost the full limit again (efficientloftr: 227 queries, 409 of 452
+        # s). Counted, not timed, so that the answers do not depend on the machine's load.
+        self.undecided = 0
+
+    def rlimit(self, full: int) -> int:
+        """The resource limit of the job's next Z3 query: `full` until the job has had
+        UNDECIDED_AT_FULL undecided queries, then a two-hundredth of it."""
+        return full if self.undecided < UNDECIDED_AT_FULL else max(full // 200, 1)
 
     def context(self):
         if self._ctx is None:

@@ -62,6 +62,7 @@ class FactStore:
         self._vars: dict[str, Any] = {}
         self._lits: dict = {}  # id(Fact) -> (Fact, literal): facts already asserted in the solver
         self._solver = None
+        self._solver_rlimit = self.limits.rlimit  # as _new_solver sets it
         self._nlits = 0
         self._cache: dict = {}
         self._slices: dict = {}  # (the relevant facts' predicates, query) -> answer without a core (_check)
@@ -333,7 +334,9 @@ class FactStore:
             out = self._cache[key] = self._slices[skey] = (False, [])
             return out
         # a definite answer Z3 gave any store of the process for the same slice (answers.py)
-        gkey = answers.key(skey[0], key[1], self.lower, self.upper, self.limits) if skey is not None else None
+        rlimit = self._rlimit()
+        gkey = answers.key(skey[0], key[1], self.lower, self.upper, (self.limits.timeout_ms, rlimit)) \
+            if skey is not None else None
         got = answers.recall(gkey)
         if got is not None:
             self.queries += 1
@@ -345,11 +348,7 @@ class FactStore:
             lits = [self._literal(f) for f in facts]
             # the query itself is a guarded assertion too: no push/pop (that costs more than the check)
             qlits = [self._literal(Fact(p, None), cache=False) for p in extra]
-            self.queries += 1
-            try:
-                r = s.check(*(qlits + lits))
-            except z3.Z3Exception:
-                r = z3.unknown
+            r = self._solve(s, qlits + lits, rlimit)
             if self.interrupted:
                 return None  # an interrupt may land before check() starts: never trust that answer
             if r == z3.sat:
@@ -387,11 +386,8 @@ class FactStore:
             bounds.solve(extra, self.lower, self.upper, memo=self._memo)[0]
         if verdict is None:
             z3 = self._load()
-            self.queries += 1
-            try:
-                r = self._incremental().check(*[self._literal(Fact(p, None), cache=False) for p in extra])
-            except z3.Z3Exception:
-                r = z3.unknown
+            s = self._incremental()
+            r = self._solve(s, [self._literal(Fact(p, None), cache=False) for p in extra], self._rlimit())
             if self.interrupted or r == z3.unknown:
                 return False
             verdict = "unsat" if r == z3.unsat else "sat"
@@ -428,6 +424,26 @@ class FactStore:
             return None
         self._hint.update(point)
         return point
+
+    def _rlimit(self) -> int:
+        full = self.limits.rlimit
+        return self.session.rlimit(full) if self.session is not None and full else full
+
+    def _solve(self, s, assumptions: list, rlimit: int):
+        """Z3's verdict on the assumptions under `rlimit` (the job's share: contexts.Session)."""
+        z3 = self._z3
+        self.queries += 1
+        if rlimit and rlimit != self._solver_rlimit:
+            s.set(rlimit=rlimit)
+            self._solver_rlimit = rlimit
+        try:
+            r = s.check(*assumptions)
+        except z3.Z3Exception:
+            r = z3.unknown
+        if r == z3.unknown and self.session is not None and rlimit == self.limits.rlimit \
+                and not self.interrupted:
+            self.session.undecided += 1
+        return r
 
     def _incremental(self):
         if self._solver is None:
