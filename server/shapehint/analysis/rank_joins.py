@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ..shapes.shape import Shape
+from .contexts import join_shapes
 
 
 def _ends(s: Shape) -> tuple:
@@ -44,3 +45,18 @@ def common_ends(shapes: list, fresh_star: Callable[..., str],
     # its longer side: so may the join
     like = next((s.star for s in shapes if s.dims and s.suffix and shared(s.star)), None) if p and q > 0 else None
     return Shape(prefix, fresh_star(like) if like else fresh_star(), suffix)
+
+
+def line_join(shapes: list) -> Optional[Shape]:
+    """One line's shape over the paths and calls that observed it (sink.py): their join, or where
+    their segments differ (a loop's first pass from `[*ids, H]` read at `.shape[1]`, the later
+    ones from the layer's `[*?, H]`) the axes every one agrees on at either end, around a segment
+    that claims nothing. A shape whose two sides may be the same axes (`[a, *s, b]` of one axis)
+    keeps one end only: the sink cannot tell, and both would claim two axes."""
+    joined = join_shapes(shapes)
+    if joined is not None or len(shapes) < 2 or any(s is None for s in shapes):
+        return joined
+    ends = common_ends(shapes, lambda *_: "?ends")
+    if ends is not None and ends.dims and ends.suffix and any(s.star and s.dims and s.suffix for s in shapes):
+        return Shape((), ends.star, ends.suffix)
+    return ends

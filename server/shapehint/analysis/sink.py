@@ -15,7 +15,7 @@ from typing import Callable, Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape, dim_str
 from ..shapes.values import IntV, ModuleV, Span, TensorV, UnknownV, Value
-from . import codes, contexts
+from . import codes, contexts, rank_joins
 from .contexts import join_shapes
 from .frames import BuiltContext
 from .journal import Journal
@@ -307,7 +307,7 @@ class Sink:
         # a call that lost the value after other arguments than those that observed it (a `kv`
         # given where the others omitted it) may have taken another path: any shape
         other_path = any(w[1] not in kinds for w in lost)
-        rec.shape = join_shapes([o[2] for o in primary]) if generic or not other_path else None
+        rec.shape = rank_joins.line_join([o[2] for o in primary]) if generic or not other_path else None
         if not generic and acc.dropped and rec.shape is not None:
             rec.shape = contexts.sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}

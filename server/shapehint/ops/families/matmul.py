@@ -63,6 +63,10 @@ def _matmul_unknown(cx: OpContext, a: TensorV, b: TensorV) -> Shape:
         return Shape(s.dims, s.star, s.suffix[:-1] + (b.shape.dims[1],))
     if a.shape.rank is None and b.shape.rank is None:
         return _batched_alike(cx, a, b)
+    if a.shape.rank is None and b.shape.rank >= 3:
+        # batched matrices (attention's `q @ k.transpose(2, 3)`): a vector, a matrix or a batch
+        # of them on the left, the product ends in the right one's columns, whatever else it has
+        return Shape((), cx.fresh_star(None), b.shape.dims[-1:])
     raise NotApplicable("rank unknown")
 
 
