@@ -6,6 +6,14 @@ from __future__ import annotations
 
 import sys
 import threading
+from dataclasses import dataclass
+
+
+@dataclass
+class Limits:
+    """A Z3 query's wall-clock guard and deterministic resource limit (a job's share: Session.rlimit)."""
+    timeout_ms: int = 2000
+    rlimit: int = 2_000_000
 
 
 UNDECIDED_AT_FULL = 6
@@ -29,7 +37,7 @@ class Session:
     def rlimit(self, full: int) -> int:
         """The resource limit of the job's next Z3 query: `full` until the job has had
         UNDECIDED_AT_FULL undecided queries, then a two-hundredth of it."""
-        return full if self.undecided < UNDECIDED_AT_FULL else max(full // 200, 1)
+        return full if not full or self.undecided < UNDECIDED_AT_FULL else max(full // 200, 1)
 
     def context(self):
         if self._ctx is None:
@@ -43,6 +51,18 @@ class Session:
 
     def release(self) -> None:
         self._ctx = None
+
+
+def check_within(z3, s, assumptions: list, rlimit: int):
+    """Z3's verdict on the assumptions under `rlimit` (the job's share: `Session.rlimit`); an
+    exception is `unknown`."""
+    if rlimit and getattr(s, "_shapehint_rlimit", None) != rlimit:
+        s.set(rlimit=rlimit)  # kept on the solver: a store rebuilds its solver when bounds change
+        s._shapehint_rlimit = rlimit
+    try:
+        return s.check(*assumptions)
+    except z3.Z3Exception:
+        return z3.unknown
 
 
 # ---- the per-thread pool of Z3 contexts ---------------------------------------------------

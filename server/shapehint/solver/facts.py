@@ -10,8 +10,7 @@ and answers the questions the analysis asks:
 Ground and syntactically decided predicates never reach Z3, most others are decided by
 `bounds.py` (intervals, candidate points) or `witness.py` first. Every Z3 query runs under a
 deterministic resource limit (`rlimit`) and a wall-clock guard; `unknown` is never an error.
-Z3 contexts are lent by `contexts.py`, so an interrupt reaches only the job using one. Tests: tests/unit/test_solver.py,
-tests/unit/test_bounds.py (the no-Z3 procedure in bounds.py).
+Z3 contexts are lent by `contexts.py`, so an interrupt reaches only the job using one.
 """
 from __future__ import annotations
 
@@ -21,13 +20,7 @@ from typing import Any, Callable, Iterable, Optional
 from ..shapes.expr import Atom, Expr
 from ..shapes.shape import Pred, eq, gt, neg
 from . import answers, bounds, witness
-from .contexts import Session, borrow_context
-
-
-@dataclass
-class Limits:
-    timeout_ms: int = 2000
-    rlimit: int = 2_000_000
+from .contexts import Limits, Session, borrow_context, check_within  # noqa: F401 (Limits: its users import it here)
 
 
 @dataclass
@@ -62,7 +55,6 @@ class FactStore:
         self._vars: dict[str, Any] = {}
         self._lits: dict = {}  # id(Fact) -> (Fact, literal): facts already asserted in the solver
         self._solver = None
-        self._solver_rlimit = self.limits.rlimit  # as _new_solver sets it
         self._nlits = 0
         self._cache: dict = {}
         self._slices: dict = {}  # (the relevant facts' predicates, query) -> answer without a core (_check)
@@ -376,9 +368,8 @@ class FactStore:
 
     def _refuted_by_bounds(self, bkey: tuple, extra: list) -> bool:
         """Is the query unsatisfiable under its symbols' bounds alone, whatever the facts? Asked once per
-        query and bounds in a job, and only of a query Z3 refuted before under other facts (a padded
-        size's slice bound `0 <= H + (-H%7)%7 - 7`, asked at every window of a model under new facts):
-        on a satisfiable one, Z3 without the facts that pin the sizes can take 0.5 s."""
+        query and bounds in a job, only of a query Z3 refuted before under other facts (a padded size's
+        slice bound `0 <= H + (-H%7)%7 - 7`, at every window of a model): a satisfiable one can take 0.5 s."""
         memo = self._by_bounds_memo
         if memo.get(bkey) is not _REFUTED_WITH_FACTS:
             return memo.get(bkey) is True
@@ -386,8 +377,7 @@ class FactStore:
             bounds.solve(extra, self.lower, self.upper, memo=self._memo)[0]
         if verdict is None:
             z3 = self._load()
-            s = self._incremental()
-            r = self._solve(s, [self._literal(Fact(p, None), cache=False) for p in extra], self._rlimit())
+            r = self._solve(self._incremental(), [self._literal(Fact(p, None), cache=False) for p in extra], self._rlimit())
             if self.interrupted or r == z3.unknown:
                 return False
             verdict = "unsat" if r == z3.unsat else "sat"
@@ -425,23 +415,13 @@ class FactStore:
         self._hint.update(point)
         return point
 
-    def _rlimit(self) -> int:
-        full = self.limits.rlimit
-        return self.session.rlimit(full) if self.session is not None and full else full
+    def _rlimit(self) -> int:  # the job's share (contexts.Session.rlimit)
+        return self.limits.rlimit if self.session is None else self.session.rlimit(self.limits.rlimit)
 
     def _solve(self, s, assumptions: list, rlimit: int):
-        """Z3's verdict on the assumptions under `rlimit` (the job's share: contexts.Session)."""
-        z3 = self._z3
         self.queries += 1
-        if rlimit and rlimit != self._solver_rlimit:
-            s.set(rlimit=rlimit)
-            self._solver_rlimit = rlimit
-        try:
-            r = s.check(*assumptions)
-        except z3.Z3Exception:
-            r = z3.unknown
-        if r == z3.unknown and self.session is not None and rlimit == self.limits.rlimit \
-                and not self.interrupted:
+        r = check_within(self._z3, s, assumptions, rlimit)
+        if r == self._z3.unknown and self.session is not None and rlimit == self.limits.rlimit and not self.interrupted:
             self.session.undecided += 1
         return r
 
