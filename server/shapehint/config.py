@@ -24,14 +24,14 @@ from __future__ import annotations
 
 import fnmatch
 import io
-import json
 import os
 import re
 import tokenize
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Iterable, Optional
+
+from .shared_files import read_json
 
 SEVERITIES = ("error", "warning", "information", "hint")
 _SUPPRESS = re.compile(r"#\s*shapehint\s*:\s*ignore\b(?:\s*\[([^\]]*)\])?", re.IGNORECASE)
@@ -40,14 +40,12 @@ _SUPPRESS = re.compile(r"#\s*shapehint\s*:\s*ignore\b(?:\s*\[([^\]]*)\])?", re.I
 @lru_cache(maxsize=None)
 def settings_schema() -> dict:
     """The settings declared in the repository's shared/settings.json (name -> JSON schema)."""
-    text = resources.files("shapehint._shared").joinpath("settings.json").read_text("utf-8")
-    return json.loads(text)
+    return read_json("settings.json")
 
 
 @lru_cache(maxsize=None)
 def known_codes() -> frozenset:
-    text = resources.files("shapehint._shared").joinpath("diagnostics.json").read_text("utf-8")
-    return frozenset(json.loads(text)["codes"])
+    return frozenset(read_json("diagnostics.json")["codes"])
 
 
 def validate(name: str, schema: dict, value: Any) -> Optional[str]:

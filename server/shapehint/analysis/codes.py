@@ -1,14 +1,14 @@
 """Diagnostic codes and their default severities, read from the repository's shared/ data."""
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from importlib import resources
+
+from ..shared_files import read_json
 
 
 @lru_cache(maxsize=None)
 def codes() -> dict:
-    return json.loads(resources.files("shapehint._shared").joinpath("diagnostics.json").read_text("utf-8"))["codes"]
+    return read_json("diagnostics.json")["codes"]
 
 
 def severity(code: str) -> str:
@@ -16,5 +16,5 @@ def severity(code: str) -> str:
 
 
 def docs_url(code: str) -> str:
-    base = json.loads(resources.files("shapehint._shared").joinpath("diagnostics.json").read_text("utf-8"))["docsBase"]
+    base = read_json("diagnostics.json")["docsBase"]
     return f"{base}{code}.md"

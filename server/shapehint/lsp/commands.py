@@ -8,17 +8,16 @@ without an implementation answers a clear error. With SHAPEHINT_TEST_HOOKS=1 the
 """
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from importlib import resources
+
+from ..shared_files import read_json
 
 IMPLEMENTATIONS: dict = {}
 
 
 @lru_cache(maxsize=None)
 def declared() -> dict:
-    text = resources.files("shapehint._shared").joinpath("commands.json").read_text("utf-8")
-    return json.loads(text)
+    return read_json("commands.json")
 
 
 def server_commands() -> list:
