@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ...shapes.shape import Shape, conj, eq, ge, lt
 from ...shapes.values import TensorV
-from ..arguments import need_int, opt_int
+from ..arguments import need_int, opt_int, size_or_fresh
 from ..context import NotApplicable, OpContext
 from ..registry import module, op
 
@@ -58,7 +58,9 @@ def Embedding(cx: OpContext, num_embeddings, embedding_dim, padding_idx=None, ma
 @Embedding.forward(twin=embedding)
 def _emb_fwd(cx: OpContext, m, input):
     _indices(cx, input)
-    return _append(cx, input, need_int(cx, m.cfg["embedding_dim"], "embedding_dim"), "float32")
+    # (a width the analysis does not know, `nn.Embedding(cfg.text.vocab, cfg.text.width)` read off a
+    # nested configuration: the index axes are still the output's)
+    return _append(cx, input, size_or_fresh(cx, m.cfg["embedding_dim"]), "float32")
 
 
 @Embedding.params
@@ -133,7 +135,7 @@ def EmbeddingBag(cx: OpContext, num_embeddings, embedding_dim, max_norm=None, no
 
 @EmbeddingBag.forward(twin=embedding_bag)
 def _bag_fwd(cx: OpContext, m, input, offsets=None, per_sample_weights=None):
-    return _bag(cx, input, need_int(cx, m.cfg["embedding_dim"], "embedding_dim"), offsets, per_sample_weights,
+    return _bag(cx, input, size_or_fresh(cx, m.cfg["embedding_dim"]), offsets, per_sample_weights,
                 m.cfg["mode"], m.cfg["include_last_offset"])
 
 
