@@ -50,14 +50,18 @@ def passed_as_classes(node: ast.AST, resolve: Callable[[ast.AST], Value], classe
     classes (a module instance called with a block's constructor arguments would raise), so it is
     read as `type[Union[A, B]]` (`class_param`). Only classes the analysed code defines count;
     anything else (no such call, another module's function, other classes) leaves it as it was."""
+    if not isinstance(unstring(node), (ast.Subscript, ast.BinOp)):
+        return None  # (no union spelled)
+    names = _derived_names(fn, name)
+    calls = [c for c in walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+             and any(isinstance(v, ast.Name) and v.id in names for v in c.args + [k.value for k in c.keywords])]
+    if not calls:
+        return None  # (decided on the syntax: nothing evaluated, no step spent)
     members = _classes(node, resolve)
     if members is None or not all(c.is_module() for c in members):
         return None
     want = {id(c) for c in members}
-    names = _derived_names(fn, name)
-    for call in walk(fn):
-        if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name):
-            continue
+    for call in calls:
         callee = resolve(call.func)
         if not isinstance(callee, FuncObj) or callee.node is fn or callee.globals is not module:
             continue  # (another module's annotation names its own globals)
