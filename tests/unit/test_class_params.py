@@ -271,33 +271,7 @@ def test_a_union_of_module_classes_without_type_is_read_as_instances():
             ns["run"](ns[cls](), torch.zeros(x["example"]))
 
 
-HELPER = '''import torch
-import torch.nn as nn
-from typing import Tuple, Type, Union
-
-
-class Small(nn.Module):
-    expansion = 1
-
-    def __init__(self, cin, planes, stride=1):
-        super().__init__()
-        self.conv = nn.Conv2d(cin, planes * self.expansion, 3, stride, 1)
-
-    def forward(self, x):
-        return self.conv(x)
-
-
-class Wide(nn.Module):
-    expansion = 4
-
-    def __init__(self, cin, planes, stride=1):
-        super().__init__()
-        self.conv = nn.Conv2d(cin, planes * self.expansion, 1, stride)
-
-    def forward(self, x):
-        return self.conv(x)
-
-
+HELPER = NET[:NET.index("class Net")].replace("from typing import Union", "from typing import Tuple, Type, Union") + '''
 def make_stages(fns: HELPER_HINT, widths, cin):
     stages = []
     for i, (fn, planes) in enumerate(zip(fns, widths)):
