@@ -269,3 +269,69 @@ def test_a_union_of_module_classes_without_type_is_read_as_instances():
     if x["example"] is not None:  # any claimed example must run on the instances the hint names
         for cls in ("A", "B"):
             ns["run"](ns[cls](), torch.zeros(x["example"]))
+
+
+HELPER = NET[:NET.index("class Net")].replace("from typing import Union", "from typing import Tuple, Type, Union") + '''
+def make_stages(fns: HELPER_HINT, widths, cin):
+    stages = []
+    for i, (fn, planes) in enumerate(zip(fns, widths)):
+        stages.append((f"stage{i + 1}", nn.Sequential(fn(cin, planes, 2))))
+        cin = planes * fn.expansion
+    return stages
+
+
+class Net(nn.Module):
+    def __init__(self, block: Union[Small, Wide], widths=(8, 16), num_classes: int = 10):
+        super().__init__()
+        self.stem = nn.Conv2d(3, 8, 3)
+        fns = tuple([block] * len(widths))
+        for stage in make_stages(fns, widths, 8):
+            self.add_module(*stage)
+        self.fc = nn.Linear(widths[-1] * fns[-1].expansion, num_classes)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = self.stage1(x)
+        x = self.stage2(x)
+        x = x.mean((2, 3))
+        x = self.fc(x)
+        return x
+'''
+HELPER_FWD = HELPER.splitlines().index("        x = self.stem(x)") + 1
+
+
+def _helper_shapes(hint: str) -> dict:
+    src = HELPER.replace("HELPER_HINT", hint)
+    assert not [d for d in analyze_source(src, "m.py").diagnostics if d.severity == "error"]
+    got = _values(src, "Net.forward")
+    ns = _run(src)
+    x = torch.randn(2, 3, 19, 14)
+    for name in ("Small", "Wide"):
+        model = ns["Net"](ns[name])
+        want = _traced(model, x)
+        for line in range(HELPER_FWD, HELPER_FWD + 5):
+            if (line, "x") in got:
+                assert all(g is None or g == w for g, w in
+                           zip(_evaluated(got[(line, "x")], {"x": x, "num_classes": 10, "block": ns[name]}),
+                               want[line])), (line, name)
+    return got
+
+
+def test_a_union_of_instances_passed_on_to_a_parameter_of_classes_is_read_as_classes():
+    """`block: Union[Small, Wide]` says instances, but the constructor hands it on (`fns`, made
+    from it) to a helper of its module whose parameter says classes of the same set, where it is
+    built from: that hint wins, and the stages are named by `block.expansion` (before, `block` was
+    opaque and every stage unknown)."""
+    got = _helper_shapes("Tuple[Union[Type[Small], Type[Wide]], ...]")
+    assert got[(HELPER_FWD + 1, "x")][:2] == ["x.shape[0]", "8*block.expansion"]
+    assert got[(HELPER_FWD + 2, "x")][:2] == ["x.shape[0]", "16*block.expansion"]
+    assert got[(HELPER_FWD + 4, "x")] == ["x.shape[0]", "num_classes"]
+
+
+def test_a_helper_hint_of_other_classes_leaves_the_union_as_written():
+    """The helper names only `Type[Small]`: the two hints are of different sets, nothing says
+    which the constructor's value is, so the stages stay unknown."""
+    got = _helper_shapes("Tuple[Type[Small], ...]")
+    assert (got.get((HELPER_FWD + 1, "x")) or [None, "?"])[1] == "?"
+    got = _helper_shapes("tuple")
+    assert (got.get((HELPER_FWD + 1, "x")) or [None, "?"])[1] == "?"

@@ -18,13 +18,14 @@ import ast
 import dataclasses
 from typing import Callable, Optional
 
+from ..frontend.walk import walk
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape, conj, eq
 from ..shapes.values import IntV, TensorV, Value
 from .annotations import union_members, unstring
 from .arm_alignment import aligned_options
 from .choices import choice_of
-from .objects import ChoiceV, ClassObj, InstanceObj, OpaqueV
+from .objects import ChoiceV, ClassObj, FuncObj, InstanceObj, OpaqueV
 
 _TYPE_NAMES = {"type", "Type"}
 
@@ -36,15 +37,85 @@ def class_param(node: ast.AST, resolve: Callable[[ast.AST], Value], classes: lis
     node = unstring(node)
     if not isinstance(node, ast.Subscript) or not _is_type(node.value, resolve):
         return None
-    members = union_members(node.slice, resolve)
-    members = members if members is not None else [unstring(node.slice)]
+    members = _classes(node.slice, resolve)
+    return _choice(members, classes, name) if members is not None else None
+
+
+def passed_as_classes(node: ast.AST, resolve: Callable[[ast.AST], Value], classes: list, fn: ast.FunctionDef,
+                      name: str, module: dict) -> Optional[Value]:
+    """`block: Union[A, B]` on a parameter of `fn` — instances, as written — that `fn` passes on,
+    itself or a name computed from it (`fns = to_tuple(n)(block)`), to a function of its own
+    module that annotates that parameter as classes of the same set (`fns: Tuple[Type[A] |
+    Type[B], ...]`): the code's two hints disagree, and the one where the value is used says
+    classes (a module instance called with a block's constructor arguments would raise), so it is
+    read as `type[Union[A, B]]` (`class_param`). Only classes the analysed code defines count;
+    anything else (no such call, another module's function, other classes) leaves it as it was."""
+    if not isinstance(unstring(node), (ast.Subscript, ast.BinOp)):
+        return None  # (no union spelled)
+    names = _derived_names(fn, name)
+    calls = [c for c in walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+             and any(isinstance(v, ast.Name) and v.id in names for v in c.args + [k.value for k in c.keywords])]
+    if not calls:
+        return None  # (decided on the syntax: nothing evaluated, no step spent)
+    members = _classes(node, resolve)
+    if members is None or not all(c.is_module() for c in members):
+        return None
+    want = {id(c) for c in members}
+    for call in calls:
+        callee = resolve(call.func)
+        if not isinstance(callee, FuncObj) or callee.node is fn or callee.globals is not module:
+            continue  # (another module's annotation names its own globals)
+        a = callee.node.args
+        params = a.posonlyargs + a.args
+        given = [(params[i] if i < len(params) else None, v) for i, v in enumerate(call.args)]
+        given += [(next((q for q in params + a.kwonlyargs if q.arg == k.arg), None), k.value) for k in call.keywords]
+        for param, v in given:
+            if param is not None and param.annotation is not None and isinstance(v, ast.Name) and v.id in names \
+                    and _type_members(param.annotation, resolve) == want:
+                return _choice(members, classes, name)
+    return None
+
+
+def _type_members(node: ast.AST, resolve) -> set:
+    """The ids of the classes every `Type[...]` in `node` names (`Tuple[Type[A] | Type[B], ...]`:
+    A's and B's); an empty set when one names no class."""
+    out: set = set()
+    for t in walk(unstring(node) or node):
+        if isinstance(t, ast.Subscript) and _is_type(t.value, resolve):
+            got = _classes(t.slice, resolve)
+            if got is None:
+                return set()
+            out |= {id(c) for c in got}
+    return out
+
+
+def _derived_names(fn: ast.FunctionDef, name: str) -> set:
+    """`name` and the local names assigned from an expression that reads one of them."""
+    names, grew = {name}, True
+    while grew:
+        grew = False
+        for st in walk(fn):
+            if isinstance(st, ast.Assign) and any(isinstance(n, ast.Name) and n.id in names for n in walk(st.value)):
+                for t in st.targets:
+                    if isinstance(t, ast.Name) and t.id not in names:
+                        names.add(t.id)
+                        grew = True
+    return names
+
+
+def _classes(node: ast.AST, resolve) -> Optional[list]:
+    """The classes a (union) annotation names, each resolved; None when one is no class."""
+    members = union_members(node, resolve)
+    members = members if members is not None else [unstring(node)]
     if not members or any(m is None for m in members):
         return None
+    out = [resolve(m) for m in members]
+    return out if all(isinstance(c, ClassObj) for c in out) else None  # (`None`, another library's class)
+
+
+def _choice(members: list, classes: list, name: Optional[str]) -> Optional[Value]:
     options: list = []
-    for m in members:
-        cls = resolve(m)
-        if not isinstance(cls, ClassObj):
-            return None  # `None`, another library's class: the options are not all known
+    for cls in members:
         for c in [cls] + _subclasses(cls, classes):
             if not any(c is o for o in options):
                 options.append(c)

@@ -13,7 +13,7 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
 from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, ListV, NoneV, TensorV, TupleV, UnknownV
-from .class_params import class_param
+from .class_params import class_param, passed_as_classes
 from .annotations import is_none, is_plain, union_members, unstring
 from .frames import Frame, span_of
 from .interp import Interp
@@ -45,6 +45,9 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
         return _annotated_tensor(it, f, p, ann, hint=p.annotation)
     if p.annotation is not None:
         chosen = class_param(p.annotation, lambda n: it._safe_eval(n, fr), it.classes, p.arg)
+        if chosen is None and is_init:
+            chosen = passed_as_classes(p.annotation, lambda n: it._safe_eval(n, fr), it.classes, f.node, p.arg,
+                                       fr.globals)
         if chosen is not None:
             return chosen
         container = container_param(it, f, p, fr)
