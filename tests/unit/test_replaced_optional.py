@@ -7,7 +7,9 @@ continue from the absent side as the callers' default (controlflow._if_optional)
 absent arm's shape for callers that omit the mask, although their mask is the replacement
 (comprehensions._replaced_optional: both sides are followed and joined). Where the rest of the
 conjunction is true on every path (a mode query eager execution answers), the test is the `None`
-test alone (optional_args.optional_test), and what follows has the replacement. The shapes are
+test alone (optional_args.optional_test), and what follows has the replacement; so is a helper
+whose every path returns that constant (comprehensions._same_constant_bool: the join of equal
+constant bools is that bool). The shapes are
 checked against torch by running the program."""
 import re
 
@@ -18,6 +20,22 @@ from shapehint.analysis.api import analyze_source
 PROGRAM = '''from typing import Optional
 
 import torch
+
+
+def compiling():
+    # False on every path in eager execution, whichever arm of the `try` runs
+    if not torch.cuda.is_available():
+        return False
+    try:
+        return torch.compiler.is_compiling()
+    except Exception:
+        return False
+
+
+def sometimes(x):
+    if x.shape[0] > 3:
+        return True
+    return False
 
 
 def f(x: torch.Tensor, flag: bool, mask: Optional[torch.Tensor] = None):
@@ -93,3 +111,18 @@ def test_a_conjunction_that_reads_the_name_is_not_taken_apart():
     x = (2, 3)
     assert _fits(inferred, _run("(mask is None)", torch.zeros(x), True), x)
     assert _fits(inferred, _run("(mask is None)", torch.zeros(x), True, torch.ones(2, 5)), x)
+
+
+def test_a_helper_false_on_every_path_is_false():
+    x = (2, 3)
+    inferred = _inferred("not compiling()")
+    assert inferred == "[x.shape[0], 1, 1, x.shape[1]]"
+    assert _run("not compiling()", torch.zeros(x), True) == (2, 1, 1, 3)
+
+
+def test_a_helper_true_on_some_paths_stays_open():
+    inferred = _inferred("sometimes(x)")
+    assert inferred != "[x.shape[0], 1, 1, x.shape[1]]"
+    for x in ((2, 3), (5, 3)):  # the replacement for a batch over 3, the input itself else
+        for mask in (None, torch.ones(x[0], 7)):
+            assert _fits(inferred, _run("sometimes(x)", torch.zeros(x), True, mask), x)

@@ -152,7 +152,7 @@ class Comprehensions:
             return dataclasses.replace(t, optional=True, none_at_default=None, joined_none=True) \
                 if isinstance(t, TensorV) else t
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
-            return first if isinstance(first, NoneV) else type(first)()
+            return first if isinstance(first, NoneV) or _same_constant_bool(vals) else type(first)()
         if all(isinstance(v, (IntV, FloatV)) for v in vals):
             # ints on some paths, floats on others (`low = math.floor(low)` under a flag): still a
             # number, which a tensor's arithmetic takes alike (`torch.arange(n) - low`); unknown,
@@ -192,6 +192,16 @@ def _fresh_joins(s, fresh):
     def dim(d):
         return fresh() if "?join" in d.symbols() else d
     return Shape(tuple(map(dim, s.dims)), s.star, tuple(map(dim, s.suffix)))
+
+
+def _same_constant_bool(vals: list) -> bool:
+    """Bools every path knows to be the same constant (a helper's `return False` in each arm of
+    its `try`, `is_torchdynamo_compiling()` in eager execution): that constant, not an unknown
+    bool that left the `if` testing it open. One a flag's default decides is no constant."""
+    def const(v):
+        return isinstance(v, BoolV) and v.pred is not None and (v.pred.is_true or v.pred.is_false) \
+            and v.at_default is None
+    return all(const(v) and v.pred.is_true == vals[0].pred.is_true for v in vals)
 
 
 def _replaced_optional(vals: list) -> bool:
