@@ -122,7 +122,7 @@ class Comprehensions:
             return TensorV(s, dts.pop() if len(dts) == 1 else None, first.origin,
                            contiguous=all(v.contiguous for v in vals),
                            optional=any(v.optional for v in vals),  # (None on one path: may be None)
-                           joined_none=any(v.joined_none for v in vals))
+                           joined_none=any(v.joined_none for v in vals) or _replaced_optional(vals))
         if all(isinstance(v, IntV) for v in vals):
             if all(v.expr == first.expr for v in vals):
                 return first
@@ -152,7 +152,7 @@ class Comprehensions:
             return dataclasses.replace(t, optional=True, none_at_default=None, joined_none=True) \
                 if isinstance(t, TensorV) else t
         if all(type(v) is type(first) for v in vals) and isinstance(first, (NoneV, StrV, FloatV, BoolV)):
-            return first if isinstance(first, NoneV) else type(first)()
+            return first if isinstance(first, NoneV) or _same_constant_bool(vals) else type(first)()
         if all(isinstance(v, (IntV, FloatV)) for v in vals):
             # ints on some paths, floats on others (`low = math.floor(low)` under a flag): still a
             # number, which a tensor's arithmetic takes alike (`torch.arange(n) - low`); unknown,
@@ -192,6 +192,28 @@ def _fresh_joins(s, fresh):
     def dim(d):
         return fresh() if "?join" in d.symbols() else d
     return Shape(tuple(map(dim, s.dims)), s.star, tuple(map(dim, s.suffix)))
+
+
+def _same_constant_bool(vals: list) -> bool:
+    """Bools every path knows to be the same constant (a helper's `return False` in each arm of
+    its `try`, `is_torchdynamo_compiling()` in eager execution): that constant, not an unknown
+    bool that left the `if` testing it open. One a flag's default decides is no constant."""
+    def const(v):
+        return isinstance(v, BoolV) and v.pred is not None and (v.pred.is_true or v.pred.is_false) \
+            and v.at_default is None
+    return all(const(v) and v.pred.is_true == vals[0].pred.is_true for v in vals)
+
+
+def _replaced_optional(vals: list) -> bool:
+    """An optional tensor on some paths and another tensor on others (`if mask is None and not
+    compiling(): mask = ones(...)`): its None side is no longer just the callers' default, since
+    a caller that omits it may take the path that made one, so a later `None` test of it must
+    follow both sides (a joined None) rather than continue from the absent one. The optional
+    tensor itself read as given on a path (`evaluator._read_as_tensor`: the same origin) is no
+    other tensor: a caller that omits it never gets past that read."""
+    opts = [v for v in vals if v.optional]
+    return bool(opts) and any(not v.optional and not any(v.origin is o.origin and v.origin is not None for o in opts)
+                              for v in vals)
 
 
 def _same_flags(a: TensorV, b: TensorV) -> bool:

@@ -27,7 +27,7 @@ from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
 from .guards import rank_tested_names, reads_rank
 from .liveness import exposed_names
-from .optional_args import fed_back, none_test, run_decided_arm
+from .optional_args import fed_back, optional_test, run_decided_arm
 from .selection import selected_join
 from .arm_alignment import aligned_arms
 from .choices import conditioned
@@ -55,7 +55,7 @@ class ControlFlow:
         return flow
 
     def _if(self, st: ast.If, fr):
-        opt = self._optional_test(st.test, fr)
+        opt = optional_test(st.test, fr, lambda node: self._decided(node, fr))
         if opt is not None:
             return self._if_optional(st, fr, *opt)
         v = self.eval(st.test, fr)
@@ -224,13 +224,9 @@ class ControlFlow:
             fr.return_marks += 1
         add_fact(fr.facts, pred, origin)
 
-    @staticmethod
-    def _optional_test(test, fr):
-        """`mask is not None` / `targets is None` on an optional tensor parameter of the generic
-        analysis: (name, whether the test is true when the tensor is given)."""
-        got = none_test(test)
-        v = fr.env.get(got[0]) if got is not None else None
-        return got if isinstance(v, TensorV) and v.optional and not v.joined_none else None
+    def _decided(self, node, fr) -> Optional[bool]:
+        p = self.truth(self._safe_eval(node, fr))
+        return fr.facts.decide(p) if p is not None else None
 
     def _if_optional(self, st: ast.If, fr, name: str, given_when_true: bool):
         """Both sides are analysed (the given side sees a tensor of unknown shape), but what

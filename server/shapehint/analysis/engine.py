@@ -13,6 +13,7 @@ from ..shapes.values import DictV, Span, UnknownV
 from ..solver.facts import Limits
 from .built import run_built_models
 from .flag_defaults import run_at_flag_defaults
+from .failed_contexts import run_guarded
 from .frames import Budget, Cancelled, Frame, decorated, span_of
 from . import interp as interp_limits
 from . import costs
@@ -208,9 +209,9 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
         with it.running(f.qualname, store):
             flow = it.exec_block(node.body, fr)
             if f.cls is None and fr.returns:  # a factory: the models it returns run (built.py)
-                run_built_models(it, f, fr, param_value)
+                run_guarded(it, f, fr.facts, lambda: run_built_models(it, f, fr, param_value))
             elif is_init and flow != "raise":  # (flag_defaults.py)
-                run_at_flag_defaults(it, f, param_value)
+                run_guarded(it, f, fr.facts, lambda: run_at_flag_defaults(it, f, param_value))
     except BaseException as exc:
         # cut short (step budget, cancel): its facts miss the rest of the body, so no question
         # may take them for the function's (questions/common.ensure_generic sees it as not run)

@@ -34,6 +34,38 @@ def none_test(test: ast.expr) -> Optional[tuple]:
     return test.left.id, isinstance(test.ops[0], ast.IsNot)
 
 
+def optional_test(test: ast.expr, fr, decided) -> Optional[tuple]:
+    """`mask is not None` / `targets is None` on an optional tensor of the generic analysis (a
+    parameter, or one a flag chose), whose absent side is the callers' default: (name, whether the
+    test is true when the tensor is given); also such a test and conditions true on every path
+    (`decided(node)`: True, False or None, read without recording it)."""
+    got = none_test(test)
+    if got is None:
+        return _sure_conjunction(test, fr, decided)
+    return got if _optional(fr.env.get(got[0])) else None
+
+
+def _optional(v) -> bool:
+    return isinstance(v, TensorV) and v.optional and not v.joined_none
+
+
+def _sure_conjunction(test: ast.expr, fr, decided) -> Optional[tuple]:
+    """`name is None and rest` where each of `rest` is true on every path and does not read the
+    name (`not is_torchdynamo_compiling()`, a mode query eager execution answers, eager_mode.py):
+    the test is `name is None` alone, so its arms are an optional tensor's
+    (controlflow._if_optional) rather than a join whose None side is not the callers' default
+    (comprehensions._replaced_optional)."""
+    if not (isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)):
+        return None
+    got = none_test(test.values[0])
+    if got is None or not _optional(fr.env.get(got[0])):
+        return None
+    rest = test.values[1:]
+    if any(isinstance(n, ast.Name) and n.id == got[0] for r in rest for n in walk(r)):
+        return None
+    return got if all(decided(r) is True for r in rest) else None
+
+
 def attribute_none_test(test: ast.expr) -> Optional[tuple]:
     """`name.attr is None` / `name.attr is not None`: (name, attr, whether the test is true when
     it is given)."""

@@ -9,7 +9,6 @@ Differing shapes join per dimension (equal kept, else unknown).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Callable, Optional
 
 from ..shapes.expr import Expr
@@ -19,7 +18,8 @@ from . import codes, contexts, rank_joins
 from .contexts import join_shapes
 from .frames import BuiltContext
 from .journal import Journal
-from .result import Diagnostic, Related, ValueRecord
+from .observations import MAX_OBSERVATIONS, Observations
+from .result import Diagnostic, ValueRecord
 
 
 _DYN = re.compile(r"\?(?:s?\d+'*|join)")
@@ -29,57 +29,6 @@ def shadowing(new_name: str) -> bool:
     """A rename that hides a symbol a local of the same name shadows (`executor.shadow`): shapes
     print it unknown; a message or a fact keeps the symbol's text."""
     return new_name.startswith("?")
-
-
-MAX_OBSERVATIONS = 64  # kept per record (past it, a join claims no size: `contexts.sizes_unknown`)
-MAX_BUILT_OBSERVATIONS = 256  # distinct ones of construction contexts kept besides
-
-
-@dataclass
-class _Acc:
-    span: Span
-    name: str
-    function: str
-    is_target: bool
-    kind: str
-    # [(context, is_entry, value, iteration label, the call's parameters: contexts.own_names)]
-    obs: list = field(default_factory=list)
-    owners: list = field(default_factory=list)  # root analysis that made each observation
-    layer_io: Optional[str] = None
-    layer_io_owner: str = ""  # the root analysis that set layer_io
-    dropped: bool = False  # observations past the cap were not kept
-    dropped_built: set = field(default_factory=set)  # construction contexts that lost some
-    built_seen: set = field(default_factory=set)  # (context, iteration, shape, dtype) kept
-
-    def span_key(self) -> tuple:
-        return self.span, self.function, self.name, self.is_target
-
-    def observed(self, journal: Journal, o: tuple, owner: str) -> bool:
-        """Keep `o`; False when it is past the cap (and was not kept)."""
-        if isinstance(o[0], BuiltContext) and isinstance(o[2], TensorV):
-            # the parts of a model built alike in several factories (built.py) repeat shapes:
-            # each once, so that every factory's stays whole within the cap
-            key = (o[0], o[3], o[2].shape, o[2].dtype)
-            if key in self.built_seen:
-                return True
-            journal.note("record")
-            self.built_seen.add(key)
-            if len(self.built_seen) <= MAX_BUILT_OBSERVATIONS:
-                self.obs.append(o)
-                self.owners.append(owner)
-                return True
-        elif len(self.obs) - min(len(self.built_seen), MAX_BUILT_OBSERVATIONS) < MAX_OBSERVATIONS:
-            journal.note("record")
-            self.obs.append(o)
-            self.owners.append(owner)
-            return True
-        if not self.dropped:
-            journal.note("record")
-            self.dropped = True
-        if isinstance(o[0], BuiltContext) and o[0] not in self.dropped_built:
-            journal.note("record")
-            self.dropped_built.add(o[0])
-        return False
 
 
 class Sink:
@@ -93,7 +42,7 @@ class Sink:
     def __init__(self, path: str, journal: Optional[Journal] = None):
         self.path = path
         j = self.journal = journal if journal is not None else Journal()
-        self._acc: dict = j.table("record")  # key -> _Acc, whose observations note "record" too
+        self._acc: dict = j.table("record")  # key -> Observations, whose observations note "record" too
         self._diags: dict = j.table("diagnostic")
         self.unknown_callees: set = j.tally("unknown-callee")
         # function -> {default symbol name: program name} (`renames_of`)
@@ -139,7 +88,7 @@ class Sink:
         if kind is not None:
             acc = self._acc.get(key)
             if acc is None:
-                acc = self._acc[key] = _Acc(span, name, function, is_target, kind)
+                acc = self._acc[key] = Observations(span, name, function, is_target, kind)
             if acc.observed(self.journal, (context, is_entry, value, sub, call), self.owner):
                 return
         # a call that lost the value, or whose value was not kept (past the cap): its context
@@ -164,7 +113,7 @@ class Sink:
             if acc is not None:
                 self._set_layer_io(acc, text, self.owner)
 
-    def _set_layer_io(self, acc: _Acc, text: str, owner: str) -> None:
+    def _set_layer_io(self, acc: Observations, text: str, owner: str) -> None:
         """The last call's text wins, as in a from-scratch run (the latest owner in its order)."""
         rank = self.owner_rank
         if rank is None or acc.layer_io is None or rank.get(owner, 0) >= rank.get(acc.layer_io_owner, 0):
@@ -179,6 +128,19 @@ class Sink:
         self._diags[key] = Diagnostic(span.line, span.col, span.end_line, span.end_col, severity or codes.severity(code),
                                       code, message, [r for r in related if r is not None], data, function=function,
                                       inner=inner, owner=self.owner)
+
+    def diagnostic_keys(self) -> set:
+        return set(self._diags)
+
+    def forget_built(self, prefix: str, diagnostics: set) -> None:
+        """A construction context's run that failed (failed_contexts.py): the observations of the
+        contexts labelled `prefix...` go, and the diagnostics made since `diagnostic_keys()`
+        gave `diagnostics`."""
+        for acc in self._acc.values():
+            if acc.forget_built(prefix):
+                self.journal.note("record")
+        for key in [k for k in self._diags if k not in diagnostics]:
+            del self._diags[key]
 
     def restore_later(self, captured: dict, owner: str) -> None:
         """`restore_unmoved`, with the observations merged only when the records are built:
@@ -269,7 +231,7 @@ class Sink:
                 text = text.replace(old, table[old])
         return text
 
-    def _value(self, acc: _Acc, resolve, names_of, lost: tuple, in_names) -> ValueRecord:
+    def _value(self, acc: Observations, resolve, names_of, lost: tuple, in_names) -> ValueRecord:
         rec = ValueRecord(acc.span, acc.name, acc.function, None, kind=acc.kind, is_target=acc.is_target,
                           layer_io=acc.layer_io)
         if acc.kind == "layer":
@@ -340,13 +302,7 @@ class Sink:
         return rec
 
 
-def related_at(span: Optional[Span], message: str, file: Optional[str] = None) -> Optional[Related]:
-    if span is None:
-        return None
-    return Related(span.line, span.col, message, file)
-
-
-__all__ = ["Sink", "join_shapes", "related_at", "dim_str"]
+__all__ = ["Sink", "join_shapes", "dim_str", "MAX_OBSERVATIONS"]
 
 
 # ---- capture and restore, for warm per-function summaries (workspace.py) -------------------
@@ -399,7 +355,7 @@ def restore(sink: Sink, captured: dict, owner: str, line_map) -> bool:
         nkey = (Span(nl, span.col, nel, span.end_col),) + key[1:]
         acc = sink._acc.get(nkey)
         if acc is None:
-            acc = sink._acc[nkey] = _Acc(nkey[0], key[2], key[1], key[3], kind)
+            acc = sink._acc[nkey] = Observations(nkey[0], key[2], key[1], key[3], kind)
         acc.obs.append((c, e, v, sub, call))  # (restored as captured, past the cap of 64 too)
         acc.owners.append(owner)
         sink.journal.note("record")
@@ -456,7 +412,7 @@ def _merge_observations(sink: Sink, captured: dict, owner: str) -> None:
     for key, kind, o in captured["obs"]:
         acc = acc_of.get(key)
         if acc is None:
-            acc = acc_of[key] = _Acc(key[0], key[2], key[1], key[3], kind)
+            acc = acc_of[key] = Observations(key[0], key[2], key[1], key[3], kind)
         acc.obs.append(o)
         acc.owners.append(owner)
         sink.journal.note("record")
