@@ -16,8 +16,7 @@ from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, UnknownV, Value
-from .objects import (BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, DictChoiceV, FuncObj, InstanceObj, KeepsShapeV,
-                      ListChoiceV, OpenArgsV, OpenChoiceV, OpenKwargs, PartialV, SuperV, TensorMethod)
+from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, DictChoiceV, FuncObj, InstanceObj, KeepsShapeV, ListChoiceV, OpenArgsV, OpenChoiceV, OpenKwargs, PartialV, SuperV, TensorMethod, VmapV
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol, typed_by_defaults
 from .int_results import call_result
@@ -25,7 +24,7 @@ from .layers import CONTAINERS
 from .built import recorded_in_built
 from .ruleargs import binds
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import class_params, contexts, costs, dict_choices, linked_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, unfinished
+from . import class_params, contexts, costs, dict_choices, linked_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, unfinished, vmaps
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -158,6 +157,8 @@ class Calls:
             merged = {**fn.kwargs, **kwargs}
             return self.call_value(fn.func, list(fn.args) + list(args),
                                    OpenKwargs(merged) if type(kwargs) is OpenKwargs else merged, fr, span, node, labels)
+        if isinstance(fn, VmapV):
+            return vmaps.call(self, fn, args, kwargs, fr, span, node, labels)
         if isinstance(fn, (ChoiceV, OpenChoiceV)):
             return self._call_each(fn, args, kwargs, fr, span, node, labels)
         if isinstance(fn, KeepsShapeV):
@@ -249,8 +250,7 @@ class Calls:
             return self.build_container(path, args, span)
         rule = registry.lookup(path)
         if rule is None:
-            if any(isinstance(a, TensorV) for a in list(args) + list(kwargs.values())) and \
-                    not path.startswith(SILENT_EXT):
+            if any(isinstance(a, TensorV) for a in list(args) + list(kwargs.values())) and not path.startswith(SILENT_EXT):
                 self.unknown_callee(path, span, fr)
                 return self.gave_up(fr, args, kwargs, UnknownV(path))
             return UnknownV(path)

@@ -22,6 +22,7 @@ from .classvalues import set_of
 from .frames import span_of
 from .int_reading import pair_of_itself
 from .objects import OpaqueV
+from .imports import read_alike
 
 MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
 
@@ -30,7 +31,7 @@ class Comprehensions:
     """List comprehensions and generator expressions, and joins of values."""
 
     _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star", "sides_shared",
-             "fresh_symbol", "least")
+             "fresh_symbol", "least", "resolve_import")
 
     def e_ListComp(self, node, fr) -> Value:
         return self.comprehension(node, fr)
@@ -106,6 +107,9 @@ class Comprehensions:
         first = vals[0]
         if all(v is first for v in vals):
             return first
+        read = read_alike(vals, lambda lazy: self.resolve_import({}, "", lazy))
+        if read is not None:
+            return read
         if all(isinstance(v, TensorV) for v in vals):
             shapes = [self.resolve(v) for v in vals]
             if facts is not None:

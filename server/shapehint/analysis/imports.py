@@ -34,7 +34,9 @@ from .costs import ImportedCosts, outside_caps, within_steps
 from .frames import Frame
 from . import sealed_dicts
 from ..shapes.values import ExtRef, UnknownV, Value
-from .objects import LazyImport, ModuleNS
+from .objects import ClassObj, FuncObj, LazyImport, ModuleNS
+
+_IMPORTED = (ExtRef, ModuleNS, FuncObj, ClassObj)  # what an import binds
 
 MAX_MODULES = 32  # loaded for other modules' imports
 MAX_DIRECT_MODULES = 32  # loaded for the analysed file's own imports
@@ -54,6 +56,22 @@ MODULE_STEPS = 3000
 _PARSED: "OrderedDict[str, tuple]" = OrderedDict()  # path -> (text, ParsedModule), least recent first
 _PARSED_LOCK = threading.Lock()
 MAX_PARSED_SOURCE = 8 * 1024 * 1024
+
+
+def read_alike(vals: list, read) -> Optional[Value]:
+    """The join of what paths leave in one name when some read an import there and others did not
+    (a module's top-level `if` one arm of which reads `torch`): reading resolves the import in its
+    own path's names only (`Interp.resolve_import`), so the paths hold the import and what it
+    resolved to. Their join is that value when the imports resolve to it (`read`: a lazy import's
+    value); None when the paths hold anything else. Only the kinds an import binds are compared,
+    so no module is loaded for a path that bound the name to something else."""
+    if not any(type(v) is LazyImport for v in vals) or \
+            not all(type(v) is LazyImport or isinstance(v, _IMPORTED) for v in vals):
+        return None
+    got = [read(v) if type(v) is LazyImport else v for v in vals]
+    first = got[0]
+    same = all(g is first or isinstance(g, ExtRef) and isinstance(first, ExtRef) and g.path == first.path for g in got)
+    return first if same else None
 
 
 def parsed_module(path: str, text: str, parse):

@@ -17,6 +17,7 @@ from .eager_mode import eager_answer
 from .defaults import default_symbol
 from .objects import FloatLimits, InstanceObj, OpenKwargs, PartialV
 from .strings import re_function
+from . import vmaps
 
 # activation checkpointing recomputes a function's result in the backward pass: the value is the
 # call's. Recognised by name, torch's (`torch.utils.checkpoint.checkpoint`, `checkpoint_sequential`)
@@ -95,6 +96,8 @@ class LibraryHelpers:
             return self._replaced(args[0], kwargs, fr, span) if ok else UnknownV(path)
         if path == "functools.partial" and args and not isinstance(args[0], UnknownV):
             return PartialV(args[0], tuple(args[1:]), dict(kwargs))
+        if path in vmaps.PATHS:
+            return vmaps.make(list(args), kwargs)
         if path == "itertools.repeat" and len(args) == 2 and not kwargs:
             n = self.int_value(args[1])  # (`tuple(repeat(x, 2))`: the item twice; unbounded when no count)
             if n is not None and n.value is not None and 0 <= n.value <= 64:

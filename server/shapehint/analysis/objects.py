@@ -274,6 +274,17 @@ class PartialV(Value):
 
 
 @dataclass(eq=False)
+class VmapV(Value):
+    """`torch.vmap(func, in_dims, out_dims)`, the dims as given: a call maps `func` (vmaps.py)."""
+    func: Value
+    in_dims: Value
+    out_dims: Value
+
+    def describe(self) -> str:
+        return f"vmap({self.func.describe()})"
+
+
+@dataclass(eq=False)
 class SetV(Value):
     """A set of known items (classvalues.py): what `in` asks of it is decided; None once one of
     its methods may have changed it."""
