@@ -24,9 +24,6 @@ is unknown (never a guess).
                     imported base's `__init__` given all of a subclass's arguments
                     (`super().__init__(*args, **kwargs)` in the generic analysis) is that
                     subclass's construction, within FORWARDED_CALL_STEPS.
-                    A call the imported function itself makes that runs the share
-                    out ends that path of the function with an unknown result, its
-                    other paths run within FINISH_STEPS more (`cut_callee`).
   callback          a call from imported code back into the analysed file's (a base class's
                     `__call__` running the file's `forward`, a helper given a function): the
                     file's own code is what is analysed, so it runs outside the caps, its own
@@ -41,13 +38,11 @@ from __future__ import annotations
 
 import ast
 import contextlib
-from functools import partial
 
 from typing import Optional
 
 from ..shapes.values import UnknownV
-from .frames import Budget, CutShort
-from .unfinished import noted
+from .frames import Budget
 from .module_helpers import own_helper
 from .spread import opens
 
@@ -59,7 +54,6 @@ IMPORTED_STEPS = 15_000
 BUILDING_STEPS = 100_000
 ALL_BUILDING_STEPS = 400_000
 ALL_IMPORTED_STEPS = 60_000
-FINISH_STEPS = 300  # an imported function's, past a callee of its own cut at its share (cut_callee)
 
 
 class ImportedCosts:
@@ -68,7 +62,6 @@ class ImportedCosts:
     def __init__(self, root_globals: dict):
         self.root_globals = root_globals  # the analysed file's globals: whose code is whose
         self.outer: list = []  # the step limit outside each imported call running, innermost last
-        self.running: list = []  # of each: [the depth of its own frame, whether a callee of it was cut]
         self.spent = 0  # steps taken in imported code (callbacks and module bodies excepted)
         self.built = 0  # of those, in constructions of imported classes (BUILDING_STEPS)
         self.built_before = 0  # in those of the functions analysed before (ALL_BUILDING_STEPS)
@@ -119,11 +112,9 @@ def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
         return own_helper_call if own_helper(f, fr, list(args), kwargs or {}) else top_level_call
     here, there = fr.globals is root, f.globals is root
     if here and not there:
-        return partial(forwarded_construction if opens(list(args)) else imported_call, depth=fr.depth + 1)
+        return forwarded_construction if opens(list(args)) else imported_call
     if there and not here and costs.outer:
         return callback
-    if costs.running and fr.depth == costs.running[-1][0] and not costs.running[-1][1]:
-        return partial(cut_callee, frame=fr, args=args)
     return None
 
 
@@ -153,17 +144,16 @@ def own_helper_call(it, f, run) -> tuple:
         it.step_limit = outer + used
 
 
-def forwarded_construction(it, f, run, depth: int = -1) -> tuple:
+def forwarded_construction(it, f, run) -> tuple:
     """An imported base's `__init__` given all of a subclass's arguments, as the generic
     analysis's construction stands for them (`super().__init__(*args, **kwargs)`, spread.py):
     the subclass's parts are the base's, so the base is the construction, within
     FORWARDED_CALL_STEPS of the building share (a vision transformer's base builds its blocks in
     ~2,400 steps, past IMPORTED_CALL_STEPS)."""
-    return imported_call(it, f, run, FORWARDED_CALL_STEPS, depth)
+    return imported_call(it, f, run, FORWARDED_CALL_STEPS)
 
 
-def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS, depth: int = -1) -> tuple:
-    """`depth`: that of the called function's own frame (`cut_callee`)."""
+def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS) -> tuple:
     costs = _costs(it)
     # building the model's parts (a file's factories build hundreds of imported layers, each at
     # a small cost) counts against its own share only; other calls share the analysis's too
@@ -174,40 +164,16 @@ def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS, depth: int = -1) -
         return UnknownV("a call into an imported module past the analysis's share"), False, False
     start, exempt = it.steps, costs.exempt
     costs.outer.append(it.step_limit)
-    costs.running.append([depth, False])
     try:
         return within_steps(it, min(cap, left), run,
                             lambda: (UnknownV("a call into an imported module past its share"), False, False))
     finally:
         costs.outer.pop()
-        costs.running.pop()
         used = (it.steps - start) - (costs.exempt - exempt)
         if building:
             costs.built += used
         else:
             costs.spent += used
-
-
-def cut_callee(it, f, run, frame=None, args: list = ()) -> tuple:
-    """A call that an imported call's own function makes (in `frame`, not in its callees), cut
-    where it runs the imported call's share out: that path of the function ends there, returning
-    an unknown value (frames.CutShort), as the whole imported call would have, and the function
-    is given FINISH_STEPS more, once, to run its other paths. A builder that wraps the model it
-    built in an adapter on an arm the analysis cannot decide (`if features: model =
-    Wrapper(model)`) then returns the model on the other arm instead of nothing at all. What the
-    cut call did before it stopped stays done, and its instance is unfinished (unfinished.py),
-    as where a whole imported call is cut. The first cut only: a second runs the share out."""
-    costs = _costs(it)
-    call = costs.running[-1]
-    try:
-        return run()
-    except Budget:
-        if call[1] or it.steps > costs.outer[-1]:  # (the analysis's own limit, or an enclosing share's)
-            raise
-        call[1] = True
-        it.step_limit = min(it.steps + FINISH_STEPS, costs.outer[-1])
-        noted(f, list(args), (UnknownV("a call past its caller's share of steps"), False, False))
-        raise CutShort(frame) from None
 
 
 def callback(it, f, run) -> tuple:
@@ -220,14 +186,14 @@ def outside_caps(it, run):
     costs = _costs(it)
     if costs is None or not costs.outer:
         return run()
-    saved_limit, start, running, cuts = it.step_limit, it.steps, costs.outer, costs.running
+    saved_limit, start, running = it.step_limit, it.steps, costs.outer
     outermost = running[0]
-    it.step_limit, costs.outer, costs.running = outermost, [], []
+    it.step_limit, costs.outer = outermost, []
     try:
         return run()
     finally:
         used = it.steps - start
-        costs.outer, costs.running = running, cuts
+        costs.outer = running
         it.step_limit = min(saved_limit + used, outermost)
         costs.exempt += used
 

@@ -38,16 +38,6 @@ class Budget(Exception):
     """The analysis ran out of its step budget (a huge or pathological file)."""
 
 
-class CutShort(Budget):
-    """A callee of the function running in `frame` was cut at its share of steps (costs.py:
-    `cut_callee`): the statement of `frame` that made the call returns an unknown value there.
-    (A Budget: where no statement of `frame` catches it, the imported call is cut whole.)"""
-
-    def __init__(self, frame):
-        super().__init__()
-        self.frame = frame
-
-
 @dataclass(slots=True)  # (made on every call the interpreter follows; slots make that and each read cheaper)
 class Frame:
     env: dict

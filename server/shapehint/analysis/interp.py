@@ -40,7 +40,7 @@ from .anycaller import AnyCallerMemo
 from .environment import Environment
 from .reporter import Reporter
 from .callstack import CallStack
-from .frames import Budget, BranchRecord, Cancelled, CutShort, Frame, span_of  # noqa: F401  (the interpreter's API)
+from .frames import Budget, BranchRecord, Cancelled, Frame, span_of  # noqa: F401  (the interpreter's API)
 from .contracts import Contracts
 from .controlflow import ControlFlow
 from .executor import Statements
@@ -219,13 +219,7 @@ class Interp:
         fn = self._exec_of.get(t, _MISSING)
         if fn is _MISSING:
             fn = self._exec_of[t] = self._method("s_" + t.__name__)
-        try:
-            return fn(st, fr) if fn is not None else None
-        except CutShort as cut:  # (costs.cut_callee: this path of `fr` ends, its result unknown)
-            if cut.frame is not fr:
-                raise
-            fr.returns.append(UnknownV("a call past its caller's share of steps"))
-            return "return"
+        return fn(st, fr) if fn is not None else None
 
     def _method(self, name: str):
         """The part's method of that name (`e_Call`, `s_If`, ...), or None."""
