@@ -53,6 +53,7 @@ class FactStore:
         self._z3 = None
         self._ctx = None
         self._vars: dict[str, Any] = {}
+        self._atoms: dict = {}  # Atom -> its Z3 term (`_enc_atom`), in the context `_vars` are of
         self._lits: dict = {}  # id(Fact) -> (Fact, literal): facts already asserted in the solver
         self._solver = None
         self._nlits = 0
@@ -257,13 +258,9 @@ class FactStore:
     def release(self) -> None:
         """Drop the Z3 objects (they hold most of a finished analysis's memory); the facts stay,
         and a later question rebuilds what it needs."""
-        self._solver = None
-        self._vars = {}
-        self._lits = {}
-        self._cache, self._slices = {}, {}
-        self._memo = {}
-        self._z3 = None
-        self._ctx = None
+        self._solver, self._vars, self._atoms, self._lits = None, {}, {}, {}
+        self._cache, self._slices, self._memo = {}, {}, {}
+        self._z3, self._ctx = None, None
 
     def interrupt(self) -> None:
         self.interrupted = True
@@ -468,17 +465,16 @@ class FactStore:
         return total if total is not None else z3.IntVal(0, self._ctx)
 
     def _enc_atom(self, a: Atom):
-        z3 = self._z3
         if a.kind == "sym":
             return self._var(a.name)
-        x, y = (self._enc(v) for v in a.args)
-        if a.kind == "floordiv":
-            return x / y  # Z3 integer division is floor division for positive divisors
-        if a.kind == "mod":
-            return x % y
-        if a.kind == "max":
-            return z3.If(x >= y, x, y)
-        return z3.If(x <= y, x, y)
+        # once per atom: a size's operations share their operands (a deep model's spatial size,
+        # `max`s and `//`s over the same sub-sizes), and encoding the tree, not the DAG, took 40 s
+        done = self._atoms.get(a)
+        if done is None:  # (Z3's integer division is floor division for positive divisors)
+            z3, (x, y) = self._z3, (self._enc(v) for v in a.args)
+            done = self._atoms[a] = (x / y if a.kind == "floordiv" else x % y if a.kind == "mod" else
+                                     z3.If(x >= y, x, y) if a.kind == "max" else z3.If(x <= y, x, y))
+        return done
 
     def _enc_pred(self, p: Pred):
         z3 = self._load()

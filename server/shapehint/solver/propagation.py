@@ -44,7 +44,8 @@ class Constraint:
             self.dirs = None  # bounds of a linear constraint come in closed form
             return
         if dirs is None:
-            dirs = {v: direction(g, v, lo) for v in self.syms}
+            memo: dict = {}  # (what each of g's atoms does, for every symbol: monotone.direction)
+            dirs = {v: direction(g, v, lo, memo) for v in self.syms}
         self.dirs = dirs if sign > 0 else {v: (None if d is None else -d) for v, d in dirs.items()}
 
 
