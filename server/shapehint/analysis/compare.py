@@ -19,7 +19,7 @@ from .flags import at_default, carried, is_none, negated
 from .frames import add_fact, span_of
 from .classvalues import class_eq
 from ..ops import registry
-from . import operands, torch_names
+from . import enums, operands, torch_names
 from .objects import (BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, MaybeNoneV, OpaqueV, PartialV,
                       RangeV, SetV, TorchDir)
 
@@ -317,7 +317,7 @@ def _identity(a: Value, b: Value) -> Optional[bool]:
     if isinstance(a, BoolV) and isinstance(b, BoolV) and a.pred is not None and b.pred is not None:
         if (a.pred.is_true or a.pred.is_false) and (b.pred.is_true or b.pred.is_false):
             return a.pred.is_true == b.pred.is_true
-    return None
+    return enums.identical(a, b)
 
 
 def _elementwise(op, a, b, alone: bool) -> bool:

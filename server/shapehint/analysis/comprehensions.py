@@ -4,6 +4,7 @@ options of a choice). A component of the interpreter (`_USES` bound when it is w
 from evaluator.py."""
 from __future__ import annotations
 
+import ast
 import dataclasses
 from typing import Optional
 
@@ -11,7 +12,7 @@ from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, NumberV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from ..ops import pieces
-from . import arm_lists, number_or_tensor, open_tuples, operands, tuple_or_output
+from . import arm_lists, first_items, number_or_tensor, open_tuples, operands, tuple_or_output
 from .choices import choice_of
 from .maybe_none import join_falsy, join_maybe_none
 from .open_choices import open_choice
@@ -70,7 +71,10 @@ class Comprehensions:
                     elem, whole = pieces.each_piece(source, elem, lambda: self.fresh_symbol("piece", None, lo=0))
                 self.assign(gen.target, elem, fr, None)
                 # `[Block(d) for _ in range(depth)]`: depth of them (a loop over them runs)
-                return ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source), whole=whole)
+                out = ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source), whole=whole)
+                if isinstance(node, ast.ListComp):
+                    out.first = first_items.of_range(source, node, lambda i: self._element_at(node, i, fr))
+                return out
             out = []
             maybe = len(items) > MAX_COMPREHENSION  # only the first ones are looked at
             head = 0  # how many of `out` every path keeps, before the first undecided filter
@@ -97,6 +101,10 @@ class Comprehensions:
             fr.record = rec
             fr.env.clear()
             fr.env.update(saved)
+
+    def _element_at(self, node, i: Value, fr) -> Value:
+        self.assign(node.generators[0].target, i, fr, None)
+        return self.eval(node.elt, fr)
 
     # ---- joins ------------------------------------------------------------------
     def join_values(self, vals: list, facts=None) -> Value:

@@ -34,7 +34,7 @@ from .compare import Comparisons
 from .evaluator import Expressions
 from .comprehensions import Comprehensions
 from .callmemo import WRITABLE, CallMemo
-from . import grown_lists
+from . import first_items, grown_lists
 from ..ops import pieces
 from .anycaller import AnyCallerMemo
 from .environment import Environment
@@ -277,6 +277,7 @@ class Interp:
         self.mutation_log.append(obj)
         grown_lists.forget(obj)
         pieces.forget(obj)
+        first_items.forget(obj)
         if not self.module_code:
             # the outermost bodies' spans, disjoint and in order: the last one starting at or
             # before it is the only one that can hold it (a scan of them all was a fiftieth of

@@ -212,6 +212,9 @@ class ListV(Value):
     # at most these items, the i-th known where there is one: a zip with a sequence of unknown
     # length, a list a loop over one grew (analysis/bounded_loops.py)
     upto: tuple = ()
+    # the first items, each where there is one, no bound on the length: a comprehension over a
+    # range of unknown length (analysis/first_items.py)
+    first: tuple = ()
 
     def __post_init__(self):
         self.born = next(_BORN)
