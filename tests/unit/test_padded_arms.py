@@ -5,20 +5,9 @@ before, `?`). Arms that differ otherwise still join to `?`. Every shape claimed 
 compared with torch's for sizes that are and are not multiples."""
 import pytest
 
-from shapehint.analysis.api import analyze_source
-
 torch = pytest.importorskip("torch")
 
-
-def _inferred(src: str, function: str) -> dict:
-    r = analyze_source(src, "m.py")
-    return {v["name"]: v for v in r.infer_json()["values"] if v["function"] == function}
-
-
-def _run(src: str, name: str, *args):
-    ns = {}
-    exec(compile(src, "m.py", "exec"), ns)
-    return ns[name](*args)
+from .test_windowed_attention import _inferred, _run  # noqa: E402  (torch first)
 
 
 def _value(d, env):
