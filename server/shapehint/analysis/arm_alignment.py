@@ -9,12 +9,22 @@ Where the test is false, `height % 2 == 0`, so `height + height%2` is `height` t
 padded size is right on both paths. The per-dim join kept neither (`?`). A dim is written as
 one arm's when the other arm's condition proves them equal (`returns.py` does the same for a
 function's early returns, with the facts of the arm that returned). Nothing is claimed that the
-condition does not prove, so arms that really differ still join to `?`."""
+condition does not prove, so arms that really differ still join to `?`.
+
+One arm may pad a size up to a multiple of `m` where the other leaves it as it is:
+
+    if width % m != 0:
+        x = F.pad(x, (0, m - width % m))                    # [..., width + m - width%m]
+
+Neither size holds on the other path, but `width + (m - width%m)%m` holds on both: a dim that
+differs by a `%`-distance is written so, for each modulus the difference reads, when each arm's
+condition proves it equal to that arm's size."""
 from __future__ import annotations
 
 import dataclasses
 from typing import Optional
 
+from ..shapes.expr import mod
 from ..shapes.shape import Pred, Shape, conj, is_dyn, ne, neg
 from ..shapes.values import TensorV
 
@@ -38,9 +48,28 @@ def aligned_arms(test: Optional[Pred], a: TensorV, b: TensorV, sa: Shape, sb: Sh
         elif facts.possible(conj(test, ne(da, db)))[0] is False:
             dims_a[i] = db
             changed = True
+        else:
+            both = _rounded(test, da, db, facts)
+            if both is not None:
+                dims_a[i] = dims_b[i] = both
+                changed = True
     if not changed:
         return None
     return _with(a, Shape(tuple(dims_a))), _with(b, Shape(tuple(dims_b)))
+
+
+def _rounded(test: Pred, da, db, facts):
+    """A size equal to `da` where `test` holds and to `db` elsewhere, one arm's size plus the
+    other's difference from it taken modulo a modulus that difference reads; None if none is."""
+    if is_dyn(da) or is_dyn(db):
+        return None
+    for base, diff in ((db, da - db), (da, db - da)):
+        for m in sorted({a.args[1] for a in diff.atoms() if a.kind == "mod"}, key=str):
+            both = base + mod(diff, m)
+            if facts.possible(conj(test, ne(both, da)))[0] is False and \
+                    facts.possible(conj(neg(test), ne(both, db)))[0] is False:
+                return both
+    return None
 
 
 def _with(t: TensorV, s: Shape) -> TensorV:

@@ -371,7 +371,7 @@ class Calls:
         if sub.assumes_default:
             fr.assumes_default = True
         flags = sub.dead, sub.assumes_default
-        if f.node.returns is not None and all(isinstance(r, UnknownV) for r in sub.returns):
+        if f.node.returns is not None and returns.all_lost(self.interp, f, sub.returns):
             # a stub (`...` body, a .pyi, an external signature) or a body whose results are lost: its
             # annotated result, the names the arguments bound; a known one (`[None] * n`) overrules it
             ann = self.annotation_shape(f.node.returns, fr, f.globals)

@@ -25,7 +25,10 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import DYN_PREFIX, Shape
 
-MAX_CONTEXTS = 8  # listed per record; the join summarises the rest
+# listed per record; the join summarises the rest. A seq2seq model's attention is reached from
+# its encoder's, decoder's and cross-attention's calls, each through several entry classes: at 8,
+# the decoder's calls from the model's own entry were cut (its cross-attention keys)
+MAX_CONTEXTS = 16
 
 _CALLED = re.compile(r"^called from (?P<q>\S+) \(line (?P<l>\d+)\)")
 _LABEL = re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?: (?P<rest>.*))?$")

@@ -12,7 +12,7 @@ prove, so a join that really differs still has `?`.
 from __future__ import annotations
 
 from ..shapes.shape import Shape, eq
-from ..shapes.values import TensorV, Value
+from ..shapes.values import DictV, ListV, TensorV, TupleV, UnknownV, Value
 
 
 def note(fr, v: Value) -> None:
@@ -46,3 +46,13 @@ def _aligned(it, store, facts, mine: TensorV, ref: Shape) -> TensorV:
     if dims == shape.dims:
         return mine
     return TensorV(Shape(dims), mine.dtype, mine.origin, contiguous=mine.contiguous, optional=mine.optional)
+
+
+def all_lost(it, f, rets: list) -> bool:
+    """Every result of this call of `f` lost (or none made), so its return annotation may stand for
+    them (calls.py) — unless `f`'s own analysis returned a container, which no tensor annotation
+    describes: such an annotation is wrong (`-> torch.Tensor` on a layer that returns
+    `(hidden_states,)`), and a tensor made of it would be indexed as one by the caller."""
+    if not all(isinstance(r, UnknownV) for r in rets):
+        return False
+    return not any(isinstance(r, (TupleV, ListV, DictV)) for r in it.generic_returns.get(f.qualname) or ())
