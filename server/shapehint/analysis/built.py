@@ -116,9 +116,13 @@ def _children(node) -> Optional[list]:
         named = node.registered_modules()
         return [v for _, v in named] if named is not None else None
     if isinstance(node, ModuleV):
-        if node.kind in CONTAINERS and node.children is None and not isinstance(node.elem, (InstanceObj, ModuleV)):
+        # a container of unknown length holds its item, or one of the item's options (a loop
+        # appending a pooling layer on one arm, a convolution on the other)
+        items = list(node.elem.options) if isinstance(node.elem, ChoiceV) else [node.elem]
+        if node.kind in CONTAINERS and node.children is None and \
+                not all(isinstance(v, (InstanceObj, ModuleV)) for v in items):
             return None
-        return list(node.children or ()) + ([node.elem] if node.elem is not None else [])
+        return list(node.children or ()) + (items if node.elem is not None else [])
     return []
 
 

@@ -118,6 +118,11 @@ class Comprehensions:
         read = read_alike(vals, lambda lazy: self.resolve_import({}, "", lazy))
         if read is not None:
             return read
+        if isinstance(first, OpaqueV) and all(type(v) is type(first) and v.path == first.path and v.kind == first.kind
+                                              for v in vals):
+            # one object named alike on every path (`out_chs = out_chs or in_chs`, both given `dims[0]`):
+            # a name stands for one value, as its int symbol does
+            return first
         if all(isinstance(v, TensorV) for v in vals):
             shapes = [self.resolve(v) for v in vals]
             if facts is not None:
