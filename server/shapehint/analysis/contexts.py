@@ -25,7 +25,7 @@ from typing import Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import DYN_PREFIX, Shape
 
-MAX_CONTEXTS = 8  # listed per record; the join summarises the rest
+MAX_CONTEXTS = 16  # listed per record (an encoder-decoder's norm has a dozen); the join summarises the rest
 
 _CALLED = re.compile(r"^called from (?P<q>\S+) \(line (?P<l>\d+)\)")
 _LABEL = re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?: (?P<rest>.*))?$")
