@@ -4,6 +4,7 @@ items 3-6; semantics 3-5 in docs/analysis.md, "Calling contexts and names").
 A body reached from calls lists each call as `{"context": "QUALNAME:LINE", "shape": ...}` in the
 calling entry's names; its `shape` is the join, in its own parameters' names, never the caller's."""
 from shapehint.analysis.api import analyze_source
+from shapehint.analysis.contexts import MAX_CONTEXTS
 from shapehint.lsp.features.hover import hover
 from shapehint.lsp.features.inlay import inlay_hints
 
@@ -124,7 +125,6 @@ def main():
 
 
 def test_differing_dims_join_to_unknown_and_at_most_max_contexts_are_listed():
-    from shapehint.analysis.contexts import MAX_CONTEXTS
     calls = "\n".join(f"    w{k} = mix(a, torch.randn(3, {2 * k + 2}), 1)" for k in range(MAX_CONTEXTS + 2))
     w = _values(MANY.format(calls=calls))[(6, "w")]
     assert w["shape"] == ["a.shape[0]", 1, "?"]  # 10, 20, ...: no parameter's axis
