@@ -17,6 +17,7 @@ to find one says nothing, and the caller goes on to Z3. Tests: tests/unit/test_w
 """
 from __future__ import annotations
 
+import heapq
 import math
 import random
 from typing import Optional
@@ -46,8 +47,9 @@ def find_model(preds: list, lower: dict, upper: dict) -> Optional[dict]:
     rng = random.Random(_SEED)
     choices = list(_FIXED) + [tuple(rng.randint(2, 64) for _ in range(8)) for _ in range(_RANDOM_POINTS)]
     orders = []
+    plain = [_definees(d) for d in equations.exprs]
     for aliases in (False, True):  # an alias (`C == D`) read as defining one side, then both
-        defined = {v for d in equations.exprs for v in _definees(d, aliases)}
+        defined = {v for d, got in zip(equations.exprs, plain) for v in (aliases and _alias(d)) or got}
         order = (sorted(syms - defined) + sorted(syms & defined), len(syms - defined))
         if order not in orders:
             orders.append(order)
@@ -92,21 +94,25 @@ class _Equations:
 def _point(free: list, equations: _Equations, seq: tuple, lower: dict, upper: dict, tied: int) -> Optional[dict]:
     """Symbols `free[tied:]` that no equation gave a value take a multiple of every value so far:
     a size an equation ties to a product (`C == h*(C//h)`, `C % h == 0`) is a multiple of its factors.
-    Each step solves the first equation left with one unknown symbol it can be solved for, else
-    gives the next free symbol its value."""
+    Each step solves the first equation (in the query's order) left with one unknown symbol it can
+    be solved for, else gives the next free symbol its value. An equation left with one unknown
+    that cannot give it a value never will (the others keep theirs): it is dropped, not asked again."""
     env: dict = {}
     unknown = [len(names) for names in equations.symbols]  # symbols of each equation without a value
-    pending = list(range(len(unknown)))
+    ready = [i for i, n in enumerate(unknown) if n == 1]  # a heap: the first one first
     k = nxt = 0
 
     def assign(name: str, x: int) -> None:
         env[name] = x
         for i in equations.holding.get(name, ()):
             unknown[i] -= 1
+            if unknown[i] == 1:
+                heapq.heappush(ready, i)
 
     while len(env) < len(free):
         solved = False
-        for j, i in enumerate(pending):
+        while ready:
+            i = heapq.heappop(ready)
             if unknown[i] != 1:
                 continue
             v = next(v for v in equations.symbols[i] if v not in env)
@@ -117,7 +123,6 @@ def _point(free: list, equations: _Equations, seq: tuple, lower: dict, upper: di
                 continue  # holds whatever the symbol is (its factor is 0 here): it stays free
             if got is None:
                 return None
-            del pending[j]
             assign(v, got)
             solved = True
             break
@@ -143,13 +148,17 @@ def _lcm(values: list) -> int:
     return out
 
 
-def _definees(d: Expr, aliases: bool) -> set:
-    """The symbols an equation `d == 0` is best read as defining: both sides of an alias
-    (`C == D`: neither is a free choice), else the one occurring linearly in a single monomial,
-    the shortest such (`L` of `B*L*C == B*C*H*W`: a product is made from its factors, a factor
-    taken from a product needs an exact division)."""
-    if aliases and len(d.terms) == 2 and all(len(m) == 1 and m[0].kind == "sym" for m in d.terms):
+def _alias(d: Expr) -> set:
+    """Both sides of an alias `C == D` (neither is a free choice), else nothing."""
+    if len(d.terms) == 2 and all(len(m) == 1 and m[0].kind == "sym" for m in d.terms):
         return {m[0].name for m in d.terms}
+    return set()
+
+
+def _definees(d: Expr) -> set:
+    """The symbol an equation `d == 0` is best read as defining: the one occurring linearly in a
+    single monomial, the shortest such (`L` of `B*L*C == B*C*H*W`: a product is made from its factors, a factor
+    taken from a product needs an exact division)."""
     best = None
     for v in sorted(d.symbols()):
         holders = [m for m in d.terms if any(a.kind == "sym" and a.name == v for a in m)]
