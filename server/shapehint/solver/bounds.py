@@ -42,7 +42,7 @@ from typing import Iterable, Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import Pred, ge
 from .monotone import Undecided, holds, value
-from .propagation import Empty, constraints, difference, propagate, spend
+from .propagation import Empty, constraints, difference, holding, propagate, spend
 
 MAX_SYMBOLS = 48
 MAX_PREDS = 600
@@ -130,11 +130,12 @@ def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list,
         # only case splits can repair these (fixing symbols keeps the point where it is)
         return _split(preds, violated[0], syms, lower, upper, order, splits, need_min, memo, work)
     # fix the symbols one at a time (see the module docstring)
+    index = holding(cons)
     for n in order:
         hi[n] = lo[n]
         try:
             spend(work)
-            propagate(cons, lo, hi, (n,), work)
+            propagate(cons, lo, hi, (n,), work, index)
         except Empty:
             break
     else:
