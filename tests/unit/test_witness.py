@@ -90,7 +90,38 @@ def test_store_answers_windowed_queries_without_z3():
     assert store.queries == 0
 
 
-_ATOMS = [B, C, H, W, WIN, PAD_H, floordiv(H, ws), mod(C, h), B * C, H * W]
+def test_an_input_size_is_read_back_from_a_convolutions_output():
+    # a patch embedding `(H - p)//p + 1` of 14 patches: only H = 224 .. 239 give it, far from
+    # every value a free choice takes
+    p = S("p")
+    preds = [eq(floordiv(H - p, p) + 1, 14), eq(p, 16), ne(H, 16)]
+    point = witness.find_model(preds, {}, {})
+    assert point is not None and _z3_holds(preds, point)
+    assert 224 <= point["H"] <= 239
+
+
+def test_a_numerator_solved_through_stacked_divisions_and_a_remainder():
+    # two stride-2 convolutions down to 7, and `3*H//4 == 5`, whose numerator 3*H can be
+    # 21 only (20 .. 23 holds one multiple of 3)
+    two = Expr.const(2)
+    stacked = floordiv(floordiv(H - 3, two) + 1 - 3, two) + 1
+    for preds in ([eq(stacked, 7)], [eq(floordiv(3 * W, Expr.const(4)), 5)], [eq(stacked * 2, L), eq(L, 2 * n), eq(n, 30)]):
+        point = witness.find_model(preds, {}, {})
+        assert point is not None and _z3_holds(preds, point), preds
+    assert witness.find_model([eq(floordiv(3 * W, Expr.const(4)), 5)], {}, {})["W"] == 7
+
+
+def test_a_chain_of_equations_is_solved_in_the_order_values_arrive():
+    # each size is defined from the one before: an equation is solvable only once the previous
+    # one gave its value
+    xs = [S(f"x{i}") for i in range(12)]
+    preds = [eq(xs[i + 1], 2 * xs[i] + 1) for i in range(11)] + [eq(xs[0], 3), gt(xs[11], 100)]
+    point = witness.find_model(preds, {}, {})
+    assert point is not None and _z3_holds(preds, point)
+    assert point["x11"] == 2 ** 13 - 1
+
+
+_ATOMS = [B, C, H, W, WIN, PAD_H, floordiv(H, ws), floordiv(H - ws, ws) + 1, mod(C, h), B * C, H * W]
 
 
 @st.composite

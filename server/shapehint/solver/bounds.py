@@ -42,7 +42,8 @@ from typing import Iterable, Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import Pred, ge
 from .monotone import Undecided, holds, value
-from .propagation import Empty, constraints, difference, propagate, spend
+from .propagation import Empty, constraints, difference, holding, propagate, spend
+from .witness import find_model
 
 MAX_SYMBOLS = 48
 MAX_PREDS = 600
@@ -52,6 +53,27 @@ MAX_SPLITS = 3
 MAX_PROPAGATIONS = 16
 MAX_TIGHTENINGS = 600  # and constraint tightenings (one propagation over hundreds of facts is thousands)
 MAX_CORE = 40
+QUICK_FIRST = 4  # queries of at most this many predicates try candidate points before propagation
+
+
+def decide_without_z3(preds: list, lower: dict, upper: dict, memo: Optional[dict], hint: dict) -> Optional[bool]:
+    """True/False when interval reasoning or a candidate point settles satisfiability; None: ask
+    Z3. A small query (a precondition's few facts: `32*S == 32` for a stride check) tries points
+    first: most are satisfiable, a point costs half a propagation; a larger one would try many in
+    vain. `hint` (a store's last model, FactStore._hint) is tried, and takes the point that held."""
+    if len(preds) <= QUICK_FIRST and quick_sat(preds, lower, upper):
+        return True
+    verdict, _ = solve(preds, lower, upper, memo=memo)
+    if verdict is not None:
+        return verdict == "sat"
+    if hint:
+        point = hinted_sat(preds, lower, upper, hint)
+        if point is not None:
+            hint.update(point)
+            return True
+    point = {} if quick_sat(preds, lower, upper) else find_model(preds, lower, upper)
+    hint.update(point or {})  # (a witness built from the equations: the last try before Z3)
+    return None if point is None else True
 
 
 def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = (), memo: Optional[dict] = None):
@@ -130,11 +152,12 @@ def _solve_bounds(preds: list, syms: set, lower: dict, upper: dict, order: list,
         # only case splits can repair these (fixing symbols keeps the point where it is)
         return _split(preds, violated[0], syms, lower, upper, order, splits, need_min, memo, work)
     # fix the symbols one at a time (see the module docstring)
+    index = holding(cons)
     for n in order:
         hi[n] = lo[n]
         try:
             spend(work)
-            propagate(cons, lo, hi, (n,), work)
+            propagate(cons, lo, hi, (n,), work, index)
         except Empty:
             break
     else:

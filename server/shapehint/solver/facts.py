@@ -8,7 +8,7 @@ and answers the questions the analysis asks:
   - `entails(p)`: do the facts force p?
   - `model`, `value_range` and `unique_value` for migrations and shape holes.
 Ground and syntactically decided predicates never reach Z3, most others are decided by
-`bounds.py` (intervals, candidate points) or `witness.py` first. Every Z3 query runs under a
+`bounds.py` (intervals, candidate points, `witness.py`'s points) first. Every Z3 query runs under a
 deterministic resource limit (`rlimit`) and a wall-clock guard; `unknown` is never an error.
 Z3 contexts are lent by `contexts.py`, so an interrupt reaches only the job using one.
 """
@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from ..shapes.expr import Atom, Expr
 from ..shapes.shape import Pred, eq, gt, neg
-from . import answers, bounds, witness
+from . import answers, bounds
 from .contexts import Limits, Session, borrow_context, check_within  # noqa: F401 (Limits: its users import it here)
 
 
@@ -34,7 +34,6 @@ class Unknown(Exception):
 
 
 _REFUTED_WITH_FACTS = "refuted with facts"  # FactStore._refuted_by_bounds: not yet asked without them
-QUICK_FIRST = 4  # queries of at most this many predicates try candidate points before propagation
 
 
 class FactStore:
@@ -382,22 +381,7 @@ class FactStore:
         return memo[bkey]
 
     def _decide_without_z3(self, preds: list) -> Optional[bool]:
-        """True/False when interval reasoning or a candidate point settles satisfiability. A small
-        query (a precondition's few facts: `32*S == 32` for a stride check) tries points first: most
-        are satisfiable, a point costs half a propagation; a larger one would try many in vain."""
-        if len(preds) <= QUICK_FIRST and bounds.quick_sat(preds, self.lower, self.upper):
-            return True
-        verdict, _ = bounds.solve(preds, self.lower, self.upper, memo=self._memo)
-        if verdict is not None:
-            return verdict == "sat"
-        if self._hint:
-            point = bounds.hinted_sat(preds, self.lower, self.upper, self._hint)
-            if point is not None:
-                self._hint.update(point)
-                return True
-        point = {} if bounds.quick_sat(preds, self.lower, self.upper) else witness.find_model(preds, self.lower, self.upper)
-        self._hint.update(point or {})  # (a witness built from the equations: the last try before Z3)
-        return None if point is None else True
+        return bounds.decide_without_z3(preds, self.lower, self.upper, self._memo, self._hint)
 
     def _remember_model(self, s, facts: list, extra: list) -> None:
         """Z3's model of a satisfiable query, as the next queries' first guess (bounds.hinted_sat)."""

@@ -208,15 +208,24 @@ def _bisect(h, good: int, bad: int) -> int:
     return good
 
 
-def propagate(cons: list, lo: dict, hi: dict, changed_syms: Optional[Iterable[str]] = None,
-               work: Optional[list] = None) -> bool:
-    """Tighten to a fixpoint (bounded: MAX_PASSES tightenings per constraint on average). A
-    worklist: only constraints over symbols whose bounds moved are looked at again; with
-    `changed_syms`, only those symbols' constraints start on it. False when stopped early."""
+def holding(cons: list) -> dict:
+    """symbol -> the indices of the constraints over it: `propagate`'s worklist index, made once
+    by a caller that propagates the same constraints again after fixing each symbol in turn."""
     index: dict = {}
     for i, c in enumerate(cons):
         for v in c.syms:
             index.setdefault(v, []).append(i)
+    return index
+
+
+def propagate(cons: list, lo: dict, hi: dict, changed_syms: Optional[Iterable[str]] = None,
+              work: Optional[list] = None, index: Optional[dict] = None) -> bool:
+    """Tighten to a fixpoint (bounded: MAX_PASSES tightenings per constraint on average). A
+    worklist: only constraints over symbols whose bounds moved are looked at again; with
+    `changed_syms`, only those symbols' constraints start on it. False when stopped early.
+    `index` is `holding(cons)`, when the caller has it."""
+    if index is None:
+        index = holding(cons)
     if changed_syms is None:
         queue = list(range(len(cons)))
     else:

@@ -17,6 +17,7 @@ to find one says nothing, and the caller goes on to Z3. Tests: tests/unit/test_w
 """
 from __future__ import annotations
 
+import heapq
 import math
 import random
 from typing import Optional
@@ -32,6 +33,7 @@ _RANDOM_POINTS = 4
 _SEED = 23
 _LCM_CAP = 1 << 20
 _ANY = object()  # _solve_for: every value of the symbol solves the equation
+_REMAINDERS = 8  # the numerators of one quotient tried (`e` = q*k + r): an exact division among them
 
 
 def find_model(preds: list, lower: dict, upper: dict) -> Optional[dict]:
@@ -41,12 +43,13 @@ def find_model(preds: list, lower: dict, upper: dict) -> Optional[dict]:
         syms |= p.symbols()
     if not syms or len(syms) > MAX_SYMBOLS:
         return None
-    equations = [p.args[0] - p.args[1] for p in preds if p.op == "=="]
+    equations = _Equations([p.args[0] - p.args[1] for p in preds if p.op == "=="])
     rng = random.Random(_SEED)
     choices = list(_FIXED) + [tuple(rng.randint(2, 64) for _ in range(8)) for _ in range(_RANDOM_POINTS)]
     orders = []
+    plain = [_definees(d) for d in equations.exprs]
     for aliases in (False, True):  # an alias (`C == D`) read as defining one side, then both
-        defined = {v for d in equations for v in _definees(d, aliases)}
+        defined = {v for d, got in zip(equations.exprs, plain) for v in (aliases and _alias(d)) or got}
         order = (sorted(syms - defined) + sorted(syms & defined), len(syms - defined))
         if order not in orders:
             orders.append(order)
@@ -59,33 +62,79 @@ def find_model(preds: list, lower: dict, upper: dict) -> Optional[dict]:
     return None
 
 
-def _point(free: list, equations: list, seq: tuple, lower: dict, upper: dict, tied: int) -> Optional[dict]:
+class _Equations:
+    """The equations of one query, with what every point built for it asks of them again: each
+    one's symbols, the equations holding a symbol, and whether a symbol occurs linearly (a query
+    of tens of equations over tens of symbols is tried at up to 36 points)."""
+
+    def __init__(self, exprs: list):
+        self.exprs = exprs
+        self.symbols = [tuple(d.symbols()) for d in exprs]
+        self.holding: dict = {}
+        for i, names in enumerate(self.symbols):
+            for v in names:
+                self.holding.setdefault(v, []).append(i)
+        self._solvable: dict = {}
+        self._splits: dict = {}
+
+    def solve(self, i: int, v: str, env: dict):
+        split = self._splits.get((i, v))
+        if split is None:
+            d = self.exprs[i]
+            split = self._splits[i, v] = _split(d, v) if _linear_in(d, v) else ()
+        return _solve_for(self.exprs[i], v, env, split) if split else _solve(self.exprs[i], v, env)
+
+    def solvable(self, i: int, v: str) -> bool:
+        got = self._solvable.get((i, v))
+        if got is None:
+            got = self._solvable[i, v] = _solvable(self.exprs[i], v)
+        return got
+
+
+def _point(free: list, equations: _Equations, seq: tuple, lower: dict, upper: dict, tied: int) -> Optional[dict]:
     """Symbols `free[tied:]` that no equation gave a value take a multiple of every value so far:
-    a size an equation ties to a product (`C == h*(C//h)`, `C % h == 0`) is a multiple of its factors."""
+    a size an equation ties to a product (`C == h*(C//h)`, `C % h == 0`) is a multiple of its factors.
+    Each step solves the first equation (in the query's order) left with one unknown symbol it can
+    be solved for, else gives the next free symbol its value. An equation left with one unknown
+    that cannot give it a value never will (the others keep theirs): it is dropped, not asked again."""
     env: dict = {}
-    pending = list(equations)
-    k = 0
+    unknown = [len(names) for names in equations.symbols]  # symbols of each equation without a value
+    ready = [i for i, n in enumerate(unknown) if n == 1]  # a heap: the first one first
+    k = nxt = 0
+
+    def assign(name: str, x: int) -> None:
+        env[name] = x
+        for i in equations.holding.get(name, ()):
+            unknown[i] -= 1
+            if unknown[i] == 1:
+                heapq.heappush(ready, i)
+
     while len(env) < len(free):
         solved = False
-        for d in pending:
-            unknown = [v for v in d.symbols() if v not in env]
-            if len(unknown) == 1 and _linear_in(d, unknown[0]):
-                got = _solve_for(d, unknown[0], env)
-                if got is _ANY:
-                    continue  # holds whatever the symbol is (its factor is 0 here): it stays free
-                if got is None:
-                    return None
-                env[unknown[0]] = got
-                pending.remove(d)
-                solved = True
-                break
+        while ready:
+            i = heapq.heappop(ready)
+            if unknown[i] != 1:
+                continue
+            v = next(v for v in equations.symbols[i] if v not in env)
+            if not equations.solvable(i, v):
+                continue
+            got = equations.solve(i, v, env)
+            if got is _ANY:
+                continue  # holds whatever the symbol is (its factor is 0 here): it stays free
+            if got is None:
+                return None
+            assign(v, got)
+            solved = True
+            break
         if solved:
             continue
-        i, n = next((i, v) for i, v in enumerate(free) if v not in env)
+        while free[nxt] in env:
+            nxt += 1
+        n = free[nxt]
         x = seq[k % len(seq)]
-        if i >= tied:
+        if nxt >= tied:
             x *= _lcm([v for v in env.values() if 0 < v < _LCM_CAP])
-        env[n] = min(max(x, lower.get(n, 1)), upper.get(n, 1 << 62))
+        assign(n, min(max(x, lower.get(n, 1)), upper.get(n, 1 << 62)))
         k += 1
     return env
 
@@ -99,13 +148,17 @@ def _lcm(values: list) -> int:
     return out
 
 
-def _definees(d: Expr, aliases: bool) -> set:
-    """The symbols an equation `d == 0` is best read as defining: both sides of an alias
-    (`C == D`: neither is a free choice), else the one occurring linearly in a single monomial,
-    the shortest such (`L` of `B*L*C == B*C*H*W`: a product is made from its factors, a factor
-    taken from a product needs an exact division)."""
-    if aliases and len(d.terms) == 2 and all(len(m) == 1 and m[0].kind == "sym" for m in d.terms):
+def _alias(d: Expr) -> set:
+    """Both sides of an alias `C == D` (neither is a free choice), else nothing."""
+    if len(d.terms) == 2 and all(len(m) == 1 and m[0].kind == "sym" for m in d.terms):
         return {m[0].name for m in d.terms}
+    return set()
+
+
+def _definees(d: Expr) -> set:
+    """The symbol an equation `d == 0` is best read as defining: the one occurring linearly in a
+    single monomial, the shortest such (`L` of `B*L*C == B*C*H*W`: a product is made from its factors, a factor
+    taken from a product needs an exact division)."""
     best = None
     for v in sorted(d.symbols()):
         holders = [m for m in d.terms if any(a.kind == "sym" and a.name == v for a in m)]
@@ -113,6 +166,8 @@ def _definees(d: Expr, aliases: bool) -> set:
             key = (len(holders[0]), v)
             if best is None or key < best:
                 best = key
+    if best is None:  # `(H - p)//p + 1 == 14`: H, from the quotient it must have
+        best = next(((0, v) for v in sorted(d.symbols()) if _through_floordiv(d, v) is not None), None)
     return set() if best is None else {best[1]}
 
 
@@ -130,18 +185,60 @@ def _linear_in(d: Expr, v: str) -> bool:
     return True
 
 
-def _solve_for(d: Expr, v: str, env: dict):
+def _solvable(d: Expr, v: str) -> bool:
+    return _linear_in(d, v) or _through_floordiv(d, v) is not None
+
+
+def _through_floordiv(d: Expr, v: str):
+    """(c, e, k) when `d` is `c*(e//k) + rest` and `v` occurs only in `e` (where it can be solved
+    for in turn) — a convolution's output size `(H - p)//s + 1` read back for its input — else None."""
+    found = None
+    for m, c in d.terms.items():
+        if not _mentions(m, v):
+            continue
+        if found is not None or len(m) != 1 or m[0].kind != "floordiv":
+            return None
+        e, k = m[0].args
+        if v in k.symbols() or not _solvable(e, v):
+            return None
+        found = (c, e, k)
+    return found
+
+
+def _mentions(m: tuple, v: str) -> bool:
+    return any(a.name == v if a.kind == "sym" else any(v in x.symbols() for x in a.args) for a in m)
+
+
+def _solve(d: Expr, v: str, env: dict):
+    """`_solve_for`, or through a floor division: `c*(e//k) + rest == 0` needs `e//k == q` with
+    q = -rest/c, so `e` is one of q*k .. q*k + k - 1, the first that `e` can be solved to."""
+    if _linear_in(d, v):
+        return _solve_for(d, v, env)
+    div = _through_floordiv(d, v)
+    if div is None:
+        return None
+    c, e, k = div
+    try:
+        rest = value(Expr({m: x for m, x in d.terms.items() if not _mentions(m, v)}), env)
+        kv = value(k, env)
+    except (Undecided, KeyError, RecursionError):
+        return None
+    if kv <= 0 or rest % c:
+        return None
+    q = -rest // c
+    for r in range(min(kv, _REMAINDERS)):
+        got = _solve(e - (q * kv + r), v, env)
+        if got is not None and got is not _ANY:
+            return got
+    return None
+
+
+def _solve_for(d: Expr, v: str, env: dict, split: Optional[tuple] = None):
     """The value of `v` that makes `d == 0` when every other symbol takes its value in `env`;
     `_ANY` when every value does, None when none does (or it cannot be evaluated)."""
-    coeff, rest = 0, 0
+    coeff, rest = split or _split(d, v)
     try:
-        for m, c in d.terms.items():
-            others = tuple(a for a in m if not (a.kind == "sym" and a.name == v))
-            x = _monomial(others, c, env)
-            if len(others) < len(m):
-                coeff += x
-            else:
-                rest += x
+        coeff, rest = value(coeff, env), value(rest, env)
     except (Undecided, KeyError, RecursionError):
         return None
     if coeff == 0:
@@ -151,10 +248,18 @@ def _solve_for(d: Expr, v: str, env: dict):
     return -rest // coeff
 
 
-def _monomial(m: tuple, c: int, env: dict) -> int:
-    for a in m:
-        c *= env[a.name] if a.kind == "sym" else value(Expr({(a,): 1}), env)
-    return c
+def _split(d: Expr, v: str) -> tuple:
+    """(the coefficient of `v`, the rest) of `d`, linear in `v`, as Exprs: made once, evaluated
+    at every point (monotone.value compiles an Expr evaluated often)."""
+    coeff: dict = {}
+    rest: dict = {}
+    for m, c in d.terms.items():
+        others = tuple(a for a in m if not (a.kind == "sym" and a.name == v))
+        if len(others) < len(m):
+            coeff[others] = coeff.get(others, 0) + c
+        else:
+            rest[m] = c
+    return Expr(coeff), Expr(rest)
 
 
 def _holds_all(env: dict, preds: list, lower: dict, upper: dict) -> bool:
