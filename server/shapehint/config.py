@@ -97,7 +97,7 @@ class Config:
 
     severity: dict = field(default_factory=dict)  # code -> severity
     disabled_codes: frozenset = frozenset()
-    timeout_ms: int = 2000
+    timeout_ms: int = 10000
     rlimit: int = 2_000_000
     max_file_size_kb: int = 2048
     include: tuple = ()

@@ -52,7 +52,7 @@ rlimit = 1000
 def test_invalid_entries_are_reported_and_defaults_kept(tmp_path):
     cfg = config_from_table({"severity": {"SH201": "fatal"}, "disabled-codes": ["SH999"],
                              "solver": {"timeout-ms": 1}, "include": 3})
-    assert cfg.severity == {} and cfg.disabled_codes == frozenset() and cfg.timeout_ms == 2000
+    assert cfg.severity == {} and cfg.disabled_codes == frozenset() and cfg.timeout_ms == 10000
     text = "\n".join(cfg.problems)
     assert "fatal" in text and "SH999" in text and "timeoutMs" in text and "include" in text
 
@@ -61,7 +61,7 @@ def test_malformed_toml_and_missing_file(tmp_path):
     assert load_config(str(tmp_path)) == Config() or load_config(str(tmp_path)).problems == []
     _write(tmp_path, "[tool.shapehint\nx = ")
     cfg = load_config(str(tmp_path))
-    assert cfg.problems and cfg.timeout_ms == 2000
+    assert cfg.problems and cfg.timeout_ms == 10000
 
 
 def test_suppressions_are_read_from_comments_only():
@@ -100,11 +100,11 @@ def test_apply_config_filters_and_regrades():
 
 def test_settings_parse_validate_and_merge():
     from shapehint.lsp.settings import Settings, effective_config, parse_settings
-    assert Settings().inlay_hints == "assignments" and Settings().solver.timeout_ms == 2000
+    assert Settings().inlay_hints == "assignments" and Settings().solver.timeout_ms == 10000
     p = parse_settings({"inlayHints": "all", "solver": {"timeoutMs": 5, "rlimit": 10},
                         "severity": {"SH201": "error"}, "unknown": 1})
     assert p.settings.inlay_hints == "all" and p.settings.solver.rlimit == 10
-    assert p.settings.solver.timeout_ms == 2000 and len(p.problems) == 1 and "timeoutMs" in p.problems[0]
+    assert p.settings.solver.timeout_ms == 10000 and len(p.problems) == 1 and "timeoutMs" in p.problems[0]
     flat = parse_settings({"shapehint.inlayHints": "off", "shapehint.disabledCodes": ["SH301"]})
     assert flat.settings.inlay_hints == "off" and flat.settings.disabled_codes == ["SH301"]
     nested = parse_settings({"shapehint": {"deviceRun": {"device": "cpu"}}})
