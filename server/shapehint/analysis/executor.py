@@ -113,9 +113,10 @@ class Statements:
 
     def s_AugAssign(self, st: ast.AugAssign, fr):
         cur = self.eval(st.target, fr) if not isinstance(st.target, ast.Name) else self.e_Name(st.target, fr)
-        if isinstance(cur, ListV) and isinstance(st.op, ast.Add):
-            # `layers += [conv, relu]` extends the list in place (as `extend`, any iterable): a
-            # loop sees it grow (controlflow._loop_once), and every alias of the list with it
+        layer_list = isinstance(cur, ModuleV) and cur.kind == "torch.nn.ModuleList"
+        if isinstance(st.op, ast.Add) and (isinstance(cur, ListV) or layer_list):
+            # `layers += [conv, relu]` extends the list (or an `nn.ModuleList`) in place, as `extend`
+            # of any iterable: a loop sees it grow (controlflow._loop_once), and every alias with it
             self.bound_op(BoundOp(cur, "extend"), [self.eval(st.value, fr)], {}, fr, span_of(st))
             self.assign(st.target, cur, fr, st)
             return
