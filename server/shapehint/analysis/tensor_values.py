@@ -382,9 +382,5 @@ def _unique(args, kwargs, out: Value) -> Optional[Value]:
 def _truth(v, default) -> Optional[bool]:
     if v is None:
         return default
-    if isinstance(v, BoolV) and v.pred is not None:
-        if v.pred.is_true:
-            return True
-        if v.pred.is_false:
-            return False
-    return None
+    p = v.pred if isinstance(v, BoolV) else None
+    return None if p is None else True if p.is_true else False if p.is_false else None
