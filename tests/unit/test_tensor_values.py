@@ -161,6 +161,20 @@ def written_through_index():
     return z
 
 
+def _scale(t):
+    t.mul_(2)
+
+
+def written_by_a_callee():
+    # the second call is not answered from the first (the call memo): it writes b too
+    a = torch.arange(3) + 1
+    _scale(a)
+    b = torch.arange(3) + 1
+    _scale(b)
+    z = torch.zeros(b.tolist(), device="meta")
+    return z
+
+
 def read_only():
     t = torch.arange(3) + 1
     n = t.size(0)
@@ -170,7 +184,8 @@ def read_only():
 
 
 def test_a_tensor_written_in_place_loses_its_values():
-    out = _check(WRITES, ["written_in_place", "written_through_index", "read_only"])
+    out = _check(WRITES, ["written_in_place", "written_through_index", "written_by_a_callee", "read_only"])
+    assert out["written_by_a_callee"][0] != [1, 2, 3]
     assert out["written_in_place"][0] != [1, 2, 3]
     assert out["written_through_index"][0] != [1, 2, 3]
     assert out["read_only"][0] == [1, 2, 3, 3]

@@ -221,7 +221,7 @@ class Calls:
         except Exception as exc:  # a rule bug must never fail the analysis
             self.internal_errors.append(f"{name}: {type(exc).__name__}: {exc}")
             return self.gave_up(fr, args, kwargs, UnknownV(name))
-        return tensor_values.evaluate(name, args, kwargs, linked_choices.settled(divisibility.within_class(self.interp, fr, out))) if out is not None else UnknownV(name)
+        return tensor_values.evaluate(name, args, kwargs, linked_choices.settled(divisibility.within_class(self.interp, fr, out)), self.journal) if out is not None else UnknownV(name)
 
     def _on_a_default(self, fr, args, kwargs) -> bool:
         """An operation that fails on the analysed function's own default value of a number,

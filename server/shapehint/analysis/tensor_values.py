@@ -218,17 +218,19 @@ def _short(name: str) -> str:
     return name.split(".", 1)[1] if name.startswith(("torch.", "Tensor.")) else name
 
 
-def evaluate(name: str, args: list, kwargs: dict, out: Value) -> Value:
+def evaluate(name: str, args: list, kwargs: dict, out: Value, journal) -> Value:
     """The rule's `out`, with elements where they follow from the arguments' (called by
-    `calls.call_rule` after every rule)."""
+    `calls.call_rule` after every rule). Dropping a tensor's elements is an effect in `journal`:
+    a call that wrote its argument in place is then not quiet, so the call memo runs a repeat
+    of it (given another tensor) rather than answer it, which would leave that one's elements."""
     try:
         got = _evaluate(name, args, kwargs, out)
     except (GiveUp, ArithmeticError, ValueError, TypeError):
         got = None
     if got is None and name not in _READS:
         for a in list(args) + list(kwargs.values()):
-            if isinstance(a, TensorV):
-                _VALUES.pop(a, None)  # an operation not followed here may write it in place
+            if isinstance(a, TensorV) and _VALUES.pop(a, None) is not None:
+                journal.note("tensor_values")  # an operation not followed here may write it in place
         return out
     return out if got is None else got
 
