@@ -90,8 +90,8 @@ def _cast(x, dtype: str):
             raise GiveUp()
         return (x, x)
     if dtype == "float32":
-        y = _f32(float(x))
-        return (min(x, y), max(x, y)) if isinstance(x, float) else (y, y)
+        y = _f32(float(x))  # (a large int, as a float, may be taken in double too)
+        return (min(x, y), max(x, y))
     if dtype == "float64":
         y = float(x)
         if isinstance(x, int) and y != x:
