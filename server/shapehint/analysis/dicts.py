@@ -1,6 +1,8 @@
 """Methods of Python dicts as the analysis holds them (`DictV`): `get`/`pop`/`setdefault` of
 known keys, `update`, `items`/`keys`/`values`; an open dict (the generic analysis's `**kwargs`,
-one something unknown was put in) may hold keys beyond those known. Split from builtins.py.
+one something unknown was put in) may hold keys beyond those known: its `pop(key, default)`
+takes a class or callable default, as a keyword parameter it leaves at its default (`_open_default`).
+Split from builtins.py.
 
 A dict filled under keys not known, every value seen (`DictV.elem`: `flags[i] = False` for each
 layer of a loop of unknown count), read by `get` with a key not known gives one of its values or
