@@ -21,12 +21,11 @@ from ..ops import pieces
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
-from . import attr_presence, bounded_loops, grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names, unnamed_modules
+from . import attr_presence, bounded_loops, classvalues, grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names, unnamed_modules
 from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
-_READING = {"get", "index", "count", "values", "items", "keys", "to", "cuda", "cpu", "eval", "train", "float",
-            "half", "double", "requires_grad_"}
+_READING = {"get", "index", "count", "values", "items", "keys", "to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"}
 
 
 def falsy_literal(node) -> bool:
@@ -46,14 +45,15 @@ class Builtins:
         fn = getattr(self, f"b_{name}", None)
         if fn is not None:
             return fn(args, kwargs, fr, span)
-        if name == "print":
-            return NoneV()
-        return UnknownV(name)
+        if name == "set":
+            return classvalues.set_call(args, kwargs)
+        return NoneV() if name == "print" else UnknownV(name)
 
     def b_len(self, args, kwargs, fr, span):
         v = args[0] if args else None
-        if isinstance(v, (TupleV, ListV)) and v.items is not None:
-            return IntV(Expr.const(len(v.items)))
+        n = classvalues.length(v)  # a tuple's, a list's, a set's of known items
+        if n is not None:
+            return IntV(Expr.const(n))
         if isinstance(v, ModuleV) and v.children is not None:
             return IntV(Expr.const(len(v.children)))
         if isinstance(v, TensorV):

@@ -24,7 +24,7 @@ from .layers import CONTAINERS
 from .built import recorded_in_built
 from .ruleargs import binds
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import class_params, contexts, costs, dict_choices, linked_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, unfinished, vmaps
+from . import class_params, contexts, costs, dict_choices, linked_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, tensor_values, unfinished, vmaps
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -222,7 +222,7 @@ class Calls:
         except Exception as exc:  # a rule bug must never fail the analysis
             self.internal_errors.append(f"{name}: {type(exc).__name__}: {exc}")
             return self.gave_up(fr, args, kwargs, UnknownV(name))
-        return linked_choices.settled(divisibility.within_class(self.interp, fr, out)) if out is not None else UnknownV(name)
+        return tensor_values.evaluate(name, args, kwargs, linked_choices.settled(divisibility.within_class(self.interp, fr, out)), self.journal) if out is not None else UnknownV(name)
 
     def _on_a_default(self, fr, args, kwargs) -> bool:
         """An operation that fails on the analysed function's own default value of a number,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..shapes.values import ExtRef, FloatV, StrV, UnknownV, Value
+from ..shapes.values import ExtRef, FloatV, IntV, ListV, StrV, TupleV, UnknownV, Value
 from . import autograd_fns
 from .objects import ClassObj, FloatLimits, SetV
 
@@ -21,6 +21,28 @@ FLOAT_LIMITS = ("min", "max", "eps", "tiny", "smallest_normal", "resolution")
 def set_of(items) -> Value:
     """The set of `items` (a list of values, or None when they are not known)."""
     return SetV(tuple(items)) if items is not None else UnknownV("set")
+
+
+def set_call(args: list, kwargs: dict) -> Value:
+    """`set(items)` of a list or tuple whose items are known one by one (a copy: the list may
+    change later, the set does not)."""
+    if not args and not kwargs:
+        return SetV(())
+    v = args[0] if len(args) == 1 and not kwargs else None
+    return set_of(list(v.items)) if isinstance(v, (TupleV, ListV)) and v.items is not None else UnknownV("set")
+
+
+def length(v: Value) -> Optional[int]:
+    """How many items a tuple or list of known length holds, or a set of known ints or strings
+    (distinct by value: `len(set(widths))`); None when not known."""
+    if isinstance(v, (TupleV, ListV)) and v.items is not None:
+        return len(v.items)
+    if isinstance(v, SetV) and v.items is not None:
+        if all(isinstance(i, IntV) and i.expr.value is not None for i in v.items):
+            return len({i.expr.value for i in v.items})
+        if all(type(i) is StrV and i.value is not None for i in v.items):
+            return len({i.value for i in v.items})
+    return None
 
 
 def other_attr(obj: Value, name: str) -> Value:

@@ -1,6 +1,8 @@
 """Methods of Python dicts as the analysis holds them (`DictV`): `get`/`pop`/`setdefault` of
 known keys, `update`, `items`/`keys`/`values`; an open dict (the generic analysis's `**kwargs`,
-one something unknown was put in) may hold keys beyond those known. Split from builtins.py.
+one something unknown was put in) may hold keys beyond those known: its `pop(key, default)`
+takes a class or callable default, as a keyword parameter it leaves at its default (`_open_default`).
+Split from builtins.py.
 
 A dict filled under keys not known, every value seen (`DictV.elem`: `flags[i] = False` for each
 layer of a loop of unknown count), read by `get` with a key not known gives one of its values or
@@ -10,9 +12,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, NoneV, StrV, TupleV, UnknownV, Value
+from ..shapes.values import BoolV, DictV, ExtRef, FloatV, IntV, ListV, NoneV, StrV, TupleV, UnknownV, Value
 from .choices import registry_choice
-from .objects import MaybeNoneV
+from .objects import ClassObj, FuncObj, MaybeNoneV, PartialV
 
 
 def dict_method(t: DictV, name: str, args: list, join: Callable) -> Value:
@@ -24,7 +26,7 @@ def dict_method(t: DictV, name: str, args: list, join: Callable) -> Value:
             return t.items.pop(key) if name == "pop" else t.items[key]
         if t.open:
             if name == "pop":
-                return UnknownV(name)
+                return _open_default(args)
             if name == "setdefault":
                 t.items[key] = UnknownV(name)  # whatever it held, or the default: unknown
             return UnknownV(name)
@@ -61,6 +63,15 @@ def dict_method(t: DictV, name: str, args: list, join: Callable) -> Value:
     if name == "values":
         return ListV(list(t.items.values()))
     return UnknownV(name)
+
+
+def _open_default(args: list) -> Value:
+    """`kwargs.pop("norm_layer", partial(nn.BatchNorm2d, eps=1e-5))` of an open `**kwargs`: as a
+    keyword parameter the caller's open `**kwargs` leaves at its default (calls.py,
+    `open_defaults`), a class or a callable default is the value taken; a number, string or None
+    may be replaced, so unknown."""
+    d = args[1] if len(args) > 1 else None
+    return d if isinstance(d, (ClassObj, FuncObj, PartialV, ExtRef)) else UnknownV("pop")
 
 
 def unknown_key(v: Value) -> bool:
