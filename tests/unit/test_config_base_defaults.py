@@ -225,3 +225,27 @@ def test_a_setattr_over_a_literal_table():
         return {"b": 1}
 '''
     assert _decided(src) == {"a": True}
+
+
+def test_a_base_init_not_read_as_a_method_decides_nothing_before_its_call():
+    # (its first parameter is not `self`: what it writes is not seen)
+    assert _decided('''class A:
+    def __init__(this, **kwargs):
+        this.a = False
+
+
+class C(A):
+    def __init__(self, a=True, b=True, **kwargs):
+        self.a = a
+        super().__init__(**kwargs)
+        self.b = b
+''') == {"b": True}
+
+
+def test_a_decorated_class_decides_nothing():
+    # (a decorator may write its `__init__` anew)
+    assert _decided('''@wrap
+class C:
+    def __init__(self, a=True):
+        self.a = a
+''') == {}

@@ -79,6 +79,16 @@ def mro(cls, bases_of) -> Optional[list]:
     return out
 
 
+def _plain(fn: ast.FunctionDef) -> bool:
+    """A method whose first parameter is `self` and that no decorator wraps (a property's own
+    `@property` / `@x.setter` aside)."""
+    a = fn.args
+    first = (a.posonlyargs + a.args)[:1]
+    return bool(first) and first[0].arg == _SELF and all(
+        isinstance(d, ast.Name) and d.id == "property" or isinstance(d, ast.Attribute) and d.attr == "setter"
+        for d in fn.decorator_list)
+
+
 def _is_self(n) -> bool:
     return isinstance(n, ast.Name) and n.id == _SELF
 
@@ -168,7 +178,8 @@ class _Chain:
             and it.func.attr in ("items", "keys") and not it.args else it
         if kw and isinstance(src, ast.Name) and src.id == kw:
             # (the keywords that may reach it: builders.py refuses any the chain does not name)
-            return self.extra | {p for c in self.classes[i + 1:] if own_init(c) is not None for p in _params(own_init(c))}
+            return self.extra | {p for k, c in enumerate(self.classes) if k != i and own_init(c) is not None
+                                 for p in _params(own_init(c))}
         return self._table_keys(it)
 
     def writes(self, stmts: list, i: int, kw: Optional[str], seen: frozenset = frozenset()) -> Optional[set]:
@@ -200,11 +211,11 @@ class _Chain:
                 name = n.args[1] if len(n.args) > 1 else None
                 got = {name.value} if isinstance(name, ast.Constant) and isinstance(name.value, str) \
                     else looped.get(id(n))
-            elif isinstance(n.func, ast.Attribute) and _is_self(n.func.value):
-                got = self._run(self.defs(n.func.attr), seen)
             elif any(_is_self(a) or isinstance(a, ast.Starred) and _is_self(a.value) for a in n.args) \
                     or any(_is_self(k.value) for k in n.keywords):
                 got = set() if isinstance(n.func, ast.Name) and n.func.id in _SAFE_CALLS else None
+            elif isinstance(n.func, ast.Attribute) and _is_self(n.func.value):
+                got = self._run(self.defs(n.func.attr), seen)
             else:
                 got = set()
             if got is None:
@@ -219,6 +230,10 @@ class _Chain:
         for f in fns:
             if id(f) in seen:
                 continue
+            if [getattr(d, "id", None) for d in f.decorator_list] in (["staticmethod"], ["classmethod"]):
+                continue  # (no instance to write: the call passes none, `writes` checks)
+            if not _plain(f):
+                return None
             i = next((k for k, c in enumerate(self.classes) if f in c.body), 0)
             got = self.writes(f.body, i, f.args.kwarg.arg if f.args.kwarg else None, seen | {id(f)})
             if got is None:
@@ -233,6 +248,8 @@ class _Chain:
         init = own_init(self.classes[i + 1])
         if init is None:
             return self.base_writes(i + 1)
+        if not _plain(init):
+            return None
         return self.writes(init.body, i + 1, init.args.kwarg.arg if init.args.kwarg else None)
 
     def decided(self, i: int = 0, bound: frozenset = frozenset()) -> dict:
@@ -243,6 +260,8 @@ class _Chain:
         init = own_init(self.classes[i])
         if init is None:
             return self.decided(i + 1, bound)
+        if not _plain(init):
+            return {}
         kw = init.args.kwarg.arg if init.args.kwarg else None
         defaults = {k: v for k, v in param_defaults(init).items() if k not in bound and context_kind(v)}
         rebound = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
@@ -296,7 +315,9 @@ def decided(classes: list, complete: bool = True) -> dict:
     """attr -> default the configuration built from `classes[0]` (its bases after it, in their
     resolution order; `complete`: no other) holds whatever keywords a build passes that
     builders.py accepts."""
-    return _Chain(classes, complete).decided() if classes else {}
+    if not classes or any(c.decorator_list or c.keywords for c in classes):
+        return {}  # (a decorator or a metaclass may make its `__init__` another)
+    return _Chain(classes, complete).decided()
 
 
 def forwards_keywords(classes: list) -> bool:
