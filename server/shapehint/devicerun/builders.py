@@ -9,7 +9,9 @@ defaults (`CLASS.__init__:LINE`, analysis/flag_defaults.py). A class whose `__in
 `*args, **kwargs` for its base's is matched against the base's `__init__` (in the file, or in the
 module it is imported from, found beside `path`'s package); one not found matches no build. A
 class whose context holds its configuration at its class's defaults (analysis/config_defaults.py)
-is matched only when the build passes one built so (`_config_at_defaults`)."""
+is matched only when the build passes one built so (`_config_at_defaults`): where that
+configuration hands its `**kwargs` to its bases, each keyword it does not take itself must be one
+a base's `__init__` takes or pops, at the default the context holds (analysis/config_bases.py)."""
 from __future__ import annotations
 
 import ast
