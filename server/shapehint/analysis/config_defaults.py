@@ -17,6 +17,7 @@ import ast
 import dataclasses
 from typing import Optional
 
+from .config_bases import mro
 from .generic import generic_instance
 from .objects import ClassObj, FuncObj, InstanceObj
 
@@ -60,33 +61,14 @@ def config_class_of(init: FuncObj) -> Optional[ClassObj]:
     return None
 
 
-def config_init(cfg: ClassObj) -> Optional[ast.FunctionDef]:
-    init = cfg.attrs.get("__init__")
-    return init.node if isinstance(init, FuncObj) else None
-
-
-def decided_attrs(init: ast.FunctionDef, defaults: dict) -> dict:
-    """attr -> default: the attributes the configuration's own `__init__` sets once, at its top
-    level and after any call (its base's `__init__`), to a parameter of `defaults` (those the
-    context decides) not written anywhere else in it."""
-    body = init.body
-    last_call = max((i for i, st in enumerate(body) if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call)),
-                    default=-1)
-    written: dict = {}
-    stored: set = set()
-    for n in ast.walk(init):
-        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
-            written[n.attr] = written.get(n.attr, 0) + 1
-        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            stored.add(n.id)
-    out = {}
-    for st in body[last_call + 1:]:
-        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Attribute) \
-                and isinstance(st.targets[0].value, ast.Name) and st.targets[0].value.id == "self" \
-                and isinstance(st.value, ast.Name) and st.value.id in defaults and st.value.id not in stored \
-                and written[st.targets[0].attr] == 1:
-            out[st.targets[0].attr] = defaults[st.value.id]
-    return out
+def class_chain(cfg: ClassObj) -> tuple:
+    """(the class nodes of `cfg`'s method resolution order, whether all are seen): what
+    config_bases.py reads their `__init__`s leave at their defaults."""
+    def bases_of(c):
+        bs = [b for b in c.bases if not (isinstance(b, ClassObj) and b.node is None and b.name == "object")]
+        return bs if all(isinstance(b, ClassObj) and b.node is not None for b in bs) else None
+    order = mro(cfg, bases_of)
+    return ([c.node for c in order], True) if order is not None else ([cfg.node], False)
 
 
 def config_at_defaults(it, cfg: ClassObj, decided: dict) -> InstanceObj:

@@ -33,7 +33,8 @@ from typing import Callable
 from ..shapes.shape import FALSE, TRUE
 from ..shapes.expr import Expr
 from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, StrV, Value
-from .config_defaults import PARAM, config_at_defaults, config_class_of, config_init, decided_attrs
+from .config_bases import decided as config_decided
+from .config_defaults import PARAM, class_chain, config_at_defaults, config_class_of
 from .built import MAX_CONTEXTS, _own_forward, run_in_context
 from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
@@ -92,8 +93,7 @@ def _constant(v) -> Value:
 def _config(it, init: FuncObj):
     """The configuration `init` takes, at its class's decided defaults (config_defaults.py), or None."""
     cfg = config_class_of(init)
-    node = config_init(cfg) if cfg is not None else None
-    decided = decided_attrs(node, context_defaults(node)) if node is not None else {}
+    decided = config_decided(*class_chain(cfg)) if cfg is not None else {}
     return config_at_defaults(it, cfg, {k: _constant(v) for k, v in decided.items()}) if decided else None
 
 

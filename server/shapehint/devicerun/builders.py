@@ -9,11 +9,23 @@ defaults (`CLASS.__init__:LINE`, analysis/flag_defaults.py). A class whose `__in
 `*args, **kwargs` for its base's is matched against the base's `__init__` (in the file, or in the
 module it is imported from, found beside `path`'s package); one not found matches no build. A
 class whose context holds its configuration at its class's defaults (analysis/config_defaults.py)
-is matched only when the build passes one built so (`_config_at_defaults`)."""
+is matched only when the build passes one built so (`_config_at_defaults`): where that
+configuration hands its `**kwargs` to its bases, each keyword it does not take itself must be one
+a base's `__init__` takes or pops, at the default the context holds (analysis/config_bases.py)."""
 from __future__ import annotations
 
 import ast
 import os
+
+try:
+    from ..analysis.config_bases import forwards_keywords, keyword_at_default
+except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the file of this tree)
+    import importlib.util
+    _spec = importlib.util.spec_from_file_location("_shapehint_config_bases", os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), os.pardir, "analysis", "config_bases.py"))
+    _bases = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_bases)
+    forwards_keywords, keyword_at_default = _bases.forwards_keywords, _bases.keyword_at_default
 
 
 def built_by(exprs: list, text: str, path: str = "") -> frozenset:
@@ -73,14 +85,38 @@ def _config_at_defaults(call: ast.Call, init: ast.FunctionDef, cls: ast.ClassDef
     name = _config_name(cls, classes)
     if "config" not in names or name is None:
         return True
-    cfg = classes.get(name) or _imported_class(tree, name, path)
+    found = (classes[name], tree, path) if name in classes else _imported(tree, name, path)
+    cfg = found[0] if found is not None else None
     cfg_init = _own_init(cfg) if cfg is not None else None
     if cfg_init is None:
         return False
     i = names.index("config")
     arg = call.args[i] if i < len(call.args) else next((k.value for k in call.keywords if k.arg == "config"), None)
-    return isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == name \
-        and _flags_at_defaults(arg, cfg_init)
+    if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == name
+            and _flags_at_defaults(arg, cfg_init)):
+        return False
+    # (the keywords it hands its bases: at the defaults the context holds, config_bases.py)
+    chain = _class_chain(cfg, {n.name: n for n in found[1].body if isinstance(n, ast.ClassDef)}, *found[1:])
+    own = {p.arg for p in cfg_init.args.posonlyargs + cfg_init.args.args + cfg_init.args.kwonlyargs}
+    return not forwards_keywords(chain) or all(keyword_at_default(chain, k.arg, k.value)
+                                               for k in arg.keywords if k.arg not in own)
+
+
+def _class_chain(cls: ast.ClassDef, classes: dict, tree: ast.Module, path: str) -> list:
+    """`cls` and the bases found of it and of them (in the file, or in the module `from M import
+    Base` names), each once: the classes whose `__init__`s may take a keyword it forwards."""
+    out, todo = [], [(cls, classes, tree, path)]
+    while todo and len(out) < 32:
+        c, classes, tree, path = todo.pop(0)
+        if any(c is o for o in out):
+            continue
+        out.append(c)
+        for b in c.bases:
+            found = ((classes[b.id], tree, path) if b.id in classes else _imported(tree, b.id, path)) \
+                if isinstance(b, ast.Name) else None
+            if found is not None:
+                todo.append((found[0], {n.name: n for n in found[1].body if isinstance(n, ast.ClassDef)}, *found[1:]))
+    return out
 
 
 def _config_name(cls: ast.ClassDef, classes: dict):
@@ -127,6 +163,13 @@ def _signature(cls: ast.ClassDef, tree: ast.Module, path: str):
 
 def _imported_class(tree: ast.Module, name: str, path: str):
     """The class `name` that `from M import name` brings in, read from M's file."""
+    found = _imported(tree, name, path)
+    return found[0] if found is not None else None
+
+
+def _imported(tree: ast.Module, name: str, path: str):
+    """(class node, its module's tree, its file) of the class `name` that `from M import name`
+    brings in, or None."""
     imp = next((n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module
                 and any(a.name == name and a.asname is None for a in n.names)), None)
     if imp is None or not path:
@@ -146,4 +189,5 @@ def _imported_class(tree: ast.Module, name: str, path: str):
             other = ast.parse(f.read())
     except (OSError, SyntaxError, ValueError):
         return None
-    return next((n for n in other.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+    node = next((n for n in other.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+    return (node, other, target) if node is not None else None

@@ -1,0 +1,355 @@
+"""The attributes a configuration's `__init__` sets to its defaults, its base classes' included
+(docs/analysis.md, "A configuration's defaults").
+
+A configuration class hands what it does not take itself to its base's `__init__`
+(`super().__init__(**kwargs)`), which sets attributes from its own keyword defaults
+(`is_decoder: bool = False` ... `self.is_decoder = is_decoder`) or from the keywords it pops
+(`self.flag = kwargs.pop("flag", False)`). A model reads them like the class's own
+(`if config.is_decoder:`). An attribute is decided only where nothing the construction runs after
+its assignment may write it again: later statements, the base's `__init__` a later
+`super().__init__(...)` runs (so a base that writes what the class set before calling it wins,
+and one that does not leaves it), the methods and property setters they call on `self`, and
+`setattr(self, name, ...)` loops over names known (a method's literal table, or the keywords that
+reach the `**kwargs` they iterate: only those the chain names, devicerun/builders.py refuses any
+other). A name a class of the chain defines (a property, a method, a descriptor) or names in its
+class-level tables (a `__setattr__` may redirect it) is never decided, nor a parameter the
+calling `super().__init__(...)` passes.
+
+Pure `ast` over the chain of class nodes (the configuration's class, then its single base, and so
+on): the analysis builds it from its classes, devicerun/builders.py from the files, and both read
+the same rules here.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+_SELF = "self"
+_SAFE_CALLS = {"getattr", "hasattr", "isinstance", "type", "id", "repr", "str", "print", "len"}
+
+
+def context_kind(v) -> bool:
+    """A default the construction context decides: a bool, a string, a float, an int below 1."""
+    return isinstance(v, (bool, str, float)) or type(v) is int and v < 1
+
+
+def own_init(cls: ast.ClassDef) -> Optional[ast.FunctionDef]:
+    return next((m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None)
+
+
+def param_defaults(init: ast.FunctionDef) -> dict:
+    """name -> default of every parameter of `init` whose default is a constant (any value)."""
+    a = init.args
+    pos = a.posonlyargs + a.args
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    return {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant)}
+
+
+def _params(init: ast.FunctionDef) -> list:
+    a = init.args
+    return [p.arg for p in (a.posonlyargs + a.args)[1:] + a.kwonlyargs]
+
+
+def super_init(call) -> Optional[ast.Call]:
+    """`call` when it is `super().__init__(...)`."""
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__":
+        s = call.func.value
+        if isinstance(s, ast.Call) and isinstance(s.func, ast.Name) and s.func.id == "super" and not s.args:
+            return call
+    return None
+
+
+def mro(cls, bases_of) -> Optional[list]:
+    """The method resolution order (C3) of `cls`, whose bases `bases_of` gives (None where one
+    is not seen), or None."""
+    bases = bases_of(cls)
+    if bases is None:
+        return None
+    seqs = [mro(b, bases_of) for b in bases]
+    if any(q is None for q in seqs):
+        return None
+    seqs = [list(q) for q in seqs] + [list(bases)]
+    out = [cls]
+    while any(seqs):
+        head = next((q[0] for q in seqs if q and not any(q[0] is x for r in seqs for x in r[1:])), None)
+        if head is None:
+            return None
+        out.append(head)
+        seqs = [q[1:] if q and q[0] is head else q for q in seqs]
+    return out
+
+
+def _plain(fn: ast.FunctionDef) -> bool:
+    """A method whose first parameter is `self` and that no decorator wraps (a property's own
+    `@property` / `@x.setter` aside)."""
+    a = fn.args
+    first = (a.posonlyargs + a.args)[:1]
+    return bool(first) and first[0].arg == _SELF and all(
+        isinstance(d, ast.Name) and d.id == "property" or isinstance(d, ast.Attribute) and d.attr == "setter"
+        for d in fn.decorator_list)
+
+
+def _is_self(n) -> bool:
+    return isinstance(n, ast.Name) and n.id == _SELF
+
+
+def _kw_calls(init: ast.FunctionDef, kw: Optional[str]) -> list:
+    """`(method, name, default)` of each `KW.pop(NAME, ...)` / `KW.get(NAME, ...)` on `init`'s
+    `**KW` with a constant name (default: the constant's value, or `...` when not a constant)."""
+    out = []
+    for n in ast.walk(init):
+        if kw and isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("pop", "get") \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == kw and n.args \
+                and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+            d = n.args[1] if len(n.args) > 1 else ast.Constant(None)
+            out.append((n.func.attr, n.args[0].value, d.value if isinstance(d, ast.Constant) else ...))
+    return out
+
+
+def _kwargs_clean(init: ast.FunctionDef) -> bool:
+    """Whether `init`'s `**KW` is only read by `pop`/`get`, spread (`**KW`) or iterated: nothing
+    adds a keyword the build did not pass."""
+    kw = init.args.kwarg.arg if init.args.kwarg else None
+    if kw is None:
+        return True
+    ok = set()
+    for n in ast.walk(init):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                and n.func.value.id == kw and n.func.attr in ("items", "keys", "values", "pop", "get"):
+            ok.add(id(n.func.value))
+        elif isinstance(n, ast.keyword) and n.arg is None and isinstance(n.value, ast.Name):
+            ok.add(id(n.value))
+        elif isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.iter, ast.Name):
+            ok.add(id(n.iter))
+    return all(id(n) in ok for n in ast.walk(init) if isinstance(n, ast.Name) and n.id == kw
+               and isinstance(n.ctx, ast.Load))
+
+
+class _Chain:
+    """The configuration's class and its bases in their method resolution order (`complete`:
+    all of it; else a class not seen may follow)."""
+
+    def __init__(self, classes: list, complete: bool = True):
+        self.classes, self.complete = classes, complete
+        inits = [i for i in map(own_init, classes) if i is not None]
+        self.extra = {name for i in inits for _, name, _ in _kw_calls(i, i.args.kwarg.arg if i.args.kwarg else None)}
+        self.extra |= {k.arg for i in inits for n in ast.walk(i) if super_init(n) for k in n.keywords if k.arg}
+        self.blocked = set()
+        for c in classes:
+            for st in c.body:
+                if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    self.blocked.add(st.name)
+                    continue
+                self.blocked |= {n.value for n in ast.walk(st) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+                value = st.value if isinstance(st, (ast.Assign, ast.AnnAssign)) else None
+                if not isinstance(value, ast.Constant):
+                    self.blocked |= {n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+    def defs(self, name: str) -> Optional[list]:
+        """The functions named `name` of the first class of the chain that defines it; None when
+        none does and a base not seen might."""
+        for c in self.classes:
+            found = [m for m in c.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name == name]
+            if found:
+                return found
+        return [] if self.complete else None
+
+    def _table_keys(self, it) -> Optional[set]:
+        """The names a `for` over `it` yields: `self.M()` (or `.items()`/`.keys()` of it) whose
+        method returns one literal dict of constant keys."""
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in ("items", "keys") \
+                and not it.args:
+            it = it.func.value
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and _is_self(it.func.value)):
+            return None
+        fns = self.defs(it.func.attr)
+        if not fns or len(fns) != 1 or not fns[0].body or not isinstance(fns[0].body[-1], ast.Return):
+            return None
+        ret = [n for n in ast.walk(fns[0]) if isinstance(n, ast.Return)]
+        d = fns[0].body[-1].value
+        if len(ret) != 1 or not isinstance(d, ast.Dict) or not all(
+                isinstance(k, ast.Constant) and isinstance(k.value, str) for k in d.keys):
+            return None
+        return {k.value for k in d.keys}
+
+    def _loop_names(self, loop: ast.For, i: int, kw: Optional[str]) -> Optional[set]:
+        it = loop.iter
+        src = it.func.value if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) \
+            and it.func.attr in ("items", "keys") and not it.args else it
+        if kw and isinstance(src, ast.Name) and src.id == kw:
+            # (the keywords that may reach it: builders.py refuses any the chain does not name)
+            return self.extra | {p for k, c in enumerate(self.classes) if k != i and own_init(c) is not None
+                                 for p in _params(own_init(c))}
+        return self._table_keys(it)
+
+    def writes(self, stmts: list, i: int, kw: Optional[str], seen: frozenset = frozenset()) -> Optional[set]:
+        """The attributes of `self` that `stmts` (code of `self.classes[i]`, its `**` parameter
+        `kw`) may write; None when not known."""
+        out, looped = set(), {}
+        nodes = [n for st in stmts for n in ast.walk(st)]
+        for n in nodes:
+            if isinstance(n, ast.For):
+                names = self._loop_names(n, i, kw)
+                for c in ast.walk(n):
+                    if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "setattr":
+                        looped[id(c)] = names
+        for n in nodes:
+            if isinstance(n, ast.Attribute) and _is_self(n.value):
+                if n.attr == "__dict__":
+                    return None
+                if isinstance(n.ctx, (ast.Store, ast.Del)):
+                    out.add(n.attr)
+                    got = self._run(self.defs(n.attr), seen)  # (a property's setter)
+                    if got is None:
+                        return None
+                    out |= got
+            if not isinstance(n, ast.Call):
+                continue
+            if super_init(n) is not None:
+                got = self.base_writes(i)
+            elif isinstance(n.func, ast.Name) and n.func.id == "setattr" and n.args and _is_self(n.args[0]):
+                name = n.args[1] if len(n.args) > 1 else None
+                got = {name.value} if isinstance(name, ast.Constant) and isinstance(name.value, str) \
+                    else looped.get(id(n))
+            elif any(_is_self(a) or isinstance(a, ast.Starred) and _is_self(a.value) for a in n.args) \
+                    or any(_is_self(k.value) for k in n.keywords):
+                got = set() if isinstance(n.func, ast.Name) and n.func.id in _SAFE_CALLS else None
+            elif isinstance(n.func, ast.Attribute) and _is_self(n.func.value):
+                got = self._run(self.defs(n.func.attr), seen)
+            else:
+                got = set()
+            if got is None:
+                return None
+            out |= got
+        return out
+
+    def _run(self, fns: Optional[list], seen: frozenset) -> Optional[set]:
+        if fns is None:
+            return None
+        out = set()
+        for f in fns:
+            if id(f) in seen:
+                continue
+            if [getattr(d, "id", None) for d in f.decorator_list] in (["staticmethod"], ["classmethod"]):
+                continue  # (no instance to write: the call passes none, `writes` checks)
+            if not _plain(f):
+                return None
+            i = next((k for k, c in enumerate(self.classes) if f in c.body), 0)
+            got = self.writes(f.body, i, f.args.kwarg.arg if f.args.kwarg else None, seen | {id(f)})
+            if got is None:
+                return None
+            out |= got
+        return out
+
+    def base_writes(self, i: int) -> Optional[set]:
+        """What the `__init__` of `self.classes[i]`'s base writes (nothing: `object`'s)."""
+        if i + 1 >= len(self.classes):
+            return set() if self.complete else None
+        init = own_init(self.classes[i + 1])
+        if init is None:
+            return self.base_writes(i + 1)
+        if not _plain(init):
+            return None
+        return self.writes(init.body, i + 1, init.args.kwarg.arg if init.args.kwarg else None)
+
+    def decided(self, i: int = 0, bound: frozenset = frozenset()) -> dict:
+        """attr -> default: what the `__init__` of `self.classes[i]` (its parameters `bound`
+        passed by the caller) and the bases it calls leave at a default the context decides."""
+        if i >= len(self.classes):
+            return {}
+        init = own_init(self.classes[i])
+        if init is None:
+            return self.decided(i + 1, bound)
+        if not _plain(init):
+            return {}
+        kw = init.args.kwarg.arg if init.args.kwarg else None
+        defaults = {k: v for k, v in param_defaults(init).items() if k not in bound and context_kind(v)}
+        rebound = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        clean = _kwargs_clean(init)
+        out: dict = {}
+        for j, st in enumerate(init.body):
+            found = self._assigned(st, defaults, rebound, kw if clean else None, bound)
+            sup = super_init(st.value) if isinstance(st, ast.Expr) else None
+            if found is None and (sup is None or not clean):
+                continue
+            after = self.writes(init.body[j + 1:], i, kw)
+            if after is None:
+                continue
+            if found is not None and found[0] not in after:
+                out[found[0]] = found[1]
+            base_bound = self._bound(sup, i, kw) if sup is not None else None
+            if base_bound is not None:
+                out.update({a: v for a, v in self.decided(i + 1, base_bound).items() if a not in after})
+        return {a: v for a, v in out.items() if a not in self.blocked}
+
+    @staticmethod
+    def _assigned(st, defaults: dict, rebound: set, kw: Optional[str], bound: frozenset):
+        """(attr, default) of `self.A = P` (P a parameter at a decided default) or
+        `self.A = KW.pop("N", D)` / `.get` (D a decided default, N not passed by the caller)."""
+        if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Attribute)
+                and _is_self(st.targets[0].value)):
+            return None
+        v, attr = st.value, st.targets[0].attr
+        if isinstance(v, ast.Name) and v.id in defaults and v.id not in rebound:
+            return attr, defaults[v.id]
+        if kw and isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in ("pop", "get") \
+                and isinstance(v.func.value, ast.Name) and v.func.value.id == kw and len(v.args) == 2 \
+                and isinstance(v.args[0], ast.Constant) and v.args[0].value not in bound \
+                and isinstance(v.args[1], ast.Constant) and context_kind(v.args[1].value):
+            return attr, v.args[1].value
+        return None
+
+    def _bound(self, call: ast.Call, i: int, kw: Optional[str]) -> Optional[frozenset]:
+        """The base's parameters `call` passes (its `**KW`: the caller's own keywords, which
+        builders.py checks), or None when it spreads anything else."""
+        if i + 1 >= len(self.classes) or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        if any(k.arg is None and not (isinstance(k.value, ast.Name) and k.value.id == kw) for k in call.keywords):
+            return None
+        base = next((own_init(c) for c in self.classes[i + 1:] if own_init(c) is not None), None)
+        names = _params(base) if base is not None else []
+        return frozenset(names[:len(call.args)]) | {k.arg for k in call.keywords if k.arg}
+
+
+def decided(classes: list, complete: bool = True) -> dict:
+    """attr -> default the configuration built from `classes[0]` (its bases after it, in their
+    resolution order; `complete`: no other) holds whatever keywords a build passes that
+    builders.py accepts."""
+    if not classes or any(c.decorator_list or c.keywords for c in classes):
+        return {}  # (a decorator or a metaclass may make its `__init__` another)
+    return _Chain(classes, complete).decided()
+
+
+def forwards_keywords(classes: list) -> bool:
+    """Whether `classes[0]`'s `__init__` hands its `**kwargs` to a base's."""
+    init = own_init(classes[0]) if classes else None
+    kw = init.args.kwarg.arg if init is not None and init.args.kwarg else None
+    return kw is not None and any(super_init(n) is not None and any(
+        k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kw for k in n.keywords)
+        for n in ast.walk(init))
+
+
+def keyword_at_default(classes: list, name: str, value) -> bool:
+    """Whether a keyword `name=value` the class's own `__init__` does not take may be passed to a
+    configuration built from `classes` that forwards it to its bases (forwards_keywords) without
+    changing what `decided` claims: a parameter of a base's `__init__`, or a name one of the
+    chain pops, whose decided defaults it equals (a constant of the same type); any other name
+    may reach a `setattr` loop, and is refused."""
+    seen, defaults = False, []
+    for k, c in enumerate(classes):
+        init = own_init(c)
+        if init is None:
+            continue
+        if k > 0 and name in _params(init):
+            seen = True
+            d = param_defaults(init)
+            if name in d:
+                defaults.append(d[name])
+        for method, n, d in _kw_calls(init, init.args.kwarg.arg if init.args.kwarg else None):
+            if n == name:
+                seen = seen or method == "pop"
+                defaults.append(d)
+    if not seen:
+        return False
+    return all(isinstance(value, ast.Constant) and type(value.value) is type(d) and value.value == d
+               for d in defaults if d is ... or context_kind(d))
