@@ -26,7 +26,7 @@ test("the shapehint.interpreter setting wins; the server starts from the bundled
     const init = events(log).find((e) => e.event === "initialize");
     assert.strictEqual(init.initializationOptions.trusted, true);
     assert.strictEqual(init.initializationOptions.settings["shapehint.deviceRun.device"], "auto");
-    assert.strictEqual(init.initializationOptions.settings["shapehint.solver.timeoutMs"], 2000);
+    assert.strictEqual(init.initializationOptions.settings["shapehint.solver.timeoutMs"], 10000);
     assert.match(vscode.state.output.lines.join("\n"), /from the shapehint.interpreter setting/);
   } finally { await dispose(ctx); }
 });
