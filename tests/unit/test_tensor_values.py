@@ -212,3 +212,29 @@ def test_the_float32_interval_contains_torchs_value():
         # a Python float scalar: torch may take it in double or in float32
         lo, hi = _binary(_ARITH["mul"], (fa, fa), (min(b, fb), max(b, fb)), "float32")
         assert lo <= (ta * b).item() <= hi
+
+
+MEMO = HEAD + '''
+def _scale(t):
+    t.mul_(2)
+
+
+def f():
+    a = torch.arange(3) + 1
+    _scale(a)
+    b = torch.arange(3) + 1
+    _scale(b)
+    z = torch.zeros(b.tolist())
+    return z + torch.zeros(2, 4, 6)
+'''
+
+
+def test_a_callee_writing_values_is_not_answered_from_the_call_memo():
+    # `shapehint check` keeps no records, so the call memo is on: the second `_scale` must run
+    # (dropping b's elements) rather than be answered by the first, or b would keep [1, 2, 3]
+    # and the sum would be a false broadcast error where torch gives (2, 4, 6)
+    ns = {}
+    exec(compile(MEMO, "memo.py", "exec"), ns)
+    assert tuple(ns["f"]().shape) == (2, 4, 6)
+    result = analyze_source(MEMO, "memo.py", records=False)
+    assert [d.code for d in result.diagnostics] == []
