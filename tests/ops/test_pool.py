@@ -104,3 +104,19 @@ def test_symbolic_pool():
     assert _sym("torch.nn.AdaptiveAvgPool2d", ((None, 4),), {}, ["B", 512, "H", "W"]) == "[B, 512, H, 4]"
     ceil = _sym("torch.nn.MaxPool2d", (2,), {"ceil_mode": True}, ["B", 8, "H", 7])
     assert ceil.endswith(", 4]") and "H" in ceil
+
+
+@pytest.mark.parametrize("k,s,p,d", [(3, 2, 0, 1), (3, 2, 1, 1), (2, 2, 0, 1), (3, 3, 1, 1), (1, 2, 0, 1),
+                                     (2, 3, 0, 1), (3, 2, 1, 2), (5, 4, 2, 1)])
+def test_ceil_mode_formula_holds_for_every_size(k, s, p, d):
+    # the symbolic size is torch's for every input size; it is a plain floor division (no min)
+    # exactly when a last window can never start past the input and left padding
+    from shapehint.ops.families.pool import pool_out
+    out = pool_out(Expr.sym("H"), k, s, p, d, True)
+    assert ("min" in str(out)) == (s + p > d * (k - 1) + 1), out
+    for h in range(1, 40):
+        try:
+            want = F.max_pool1d(torch.empty(1, 1, h, device="meta"), k, s, p, d, ceil_mode=True).shape[-1]
+        except RuntimeError:
+            continue
+        assert out.evaluate({"H": h}) == want, (h, out)

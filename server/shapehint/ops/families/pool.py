@@ -23,7 +23,13 @@ def pool_out(h, k, s, p, d, ceil: bool) -> Expr:
     span = d * (k - 1) + 1
     if not ceil:
         return (h + 2 * p - span) // s + 1
-    return emin((h + 2 * p - span + s - 1) // s + 1, (h + p + s - 1) // s)
+    up = (h + 2 * p - span + s - 1) // s + 1
+    s_, p_, span_ = Expr.lift(s).value, Expr.lift(p).value, Expr.lift(span).value
+    if None not in (s_, p_, span_) and s_ + p_ <= span_:
+        # the last window starts at most H + 2p - span + s - 1 < H + p: never dropped, whatever H
+        # (so a chain of pools stays a plain floor division, readable and cheap for the solver)
+        return up
+    return emin(up, (h + p + s - 1) // s)
 
 
 def _stride(cx: OpContext, stride, ks, nsp):
