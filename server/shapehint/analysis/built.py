@@ -157,7 +157,7 @@ def recorded_in_built(fr: Frame, f: FuncObj, args: list, kwargs: dict, foreign: 
     (own_methods.py)."""
     built = fr.built
     if built is None:
-        return fr.record and not foreign
+        return (fr.record or fr.records_back) and not foreign
     model, inputs = built[0], built[1]
     helper = f.cls is None and "." not in f.qualname and f.closure is None and isinstance(f.node, ast.FunctionDef)
     if foreign or not helper and (f.cls is None or not args or args[0] is not model):

@@ -55,6 +55,18 @@ def call_context(caller: str, line: Optional[int], outer: str) -> str:
     return CallContext(f"called from {caller} (line {line})", via_of(outer) + (f"{caller}:{line}",))
 
 
+def of_call(fr, caller: str, line: Optional[int], foreign: str) -> str:
+    """The context label of a call from frame `fr` (`foreign`: the callee's module when another's):
+    a construction context's own (built.py); for this file's code called back from another
+    module's (`apply(self.part, x)`), the call where this file's code entered that module, the
+    only site a reader of this file can see; else the call site."""
+    if fr.built is not None:
+        return fr.built[2]
+    if fr.records_back and not foreign:
+        return fr.context
+    return call_context(caller, line, fr.context)
+
+
 def via_of(context: str) -> tuple:
     return getattr(context, "via", ())
 

@@ -56,6 +56,9 @@ class Frame:
     iter_label: str = ""
     dead: bool = False  # a provable error happened on this path: no admissible input gets further
     foreign: str = ""  # path of another workspace module whose code this frame runs
+    # runs another module's code entered from a recorded call of this file: a function of this
+    # file it calls back (a method passed as a callback) is recorded, as called at that entry
+    records_back: bool = False
     created: list = field(default_factory=list)  # where the user layers on the call path were built
     # the analysis this frame belongs to: a function's qualname for its generic analysis and the
     # calls made from it, "<module>" for module-level code, "" for auxiliary runs (the generic
