@@ -98,3 +98,47 @@ def test_a_replaceable_default_decides_nothing(tmp_path):
     t = vals.get(("Stem.forward", "t"))
     assert t is None or t[1] != 8
     assert [list(o.shape) for o in run(PROGRAM)["Stem"](kind='flat')(torch.randn(1, 3, 6, 6))] == [[1, 8, 4, 4], [1, 4, 6, 6]]
+
+
+MATCHING = """import re
+
+import torch
+import torch.nn as nn
+
+PATTERN = r"^[^/:]+/[^/:]+$"
+
+
+def is_remote(name):
+    return name is not None and re.search(PATTERN, name) is not None
+
+
+def width(name):
+    if is_remote(name):
+        return 3
+    if re.match(r"wide", name) is None:
+        return 5
+    return 7
+
+
+def run(x, name):
+    a = nn.Linear(4, width("local"))(x)
+    b = nn.Linear(4, width("wide"))(x)
+    c = nn.Linear(4, width("org/model"))(x)
+    d = nn.Linear(4, width(name))(x)
+    return a, b, c, d
+"""
+
+
+def test_a_pattern_not_found_in_a_known_string_is_none(tmp_path):
+    x = torch.randn(2, 4)
+    expected = [list(t.shape) for t in run(MATCHING)["run"](x, "wide")]
+    assert expected == [[2, 5], [2, 7], [2, 3], [2, 7]]
+    vals = {(v["function"], v["name"]): v.get("shape") for v in infer(tmp_path, MATCHING)["values"]}
+    # nothing found: None, so the name's arm is taken
+    assert vals[("run", "a")] == ["*x", 5]
+    # something found is a match object: no value, both arms stay (never the wrong width)
+    for name in "bc":
+        got = vals.get(("run", name))
+        assert got is None or got[-1] not in (5,) and got[-1] != (3 if name == "b" else 7), (name, got)
+    d = vals.get(("run", "d"))
+    assert d is None or not isinstance(d[-1], int)

@@ -1,8 +1,7 @@
 """Python builtins and a few library helpers the analysis follows precisely.
 
 `len`, `range`, `zip`, `enumerate`, `min`/`max` on ints, `int()`, `isinstance`, `super()`,
-`getattr`, list/dict/module-container methods, `torch._check`, `torch.Size`, `math.*`,
-`dataclasses.field`, `collections.OrderedDict`, `nn.Parameter`, `register_buffer`.
+`getattr`, list/dict/module-container methods, `torch._check`, `torch.Size`, `math.*`, `dataclasses.field`, `collections.OrderedDict`, `nn.Parameter`, `register_buffer`.
 A component of the interpreter (`Interp.builtins`): it calls back into the interpreter through
 the methods bound when the interpreter wires it (`_USES`).
 """
@@ -21,7 +20,7 @@ from ..ops import pieces
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
-from . import attr_presence, bounded_loops, classvalues, grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names, unnamed_modules
+from . import attr_presence, bounded_loops, classvalues, grown_lists, layer_tails, loop_counts, open_tuples, properties, records, torch_names, unnamed_modules
 from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -301,6 +300,8 @@ class Builtins:
         return UnknownV("getattr")
 
     def b_setattr(self, args, kwargs, fr, span):
+        if properties.stored_by(args) is not None:  # (a property's name: its setter runs)
+            return properties.store(self.call_value, args, fr, span)
         if len(args) == 3 and isinstance(args[0], InstanceObj):
             self.mutated(args[0])
             unnamed_modules.write(args[0], args[1], args[2])

@@ -17,7 +17,7 @@ from .divisibility import learn as learn_divisible
 from .builtins import falsy_literal
 from .library_helpers import CHECKS
 from .optional_args import taken_default
-from . import list_choices, many_items, returns
+from . import list_choices, many_items, properties, returns
 from .optional_imports import absent
 from .closures import enclosing_scope
 from .open_tuples import unpacked
@@ -39,7 +39,7 @@ class Statements:
     module being run (`path`, `functions`, `classes`: an import swaps them) is read from it."""
 
     _USES = ("interp", "eval", "exec_stmt", "source", "_learn_guarded_ranks", "_learn_unpack_rank", "_unpack_sizes", "annotation_shape", "binop",
-             "bound_op", "call_rule", "check_declared", "check_return", "check_unpack", "check_shape_comment", "e_Name", "function_named", "implied", "import_module", "iterate", "resolve_import",
+             "bound_op", "call_function", "call_rule", "check_declared", "check_return", "check_unpack", "check_shape_comment", "e_Name", "function_named", "implied", "import_module", "iterate", "resolve_import",
              "join_values", "mutated", "new_store", "report", "reporter", "resolve", "env", "observe", "sink",
              "span_log")
 
@@ -247,6 +247,11 @@ class Statements:
             return
         if isinstance(target, ast.Attribute):
             obj = self.eval(target.value, fr)
+            put = properties.setter(obj.cls, target.attr) if isinstance(obj, InstanceObj) else None
+            if put is not None:  # (none: Python raises)
+                if put:
+                    self.call_function(put, [obj, v], {}, fr, span_of(target))
+                return
             if isinstance(obj, InstanceObj):
                 self.mutated(obj)
                 obj.attrs[target.attr] = many_items.written(obj, target.attr, v, self.join_values, target, fr)
@@ -352,7 +357,7 @@ class Statements:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 f = FuncObj(item, f"{qual}.{item.name}", fr.globals, cls, module_path=fr.foreign or self.interp.path)
                 f.defaults = self.eval_defaults(item, fr)
-                cls.attrs[item.name] = f
+                properties.define(cls, f)
                 self.interp.functions.append(f)
             elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                 dv = self.eval(item.value, fr) if item.value is not None else None

@@ -49,6 +49,9 @@ _UNKNOWN = object()
 
 # `re`'s functions whose result is a string or a list of strings (a match object is not a value)
 _RE_PURE = {"split", "sub", "findall", "escape"}
+# those whose result is a match object or None: only None, the pattern not found, is a value (a
+# name tested against a pattern, `re.search(rx, name) is not None`, takes its arm)
+_RE_MATCH = {"search", "match", "fullmatch"}
 
 
 def known(v: Value) -> Optional[str]:
@@ -90,7 +93,11 @@ def str_float(s: str) -> Optional[Value]:
 
 
 def re_function(name: str, args: list, kwargs: dict) -> Optional[Value]:
-    """`re.split(pattern, s)`, `re.sub(...)`, `re.findall(...)` on known strings and ints."""
+    """`re.split(pattern, s)`, `re.sub(...)`, `re.findall(...)` on known strings and ints;
+    `re.search(...)`, `re.match(...)`, `re.fullmatch(...)` that find nothing there: None."""
+    if name in _RE_MATCH:
+        found = _pure_call(lambda *a, **k: getattr(re, name)(*a, **k) is None, args, kwargs)
+        return NoneV() if isinstance(found, BoolV) and found.pred is TRUE else None
     return _pure_call(getattr(re, name), args, kwargs) if name in _RE_PURE else None
 
 
