@@ -19,12 +19,10 @@ from ..shapes.values import DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, S
 from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, DictChoiceV, FuncObj, InstanceObj, KeepsShapeV, ListChoiceV, OpenArgsV, OpenChoiceV, OpenKwargs, PartialV, SuperV, TensorMethod, VmapV
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol, typed_by_defaults
-from .int_results import call_result
-from .layers import CONTAINERS
 from .built import recorded_in_built
 from .ruleargs import binds
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import class_params, contexts, costs, dict_choices, linked_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, tensor_values, unfinished, vmaps
+from . import class_params, contexts, int_results, layers, nested_configs, costs, dict_choices, linked_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, tensor_values, unfinished, vmaps
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -246,7 +244,7 @@ class Calls:
         special = self.external_special(path, args, kwargs, fr, span, node)
         if special is not None:
             return special
-        if path in CONTAINERS:
+        if path in layers.CONTAINERS:
             return self.build_container(path, args, span)
         rule = registry.lookup(path)
         if rule is None:
@@ -328,6 +326,7 @@ class Calls:
         if bound is None:
             return UnknownV("arguments"), False, False
         env, binding, open_defaults = bound
+        nested_configs.note_built_with(f, args, env)
         caller = fr.qualname
         foreign = f.module_path if f.module_path and f.module_path != self.interp.path else ""
         context = contexts.of_call(fr, caller, span.line if span else None, foreign)
@@ -346,7 +345,8 @@ class Calls:
         if sub.record and self.observe:  # (what the records translate into the callee's own names)
             a = f.node.args
             names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
-            sub.params = (tuple((n, env[n]) for n in names if isinstance(env.get(n), TensorV)), binding,
+            sub.params = (tuple((n, env[n]) for n in names if isinstance(env.get(n), TensorV)),
+                          nested_configs.own_names(f, args, env, binding),
                           reconfiguration.call_kinds(names, env, f.cls is not None))
         if f.node.returns is not None:
             sub.declared_return = self.declared_return(f, fr, f.globals, binding, span)
@@ -379,7 +379,7 @@ class Calls:
                 names = {n for n in ann[0].symbols() if not n.startswith("?") and n not in binding}
                 extra = {n: self.fresh_symbol(n, span) for n in names}
                 return (TensorV(ann[0].subs({**binding, **extra}), ann[1], span),) + flags
-        return (call_result(f, sub.returns, lambda: returns.joined(self, sub), self.fresh_dyn),) + flags
+        return (int_results.call_result(f, sub.returns, lambda: returns.joined(self, sub), self.fresh_dyn),) + flags
 
     def bind_params(self, f: FuncObj, args: list, kwargs: dict, fr, span) -> Optional[tuple]:
         """(the callee's environment, the annotation's symbols bound, the parameters left at a

@@ -20,6 +20,7 @@ from .interp import Interp
 from .hints import hint_of_one_tensor, int_or_tuple, read_as_sequence, sequence_only
 from .defaults import default_symbol, name_copies, open_default_nones
 from .objects import CONFIG_NAMES, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, OpenArgsV, config_named
+from .nested_configs import hold_generic_parts
 from .optional_parts import open_optional_parts
 from .reconfiguration import forgotten
 from .result import DimInfo
@@ -275,6 +276,7 @@ def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
             open_default_nones(init, inst)
         if prefix:
             name_copies(it, init, inst, prefix)
+            hold_generic_parts(inst, init, prefix, lambda c, p: generic_instance(it, c, p))
     return forget_state(cls, inst)
 
 

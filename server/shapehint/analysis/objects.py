@@ -178,6 +178,9 @@ class InstanceObj(Value):
     unwritten: bool = False  # a plain base's constructor was cut off: what it holds not else is unknown (unfinished.py)
     many: bool = False  # read as the item of a list of unknown length: it stands for several (many_items.py)
     own_writes: Optional[dict] = None  # attr -> (frame, value left, value written) through a method's receiver
+    # (parameter, path) of the nested configuration its constructor took (`config`,
+    # `config.text_config`: nested_configs.py); ("", "") where its constructors took several
+    built_with: tuple = ()
 
     def __post_init__(self):
         self.born = next(_BORN)  # creation order (shapes/values.py)
