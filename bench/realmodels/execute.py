@@ -120,9 +120,11 @@ def tracer_class(runner):
             self._frame = None
             self.entry = "build"
 
-        def describe(self, v, depth=1):
+        def describe(self, v, depth=None):
             if self._frame is None:  # a statement's target: tensors and ints only
                 return super().describe(v)
+            if depth is None:  # a constructor's arguments one level deeper: a configuration's
+                depth = 2 if self._frame.f_code.co_name == "__init__" else 1  # parts' (config.text_config.x)
             T = self.torch
             if isinstance(v, T.Tensor):
                 return {"shape": [int(d) for d in v.shape]}
