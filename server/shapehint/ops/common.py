@@ -222,7 +222,11 @@ def _same(cx: OpContext, a: Expr, b: Expr) -> bool:
     return a == b or (a.value is None or b.value is None) and cx.entails(eq(a, b))
 
 
-def is_contiguous(cx: OpContext, dims, strides) -> bool:
+def _written_alike(cx: OpContext, a: Expr, b: Expr) -> bool:
+    return a == b
+
+
+def is_contiguous(cx: OpContext, dims, strides, same=_same) -> bool:
     """PyTorch's is_contiguous: sizes of 1 are skipped; symbolic sizes count as ≠ 1."""
     if any(d.value == 0 for d in dims):
         return True
@@ -230,7 +234,7 @@ def is_contiguous(cx: OpContext, dims, strides) -> bool:
     for d, s in zip(reversed(dims), reversed(strides)):
         if d.value == 1:
             continue
-        if not _same(cx, s, expected):
+        if not same(cx, s, expected):
             return False
         expected = expected * d
     return True
@@ -250,7 +254,9 @@ def view_result(cx: OpContext, dims, src: TensorV, strides: Optional[tuple], not
         out.contiguous = src.contiguous
         out.layout_note = src.layout_note
         return out
-    if is_contiguous(cx, dims, strides):
+    # (strides written alike only: the solver's "no" costs as much as its "yes", and a layout
+    # kept strided is still viewed exactly — `view_strides` asks the solver itself)
+    if is_contiguous(cx, dims, strides, _written_alike):
         return out
     out.contiguous = False
     out.layout_note = note or src.layout_note or "a strided view"
@@ -258,23 +264,23 @@ def view_result(cx: OpContext, dims, src: TensorV, strides: Optional[tuple], not
     return out
 
 
-def _lt(cx, a: Expr, b: Expr, doubts=None) -> bool:
+def _lt(cx, a: Expr, b: Expr, doubts=None, same=_same) -> bool:
     if a.value is not None and b.value is not None:
         return a.value < b.value
-    return not _same_or_doubt(cx, a, b, doubts)
+    return not _same_or_doubt(cx, a, b, doubts, same)
 
 
-def _same_or_doubt(cx, a: Expr, b: Expr, doubts) -> bool:
-    """`_same`, noting in `doubts` (when given) a pair neither proved equal nor proved different."""
-    same = _same(cx, a, b)
+def _same_or_doubt(cx, a: Expr, b: Expr, doubts, same=_same) -> bool:
+    """`same`, noting in `doubts` (when given) a pair neither proved equal nor proved different."""
+    same = same(cx, a, b)
     if not same and doubts is not None and (a.value is None or b.value is None) and not cx.entails(ne(a, b)):
         doubts.append((a, b))
     return same
 
 
-def compute_stride(cx: OpContext, old, ostr, new, doubts=None) -> Optional[list]:
+def compute_stride(cx: OpContext, old, ostr, new, doubts=None, same=_same) -> Optional[list]:
     """PyTorch's computeStride: strides of `new` viewing (old, ostr), or None when impossible —
-    or when a size's equality it turned on is not decided, which `doubts` (a list) then holds."""
+    or when a size's equality it turned on is not decided (by `same`), which `doubts` (a list) then holds."""
     if not old:
         return [Expr.const(1)] * len(new)
     numel = product(old)
@@ -286,14 +292,14 @@ def compute_stride(cx: OpContext, old, ostr, new, doubts=None) -> Optional[list]
     t_numel, v_numel = Expr.const(1), Expr.const(1)
     for td in range(len(old) - 1, -1, -1):
         t_numel = t_numel * old[td]
-        if td == 0 or (old[td - 1].value != 1 and not _same_or_doubt(cx, ostr[td - 1], t_numel * base, doubts)):
+        if td == 0 or (old[td - 1].value != 1 and not _same_or_doubt(cx, ostr[td - 1], t_numel * base, doubts, same)):
             # the last chunk takes every remaining view dim: the callers have already required the
             # element counts to agree, so comparing C with 12*(C//12) structurally is not needed
-            while view_d >= 0 and (td == 0 or _lt(cx, v_numel, t_numel, doubts) or new[view_d].value == 1):
+            while view_d >= 0 and (td == 0 or _lt(cx, v_numel, t_numel, doubts, same) or new[view_d].value == 1):
                 newstride[view_d] = v_numel * base
                 v_numel = v_numel * new[view_d]
                 view_d -= 1
-            if td > 0 and not _same_or_doubt(cx, v_numel, t_numel, doubts):
+            if td > 0 and not _same_or_doubt(cx, v_numel, t_numel, doubts, same):
                 return None
             if td > 0:
                 base = ostr[td - 1]
@@ -301,6 +307,22 @@ def compute_stride(cx: OpContext, old, ostr, new, doubts=None) -> Optional[list]
     if view_d != -1:
         return None
     return newstride
+
+
+def reshaped(cx: OpContext, x: TensorV, new) -> TensorV:
+    """`reshape` of a tensor that is not row-major: a view where computeStride finds one, else a copy.
+    Only sizes written alike count as equal here: a reshape's sizes do not depend on its layout, and
+    the solver's questions about the strides of symbolic sizes (`H // P` of a window partition)
+    cost seconds a model while deciding nothing about shapes. A layout that leaves open is unknown
+    (no strides, not row-major): no later view is rejected and no `is_contiguous()` answered on it."""
+    ostr = strides_of(x)
+    st = compute_stride(cx, x.shape.dims, ostr, new, same=_written_alike) if ostr is not None else None
+    if st is not None:
+        return view_result(cx, new, x, st)
+    out = cx.tensor(new, like=x)
+    if ostr is not None and any(d.value is None for d in (*x.shape.dims, *ostr, *new)):
+        out.contiguous, out.layout_note = False, x.layout_note or "a reshape of a strided view"
+    return out
 
 
 def view_strides(cx: OpContext, x: TensorV, new, what: str) -> Optional[list]:

@@ -17,7 +17,7 @@ from ...shapes.expr import Expr, product
 from ...shapes.shape import Shape, dim_str, disj, eq, ge, is_dyn, ne
 from ...shapes.values import DtypeV, IntV, StarSizeV, TensorV, TupleV
 from ..arguments import known_tensor, ranked_tensor
-from ..common import (apart, compute_stride, dim_list, located, shape_str, size_list, strides_of, view_result,
+from ..common import (apart, dim_list, located, reshaped, shape_str, size_list, strides_of, view_result,
                       view_strides as _view_strides)
 from ..dtypes import COMPLEX_OF_PARTS
 from ..context import NotApplicable, OpContext
@@ -157,11 +157,7 @@ def _reshaped(cx, x: TensorV, new) -> TensorV:
         return cx.tensor(new, like=x)
     if x.contiguous:  # a view of a row-major tensor: row-major (strides None: the source's layout)
         return view_result(cx, new, x, None)
-    ostr = strides_of(x)
-    st = compute_stride(cx, x.shape.dims, ostr, new) if ostr is not None else None
-    if st is None:  # reshape copies when a view is impossible
-        return cx.tensor(new, like=x)
-    return view_result(cx, new, x, st)
+    return reshaped(cx, x, new)
 
 
 @op("Tensor.view_as")
