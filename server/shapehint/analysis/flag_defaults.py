@@ -18,7 +18,8 @@ whose dropped tokens made the sequence's length unknown in every line after it; 
 matches a build only when it passes none of them another value); a class with only float
 defaults has no such context. So are its int defaults below 1 (`reg_tokens: int = 0`: the class on
 its own holds a symbol that may be 0, so `... if reg_tokens else None` is undecided there); an int
-from 1 up stays a symbol, as a build passes its own sizes.
+from 1 up stays a symbol, as a build passes its own sizes, unless the constructor compares it
+(`curr_stride >= output_stride`: deciding_ints.py).
 
 A class whose `__init__` takes only `*args, **kwargs` and hands them to its base's
 (`super().__init__(*args, **kwargs)`, spread.py) has the base's flags and strings: its open
@@ -35,6 +36,7 @@ from ..shapes.expr import Expr
 from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, StrV, Value
 from .config_bases import decided as config_decided
 from .config_defaults import PARAM, class_chain, config_at_defaults, config_class_of
+from .deciding_ints import deciding_ints
 from .built import MAX_CONTEXTS, _own_forward, run_in_context
 from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
@@ -68,9 +70,9 @@ def _flag_defaults(init: ast.FunctionDef, kinds=(bool, str), low_ints: bool = Fa
 
 
 def context_defaults(init: ast.FunctionDef) -> dict:
-    """Every default of `init` the context decides: bools, strings, floats and ints below 1 (what
-    a build must leave at its default to be in it, devicerun/builders.py)."""
-    return _flag_defaults(init, (bool, str, float), True)
+    """Every default of `init` the context decides: bools, strings, floats, ints below 1 and the
+    ints it compares (what a build must leave at its default to be in it, devicerun/builders.py)."""
+    return {**_flag_defaults(init, (bool, str, float), True), **deciding_ints(init)}
 
 
 def forwarded_flags(cls: ClassObj, init: ast.FunctionDef) -> dict:
@@ -130,7 +132,7 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
 
     def kwargs():  # (a fresh one for each construction: `kwargs.pop(...)` changes it)
         return DictV({k: _constant(v) for k, v in forwarded.items()}, open=True) if forwarded else None
-    fixed = {k: _constant(v) for k, v in _flag_defaults(init.node, float, True).items()}
+    fixed = {k: _constant(v) for k, v in {**_flag_defaults(init.node, float, True), **deciding_ints(init.node)}.items()}
     if cfg is not None:
         fixed[PARAM] = cfg
     if construct(it, init, inst, open_nones=False, flag=_at_default, kwargs=kwargs(), fixed=fixed) == "raise":

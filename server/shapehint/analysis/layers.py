@@ -9,13 +9,14 @@ from typing import Optional
 
 from ..ops import registry
 from ..ops.context import NotApplicable, OpFailed
-from ..shapes.shape import Shape
+from ..shapes.shape import TRUE, Shape
 from ..shapes.values import DictV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV, Value
+from .arm_alignment import aligned_options
 from .objects import ChoiceV, InstanceObj
 from .opctx import AnalysisContext
 from .frames import span_of
 from .ruleargs import ForwardRule, bind_arguments
-from . import layer_tails, loop_counts
+from . import class_params, layer_tails, list_choices, loop_counts
 
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 REPEATS = 3  # applications of a Sequential's unit of unknown count, at most (`_repeated`)
@@ -24,7 +25,7 @@ REPEATS = 3  # applications of a Sequential's unit of unknown count, at most (`_
 class Layers:
     # (`interp`: what a rule's context reads, opctx.AnalysisContext)
     _USES = ("interp", "observe", "sink", "call_value", "call_rule", "join_values", "source", "failed", "resolve",
-             "_opname", "_opname_lazy", "internal_errors")
+             "_opname", "_opname_lazy", "internal_errors", "in_arm", "open_arm", "close_arm", "join_arms")
 
     def build_layer(self, rule, args, kwargs, fr, span, node, labels) -> Value:
         if rule.name in CONTAINERS:
@@ -131,12 +132,16 @@ class Layers:
         The units after the first take what those before gave, not the first's input: each
         application runs from the join of the inputs so far, until a join adds no unknown (at
         most REPEATS), so that the calls a unit makes are also seen with those inputs (else the
-        first unit's input, in a context all of them share, reads as theirs)."""
+        first unit's input, in a context all of them share, reads as theirs).
+
+        Each application's sizes that the facts where it ran prove equal to its input's are
+        written as the input's (`_applied`): the stack of no unit leaves the input as it is, so
+        only so is such a size known on every path."""
         joined = x
         # (the join as made: a call may teach the rank of an unknown-rank input afterwards)
         seen = self.resolve(x) if isinstance(x, TensorV) else None
         for _ in range(REPEATS):
-            out = self.call_value(layer, [joined], {}, fr, span, None, labels)
+            out = self._applied(layer, joined, fr, span, labels)
             if not isinstance(out, TensorV) or not isinstance(joined, TensorV):
                 if isinstance(joined, UnknownV) or not isinstance(x, TensorV):
                     return out if isinstance(out, UnknownV) else UnknownV("Sequential")
@@ -147,6 +152,22 @@ class Layers:
             if _alike(before, seen):
                 return joined
         return UnknownV("Sequential")
+
+    def _applied(self, layer: Value, x: Value, fr, span, labels) -> Value:
+        """`layer(x)`, each size of the result that the facts where it ran prove equal to the
+        input's written as the input's (a depthwise block asks `x.shape[1] == dim`). A choice of
+        layers runs each option as an undecided arm (calls._call_each), whose facts are dropped
+        after it: the sizes are matched within each arm."""
+        def run(unit):
+            out = self.call_value(unit, [x], {}, fr, span, None, labels)
+            if isinstance(out, TensorV) and isinstance(x, TensorV):
+                out = aligned_options([(None, x), (TRUE, out)], fr.facts, self.resolve)[1]
+            return out
+        if type(layer) is not ChoiceV or not layer.options:
+            return run(layer)
+        outs = list_choices.run_each(self, fr, [lambda o=o: run(o) for o in layer.options],
+                                     getattr(layer, "conds", None) or ())
+        return class_params.joined_calls(self, layer, outs, fr.facts) if outs else UnknownV("call")
 
     def _layer_io(self, func_node, m, args, out, fr) -> None:
         if not self.observe:

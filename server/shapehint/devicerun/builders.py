@@ -3,7 +3,8 @@ expression (`--build mobilenet_v3_small(num_classes=10)`, a `# entry:` comment's
 transitively. Their construction contexts (`FACTORY:LINE` in `infer` JSON) are the inference
 for the model as built (compare.py), as they are for a user who reads hover after building it
 that way (the referee's bench/realmodels/score.py judges the same contexts). A class the build
-calls with every bool flag, string, float and int below 1 of its `__init__` at the default (none passed, or passed as
+calls with every bool flag, string, float, int below 1 and int it compares (`output_stride`) of its
+`__init__` at the default (none passed, or passed as
 that constant; no `*args`/`**kwargs` that could pass one) built its model in the context of those
 defaults (`CLASS.__init__:LINE`, analysis/flag_defaults.py). A class whose `__init__` takes only
 `*args, **kwargs` for its base's is matched against the base's `__init__` (in the file, or in the
@@ -19,13 +20,19 @@ import os
 
 try:
     from ..analysis.config_bases import forwards_keywords, keyword_at_default
-except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the file of this tree)
+    from ..analysis.deciding_ints import deciding_ints
+except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the files of this tree)
     import importlib.util
-    _spec = importlib.util.spec_from_file_location("_shapehint_config_bases", os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), os.pardir, "analysis", "config_bases.py"))
-    _bases = importlib.util.module_from_spec(_spec)
-    _spec.loader.exec_module(_bases)
+
+    def _sibling(name: str):
+        spec = importlib.util.spec_from_file_location("_shapehint_" + name, os.path.join(
+            os.path.dirname(os.path.abspath(__file__)), os.pardir, "analysis", name + ".py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        return mod
+    _bases = _sibling("config_bases")
     forwards_keywords, keyword_at_default = _bases.forwards_keywords, _bases.keyword_at_default
+    deciding_ints = _sibling("deciding_ints").deciding_ints
 
 
 def built_by(exprs: list, text: str, path: str = "") -> frozenset:
@@ -58,14 +65,15 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
 
 def _flags_at_defaults(call: ast.Call, init: ast.FunctionDef) -> bool:
     """Whether `call` leaves every parameter of `init` whose default is a bool, a string, a
-    float or an int below 1 at its default (the construction context decides them,
-    analysis/flag_defaults.py)."""
+    float, an int below 1 or an int `init` compares (deciding_ints.py) at its default (the
+    construction context decides them, analysis/flag_defaults.py)."""
     a = init.args
     params = (a.posonlyargs + a.args)[1:]
     pairs = list(zip(reversed(a.posonlyargs + a.args), reversed(a.defaults))) + list(zip(a.kwonlyargs, a.kw_defaults))
     # (flag_defaults.context_defaults' choice: this module runs standalone, loaded by path)
     flags = {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant) and (
         isinstance(d.value, (bool, str, float)) or type(d.value) is int and d.value < 1)}
+    flags.update(deciding_ints(init))
     if any(isinstance(v, ast.Starred) for v in call.args) or any(k.arg is None for k in call.keywords):
         return False
     given = [(p.arg, v) for p, v in zip(params, call.args)] + [(k.arg, k.value) for k in call.keywords]
