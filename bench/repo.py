@@ -17,6 +17,10 @@ run, so the edit never touches the pristine copy. The three runs, each a fresh p
             `2 * config.hidden_size` outputs and the `Tanh` after it is unchanged): that file and
             the files importing it are analysed again, the rest comes from the cache.
 
+Each run records where its time went (`check --timings`): the analysis seconds of every file it
+analysed by relative path (`per_file_seconds`), how many were skipped as not PyTorch or taken from
+the cache, the distribution of the seconds and the slowest 30 files (`time_profile`).
+
 Peak memory is the largest sum of the resident sizes of the `check` process and all its
 descendants (the workers), sampled every 50 ms from /proc. The machine's load (`os.getloadavg`)
 is recorded before and after each run: on a shared machine the times are only as good as it
@@ -90,8 +94,9 @@ def _tree_rss_kb(root_pid: int) -> int:
 
 
 def run_check(workdir: str, cache_dir: str, jobs) -> dict:
+    timings = os.path.join(workdir, "timings.json")
     cmd = [sys.executable, "-m", "shapehint", "check", "transformers/models", "--cache-dir", cache_dir,
-           "--quiet", "--statistics", "--format", "json"] + (["--jobs", str(jobs)] if jobs else [])
+           "--quiet", "--statistics", "--format", "json", "--timings", timings] + (["--jobs", str(jobs)] if jobs else [])
     env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "server"))
     compile_server()  # a cold run is a cold cache, not a ShapeHint without its bytecode (pipeline.py)
     load_before = os.getloadavg()
@@ -111,11 +116,31 @@ def run_check(workdir: str, cache_dir: str, jobs) -> dict:
     t.join()
     report = json.loads(out)
     diags = [d for f in report["files"] for d in f["diagnostics"]]
-    return {"seconds": round(wall, 2), "peak_mb": round(peak[0] / 1024, 1), "exit": proc.returncode,
+    with open(timings, encoding="utf-8") as fh:
+        seconds = json.load(fh)
+    return {"time_profile": time_profile(seconds), "per_file_seconds": seconds["analysed_s"], "seconds": round(wall, 2), "peak_mb": round(peak[0] / 1024, 1), "exit": proc.returncode,
             "files": len(report["files"]), "errors": sum(d["severity"] == "error" for d in diags),
             "diagnostics": len(diags), "statistics": err.strip().splitlines(),
             "load_before": [round(x, 2) for x in load_before], "load_after": [round(x, 2) for x in os.getloadavg()],
             "report": report}
+
+
+def time_profile(timings: dict) -> dict:
+    """Where a run's time went: files by fate, the analysed files' seconds by quantile and by
+    bracket (how many files, how many seconds), and the slowest 30 by path."""
+    secs = sorted(timings["analysed_s"].values())
+    n = len(secs)
+    out = {"analysed": n, "not_torch": len(timings["not_torch"]), "cached": len(timings["cached"]),
+           "analysis_s_total": round(sum(secs), 1)}
+    if n:
+        out["quantiles_s"] = {f"p{q}": round(secs[min(n - 1, n * q // 100)], 2) for q in (10, 25, 50, 75, 90, 99)}
+        brackets = [(0, 0.5), (0.5, 1), (1, 2), (2, 5), (5, 10), (10, float("inf"))]
+        out["brackets"] = {f"{lo:g}-{hi:g} s": {"files": sum(lo <= s < hi for s in secs),
+                                                "seconds": round(sum(s for s in secs if lo <= s < hi), 1)}
+                           for lo, hi in brackets}
+        slow = sorted(timings["analysed_s"].items(), key=lambda kv: (-kv[1], kv[0]))[:30]
+        out["slowest"] = [[p, s] for p, s in slow]
+    return out
 
 
 def measure(cache: str, jobs) -> dict:
@@ -186,6 +211,14 @@ def render(data: dict) -> str:
                    f"{'**met**' if ok else '**not met**'} |")
     out.append(f"| peak memory, all runs | | | {peak} | | ≤ {TARGETS['peak_mb']:g} MB | "
                f"{'**met**' if peak <= TARGETS['peak_mb'] else '**not met**'} |")
+    prof = runs["cold"].get("time_profile")
+    if prof and prof.get("analysed"):
+        q = prof["quantiles_s"]
+        out.append("")
+        out.append(f"Cold run: {prof['analysed']} files analysed ({prof['analysis_s_total']} s of analysis in all), "
+                   f"{prof['not_torch']} skipped as not PyTorch; per-file seconds median {q['p50']}, "
+                   f"p90 {q['p90']}, p99 {q['p99']}; slowest: "
+                   + ", ".join(f"`{p.split('/models/', 1)[-1]}` {s:.1f}" for p, s in prof["slowest"][:5]) + ".")
     out.append("")
     out.append(f"Warm output identical to cold: {'yes' if data['warm_equals_cold'] else 'NO'}.")
     return "\n".join(out)

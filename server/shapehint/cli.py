@@ -64,6 +64,8 @@ def _add_repository_options(c) -> None:
     c.add_argument("--quiet", action="store_true", help="no progress on stderr")
     c.add_argument("--statistics", action="store_true",
                    help="files, time, cache hits and the slowest files on stderr")
+    c.add_argument("--timings", metavar="FILE",
+                   help="write each file's fate as JSON: analysis seconds by path, and the files skipped or cached")
     c.add_argument("--time-budget", type=float, default=DEFAULT_BUDGET_S, metavar="SECONDS",
                    help=f"per-file analysis time before it stops with an SH005 note (default {DEFAULT_BUDGET_S:g}; 0: none)")
     c.add_argument("--worker-memory-mb", type=_positive_int, metavar="MB",

@@ -99,3 +99,32 @@ def test_an_attribute_set_on_some_paths_only_is_undecided():
 def test_an_early_return_or_a_deletion_leaves_it_undecided(change):
     values = _values(SRC.replace(*change))
     assert _shapes(values, "t", "Emb.forward") == [[5], [5, 6]]  # both arms ran
+
+
+def test_a_delattr_anywhere_in_the_class_leaves_every_name_undecided():
+    values = _values(SRC.replace("class Emb(Base):\n", "class Emb(Base):\n    def drop(self, k):\n"
+                                                       "        delattr(self, k)\n\n"))
+    assert _shapes(values, "t", "Emb.forward") == [[5], [5, 6]]
+    assert _shapes(values, "s", "Emb.forward") == [[2, 3], [2, 3, 4]]
+
+
+def test_the_syntax_is_read_once_per_tree_and_the_answer_is_the_same_again():
+    """The class's deletions and its constructor's writes are kept per tree (the tree of an
+    imported module lives across analyses): a second analysis of the same tree reuses them and
+    answers alike, and another tree of the same text gets its own."""
+    import ast
+
+    from shapehint.analysis import attr_presence
+    tree = ast.parse(SRC)
+    emb = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Emb")
+    init = emb.body[0]
+    steps = attr_presence._init_steps(init)
+    assert [sorted(w) for w, _, _ in steps] == [[], ["pos"], ["scale"], []]
+    assert [s for _, s, _ in steps] == [True, False, False, False]
+    assert attr_presence._init_steps(init) is steps
+    assert attr_presence._deletes(emb, "pos") is False
+    other = ast.parse(SRC.replace("class Emb(Base):\n", "class Emb(Base):\n    def drop(self):\n        del self.pos\n\n"))
+    emb2 = next(n for n in other.body if isinstance(n, ast.ClassDef) and n.name == "Emb")
+    assert attr_presence._deletes(emb2, "pos") is True and attr_presence._deletes(emb2, "scale") is False
+    assert attr_presence._deletes(emb, "pos") is False
+    assert _values(SRC) == _values(SRC)

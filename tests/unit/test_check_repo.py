@@ -199,3 +199,21 @@ def test_two_runs_sharing_one_cache(repo):
     expected = plain(repo).stdout
     assert [o for o, _ in outs] == [expected, expected] and all(e == "" for _, e in outs)
     assert run(".", "--format", "json", cwd=repo).stdout == expected
+
+
+def test_timings_name_each_file_by_its_fate(repo):
+    p = run(".", "--no-cache", "--jobs", "1", "--format", "json", "--timings", "t.json", cwd=repo)
+    with open(repo / "t.json") as fh:
+        timings = json.load(fh)
+    assert sorted(timings["analysed_s"]) == ["./layers.py", "./model.py", "./other.py"]
+    assert all(isinstance(s, float) for s in timings["analysed_s"].values())
+    assert timings["not_torch"] == ["./tf_model.py"]
+    assert timings["cached"] == []
+    assert json.loads(p.stdout) == json.loads(plain(repo).stdout)  # the report is unchanged by it
+    cached = run(".", "--format", "json", "--timings", "t2.json", "--cache-dir", "c", cwd=repo)
+    again = run(".", "--format", "json", "--timings", "t2.json", "--cache-dir", "c", cwd=repo)
+    assert json.loads(cached.stdout) == json.loads(again.stdout)
+    with open(repo / "t2.json") as fh:
+        timings = json.load(fh)
+    assert timings["analysed_s"] == {}
+    assert sorted(timings["cached"]) == ["./layers.py", "./model.py", "./other.py"]

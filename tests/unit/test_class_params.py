@@ -335,3 +335,23 @@ def test_a_helper_hint_of_other_classes_leaves_the_union_as_written():
     assert (got.get((HELPER_FWD + 1, "x")) or [None, "?"])[1] == "?"
     got = _helper_shapes("tuple")
     assert (got.get((HELPER_FWD + 1, "x")) or [None, "?"])[1] == "?"
+
+
+def test_the_calls_a_parameter_is_passed_to_are_read_once_per_function_and_name():
+    """The syntax `passed_as_classes` reads (the names derived from the parameter, the calls it
+    is passed to) is kept per function tree and per name: asked again it is the same reading, a
+    second name of the same function gets its own, and the answers stay those above."""
+    import ast
+
+    from shapehint.analysis import class_params
+    tree = ast.parse(HELPER.replace("HELPER_HINT", "tuple"))
+    init = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "__init__"
+                and n.args.args[1].arg == "block")
+    names, calls = class_params._passing_calls(init, "block")
+    assert names == {"block", "fns"}
+    assert [c.func.id for c in calls] == ["make_stages"]
+    assert class_params._passing_calls(init, "block")[1] is calls
+    names, calls = class_params._passing_calls(init, "widths")
+    assert names == {"widths", "fns"} and sorted(c.func.id for c in calls) == ["len", "make_stages"]
+    assert class_params._passing_calls(init, "num_classes") == ({"num_classes"}, ())
+    test_a_union_of_instances_passed_on_to_a_parameter_of_classes_is_read_as_classes()

@@ -5,11 +5,18 @@ one of another rank, is not joined in. Surely: a statement of the constructor's 
 inside an `if`, loop, `try` or `with`) writes it, no `return` comes before it, and the class
 deletes no attribute of that name; a `super().__init__(...)` statement so placed stands for the
 next class's constructor. Anything else (the attribute written on some paths only, a parameter's
-stand-in object, a constructor cut off) is undecided: None, never False."""
+stand-in object, a constructor cut off) is undecided: None, never False.
+
+What a class's syntax says (the names it deletes, each constructor statement's writes) is read
+once per tree and kept while the tree lives: `hasattr` runs in every context of every instance,
+and walking the class each time was a quarter of a transformers modeling file's analysis."""
 from __future__ import annotations
 
 import ast
+import weakref
 from typing import Optional
+
+from ..frontend.walk import walk
 
 from ..shapes.values import StrV, Value
 from .objects import ClassObj, FuncObj, InstanceObj
@@ -35,27 +42,38 @@ def _init_sets(cls, name: str, depth: int) -> bool:
     node = init.node if isinstance(init, FuncObj) else None
     if not isinstance(node, ast.FunctionDef) or not node.args.args:
         return False
-    me = node.args.args[0].arg
-    for stmt in node.body:
-        if _writes(stmt, me, name):
+    for written, super_init, returns in _init_steps(node):
+        if name in written:
             return True
-        if _super_init(stmt) and cls.bases and _init_sets(cls.bases[0], name, depth + 1):
+        if super_init and cls.bases and _init_sets(cls.bases[0], name, depth + 1):
             return True
-        if any(isinstance(n, ast.Return) for n in ast.walk(stmt)):
+        if returns:
             return False
     return False
 
 
-def _writes(stmt: ast.stmt, me: str, name: str) -> bool:
+def _init_steps(node: ast.FunctionDef) -> tuple:
+    """Per statement of the constructor's own body: (the names it surely writes on its first
+    parameter, whether it is `super().__init__(...)`, whether a `return` is in it)."""
+    out = _STEPS.get(node)
+    if out is None:
+        me = node.args.args[0].arg
+        out = _STEPS[node] = tuple((_written(stmt, me), _super_init(stmt),
+                                    any(isinstance(n, ast.Return) for n in walk(stmt))) for stmt in node.body)
+    return out
+
+
+def _written(stmt: ast.stmt, me: str) -> frozenset:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) \
         and stmt.value is not None else []
-    if any(isinstance(t, ast.Attribute) and t.attr == name and isinstance(t.value, ast.Name) and t.value.id == me
-           for t in targets):
-        return True
+    names = {t.attr for t in targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+             and t.value.id == me}
     call = stmt.value if isinstance(stmt, ast.Expr) else None
-    return isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTERS \
-        and isinstance(call.func.value, ast.Name) and call.func.value.id == me and bool(call.args) \
-        and isinstance(call.args[0], ast.Constant) and call.args[0].value == name
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr in _REGISTERS \
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == me and call.args \
+            and isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str):
+        names.add(call.args[0].value)
+    return frozenset(names)
 
 
 def _super_init(stmt: ast.stmt) -> bool:
@@ -67,9 +85,19 @@ def _super_init(stmt: ast.stmt) -> bool:
 
 def _deletes(node: ast.ClassDef, name: str) -> bool:
     """`del self.name`, or any `delattr(...)`, anywhere in the class."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Delete) and any(isinstance(t, ast.Attribute) and t.attr == name for t in n.targets):
-            return True
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "delattr":
-            return True
-    return False
+    deleted = _DELETED.get(node)
+    if deleted is None:
+        deleted = set()
+        for n in walk(node):
+            if isinstance(n, ast.Delete):
+                deleted.update(t.attr for t in n.targets if isinstance(t, ast.Attribute))
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "delattr":
+                deleted = None  # any name
+                break
+        deleted = _DELETED[node] = frozenset(deleted) if deleted is not None else _ANY
+    return deleted is _ANY or name in deleted
+
+
+_ANY = frozenset({"*any*"})
+_STEPS: "weakref.WeakKeyDictionary[ast.FunctionDef, tuple]" = weakref.WeakKeyDictionary()
+_DELETED: "weakref.WeakKeyDictionary[ast.ClassDef, frozenset]" = weakref.WeakKeyDictionary()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import weakref
 from typing import Callable, Optional
 
 from ..frontend.walk import walk
@@ -52,9 +53,7 @@ def passed_as_classes(node: ast.AST, resolve: Callable[[ast.AST], Value], classe
     anything else (no such call, another module's function, other classes) leaves it as it was."""
     if not isinstance(unstring(node), (ast.Subscript, ast.BinOp)):
         return None  # (no union spelled)
-    names = _derived_names(fn, name)
-    calls = [c for c in walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
-             and any(isinstance(v, ast.Name) and v.id in names for v in c.args + [k.value for k in c.keywords])]
+    names, calls = _passing_calls(fn, name)
     if not calls:
         return None  # (decided on the syntax: nothing evaluated, no step spent)
     members = _classes(node, resolve)
@@ -74,6 +73,24 @@ def passed_as_classes(node: ast.AST, resolve: Callable[[ast.AST], Value], classe
                     and _type_members(param.annotation, resolve) == want:
                 return _choice(members, classes, name)
     return None
+
+
+def _passing_calls(fn: ast.FunctionDef, name: str) -> tuple:
+    """(the names derived from `name`, the calls of a plain name `fn` passes one of them to), read
+    once per tree: every generic analysis of a function with a union-hinted parameter asks."""
+    per_fn = _PASSING.get(fn)
+    if per_fn is None:
+        per_fn = _PASSING[fn] = {}
+    got = per_fn.get(name)
+    if got is None:
+        names = _derived_names(fn, name)
+        calls = tuple(c for c in walk(fn) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                      and any(isinstance(v, ast.Name) and v.id in names for v in c.args + [k.value for k in c.keywords]))
+        got = per_fn[name] = (frozenset(names), calls)
+    return got
+
+
+_PASSING: "weakref.WeakKeyDictionary[ast.FunctionDef, dict]" = weakref.WeakKeyDictionary()
 
 
 def _type_members(node: ast.AST, resolve) -> set:

@@ -49,6 +49,14 @@ class Stats:
     failed: int = 0
     workers: int = 0
     seconds: dict = field(default_factory=dict)  # path -> analysis seconds (this run's analyses)
+    skipped: list = field(default_factory=list)  # paths not using PyTorch
+    from_cache: list = field(default_factory=list)
+
+    def dump(self, path: str, wall: float, jobs: int) -> None:
+        """`--timings`: where a repository's time went, by file (bench/repo.py names the slow tail)."""
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump({"wall_s": round(wall, 2), "jobs": jobs, "analysed_s": self.seconds,
+                       "not_torch": self.skipped, "cached": self.from_cache}, fh, indent=1, sort_keys=True)
 
     def write(self, wall: float, jobs: int, cache) -> None:
         w = sys.stderr.write
@@ -160,6 +168,8 @@ def run_check(args) -> int:
         sys.stderr.write(f"shapehint: {e}\n")
     if args.statistics:
         stats.write(time.perf_counter() - started, jobs, cache)
+    if getattr(args, "timings", None):
+        stats.dump(args.timings, time.perf_counter() - started, jobs)
     if errors:
         return 2
     return 1 if any(d["severity"] == "error" for f in report for d in f["diagnostics"]) else 0
@@ -220,6 +230,7 @@ def _plan(todo: list, cache, budget_s: Optional[float], stats: Stats) -> tuple:
         if not project.uses_torch(path):
             results[i] = {"diagnostics": []}
             stats.not_torch += 1
+            stats.skipped.append(path)
             continue
         if cache is not None:
             keys[i] = cachemod.file_key(project, path, config)
@@ -227,6 +238,7 @@ def _plan(todo: list, cache, budget_s: Optional[float], stats: Stats) -> tuple:
             if _reusable(entry, budget_s):
                 results[i] = entry
                 stats.cached += 1
+                stats.from_cache.append(path)
                 continue
         tasks.append((i, path, text, config, budget_s))
     if cache is not None:
