@@ -12,7 +12,7 @@ from ..shapes.expr import Expr
 from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, LazyImport, OpaqueV, OpenTupleV
 from .result import Related
-from .frames import Frame, add_fact, span_of
+from .frames import Frame, add_fact, decorated, span_of
 from .divisibility import learn as learn_divisible
 from .builtins import falsy_literal
 from .library_helpers import CHECKS
@@ -352,7 +352,8 @@ class Statements:
             if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 f = FuncObj(item, f"{qual}.{item.name}", fr.globals, cls, module_path=fr.foreign or self.interp.path)
                 f.defaults = self.eval_defaults(item, fr)
-                cls.attrs[item.name] = f
+                if not _accessor_of(item, cls.attrs.get(item.name)):  # (the property reads its getter)
+                    cls.attrs[item.name] = f
                 self.interp.functions.append(f)
             elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
                 dv = self.eval(item.value, fr) if item.value is not None else None
@@ -472,3 +473,12 @@ def _is_field_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and (
         (isinstance(node.func, ast.Name) and node.func.id == "field") or
         (isinstance(node.func, ast.Attribute) and node.func.attr == "field"))
+
+
+def _accessor_of(item: ast.FunctionDef, prior) -> bool:
+    """Whether `item` is the setter or deleter (`@name.setter`) of the property `prior`: reading
+    the attribute still calls the getter, never the setter taken as a method (a bound method,
+    always true: a config's `output_attentions` decided every `if not output_attentions`)."""
+    return isinstance(prior, FuncObj) and decorated(prior.node, "property") and any(
+        isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") and isinstance(d.value, ast.Name)
+        and d.value.id == item.name for d in item.decorator_list)
