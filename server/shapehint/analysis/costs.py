@@ -23,7 +23,10 @@ is unknown (never a guess).
                     spend one share by the sixth), all within ALL_BUILDING_STEPS; an
                     imported base's `__init__` given all of a subclass's arguments
                     (`super().__init__(*args, **kwargs)` in the generic analysis) is that
-                    subclass's construction, within FORWARDED_CALL_STEPS.
+                    subclass's construction, within FORWARDED_CALL_STEPS. A helper that
+                    an imported constructor calls and that runs past its share is cut off
+                    alone, the constructor's own statements after it given
+                    HELPER_GRANT_STEPS (constructor_helper).
   callback          a call from imported code back into the analysed file's (a base class's
                     `__call__` running the file's `forward`, a helper given a function): the
                     file's own code is what is analysed, so it runs outside the caps, its own
@@ -38,18 +41,21 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 
 from typing import Optional
 
 from ..shapes.values import UnknownV
 from .frames import Budget
 from .module_helpers import own_helper
+from .objects import InstanceObj
 from .spread import opens
 
 TOP_LEVEL_CALL_STEPS = 400
 HELPER_STEPS = 600  # per imported module, for its own helpers' top-level calls (module_helpers.py)
 IMPORTED_CALL_STEPS = 1500
 FORWARDED_CALL_STEPS = 10_000  # a base constructor given a subclass's every argument (spread.py)
+HELPER_GRANT_STEPS = 750  # an imported constructor's own statements after a helper past its share
 IMPORTED_STEPS = 15_000
 BUILDING_STEPS = 100_000
 ALL_BUILDING_STEPS = 400_000
@@ -68,6 +74,7 @@ class ImportedCosts:
         self.spent_before = 0  # in imported calls of the functions analysed before (ALL_IMPORTED_STEPS)
         self.exempt = 0  # steps of callbacks and module bodies run inside imported calls
         self.helpers: dict = {}  # id(module globals) -> steps its own helpers' top-level calls took
+        self.building: list = []  # a Building per imported call running, innermost last
 
 
 def _costs(it) -> Optional[ImportedCosts]:
@@ -112,10 +119,62 @@ def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
         return own_helper_call if own_helper(f, fr, list(args), kwargs or {}) else top_level_call
     here, there = fr.globals is root, f.globals is root
     if here and not there:
-        return forwarded_construction if opens(list(args)) else imported_call
+        inst = args[0] if args and isinstance(args[0], InstanceObj) and _is_init(f) else None
+        return functools.partial(forwarded_construction if opens(list(args)) else imported_call, inst=inst)
     if there and not here and costs.outer:
         return callback
+    b = costs.building[-1] if costs.building else None
+    if not here and b is not None and b.inst is not None and fr.self_obj is b.inst and _is_init_frame(fr) \
+            and not _is_init(f):
+        return functools.partial(constructor_helper, b=b, given=list(args))
     return None
+
+
+def _is_init(f) -> bool:
+    return getattr(getattr(f, "node", None), "name", None) == "__init__"
+
+
+def _is_init_frame(fr) -> bool:
+    return fr.qualname.rsplit(".", 1)[-1] == "__init__"
+
+
+class Building:
+    """An imported constructor running on its instance (`inst`, None for other imported calls);
+    `granted` once a helper of it ran past the share (constructor_helper)."""
+    __slots__ = ("inst", "granted")
+
+    def __init__(self, inst):
+        self.inst, self.granted = inst, False
+
+
+def constructor_helper(it, f, run, b: Building, given: list) -> tuple:
+    """A helper that an imported constructor calls (a base's set-up machinery: which attention
+    kernels exist). Within the constructor's share it runs as any call; run past it, the helper
+    alone is cut off and the constructor's own statements after it get HELPER_GRANT_STEPS more
+    (once; its later helpers within half of what is left), so that what it stores after the
+    helper (`self.config = config`) stays known where the whole construction used to be cut off.
+    A helper cut off that was given the instance may have set attributes on it: those not
+    written yet read as unknown (unfinished.py)."""
+    costs = _costs(it)
+    if not costs.outer:
+        return run()
+    outside = costs.outer[-1]  # the limit around the imported call: past it, the analysis's own
+    if b.granted:
+        return within_steps(it, max(0, it.step_limit - it.steps) // 2, run, lambda: _cut(b, given))
+    try:
+        return run()
+    except Budget:
+        if it.steps > outside:
+            raise
+        b.granted = True
+        it.step_limit = min(it.steps + HELPER_GRANT_STEPS, outside)
+        return _cut(b, given)
+
+
+def _cut(b: Building, given: list) -> tuple:
+    if any(a is b.inst for a in given):
+        b.inst.unwritten = True
+    return UnknownV("a helper of an imported constructor past its share"), False, False
 
 
 def top_level_call(it, f, run) -> tuple:
@@ -144,16 +203,16 @@ def own_helper_call(it, f, run) -> tuple:
         it.step_limit = outer + used
 
 
-def forwarded_construction(it, f, run) -> tuple:
+def forwarded_construction(it, f, run, inst=None) -> tuple:
     """An imported base's `__init__` given all of a subclass's arguments, as the generic
     analysis's construction stands for them (`super().__init__(*args, **kwargs)`, spread.py):
     the subclass's parts are the base's, so the base is the construction, within
     FORWARDED_CALL_STEPS of the building share (a vision transformer's base builds its blocks in
     ~2,400 steps, past IMPORTED_CALL_STEPS)."""
-    return imported_call(it, f, run, FORWARDED_CALL_STEPS)
+    return imported_call(it, f, run, FORWARDED_CALL_STEPS, inst)
 
 
-def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS) -> tuple:
+def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS, inst=None) -> tuple:
     costs = _costs(it)
     # building the model's parts (a file's factories build hundreds of imported layers, each at
     # a small cost) counts against its own share only; other calls share the analysis's too
@@ -164,11 +223,13 @@ def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS) -> tuple:
         return UnknownV("a call into an imported module past the analysis's share"), False, False
     start, exempt = it.steps, costs.exempt
     costs.outer.append(it.step_limit)
+    costs.building.append(Building(inst))
     try:
         return within_steps(it, min(cap, left), run,
                             lambda: (UnknownV("a call into an imported module past its share"), False, False))
     finally:
         costs.outer.pop()
+        costs.building.pop()
         used = (it.steps - start) - (costs.exempt - exempt)
         if building:
             costs.built += used
