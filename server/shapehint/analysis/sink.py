@@ -265,10 +265,11 @@ class Sink:
         # a function's own analysis (in terms of its parameters) comes first; else what its calls
         # agree on, in its own names; the models factories build are contexts only
         # (frames.BuiltContext: the class may be built in other ways elsewhere)
-        primary = chosen if contexts.rank_lost(generic, chosen) else generic or chosen
         # a call that lost the value after other arguments than those that observed it (a `kv`
-        # given where the others omitted it) may have taken another path: any shape
+        # given where the others omitted it) may have taken another path: any shape (the calls
+        # that kept a rank the function's own analysis lost are then not all its calls)
         other_path = any(w[1] not in kinds for w in lost)
+        primary = chosen if contexts.rank_lost(generic, chosen) and not other_path else generic or chosen
         rec.shape = rank_joins.line_join([o[2] for o in primary]) if generic or not other_path else None
         if not generic and acc.dropped and rec.shape is not None:
             rec.shape = contexts.sizes_unknown(rec.shape)  # a call not kept may have had others

@@ -62,12 +62,25 @@ def _matmul_unknown(cx: OpContext, a: TensorV, b: TensorV) -> Shape:
         s = apart(cx, s, back=(1,))  # the last axis may be a named leading one
         return Shape(s.dims, s.star, s.suffix[:-1] + (b.shape.dims[1],))
     if a.shape.rank is None and b.shape.rank is None:
-        return _batched_alike(cx, a, b)
+        try:
+            return _batched_alike(cx, a, b)
+        except NotApplicable:
+            if not _matrices(b.shape):
+                raise
+            # `q @ k.transpose(-1, -2)` of inputs of unknown ranks: as below, whatever its rank
+            return Shape((), cx.fresh_star(None), b.shape.suffix[-1:])
     if a.shape.rank is None and b.shape.rank >= 3:
         # batched matrices (attention's `q @ k.transpose(2, 3)`): a vector, a matrix or a batch
         # of them on the left, the product ends in the right one's columns, whatever else it has
         return Shape((), cx.fresh_star(None), b.shape.dims[-1:])
     raise NotApplicable("rank unknown")
+
+
+def _matrices(s: Shape) -> bool:
+    """Whether a shape of unknown rank names its last two axes (so it has two or more; the axes
+    named before its segment may be those same axes): a matmul with it on the right ends in its
+    last axis, whatever the left operand's rank (1-D included)."""
+    return len(s.suffix) >= 2
 
 
 def _batched_alike(cx: OpContext, a: TensorV, b: TensorV) -> Shape:
