@@ -25,7 +25,7 @@ from .objects import RangeV
 
 FIRST = 2  # items kept, at most
 _PURE = (ast.BinOp, ast.UnaryOp, ast.Name, ast.Constant, ast.Subscript, ast.Attribute, ast.Load, ast.operator,
-         ast.unaryop)
+         ast.unaryop, ast.IfExp, ast.Compare, ast.cmpop)
 _PURE_CALLS = {"int", "round", "min", "max", "abs"}
 
 
@@ -48,6 +48,22 @@ def of_range(source: Value, node: ast.ListComp, at: Callable[[Value], Value]) ->
     out = []
     for k in range(FIRST):
         v = at(IntV(Expr.const(start + k * step)))
+        if not isinstance(v, IntV):
+            break
+        out.append(v)
+    return tuple(out)
+
+
+def of_items(source: Value, node: ast.ListComp, at: Callable[[Value], Value]) -> tuple:
+    """The first items of `node` (one generator, no filter) over a sequence of at most N known
+    items (`ListV.upto`: `zip(input_resolution, window)`), each `at(item)`: where `lst[k]` does
+    not raise the source had an item k, and the element made of it is item k."""
+    gen = node.generators[0]
+    if gen.ifs or not isinstance(source, ListV) or not source.upto or not _pure(node.elt):
+        return ()
+    out = []
+    for it in source.upto[:FIRST]:
+        v = at(it)
         if not isinstance(v, IntV):
             break
         out.append(v)
