@@ -8,6 +8,9 @@ the list has an item 0, and that item is the element at `i = start`: `int(embed_
 A `range(len(depths))` whose length the analysis does not know (the range is unknown then)
 starts at 0 all the same.
 
+Over a zip with a list of unknown length (`ListV.upto`), item k is the element made of the zip's
+tuple k (`of_items`): `[r if r <= w else w for r, w in zip(res, (3, 5))][0]` is `min(3, res[0])`.
+
 Only an element that is arithmetic on names, constants and items (`_PURE`) is evaluated again,
 as it has no effect (a `[Block(d) for _ in range(n)]` would build one more block), and only an int
 is kept. No bound on the length is claimed (unlike `ListV.upto`): a loop over the list, `len`,
