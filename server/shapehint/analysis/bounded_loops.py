@@ -24,16 +24,33 @@ from .objects import InstanceObj
 MAX_PASSES = 32
 
 
-def zipped(lists: list, elems: list, whole: Optional[tuple] = None) -> Value:
+def zipped(lists: list, elems: list, whole: Optional[tuple] = None, named=None) -> Value:
     """`zip(*args)` where some args' items are unknown (`lists[i]` None, `elems[i]` their
     item): at most as many tuples as the shortest known one, each known where its arg is.
-    `whole`: that of a zip of one list of pieces (ops/pieces.py)."""
+    `whole`: that of a zip of one list of pieces (ops/pieces.py). `named(j, i)`: arg j's item
+    i by name (`input_resolution[0]` of a parameter), or None: the i-th tuple exists only where
+    every arg has an item i, so it holds that item, not any of them
+    (`[r if r <= w else w for r, w in zip(input_resolution, window)]`)."""
     known = [len(l) for l in lists if l is not None]
     n = min(known) if known else 0
-    upto = tuple(TupleV(tuple(l[i] if l is not None else e for l, e in zip(lists, elems))) for i in range(n))
+    upto = tuple(TupleV(tuple(l[i] if l is not None else _named(named, j, i) or e
+                              for j, (l, e) in enumerate(zip(lists, elems)))) for i in range(n))
     if all(isinstance(v, UnknownV) for v in elems + [x for t in upto for x in t.items]):
         return UnknownV("zip")
     return ListV(None, TupleV(tuple(elems)), upto=upto if n <= MAX_PASSES else (), whole=whole)
+
+
+def _named(named, j: int, i: int) -> Optional[Value]:
+    return named(j, i) if named is not None else None
+
+
+def named_item(v: Value, i: int, subscript) -> Optional[Value]:
+    """Item i of a list of unknown length that names its items (a `List[int]` parameter:
+    `subscript` names them `window_size[0]`), else None. Not an object known only by name: a
+    dict among them zips its keys, which its `[0]` is not."""
+    if isinstance(v, ListV) and v.items is None and v.name is not None:
+        return subscript(v, IntV(Expr.const(i)))
+    return None
 
 
 def enumerated(v: Value, first: IntV) -> Optional[ListV]:

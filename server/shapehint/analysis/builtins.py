@@ -34,7 +34,7 @@ def falsy_literal(node) -> bool:
 
 # what the builtins call on the other parts of the interpreter
 _USES = ("_learn_guarded_ranks", "_safe_eval", "assume", "attribute", "binop", "build_layer", "call_rule", "call_value", "fresh_dyn",
-         "fresh_symbol", "function_named", "init_dataclass", "int_value", "join_values", "mutated", "opaque_symbol", "resolve", "truncated", "truth")
+         "fresh_symbol", "function_named", "init_dataclass", "int_value", "join_values", "mutated", "opaque_symbol", "resolve", "subscript", "truncated", "truth")
 
 
 class Builtins:
@@ -197,8 +197,8 @@ class Builtins:
     def b_zip(self, args, kwargs, fr, span):
         lists = [self.iterate(a, fr) for a in args]
         if any(l is None for l in lists):  # as long as the shortest: unknown
-            return bounded_loops.zipped(lists, [self.loop_element(a, l, fr) for a, l in zip(args, lists)],
-                                        pieces.zipped(args))
+            return bounded_loops.zipped(lists, [self.loop_element(a, l, fr) for a, l in zip(args, lists)], pieces.zipped(args),
+                                        lambda j, i: bounded_loops.named_item(args[j], i, lambda v, k: self.subscript(v, k, None, fr)))
         return ListV([TupleV(tuple(t)) for t in zip(*lists)])
 
     def b_map(self, args, kwargs, fr, span):

@@ -73,7 +73,8 @@ class Comprehensions:
                 # `[Block(d) for _ in range(depth)]`: depth of them (a loop over them runs)
                 out = ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source), whole=whole)
                 if isinstance(node, ast.ListComp):
-                    out.first = first_items.of_range(source, node, lambda i: self._element_at(node, i, fr))
+                    out.first = first_items.of_range(source, node, lambda i: self._element_at(node, i, fr)) or \
+                        first_items.of_items(source, node, lambda i: self._element_at(node, i, fr))
                 return out
             out = []
             maybe = len(items) > MAX_COMPREHENSION  # only the first ones are looked at

@@ -8,6 +8,9 @@ the list has an item 0, and that item is the element at `i = start`: `int(embed_
 A `range(len(depths))` whose length the analysis does not know (the range is unknown then)
 starts at 0 all the same.
 
+Over a zip with a list of unknown length (`ListV.upto`), item k is the element made of the zip's
+tuple k (`of_items`): `[r if r <= w else w for r, w in zip(res, (3, 5))][0]` is `min(3, res[0])`.
+
 Only an element that is arithmetic on names, constants and items (`_PURE`) is evaluated again,
 as it has no effect (a `[Block(d) for _ in range(n)]` would build one more block), and only an int
 is kept. No bound on the length is claimed (unlike `ListV.upto`): a loop over the list, `len`,
@@ -25,7 +28,7 @@ from .objects import RangeV
 
 FIRST = 2  # items kept, at most
 _PURE = (ast.BinOp, ast.UnaryOp, ast.Name, ast.Constant, ast.Subscript, ast.Attribute, ast.Load, ast.operator,
-         ast.unaryop)
+         ast.unaryop, ast.IfExp, ast.Compare, ast.cmpop)
 _PURE_CALLS = {"int", "round", "min", "max", "abs"}
 
 
@@ -48,6 +51,22 @@ def of_range(source: Value, node: ast.ListComp, at: Callable[[Value], Value]) ->
     out = []
     for k in range(FIRST):
         v = at(IntV(Expr.const(start + k * step)))
+        if not isinstance(v, IntV):
+            break
+        out.append(v)
+    return tuple(out)
+
+
+def of_items(source: Value, node: ast.ListComp, at: Callable[[Value], Value]) -> tuple:
+    """The first items of `node` (one generator, no filter) over a sequence of at most N known
+    items (`ListV.upto`: `zip(input_resolution, window)`), each `at(item)`: where `lst[k]` does
+    not raise the source had an item k, and the element made of it is item k."""
+    gen = node.generators[0]
+    if gen.ifs or not isinstance(source, ListV) or not source.upto or not _pure(node.elt):
+        return ()
+    out = []
+    for it in source.upto[:FIRST]:
+        v = at(it)
         if not isinstance(v, IntV):
             break
         out.append(v)

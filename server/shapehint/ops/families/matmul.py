@@ -29,6 +29,20 @@ def _inner(cx: OpContext, a: TensorV, b: TensorV, ka: Expr, kb: Expr, where_b: s
                f"{cx.label(b, 'the right operand')} {b.shape} has {kb} in its {where_b} dimension", "SH101")
 
 
+def _pinned(m: Expr, ka: Expr, kb: Expr) -> Expr:
+    """The product's rows `m` where they are the left operand's contraction `ka` (a square
+    matrix; or its columns and the right one's, swapped): `ka` is now required to equal `kb`, so
+    a size a broadcast left as `max(N, A)` (`attn + bias`, each side N or A) is `kb` (`attn @ v`:
+    v's N) on every path that goes on."""
+    if m == ka and _broadcast(ka) and not _broadcast(kb):
+        return kb
+    return m
+
+
+def _broadcast(e: Expr) -> bool:
+    return len(e.terms) == 1 and all(c == 1 and len(mono) == 1 and mono[0].kind == "max" for mono, c in e.terms.items())
+
+
 def matmul_shape(cx: OpContext, a: TensorV, b: TensorV) -> Shape:
     ra, rb = a.shape.rank, b.shape.rank
     if ra is None or rb is None:
@@ -43,11 +57,11 @@ def matmul_shape(cx: OpContext, a: TensorV, b: TensorV) -> Shape:
     kb = Bd[0] if rb == 1 else Bd[-2]
     _inner(cx, a, b, A[-1], kb, where_b)
     left = A[:-1] if ra >= 2 else ()
-    right = Bd[-1:] if rb >= 2 else ()
+    right = (_pinned(Bd[-1], kb, A[-1]),) if rb >= 2 else ()
     batch_a = A[:-2] if ra > 2 else ()
     batch_b = Bd[:-2] if rb > 2 else ()
     batch = broadcast_shapes(cx, Shape(batch_a), Shape(batch_b)).dims
-    m = left[-1:] if ra >= 2 else ()
+    m = (_pinned(left[-1], A[-1], kb),) if ra >= 2 else ()
     return Shape(tuple(batch) + tuple(m) + tuple(right))
 
 
@@ -94,7 +108,8 @@ def _batched_alike(cx: OpContext, a: TensorV, b: TensorV) -> Shape:
     _inner(cx, a, b, sa.suffix[-1], sb.suffix[-2], "second-to-last")
     pre = broadcast_shapes(cx, Shape(sa.dims), Shape(sb.dims)).dims
     mid = broadcast_shapes(cx, Shape(sa.suffix[:-2]), Shape(sb.suffix[:-2])).dims
-    return Shape(pre, sa.star, mid + (sa.suffix[-2], sb.suffix[-1]))
+    return Shape(pre, sa.star, mid + (_pinned(sa.suffix[-2], sa.suffix[-1], sb.suffix[-2]),
+                                     _pinned(sb.suffix[-1], sb.suffix[-2], sa.suffix[-1])))
 
 
 @op("torch.matmul", "Tensor.matmul", "Tensor.__matmul__", "torch.linalg.matmul")
