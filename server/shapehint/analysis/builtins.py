@@ -21,8 +21,8 @@ from ..ops import pieces
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
-from . import attr_presence, bounded_loops, classvalues, grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names, unnamed_modules
-from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
+from . import attr_presence, bounded_loops, classvalues, grown_lists, layer_tails, loop_counts, open_tuples, records, torch_names, unnamed_modules, sized_kwargs
+from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
 _READING = {"get", "index", "count", "values", "items", "keys", "to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"}
@@ -277,9 +277,9 @@ class Builtins:
 
     def b_dict(self, args, kwargs, fr, span):
         if not args:
-            return DictV(dict(kwargs), open=type(kwargs) is OpenKwargs)
+            return DictV(dict(kwargs), open=sized_kwargs.of_kwargs(kwargs))
         if isinstance(args[0], DictV):
-            return DictV({**args[0].items, **kwargs}, open=args[0].open or type(kwargs) is OpenKwargs,
+            return DictV({**args[0].items, **kwargs}, open=sized_kwargs.wider(args[0].open, sized_kwargs.of_kwargs(kwargs)),
                          written_elsewhere=args[0].written_elsewhere)
         return DictV(dict(kwargs), open=True)  # dict(zip(names, values)), dict(pairs): keys unknown
 

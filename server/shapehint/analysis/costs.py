@@ -44,11 +44,13 @@ from typing import Optional
 from ..shapes.values import UnknownV
 from .frames import Budget
 from .module_helpers import own_helper
+from .objects import ClassObj
 from .spread import opens
 
 TOP_LEVEL_CALL_STEPS = 400
 HELPER_STEPS = 600  # per imported module, for its own helpers' top-level calls (module_helpers.py)
 IMPORTED_CALL_STEPS = 1500
+SIZED_CALL_STEPS = 40_000  # one in a factory's sized construction context (sized_kwargs.py)
 FORWARDED_CALL_STEPS = 10_000  # a base constructor given a subclass's every argument (spread.py)
 IMPORTED_STEPS = 15_000
 BUILDING_STEPS = 100_000
@@ -68,16 +70,18 @@ class ImportedCosts:
         self.spent_before = 0  # in imported calls of the functions analysed before (ALL_IMPORTED_STEPS)
         self.exempt = 0  # steps of callbacks and module bodies run inside imported calls
         self.helpers: dict = {}  # id(module globals) -> steps its own helpers' top-level calls took
+        self.follow_builders = False  # a factory's sized construction context runs (model_builder)
+        self.sized = 0  # steps those contexts took (sized_kwargs.SIZED_STEPS)
 
 
-def _costs(it) -> Optional[ImportedCosts]:
+def account(it) -> Optional[ImportedCosts]:
     return getattr(it.imports, "costs", None)
 
 
 def new_function_shares(it) -> None:
     """A function's generic analysis starts: its imported calls and constructions have shares
     of their own."""
-    costs = _costs(it)
+    costs = account(it)
     if costs is not None:
         costs.built_before += costs.built
         costs.spent_before += costs.spent
@@ -85,11 +89,30 @@ def new_function_shares(it) -> None:
 
 
 @contextlib.contextmanager
+def sized_share(it):
+    """A factory's body run again for its sized construction context (sized_kwargs.py): its calls
+    into imported code and constructions have shares of their own, as that model is its own
+    (sized_kwargs.SIZED_STEPS bounds them all), and imported functions handed the file's model
+    classes are followed (model_builder)."""
+    costs = account(it)
+    if costs is None:
+        yield
+        return
+    saved = costs.spent, costs.spent_before, costs.built, costs.built_before, costs.follow_builders
+    costs.spent = costs.spent_before = costs.built = costs.built_before = 0
+    costs.follow_builders = True
+    try:
+        yield
+    finally:
+        costs.spent, costs.spent_before, costs.built, costs.built_before, costs.follow_builders = saved
+
+
+@contextlib.contextmanager
 def context_share(it):
     """A model's forward running in a construction context (built.py): its calls into imported
     code (a stochastic-depth layer's, in every block) have a share of their own, as the model
     is its own, and charge none to the analysis's; MAX_CONTEXTS bounds how many there are."""
-    costs = _costs(it)
+    costs = account(it)
     if costs is None:
         yield
         return
@@ -104,7 +127,7 @@ def context_share(it):
 def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
     """How a call of `f` from frame `fr` crosses between the analysed file and imported modules:
     the function that runs it (`(it, f, run) -> calls.py's result triple`), or None."""
-    costs = _costs(it)
+    costs = account(it)
     if costs is None:
         return None
     root = costs.root_globals
@@ -112,7 +135,10 @@ def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
         return own_helper_call if own_helper(f, fr, list(args), kwargs or {}) else top_level_call
     here, there = fr.globals is root, f.globals is root
     if here and not there:
-        return forwarded_construction if opens(list(args)) else imported_call
+        if opens(list(args)):
+            return forwarded_construction
+        return model_builder if costs.follow_builders and \
+            _hands_own_model(list(args) + list((kwargs or {}).values()), it.path) else imported_call
     if there and not here and costs.outer:
         return callback
     return None
@@ -130,7 +156,7 @@ def own_helper_call(it, f, run) -> tuple:
     HELPER_STEPS per module; its steps are given back to the module body's share, whose later
     definitions must not go unbound because a module asks a helper a hundred questions
     (`_x_available = _is_package_available("x")`)."""
-    costs = _costs(it)
+    costs = account(it)
     spent = costs.helpers.get(id(f.globals), 0)
     if spent >= HELPER_STEPS:
         return UnknownV("a helper call in an imported module's top-level code past its share"), False, False
@@ -153,13 +179,29 @@ def forwarded_construction(it, f, run) -> tuple:
     return imported_call(it, f, run, FORWARDED_CALL_STEPS)
 
 
-def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS) -> tuple:
-    costs = _costs(it)
+def model_builder(it, f, run) -> tuple:
+    """An imported function handed a module class of the analysed file (a library's
+    `build_model(Net, variant, **kwargs)`, which resolves configurations, calls `Net(**kwargs)`
+    and sets attributes on the model), while a factory's construction context is built
+    (sized_kwargs.run_models; the generic analysis, whose model that context replaces, does not
+    pay for it): it builds the file's model, within FORWARDED_CALL_STEPS of the building share;
+    the construction itself, the file's own code, runs outside the caps."""
+    return imported_call(it, f, run, FORWARDED_CALL_STEPS, building=True)
+
+
+def _hands_own_model(args: list, path: str) -> bool:
+    return any(isinstance(a, ClassObj) and a.module_path == path and a.is_module() for a in args)
+
+
+def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS, building: bool = False) -> tuple:
+    costs = account(it)
     # building the model's parts (a file's factories build hundreds of imported layers, each at
     # a small cost) counts against its own share only; other calls share the analysis's too
-    building = getattr(getattr(f, "node", None), "name", None) == "__init__"
+    building = building or getattr(getattr(f, "node", None), "name", None) == "__init__"
     left = min(BUILDING_STEPS - costs.built, ALL_BUILDING_STEPS - costs.built_before - costs.built) \
         if building else min(IMPORTED_STEPS - costs.spent, ALL_IMPORTED_STEPS - costs.spent_before - costs.spent)
+    if costs.follow_builders:  # (a sized context's model: its helpers decode and build it, bounded in all there)
+        cap = left = max(cap, SIZED_CALL_STEPS)
     if left <= 0:
         return UnknownV("a call into an imported module past the analysis's share"), False, False
     start, exempt = it.steps, costs.exempt
@@ -183,7 +225,7 @@ def callback(it, f, run) -> tuple:
 def outside_caps(it, run):
     """`run()` outside the shares of the imported calls running (their limits move on by the
     steps it takes); inside it, calls into imported code are capped afresh."""
-    costs = _costs(it)
+    costs = account(it)
     if costs is None or not costs.outer:
         return run()
     saved_limit, start, running = it.step_limit, it.steps, costs.outer
