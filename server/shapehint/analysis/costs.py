@@ -44,7 +44,6 @@ from typing import Optional
 from ..shapes.values import UnknownV
 from .frames import Budget
 from .module_helpers import own_helper
-from .objects import ClassObj
 from .spread import opens
 
 TOP_LEVEL_CALL_STEPS = 400
@@ -70,7 +69,7 @@ class ImportedCosts:
         self.spent_before = 0  # in imported calls of the functions analysed before (ALL_IMPORTED_STEPS)
         self.exempt = 0  # steps of callbacks and module bodies run inside imported calls
         self.helpers: dict = {}  # id(module globals) -> steps its own helpers' top-level calls took
-        self.follow_builders = False  # a factory's sized construction context runs (model_builder)
+        self.in_sized = False  # a factory's sized construction context is built (sized_share)
         self.sized = 0  # steps those contexts took (sized_kwargs.SIZED_STEPS)
 
 
@@ -91,20 +90,21 @@ def new_function_shares(it) -> None:
 @contextlib.contextmanager
 def sized_share(it):
     """A factory's body run again for its sized construction context (sized_kwargs.py): its calls
-    into imported code and constructions have shares of their own, as that model is its own
-    (sized_kwargs.SIZED_STEPS bounds them all), and imported functions handed the file's model
-    classes are followed (model_builder)."""
+    into imported code and constructions have shares of their own, as that model is its own, and
+    each call SIZED_CALL_STEPS (a library's builder resolving configurations and decoding block
+    strings before it builds the file's model class it is handed, then its blocks);
+    sized_kwargs.SIZED_STEPS bounds them all."""
     costs = account(it)
     if costs is None:
         yield
         return
-    saved = costs.spent, costs.spent_before, costs.built, costs.built_before, costs.follow_builders
+    saved = costs.spent, costs.spent_before, costs.built, costs.built_before, costs.in_sized
     costs.spent = costs.spent_before = costs.built = costs.built_before = 0
-    costs.follow_builders = True
+    costs.in_sized = True
     try:
         yield
     finally:
-        costs.spent, costs.spent_before, costs.built, costs.built_before, costs.follow_builders = saved
+        costs.spent, costs.spent_before, costs.built, costs.built_before, costs.in_sized = saved
 
 
 @contextlib.contextmanager
@@ -135,10 +135,7 @@ def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
         return own_helper_call if own_helper(f, fr, list(args), kwargs or {}) else top_level_call
     here, there = fr.globals is root, f.globals is root
     if here and not there:
-        if opens(list(args)):
-            return forwarded_construction
-        return model_builder if costs.follow_builders and \
-            _hands_own_model(list(args) + list((kwargs or {}).values()), it.path) else imported_call
+        return forwarded_construction if opens(list(args)) else imported_call
     if there and not here and costs.outer:
         return callback
     return None
@@ -179,28 +176,14 @@ def forwarded_construction(it, f, run) -> tuple:
     return imported_call(it, f, run, FORWARDED_CALL_STEPS)
 
 
-def model_builder(it, f, run) -> tuple:
-    """An imported function handed a module class of the analysed file (a library's
-    `build_model(Net, variant, **kwargs)`, which resolves configurations, calls `Net(**kwargs)`
-    and sets attributes on the model), while a factory's construction context is built
-    (sized_kwargs.run_models; the generic analysis, whose model that context replaces, does not
-    pay for it): it builds the file's model, within FORWARDED_CALL_STEPS of the building share;
-    the construction itself, the file's own code, runs outside the caps."""
-    return imported_call(it, f, run, FORWARDED_CALL_STEPS, building=True)
-
-
-def _hands_own_model(args: list, path: str) -> bool:
-    return any(isinstance(a, ClassObj) and a.module_path == path and a.is_module() for a in args)
-
-
-def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS, building: bool = False) -> tuple:
+def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS) -> tuple:
     costs = account(it)
     # building the model's parts (a file's factories build hundreds of imported layers, each at
     # a small cost) counts against its own share only; other calls share the analysis's too
-    building = building or getattr(getattr(f, "node", None), "name", None) == "__init__"
+    building = getattr(getattr(f, "node", None), "name", None) == "__init__"
     left = min(BUILDING_STEPS - costs.built, ALL_BUILDING_STEPS - costs.built_before - costs.built) \
         if building else min(IMPORTED_STEPS - costs.spent, ALL_IMPORTED_STEPS - costs.spent_before - costs.spent)
-    if costs.follow_builders:  # (a sized context's model: its helpers decode and build it, bounded in all there)
+    if costs.in_sized:  # (a sized context's model: its helpers decode and build it, bounded in all there)
         cap = left = max(cap, SIZED_CALL_STEPS)
     if left <= 0:
         return UnknownV("a call into an imported module past the analysis's share"), False, False

@@ -35,12 +35,11 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
     except (SyntaxError, ValueError):
         return frozenset()
     funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    flags = {p for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-             for p in _flag_params(n)}
+    flags, sizes = _keyword_kinds(tree)
 
     def called(node, kwarg) -> set:
         return {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
-                and c.func.id in funcs and _passes_sizes(c, funcs[c.func.id], kwarg, flags)}
+                and c.func.id in funcs and _passes_sizes(c, funcs[c.func.id], kwarg, sizes - flags)}
     found, todo = set(), set().union(*[called(c, None) for c in calls]) if calls else set()
     while todo:
         name = todo.pop()
@@ -68,12 +67,32 @@ def _flag_params(func: ast.FunctionDef) -> dict:
         isinstance(d.value, (bool, str, float)) or type(d.value) is int and d.value < 1)}
 
 
-def _passes_sizes(call: ast.Call, func: ast.FunctionDef, kwarg, flags: set) -> bool:
+def _keyword_kinds(tree: ast.Module) -> tuple:
+    """(the names of the file's flags: parameters with a flag's default, and the keys its code
+    reads of a dict by `pop`/`get`/`setdefault`; the names of its size parameters: an int
+    default from 1 up, or none)."""
+    flags, sizes = set(), set()
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            flags |= set(_flag_params(n))
+            a = n.args
+            pos = a.posonlyargs + a.args
+            defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults) + list(a.kw_defaults)
+            sizes |= {p.arg for p, d in zip(pos + a.kwonlyargs, defaults) if d is None or isinstance(
+                d, ast.Constant) and type(d.value) is int and d.value >= 1}
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("pop", "get", "setdefault") \
+                and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+            flags.add(n.args[0].value)
+    return flags, sizes
+
+
+def _passes_sizes(call: ast.Call, func: ast.FunctionDef, kwarg, sizes: set) -> bool:
     """Whether `call` of a factory that takes `**kwargs` is one its construction context holds
     (analysis/sized_kwargs.py: that `**kwargs` holds sizes only, every flag at its default):
     each flag of the factory at its default, and into its `**kwargs` only int constants from 1
-    up under names no flag of the file takes, or the calling factory's own `**kwargs` (`kwarg`,
-    itself so). A factory without `**kwargs` counts for any call of it."""
+    up under the names of the file's size parameters that are no flag (`sizes`), or the calling
+    factory's own `**kwargs` (`kwarg`, itself so). A factory without `**kwargs` counts for any
+    call of it."""
     if func.args.kwarg is None:
         return True
     a = func.args
@@ -90,7 +109,7 @@ def _passes_sizes(call: ast.Call, func: ast.FunctionDef, kwarg, flags: set) -> b
             if not (isinstance(v, ast.Constant) and type(v.value) is type(own[name]) and v.value == own[name]):
                 return False
         elif name not in params and not (isinstance(v, ast.Constant) and type(v.value) is int and v.value >= 1
-                                         and name not in flags):
+                                         and name in sizes):
             return False
     return True
 
