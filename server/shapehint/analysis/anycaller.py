@@ -37,6 +37,7 @@ from .callee_world import World
 from .callmemo import _Entry, _add, _plain, _reach, _slots, _unchanged_since, alike
 from .frames import Budget
 from .objects import FuncObj
+from . import sized_kwargs
 
 ANY_CALLER_SKIPS = ("store",)
 _CONSTANTS = frozenset((StrV, NoneV, EllipsisV, DtypeV))  # exactly these (a default's string is not one)
