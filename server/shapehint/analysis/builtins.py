@@ -16,7 +16,7 @@ from ..shapes.shape import FALSE, TRUE, conj, disj, ge, le
 from ..shapes.values import BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV, UnknownV, Value
 from .arith import round_quotient
 from .copies import copied
-from .dicts import dict_method
+from .dicts import dict_method, of_pairs
 from ..ops import pieces
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
@@ -281,7 +281,7 @@ class Builtins:
         if isinstance(args[0], DictV):
             return DictV({**args[0].items, **kwargs}, open=sized_kwargs.wider(args[0].open, sized_kwargs.of_kwargs(kwargs)),
                          written_elsewhere=args[0].written_elsewhere)
-        return DictV(dict(kwargs), open=True)  # dict(zip(names, values)), dict(pairs): keys unknown
+        return of_pairs(self.iterate(args[0], fr), kwargs, sized_kwargs.of_kwargs(kwargs))  # dict(zip(names, values))
 
     def b_super(self, args, kwargs, fr, span):
         if fr.cls is not None and fr.self_obj is not None:

@@ -49,6 +49,7 @@ from .spread import opens
 TOP_LEVEL_CALL_STEPS = 400
 HELPER_STEPS = 600  # per imported module, for its own helpers' top-level calls (module_helpers.py)
 IMPORTED_CALL_STEPS = 1500
+SIZED_FORWARD_STEPS = 60_000  # a sized context's forward's imported calls (sized_forward)
 SIZED_CALL_STEPS = 40_000  # one in a factory's sized construction context (sized_kwargs.py)
 FORWARDED_CALL_STEPS = 10_000  # a base constructor given a subclass's every argument (spread.py)
 IMPORTED_STEPS = 15_000
@@ -71,6 +72,7 @@ class ImportedCosts:
         self.helpers: dict = {}  # id(module globals) -> steps its own helpers' top-level calls took
         self.in_sized = False  # a factory's sized construction context is built (sized_share)
         self.sized = 0  # steps those contexts took (sized_kwargs.SIZED_STEPS)
+        self.imported_steps = IMPORTED_STEPS  # the share of a function, or of a context (sized_forward)
 
 
 def account(it) -> Optional[ImportedCosts]:
@@ -105,6 +107,22 @@ def sized_share(it):
         yield
     finally:
         costs.spent, costs.spent_before, costs.built, costs.built_before, costs.in_sized = saved
+
+
+@contextlib.contextmanager
+def sized_forward(it):
+    """The forward of a factory's sized context (sized_kwargs.py): a whole model of known sizes,
+    every block of it an imported layer's forward (timm's blocks), within SIZED_FORWARD_STEPS of
+    imported calls instead of IMPORTED_STEPS."""
+    costs = account(it)
+    if costs is None:
+        yield
+        return
+    saved, costs.imported_steps = costs.imported_steps, SIZED_FORWARD_STEPS
+    try:
+        yield
+    finally:
+        costs.imported_steps = saved
 
 
 @contextlib.contextmanager
@@ -182,7 +200,7 @@ def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS) -> tuple:
     # a small cost) counts against its own share only; other calls share the analysis's too
     building = getattr(getattr(f, "node", None), "name", None) == "__init__"
     left = min(BUILDING_STEPS - costs.built, ALL_BUILDING_STEPS - costs.built_before - costs.built) \
-        if building else min(IMPORTED_STEPS - costs.spent, ALL_IMPORTED_STEPS - costs.spent_before - costs.spent)
+        if building else min(costs.imported_steps - costs.spent, ALL_IMPORTED_STEPS - costs.spent_before - costs.spent)
     if costs.in_sized:  # (a sized context's model: its helpers decode and build it, bounded in all there)
         cap = left = max(cap, SIZED_CALL_STEPS)
     if left <= 0:

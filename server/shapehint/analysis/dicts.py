@@ -66,6 +66,19 @@ def dict_method(t: DictV, name: str, args: list, join: Callable) -> Value:
     return UnknownV(name)
 
 
+def of_pairs(items, kwargs: dict, openness) -> DictV:
+    """`dict(pairs)`, `dict(zip(names, values))` (and keywords): where every pair is known and its
+    key a known string, exactly those keys (a loop's `dict(zip(arg_names, params))` per stage);
+    else keys unknown."""
+    out = {}
+    for item in items if items is not None else [None]:
+        if not (isinstance(item, TupleV) and len(item.items) == 2 and isinstance(item.items[0], StrV)
+                and item.items[0].value is not None):
+            return DictV(dict(kwargs), open=True)
+        out[item.items[0].value] = item.items[1]
+    return DictV({**out, **kwargs}, open=openness)
+
+
 def _open_default(args: list, openness) -> Value:
     """`kwargs.pop("norm_layer", partial(nn.BatchNorm2d, eps=1e-5))` of an open `**kwargs`: as a
     keyword parameter the caller's open `**kwargs` leaves at its default (calls.py,

@@ -115,7 +115,10 @@ def run_models(it, f, fr, run) -> None:
             flow = costs.within_steps(it, min(max(0, it.step_limit - it.steps) // 2, SIZED_STEPS - spent),
                                 lambda: it.exec_block(f.node.body, sub), lambda: "raise")
         sub.record, sub.caught = True, 0  # (the models' forward is recorded, as the generic frame's)
-        run(sub if flow != "raise" and sub.returns else fr)
+        if flow == "raise" or not sub.returns:
+            return run(fr)
+        with costs.sized_forward(it):
+            run(sub)
     finally:
         account.sized = spent + it.steps - start
         while fr.facts.depth > depth:

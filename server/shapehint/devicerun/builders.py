@@ -68,9 +68,10 @@ def _flag_params(func: ast.FunctionDef) -> dict:
 
 
 def _keyword_kinds(tree: ast.Module) -> tuple:
-    """(the names of the file's flags: parameters with a flag's default, and the keys its code
-    reads of a dict by `pop`/`get`/`setdefault`; the names of its size parameters: an int
-    default from 1 up, or none)."""
+    """(the names of the file's flags: parameters with a flag's default, the keys its code reads
+    of a dict by `pop`/`get`/`setdefault`, and its dataclasses' fields, which `replace(cfg,
+    **kwargs)` holds at `cfg`'s values; the names of its size parameters: an int default from 1
+    up, or none)."""
     flags, sizes = set(), set()
     for n in ast.walk(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -80,6 +81,8 @@ def _keyword_kinds(tree: ast.Module) -> tuple:
             defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults) + list(a.kw_defaults)
             sizes |= {p.arg for p, d in zip(pos + a.kwonlyargs, defaults) if d is None or isinstance(
                 d, ast.Constant) and type(d.value) is int and d.value >= 1}
+        elif isinstance(n, ast.ClassDef) and any("dataclass" in ast.dump(d) for d in n.decorator_list):
+            flags |= {st.target.id for st in n.body if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)}
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("pop", "get", "setdefault") \
                 and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
             flags.add(n.args[0].value)
