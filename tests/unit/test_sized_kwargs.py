@@ -144,9 +144,12 @@ def test_a_build_is_in_the_context_only_when_it_passes_sizes(tmp_path):
                   "net_050(width=2)", "net_050(num_classes=2.0)", "net_050(pretrained=True)",
                   "net_050(**cfg)", "net_050(small=1)"):
         assert "net_050" not in built_by([build], text, str(path)), build
-    # (the helper a factory calls with a float not at its default: its own context is width 1.0)
-    assert "_create" not in built_by(["net_built(num_classes=10)"], text, str(path))
     assert "net_built" in built_by(["net_built(num_classes=10)"], text, str(path))
+    # (a private helper has no sized context: its generic one counts, as for any factory before)
+    assert "_create" in built_by(["net_built(num_classes=10)"], text, str(path))
+    # (a public factory called by another, with a flag not at its default: its context is not that build's)
+    text += "\n\ndef net_wide(**kwargs):\n    return net_050(pretrained=True, **kwargs)\n"
+    assert built_by(["net_wide(num_classes=10)"], text, str(path)) == {"net_wide"}
 
 
 def test_openness_of_joined_dicts():

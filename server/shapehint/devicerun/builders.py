@@ -94,9 +94,9 @@ def _passes_sizes(call: ast.Call, func: ast.FunctionDef, kwarg, sizes: set) -> b
     (analysis/sized_kwargs.py: that `**kwargs` holds sizes only, every flag at its default):
     each flag of the factory at its default, and into its `**kwargs` only int constants from 1
     up under the names of the file's size parameters that are no flag (`sizes`), or the calling
-    factory's own `**kwargs` (`kwarg`, itself so). A factory without `**kwargs` counts for any
-    call of it."""
-    if func.args.kwarg is None:
+    factory's own `**kwargs` (`kwarg`, itself so). A factory without `**kwargs`, or a private
+    one (no sized context of its own: sized_kwargs.run_models), counts for any call of it."""
+    if func.args.kwarg is None or func.name.startswith("_"):
         return True
     a = func.args
     params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
