@@ -12,7 +12,7 @@ import sys
 
 import torch
 
-from shapehint.analysis import costs
+from shapehint.analysis import costs, sized_kwargs
 from shapehint.analysis.api import analyze_source
 
 LAYERS = 'import torch\nimport torch.nn as nn\n\n\nclass ConvBlock(nn.Sequential):\n    def __init__(self, cin, cout, stride=1):\n        layers = [nn.Conv2d(cin, cout, 3, stride, 1)]\n        for _ in range(3):\n            layers.append(nn.Identity())\n        layers.append(nn.ReLU())\n        super().__init__(*layers)\n\n\nclass Drop(nn.Module):\n    def __init__(self, p):\n        super().__init__()\n        self.p = p\n\n    def forward(self, x):\n        for _ in range(4):\n            x = x * 1.0\n        return x\n'
@@ -70,6 +70,9 @@ def test_each_construction_context_runs_the_imported_layers_within_a_share_of_it
 
 
 def test_the_file_still_has_a_bound_on_all_its_constructions(tmp_path, monkeypatch):
+    # (the factories' sized contexts, run again with their `**kwargs` holding sizes only, have a
+    # bound of their own: sized_kwargs.SIZED_STEPS)
     monkeypatch.setattr(costs, "ALL_BUILDING_STEPS", 0)
+    monkeypatch.setattr(sized_kwargs, "SIZED_STEPS", 0)
     path = _package(tmp_path)
     assert not _contexts(path, MODEL.splitlines().index("        x = self.head(x)") + 1)

@@ -36,7 +36,8 @@ from ..shapes.values import BoolV, DtypeV, EllipsisV, IntV, NoneV, StrV, TupleV,
 from .callee_world import World
 from .callmemo import _Entry, _add, _plain, _reach, _slots, _unchanged_since, alike
 from .frames import Budget
-from .objects import FuncObj, OpenKwargs
+from .objects import FuncObj
+from . import sized_kwargs
 
 ANY_CALLER_SKIPS = ("store",)
 _CONSTANTS = frozenset((StrV, NoneV, EllipsisV, DtypeV))  # exactly these (a default's string is not one)
@@ -155,7 +156,7 @@ def _situation(fr, kwargs: dict) -> tuple:
     facts, which a call remembered here did not read. The first four parts `_within` compares
     loosely; the others must be equal."""
     return (fr.depth, fr.after_return or bool(fr.returns), bool(fr.call_sites), fr.foreign,
-            fr.record, fr.assumes_default, fr.qualname == "<module>", type(kwargs) is OpenKwargs, fr.caught)
+            fr.record, fr.assumes_default, fr.qualname == "<module>", sized_kwargs.of_kwargs(kwargs), fr.caught)
 
 
 def _constant(v, results: bool = False) -> bool:

@@ -15,13 +15,13 @@ from ..shapes.shape import FALSE, TRUE, conj, disj, ge, le
 from ..shapes.values import BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV, UnknownV, Value
 from .arith import round_quotient
 from .copies import copied
-from .dicts import dict_method
+from .dicts import dict_method, of_pairs
 from ..ops import pieces
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of
 from .strings import known, str_float, str_method
-from . import attr_presence, bounded_loops, classvalues, grown_lists, layer_tails, loop_counts, open_tuples, properties, records, torch_names, unnamed_modules
-from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, OpenKwargs, RangeV, SuperV
+from . import attr_presence, bounded_loops, classvalues, grown_lists, layer_tails, loop_counts, open_tuples, properties, records, sized_kwargs, torch_names, unnamed_modules
+from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
 _READING = {"get", "index", "count", "values", "items", "keys", "to", "cuda", "cpu", "eval", "train", "float", "half", "double", "requires_grad_"}
@@ -276,11 +276,11 @@ class Builtins:
 
     def b_dict(self, args, kwargs, fr, span):
         if not args:
-            return DictV(dict(kwargs), open=type(kwargs) is OpenKwargs)
+            return DictV(dict(kwargs), open=sized_kwargs.of_kwargs(kwargs))
         if isinstance(args[0], DictV):
-            return DictV({**args[0].items, **kwargs}, open=args[0].open or type(kwargs) is OpenKwargs,
+            return DictV({**args[0].items, **kwargs}, open=sized_kwargs.wider(args[0].open, sized_kwargs.of_kwargs(kwargs)),
                          written_elsewhere=args[0].written_elsewhere)
-        return DictV(dict(kwargs), open=True)  # dict(zip(names, values)), dict(pairs): keys unknown
+        return of_pairs(self.iterate(args[0], fr), kwargs, sized_kwargs.of_kwargs(kwargs))  # dict(zip(names, values))
 
     def b_super(self, args, kwargs, fr, span):
         if fr.cls is not None and fr.self_obj is not None:

@@ -16,13 +16,13 @@ from ..ops.context import NotApplicable, OpFailed
 from ..shapes.expr import Expr
 from ..shapes.shape import eq
 from ..shapes.values import DictV, ExtRef, FloatV, IntV, ListV, ModuleV, Span, StarSizeV, TensorV, UnknownV, Value
-from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, DictChoiceV, FuncObj, InstanceObj, KeepsShapeV, ListChoiceV, OpenArgsV, OpenChoiceV, OpenKwargs, PartialV, SuperV, TensorMethod, VmapV
+from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, DictChoiceV, FuncObj, InstanceObj, KeepsShapeV, ListChoiceV, OpenArgsV, OpenChoiceV, PartialV, SuperV, TensorMethod, VmapV
 from .callmemo import BUILD_SKIPS, CALL_SKIPS
 from .defaults import default_symbol, typed_by_defaults
 from .built import recorded_in_built
 from .ruleargs import binds
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import class_params, contexts, int_results, layers, nested_configs, costs, dict_choices, linked_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, tensor_values, unfinished, vmaps
+from . import class_params, contexts, int_results, layers, nested_configs, costs, dict_choices, sized_kwargs, linked_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, tensor_values, unfinished, vmaps
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -83,7 +83,7 @@ class Calls:
             if kw.arg is None:
                 if isinstance(v, DictV):
                     kwargs.update(v.items)
-                    open_kwargs = open_kwargs or v.open
+                    open_kwargs = sized_kwargs.wider(open_kwargs, v.open)
                 elif isinstance(v, DictChoiceV) and kw_choice is None and choice is None:
                     kw_choice = v
                 else:
@@ -94,7 +94,7 @@ class Calls:
         for v in args + list(kwargs.values()):
             list_choices.written(v)  # (the callee may write it)
         if open_kwargs or opens(args):  # (bind_params reads it, if the callee is a user function)
-            kwargs = OpenKwargs(kwargs)
+            kwargs = sized_kwargs.opened(kwargs, True if opens(args) else open_kwargs)
         if kw_choice is not None:
             return dict_choices.spread_each(self, lambda k: self.call_value(func, args, k, fr, span_of(node), node, labels), kwargs, kw_choice, fr)
         if choice is not None:
@@ -154,7 +154,7 @@ class Calls:
         if isinstance(fn, PartialV):
             merged = {**fn.kwargs, **kwargs}
             return self.call_value(fn.func, list(fn.args) + list(args),
-                                   OpenKwargs(merged) if type(kwargs) is OpenKwargs else merged, fr, span, node, labels)
+                                   sized_kwargs.opened(merged, kind) if (kind := sized_kwargs.of_kwargs(kwargs)) else merged, fr, span, node, labels)
         if isinstance(fn, VmapV):
             return vmaps.call(self, fn, args, kwargs, fr, span, node, labels)
         if isinstance(fn, (ChoiceV, OpenChoiceV)):
@@ -317,7 +317,7 @@ class Calls:
         """What of the caller's frame (and of the call) changes what a callee does (callmemo.py)."""
         return (fr.depth, fr.root, fr.foreign, fr.record, fr.assumes_default, fr.after_return or bool(fr.returns),
                 fr.entry_depth if fr.context else fr.facts.depth, fr.qualname == "<module>", fr.facts.depth,
-                type(kwargs) is OpenKwargs, fr.caught)  # (inside a `try` that catches, errors are not reported)
+                sized_kwargs.of_kwargs(kwargs), fr.caught)  # (inside a `try` that catches, errors are not reported)
 
     def _run_function(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created,
                       key, running: int, made: int, guessed) -> tuple:
@@ -384,7 +384,7 @@ class Calls:
     def bind_params(self, f: FuncObj, args: list, kwargs: dict, fr, span) -> Optional[tuple]:
         """(the callee's environment, the annotation's symbols bound, the parameters left at a
         default that the caller's open `**kwargs` may hold)."""
-        open_kwargs = type(kwargs) is OpenKwargs
+        open_kwargs = sized_kwargs.of_kwargs(kwargs)
         a = f.node.args
         params = [p.arg for p in a.posonlyargs + a.args]
         env: dict = {}
@@ -402,14 +402,14 @@ class Calls:
         for p in params + [p.arg for p in a.kwonlyargs]:
             if p not in env:
                 env[p] = f.defaults.get(p, UnknownV(f"missing {p}"))
-                if open_kwargs and p in f.defaults:
+                if open_kwargs and p in f.defaults and not sized_kwargs.keeps_default(open_kwargs, f.node, p):
                     open_defaults.add(p)  # the caller's `**kwargs` may hold it
                     if f.cls is not None and f.node.name == "__init__":
                         # (a factory's `Net(cfg, **kwargs)`: `num_classes=1000` is one possible
                         # value, as in the class's own analysis, defaults.py)
                         env[p] = default_symbol(self.interp, f.cls.name, p, env[p])
         if a.kwarg is not None and open_kwargs:
-            env[a.kwarg.arg].open = True
+            env[a.kwarg.arg].open = open_kwargs
         typed_by_defaults(env, f.defaults)
         binding: dict = {}
         for p in a.posonlyargs + a.args + a.kwonlyargs:

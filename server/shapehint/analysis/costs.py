@@ -54,6 +54,8 @@ from .spread import opens
 TOP_LEVEL_CALL_STEPS = 400
 HELPER_STEPS = 600  # per imported module, for its own helpers' top-level calls (module_helpers.py)
 IMPORTED_CALL_STEPS = 1500
+SIZED_FORWARD_STEPS = 60_000  # a sized context's forward's imported calls (sized_forward)
+SIZED_CALL_STEPS = 40_000  # one in a factory's sized construction context (sized_kwargs.py)
 FORWARDED_CALL_STEPS = 10_000  # a base constructor given a subclass's every argument (spread.py)
 HELPER_GRANT_STEPS = 750  # an imported constructor's own statements after a helper past its share
 IMPORTED_STEPS = 15_000
@@ -75,16 +77,19 @@ class ImportedCosts:
         self.exempt = 0  # steps of callbacks and module bodies run inside imported calls
         self.helpers: dict = {}  # id(module globals) -> steps its own helpers' top-level calls took
         self.building: list = []  # a Building per imported call running, innermost last
+        self.in_sized = False  # a factory's sized construction context is built (sized_share)
+        self.sized = 0  # steps those contexts took (sized_kwargs.SIZED_STEPS)
+        self.imported_steps = IMPORTED_STEPS  # the share of a function, or of a context (sized_forward)
 
 
-def _costs(it) -> Optional[ImportedCosts]:
+def account(it) -> Optional[ImportedCosts]:
     return getattr(it.imports, "costs", None)
 
 
 def new_function_shares(it) -> None:
     """A function's generic analysis starts: its imported calls and constructions have shares
     of their own."""
-    costs = _costs(it)
+    costs = account(it)
     if costs is not None:
         costs.built_before += costs.built
         costs.spent_before += costs.spent
@@ -92,11 +97,47 @@ def new_function_shares(it) -> None:
 
 
 @contextlib.contextmanager
+def sized_share(it):
+    """A factory's body run again for its sized construction context (sized_kwargs.py): its calls
+    into imported code and constructions have shares of their own, as that model is its own, and
+    each call SIZED_CALL_STEPS (a library's builder resolving configurations and decoding block
+    strings before it builds the file's model class it is handed, then its blocks);
+    sized_kwargs.SIZED_STEPS bounds them all."""
+    costs = account(it)
+    if costs is None:
+        yield
+        return
+    saved = costs.spent, costs.spent_before, costs.built, costs.built_before, costs.in_sized
+    costs.spent = costs.spent_before = costs.built = costs.built_before = 0
+    costs.in_sized = True
+    try:
+        yield
+    finally:
+        costs.spent, costs.spent_before, costs.built, costs.built_before, costs.in_sized = saved
+
+
+@contextlib.contextmanager
+def sized_forward(it):
+    """The forward of a factory's sized context (sized_kwargs.py): a whole model of known sizes,
+    every block of it an imported layer's forward (timm's blocks), within SIZED_FORWARD_STEPS of
+    imported calls instead of IMPORTED_STEPS."""
+    costs = account(it)
+    if costs is None:
+        yield
+        return
+    saved, costs.imported_steps = costs.imported_steps, SIZED_FORWARD_STEPS
+    try:
+        yield
+    finally:
+        costs.imported_steps = saved
+
+
+@contextlib.contextmanager
 def context_share(it):
     """A model's forward running in a construction context (built.py): its calls into imported
     code (a stochastic-depth layer's, in every block) have a share of their own, as the model
     is its own, and charge none to the analysis's; MAX_CONTEXTS bounds how many there are."""
-    costs = _costs(it)
+    costs = account(it)
     if costs is None:
         yield
         return
@@ -111,7 +152,7 @@ def context_share(it):
 def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
     """How a call of `f` from frame `fr` crosses between the analysed file and imported modules:
     the function that runs it (`(it, f, run) -> calls.py's result triple`), or None."""
-    costs = _costs(it)
+    costs = account(it)
     if costs is None:
         return None
     root = costs.root_globals
@@ -155,7 +196,7 @@ def constructor_helper(it, f, run, b: Building, given: list) -> tuple:
     helper (`self.config = config`) stays known where the whole construction used to be cut off.
     A helper cut off that was given the instance may have set attributes on it: those not
     written yet read as unknown (unfinished.py)."""
-    costs = _costs(it)
+    costs = account(it)
     if not costs.outer:
         return run()
     outside = costs.outer[-1]  # the limit around the imported call: past it, the analysis's own
@@ -189,7 +230,7 @@ def own_helper_call(it, f, run) -> tuple:
     HELPER_STEPS per module; its steps are given back to the module body's share, whose later
     definitions must not go unbound because a module asks a helper a hundred questions
     (`_x_available = _is_package_available("x")`)."""
-    costs = _costs(it)
+    costs = account(it)
     spent = costs.helpers.get(id(f.globals), 0)
     if spent >= HELPER_STEPS:
         return UnknownV("a helper call in an imported module's top-level code past its share"), False, False
@@ -213,12 +254,14 @@ def forwarded_construction(it, f, run, inst=None) -> tuple:
 
 
 def imported_call(it, f, run, cap: int = IMPORTED_CALL_STEPS, inst=None) -> tuple:
-    costs = _costs(it)
+    costs = account(it)
     # building the model's parts (a file's factories build hundreds of imported layers, each at
     # a small cost) counts against its own share only; other calls share the analysis's too
     building = getattr(getattr(f, "node", None), "name", None) == "__init__"
     left = min(BUILDING_STEPS - costs.built, ALL_BUILDING_STEPS - costs.built_before - costs.built) \
-        if building else min(IMPORTED_STEPS - costs.spent, ALL_IMPORTED_STEPS - costs.spent_before - costs.spent)
+        if building else min(costs.imported_steps - costs.spent, ALL_IMPORTED_STEPS - costs.spent_before - costs.spent)
+    if costs.in_sized:  # (a sized context's model: its helpers decode and build it, bounded in all there)
+        cap = left = max(cap, SIZED_CALL_STEPS)
     if left <= 0:
         return UnknownV("a call into an imported module past the analysis's share"), False, False
     start, exempt = it.steps, costs.exempt
@@ -244,7 +287,7 @@ def callback(it, f, run) -> tuple:
 def outside_caps(it, run):
     """`run()` outside the shares of the imported calls running (their limits move on by the
     steps it takes); inside it, calls into imported code are capped afresh."""
-    costs = _costs(it)
+    costs = account(it)
     if costs is None or not costs.outer:
         return run()
     saved_limit, start, running = it.step_limit, it.steps, costs.outer

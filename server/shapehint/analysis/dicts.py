@@ -15,6 +15,7 @@ from typing import Callable
 from ..shapes.values import BoolV, DictV, ExtRef, FloatV, IntV, ListV, NoneV, StrV, TupleV, UnknownV, Value
 from .choices import registry_choice
 from .objects import ClassObj, FuncObj, MaybeNoneV, PartialV
+from . import sized_kwargs
 
 
 def dict_method(t: DictV, name: str, args: list, join: Callable) -> Value:
@@ -26,7 +27,7 @@ def dict_method(t: DictV, name: str, args: list, join: Callable) -> Value:
             return t.items.pop(key) if name == "pop" else t.items[key]
         if t.open:
             if name == "pop":
-                return _open_default(args)
+                return _open_default(args, t.open)
             if name == "setdefault":
                 t.items[key] = UnknownV(name)  # whatever it held, or the default: unknown
             return UnknownV(name)
@@ -65,13 +66,29 @@ def dict_method(t: DictV, name: str, args: list, join: Callable) -> Value:
     return UnknownV(name)
 
 
-def _open_default(args: list) -> Value:
+def of_pairs(items, kwargs: dict, openness) -> DictV:
+    """`dict(pairs)`, `dict(zip(names, values))` (and keywords): where every pair is known and its
+    key a known string, exactly those keys (a loop's `dict(zip(arg_names, params))` per stage);
+    else keys unknown."""
+    out = {}
+    for item in items if items is not None else [None]:
+        if not (isinstance(item, TupleV) and len(item.items) == 2 and isinstance(item.items[0], StrV)
+                and item.items[0].value is not None):
+            return DictV(dict(kwargs), open=True)
+        out[item.items[0].value] = item.items[1]
+    return DictV({**out, **kwargs}, open=openness)
+
+
+def _open_default(args: list, openness) -> Value:
     """`kwargs.pop("norm_layer", partial(nn.BatchNorm2d, eps=1e-5))` of an open `**kwargs`: as a
     keyword parameter the caller's open `**kwargs` leaves at its default (calls.py,
     `open_defaults`), a class or a callable default is the value taken; a number, string or None
-    may be replaced, so unknown."""
+    may be replaced, so unknown — except a flag's default where the dict holds sizes only
+    (`kwargs.pop('features_only', False)`, sized_kwargs.py)."""
     d = args[1] if len(args) > 1 else None
-    return d if isinstance(d, (ClassObj, FuncObj, PartialV, ExtRef)) else UnknownV("pop")
+    if isinstance(d, (ClassObj, FuncObj, PartialV, ExtRef)) or sized_kwargs.keeps_value(openness, d):
+        return d
+    return UnknownV("pop")
 
 
 def unknown_key(v: Value) -> bool:

@@ -16,7 +16,7 @@ from .flag_defaults import run_at_flag_defaults
 from .failed_contexts import run_guarded
 from .frames import Budget, Cancelled, Frame, decorated, span_of
 from . import interp as interp_limits
-from . import costs
+from . import costs, sized_kwargs
 from .interp import Interp
 from .hover_facts import compose_dims, fixed_symbols, logged_dims
 from .defaults import open_default_nones
@@ -209,7 +209,8 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
         with it.running(f.qualname, store):
             flow = it.exec_block(node.body, fr)
             if f.cls is None and fr.returns:  # a factory: the models it returns run (built.py)
-                run_guarded(it, f, fr.facts, lambda: run_built_models(it, f, fr, param_value))
+                run_guarded(it, f, fr.facts, lambda: sized_kwargs.run_models(
+                    it, f, fr, lambda g: run_built_models(it, f, g, param_value)))
             elif is_init and flow != "raise":  # (flag_defaults.py)
                 run_guarded(it, f, fr.facts, lambda: run_at_flag_defaults(it, f, param_value))
     except BaseException as exc:

@@ -17,7 +17,7 @@ from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice, replaced_default_item
 from .maybe_none import narrowed, read_through
-from . import class_params, classvalues, first_items, layer_tails, list_choices, layercfg, linked_choices, many_items, number_or_tensor, open_tuples, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules
+from . import class_params, classvalues, first_items, layer_tails, list_choices, layercfg, linked_choices, many_items, number_or_tensor, open_tuples, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules, sized_kwargs
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -411,7 +411,7 @@ class Expressions:
             vv = self.eval(v, fr)
             if k is None and isinstance(vv, DictV):  # {**defaults, "dim": 64}
                 out.update(vv.items)
-                is_open = is_open or vv.open
+                is_open = sized_kwargs.wider(is_open, vv.open)
             elif isinstance(kv, StrV) and kv.value is not None:
                 out[kv.value] = vv
             else:  # a key the analysis does not know

@@ -120,14 +120,16 @@ class LibraryHelpers:
         with every field not changed read from `cfg` (`__post_init__` runs again). A field the
         caller's open `**kwargs` may change holds what a default it may replace holds
         (defaults.default_symbol: a size is a symbol, a flag undecided), else unknown: never
-        `cfg`'s value claimed as fact."""
+        `cfg`'s value claimed as fact — unless that `**kwargs` holds sizes only and the dataclass
+        is the analysed file's, whose fields no such build names (sized_kwargs.py)."""
         cls = obj.cls
         if not cls.writes_dataclass_init():  # (a written `__init__` may take other parameters)
             return UnknownV("dataclasses.replace")
         names = [n for n, _ in cls.dataclass_fields()]
         if any(k not in names for k in changes):  # (Python: TypeError)
             return UnknownV("dataclasses.replace")
-        is_open = type(changes) is OpenKwargs
+        # (a factory's sized `**kwargs` names no field of the file's dataclasses: sized_kwargs.py)
+        is_open = type(changes) is OpenKwargs and not (changes.sizes and cls.module_path == self.interp.path)
         given = {}
         for n in names:
             if n in changes:

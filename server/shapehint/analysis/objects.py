@@ -401,6 +401,7 @@ class OpenKwargs(dict):
     """Keyword arguments that a caller's open `**kwargs` (DictV.open) may add to: a parameter
     the call leaves at its default may not take it (Frame.open_defaults). The call carries it
     to the callee that binds it, in place of a plain dict."""
+    sizes = False  # the caller's dict may hold sizes only (sized_kwargs.py)
 
 
 class RangeV(Value):

@@ -42,16 +42,17 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
     except (SyntaxError, ValueError):
         return frozenset()
     funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    flags, sizes = _keyword_kinds(tree)
 
-    def called(node) -> set:
+    def called(node, kwarg) -> set:
         return {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
-                and c.func.id in funcs}
-    found, todo = set(), set().union(*[called(c) for c in calls]) if calls else set()
+                and c.func.id in funcs and _passes_sizes(c, funcs[c.func.id], kwarg, sizes - flags)}
+    found, todo = set(), set().union(*[called(c, None) for c in calls]) if calls else set()
     while todo:
         name = todo.pop()
         if name not in found:
             found.add(name)
-            todo |= called(funcs[name])
+            todo |= called(funcs[name], funcs[name].args.kwarg.arg if funcs[name].args.kwarg else None)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     inits = {k: _signature(n, tree, path) for k, n in classes.items()}
     inits = {k: v for k, v in inits.items() if v is not None}
@@ -63,16 +64,73 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
     return frozenset(found)
 
 
+def _flag_params(func: ast.FunctionDef) -> dict:
+    """`func`'s parameters whose default is a bool, a string, a float or an int below 1 (the
+    defaults a construction context decides, analysis/flag_defaults.py and sized_kwargs.py):
+    name -> the default."""
+    a = func.args
+    pairs = list(zip(reversed(a.posonlyargs + a.args), reversed(a.defaults))) + list(zip(a.kwonlyargs, a.kw_defaults))
+    return {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant) and (
+        isinstance(d.value, (bool, str, float)) or type(d.value) is int and d.value < 1)}
+
+
+def _keyword_kinds(tree: ast.Module) -> tuple:
+    """(the names of the file's flags: parameters with a flag's default, the keys its code reads
+    of a dict by `pop`/`get`/`setdefault`, and its dataclasses' fields, which `replace(cfg,
+    **kwargs)` holds at `cfg`'s values; the names of its size parameters: an int default from 1
+    up, or none)."""
+    flags, sizes = set(), set()
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            flags |= set(_flag_params(n))
+            a = n.args
+            pos = a.posonlyargs + a.args
+            defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults) + list(a.kw_defaults)
+            sizes |= {p.arg for p, d in zip(pos + a.kwonlyargs, defaults) if d is None or isinstance(
+                d, ast.Constant) and type(d.value) is int and d.value >= 1}
+        elif isinstance(n, ast.ClassDef) and any("dataclass" in ast.dump(d) for d in n.decorator_list):
+            flags |= {st.target.id for st in n.body if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name)}
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("pop", "get", "setdefault") \
+                and n.args and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str):
+            flags.add(n.args[0].value)
+    return flags, sizes
+
+
+def _passes_sizes(call: ast.Call, func: ast.FunctionDef, kwarg, sizes: set) -> bool:
+    """Whether `call` of a factory that takes `**kwargs` is one its construction context holds
+    (analysis/sized_kwargs.py: that `**kwargs` holds sizes only, every flag at its default):
+    each flag of the factory at its default, and into its `**kwargs` only int constants from 1
+    up under the names of the file's size parameters that are no flag (`sizes`), or the calling
+    factory's own `**kwargs` (`kwarg`, itself so). A factory without `**kwargs`, or a private
+    one (no sized context of its own: sized_kwargs.run_models), counts for any call of it."""
+    if func.args.kwarg is None or func.name.startswith("_"):
+        return True
+    a = func.args
+    params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+    own = _flag_params(func)
+    if any(isinstance(v, ast.Starred) for v in call.args) or len(call.args) > len(a.posonlyargs + a.args):
+        return False
+    given = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
+    for name, v in given:
+        if name is None:
+            if not (isinstance(v, ast.Name) and v.id == kwarg):
+                return False
+        elif name in own:
+            if not (isinstance(v, ast.Constant) and type(v.value) is type(own[name]) and v.value == own[name]):
+                return False
+        elif name not in params and not (isinstance(v, ast.Constant) and type(v.value) is int and v.value >= 1
+                                         and name in sizes):
+            return False
+    return True
+
+
 def _flags_at_defaults(call: ast.Call, init: ast.FunctionDef) -> bool:
     """Whether `call` leaves every parameter of `init` whose default is a bool, a string, a
     float, an int below 1 or an int `init` compares (deciding_ints.py) at its default (the
     construction context decides them, analysis/flag_defaults.py)."""
     a = init.args
     params = (a.posonlyargs + a.args)[1:]
-    pairs = list(zip(reversed(a.posonlyargs + a.args), reversed(a.defaults))) + list(zip(a.kwonlyargs, a.kw_defaults))
-    # (flag_defaults.context_defaults' choice: this module runs standalone, loaded by path)
-    flags = {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant) and (
-        isinstance(d.value, (bool, str, float)) or type(d.value) is int and d.value < 1)}
+    flags = _flag_params(init)  # (flag_defaults.context_defaults' choice: this module runs standalone)
     flags.update(deciding_ints(init))
     if any(isinstance(v, ast.Starred) for v in call.args) or any(k.arg is None for k in call.keywords):
         return False

@@ -1,0 +1,125 @@
+"""A factory's `**kwargs` holding sizes only: its construction context at the flags' defaults (issue 27).
+
+A factory `def net_050(**kwargs): return Net(width=0.5, **kwargs)` hands its caller's keywords on.
+Its generic analysis holds that the open `**kwargs` may replace every default the call leaves
+(`version='v1'` may be `'v3'`, `se=False` may be True; calls.bind_params), so the model it returns,
+run in its construction context (built.py), has every such flag undecided: each layer a flag picks
+is either, its channels unknown (timm's factories build every model through `**kwargs`).
+
+The construction context runs the factory's body once more with a `**kwargs` that may hold sizes
+only (`SIZES`, a `DictV.open` that is truthy, so every other reader takes it as open): a parameter
+the call leaves at a bool, string, float or int-below-1 default there takes that default, as in a
+class's own defaults context (flag_defaults.py); an int default from 1 up (`num_classes=1000`)
+stays a symbol, as a build passes its own sizes. The mark follows the dict through `dict(**kw)`,
+`{**kw}`, `partial` and spreads into calls (`OpenKwargs.sizes`), and widens to a plain open dict
+where it meets one (`wider`). That context is no claim about a build that passes anything else:
+devicerun/builders.py counts a factory's context for a build only when the build passes into the
+factory's `**kwargs` int constants from 1 up, under names that no flag of the file's classes takes.
+The rerun records nothing and reports nothing: only the forward of the models it returns runs, in
+the context labelled as the factory's (built.run_built_models).
+"""
+from __future__ import annotations
+
+import ast
+
+from ..shapes.values import BoolV, DictV, FloatV, IntV, StrV
+from . import costs
+from .frames import Frame
+from .objects import OpenKwargs
+
+
+class _Sizes:
+    """`DictV.open` of a `**kwargs` whose unknown keys hold sizes only (truthy: open to any reader)."""
+
+    def __bool__(self):
+        return True
+
+    def __repr__(self):
+        return "SIZES"
+
+
+SIZES = _Sizes()
+SIZED_STEPS = 250_000  # the reruns of one analysis and their models' forwards, in all
+
+
+def wider(a, b):
+    """The openness of a dict made of two (False, SIZES or True): open to anything if either is."""
+    if a is True or b is True:
+        return True
+    return SIZES if a is SIZES or b is SIZES else False
+
+
+def of_kwargs(kwargs):
+    """The openness a call's keywords carry (calls.OpenKwargs, its `sizes` mark)."""
+    if type(kwargs) is not OpenKwargs:
+        return False
+    return SIZES if kwargs.sizes else True
+
+
+def opened(kwargs: dict, openness) -> dict:
+    """`kwargs` as keywords a caller's open `**kwargs` of that openness may add to."""
+    out = OpenKwargs(kwargs)
+    out.sizes = openness is SIZES
+    return out
+
+
+def flag_kind(value) -> bool:
+    """A default the sized context decides: a bool, string, float or int below 1 (flag_defaults'
+    kinds, and devicerun/builders.py's)."""
+    return isinstance(value, (bool, str, float)) or type(value) is int and value < 1
+
+
+def keeps_value(openness, v) -> bool:
+    """Whether `kwargs.pop(key, v)` of a dict of that openness takes the default `v`: sizes only,
+    and `v` a flag's kind of value (bool, string, float, int below 1)."""
+    if openness is not SIZES:
+        return False
+    if isinstance(v, BoolV):
+        return v.pred is not None and (v.pred.is_true or v.pred.is_false)
+    if isinstance(v, IntV):
+        return v.expr.value is not None and v.expr.value < 1
+    return isinstance(v, StrV) and v.value is not None or isinstance(v, FloatV) and v.value is not None
+
+
+def keeps_default(openness, node: ast.FunctionDef, name: str) -> bool:
+    """Whether parameter `name` of `node`, left at its default by keywords of that openness,
+    takes it: sizes only, and a constant default of a flag's kind."""
+    if openness is not SIZES:
+        return False
+    a = node.args
+    pos = a.posonlyargs + a.args
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    return any(p.arg == name and isinstance(d, ast.Constant) and flag_kind(d.value) for p, d in pairs)
+
+
+def run_models(it, f, fr, run) -> None:
+    """`run(frame)` on the frame whose returns are the factory `f`'s models (built.py): its body
+    run again with its `**kwargs` holding sizes only, when it is public (a private helper's
+    callers, the file's factories, carry their own), takes `**kwargs` and that run returns,
+    within half the steps its analysis has left and the analysis's SIZED_STEPS (each rerun and its
+    model's forward cost about a construction and a forward of the whole model: timm's files have
+    dozens of factories), its imported calls and constructions on shares of their own; else `fr`,
+    its generic analysis's."""
+    kw, account = f.node.args.kwarg, costs.account(it)
+    spent = account.sized if account is not None else SIZED_STEPS
+    if kw is None or not isinstance(fr.env.get(kw.arg), DictV) or it.as_built or f.node.name.startswith("_") \
+            or spent >= SIZED_STEPS:
+        return run(fr)
+    depth, start = fr.facts.depth, it.steps
+    fr.facts.push()  # (what the rerun learns is not the generic analysis's)
+    try:
+        env = dict(it.param_values.get(f.qualname, {}))
+        env[kw.arg] = DictV({}, open=SIZES)
+        sub = Frame(env, f.qualname, fr.facts, f.globals, cls=f.cls, root=f.qualname, record=False, caught=1)
+        with costs.sized_share(it):
+            flow = costs.within_steps(it, min(max(0, it.step_limit - it.steps) // 2, SIZED_STEPS - spent),
+                                lambda: it.exec_block(f.node.body, sub), lambda: "raise")
+        sub.record, sub.caught = True, 0  # (the models' forward is recorded, as the generic frame's)
+        if flow == "raise" or not sub.returns:
+            return run(fr)
+        with costs.sized_forward(it):
+            run(sub)
+    finally:
+        account.sized = spent + it.steps - start
+        while fr.facts.depth > depth:
+            fr.facts.pop()
