@@ -44,6 +44,33 @@ def isinstance_of(value: Value, classinfo: Value, torch_made: bool = False) -> O
     return False if all(a is False for a in answers) else None
 
 
+def subclass_of(value: Value, classinfo: Value) -> Optional[bool]:
+    """`issubclass(value, classinfo)`: decided for a class of the analysed code against one whose
+    ancestry is read (`issubclass(mixer, Attention)` choosing a stage's layout), for a torch class
+    against a class of the analysed code (which it never derives from), and for a choice of
+    classes where every option answers alike; None for anything else."""
+    targets = _flatten(classinfo)
+    if targets is None:
+        return None
+    if isinstance(value, ChoiceV):
+        answers = {subclass_of(o, classinfo) for o in value.options}
+        return answers.pop() if len(answers) == 1 else None
+    answers = [_subclass(value, t) for t in targets]
+    if True in answers:
+        return True
+    return False if all(a is False for a in answers) else None
+
+
+def _subclass(value: Value, target: Value) -> Optional[bool]:
+    if isinstance(target, BuiltinFn) and target.name == "object":
+        return True if isinstance(value, (ClassObj, ExtRef)) and _class_or_function(value) else None
+    if isinstance(value, ClassObj) and (isinstance(target, ClassObj) or isinstance(target, ExtRef) and target.path in MODULE):
+        return _instance(value, target)  # (`isinstance(obj, T)` is `issubclass(type(obj), T)`)
+    if isinstance(value, ExtRef) and _class_or_function(value) and isinstance(target, ClassObj):
+        return False
+    return None
+
+
 def _flatten(classinfo: Value) -> Optional[list]:
     if isinstance(classinfo, TupleV):
         out: list = []
