@@ -63,10 +63,10 @@ def subclass_of(value: Value, classinfo: Value) -> Optional[bool]:
 
 def _subclass(value: Value, target: Value) -> Optional[bool]:
     if isinstance(target, BuiltinFn) and target.name == "object":
-        return True if isinstance(value, (ClassObj, ExtRef)) and _class_or_function(value) else None
+        return True if isinstance(value, (ClassObj, ExtRef)) and class_or_function(value) else None
     if isinstance(value, ClassObj) and (isinstance(target, ClassObj) or isinstance(target, ExtRef) and target.path in MODULE):
         return _instance(value, target)  # (`isinstance(obj, T)` is `issubclass(type(obj), T)`)
-    if isinstance(value, ExtRef) and _class_or_function(value) and isinstance(target, ClassObj):
+    if isinstance(value, ExtRef) and class_or_function(value) and isinstance(target, ClassObj):
         return False
     return None
 
@@ -96,7 +96,7 @@ def _one(value: Value, target: Value, torch_made: bool = False) -> Optional[bool
         return _tensor(value, target, torch_made)
     if isinstance(value, NoneV):
         return False
-    if _class_or_function(value) and isinstance(target, BuiltinFn) and target.name in _BUILTIN_TYPES:
+    if class_or_function(value) and isinstance(target, BuiltinFn) and target.name in _BUILTIN_TYPES:
         return False  # (`entry if isinstance(entry, tuple) else (entry, {})` in a table of classes)
     if isinstance(value, NumberV) and isinstance(target, BuiltinFn) and target.name in ("int", "float"):
         return None  # an int on some paths, a float on others
@@ -146,7 +146,7 @@ def _callable_kind(value: Value) -> Optional[str]:
     """`class`, `function` or `partial` for a callable the analysis knows the kind of; None for
     anything else (a torch function may be a builtin or a Python function, `torch.relu` or
     `F.relu`). Choices and other values answer through the callers."""
-    if isinstance(value, ClassObj) or isinstance(value, ExtRef) and _class_or_function(value):
+    if isinstance(value, ClassObj) or isinstance(value, ExtRef) and class_or_function(value):
         return "class"
     if isinstance(value, FuncObj):
         return "function"
@@ -167,7 +167,7 @@ def _callable_is(value: Value, kind: str) -> Optional[bool]:
     return None
 
 
-def _class_or_function(value: Value) -> bool:
+def class_or_function(value: Value) -> bool:
     """A class or function: never an instance of a builtin type such as `tuple` or `int`. Of
     torch's names only its classes are known to be one (`torch.nn.ReLU`: capitalised), since
     another library's name may be a constant."""
