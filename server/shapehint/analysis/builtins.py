@@ -1,6 +1,6 @@
 """Python builtins and a few library helpers the analysis follows precisely.
 
-`len`, `range`, `zip`, `enumerate`, `min`/`max` on ints, `int()`, `isinstance`, `super()`,
+`len`, `range`, `zip`, `enumerate`, `min`/`max` on ints, `int()`, `isinstance`/`issubclass`, `super()`,
 `getattr`, list/dict/module-container methods, `torch._check`, `torch.Size`, `math.*`, `dataclasses.field`, `collections.OrderedDict`, `nn.Parameter`, `register_buffer`.
 A component of the interpreter (`Interp.builtins`): it calls back into the interpreter through
 the methods bound when the interpreter wires it (`_USES`).
@@ -13,14 +13,11 @@ from typing import Optional
 from ..shapes.expr import Expr, emax, emin
 from ..shapes.shape import FALSE, TRUE, conj, disj, ge, le
 from ..shapes.values import BoolV, DefaultStrV, DictV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StrV, TensorV, TupleV, UnknownV, Value
-from .arith import round_quotient
-from .copies import copied
-from .dicts import dict_method, of_pairs
 from ..ops import pieces
 from .layers import CONTAINERS
-from .typetests import inputs_are_tensors, isinstance_of
+from .typetests import inputs_are_tensors, isinstance_of, subclass_of
 from .strings import known, str_float, str_method
-from . import attr_presence, bounded_loops, classvalues, grown_lists, layer_tails, loop_counts, open_tuples, properties, records, sized_kwargs, torch_names, unnamed_modules
+from . import arith, attr_presence, bounded_loops, classvalues, copies, dicts, grown_lists, layer_tails, loop_counts, open_tuples, properties, records, sized_kwargs, torch_names, unnamed_modules
 from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -151,7 +148,7 @@ class Builtins:
         if isinstance(v, FloatV) and v.value is not None and len(args) == 1:
             return IntV(Expr.const(round(v.value)))
         if len(args) == 1 and not isinstance(v, IntV):
-            q = round_quotient(v)  # `round(out_chs * 1.0)`; else some int, never a float
+            q = arith.round_quotient(v)  # `round(out_chs * 1.0)`; else some int, never a float
             return IntV(q) if q is not None else UnknownV("round")
         if isinstance(v, IntV) and len(args) == 1:
             return IntV(self.truncated("round", v.expr))
@@ -188,11 +185,13 @@ class Builtins:
     def b_all(self, args, kwargs, fr, span):
         return self.b_any(args, kwargs, fr, span, conj)
 
-    def b_isinstance(self, args, kwargs, fr, span):
-        if len(args) != 2 or kwargs:
-            return BoolV(None)
-        got = isinstance_of(args[0], args[1], isinstance(args[0], TensorV) and inputs_are_tensors(self, fr))
+    def b_isinstance(self, args, kwargs, fr, span, issubclass=False):
+        got = None if len(args) != 2 or kwargs else subclass_of(*args) if issubclass else \
+            isinstance_of(args[0], args[1], isinstance(args[0], TensorV) and inputs_are_tensors(self, fr))
         return BoolV(None if got is None else TRUE if got else FALSE)
+
+    def b_issubclass(self, args, kwargs, fr, span):
+        return self.b_isinstance(args, kwargs, fr, span, True)
 
     def b_zip(self, args, kwargs, fr, span):
         lists = [self.iterate(a, fr) for a in args]
@@ -280,7 +279,7 @@ class Builtins:
         if isinstance(args[0], DictV):
             return DictV({**args[0].items, **kwargs}, open=sized_kwargs.wider(args[0].open, sized_kwargs.of_kwargs(kwargs)),
                          written_elsewhere=args[0].written_elsewhere)
-        return of_pairs(self.iterate(args[0], fr), kwargs, sized_kwargs.of_kwargs(kwargs))  # dict(zip(names, values))
+        return dicts.of_pairs(self.iterate(args[0], fr), kwargs, sized_kwargs.of_kwargs(kwargs))  # dict(zip(names, values))
 
     def b_super(self, args, kwargs, fr, span):
         if fr.cls is not None and fr.self_obj is not None:
@@ -372,7 +371,7 @@ class Builtins:
                     self.mutated(t.self_obj)
                 return got
         if name == "copy" and not args and not kwargs and isinstance(t, (DictV, ListV)):
-            return copied(t, False) or UnknownV(name)
+            return copies.copied(t, False) or UnknownV(name)
         if name not in _READING:
             self.mutated(t.self_obj if isinstance(t, SuperV) else t)
         if isinstance(t, ListV):
@@ -398,7 +397,7 @@ class Builtins:
                 return IntV(self.fresh_symbol("n", span, lo=0))
             return NoneV()
         if isinstance(t, DictV):
-            return dict_method(t, name, args, self.join_values)
+            return dicts.dict_method(t, name, args, self.join_values)
         if isinstance(t, ModuleV) and t.children is None and t.elem is not None and \
                 name in ("append", "extend", "insert", "add_module"):
             t.elem = grown_lists.layer_elem(self._joined_elem(t.elem, name, args, fr))

@@ -3,7 +3,7 @@ dtype attributes, the tensor methods behind Python's binary operators, and the t
 that are shape rules (`x.T`). Tables only: evaluator.py reads them."""
 import ast
 
-BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "zip",
+BUILTINS = {"len", "range", "int", "float", "bool", "str", "max", "min", "abs", "sum", "isinstance", "issubclass", "zip",
             "enumerate", "list", "tuple", "dict", "print", "super", "getattr", "hasattr", "setattr", "round",
             "reversed", "sorted", "filter", "any", "all", "type", "iter", "next", "map", "divmod", "pow", "id", "repr",
             "ValueError", "RuntimeError", "TypeError", "AssertionError", "NotImplementedError", "Exception",

@@ -11,6 +11,7 @@ from typing import Callable, Optional
 
 from ..shapes.values import IntV, ListV, NoneV, StarSizeV, TupleV, UnknownV, Value
 from .objects import OpaqueV
+from .typetests import class_or_function
 from . import open_tuples, sizes
 
 
@@ -32,12 +33,13 @@ def sequence_binop(op, a: Value, b: Value, join_values: Callable, size_int: Call
         return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
     if op is ast.Mult and isinstance(a, ListV) and a.items and isinstance(b, (IntV, OpaqueV)):
         return ListV(None, join_values(list(a.items)))  # `[None] * n_layers`, n not known
-    if op is ast.Mult and isinstance(a, ListV) and a.items and all(isinstance(i, NoneV) for i in a.items) \
+    if op is ast.Mult and isinstance(a, ListV) and a.items and all(_only_repeated(i) for i in a.items) \
             and type(b) is UnknownV:
-        # `[None] * self.config.num_layers` with a config a library base set, lost: a list of Nones
-        # only repeats (no tensor or number takes a list of Nones in its `__rmul__`), so in a
-        # program that runs the count is an int and every item is None
-        return ListV(None, NoneV())
+        # `[None] * self.config.num_layers` with a config a library base set, lost, or
+        # `[token_mixer] * len(depths)` of a tuple of unknown length: a list of Nones, classes or
+        # functions only repeats (no tensor or number takes one in its `__rmul__`), so in a
+        # program that runs the count is an int and every item is one of these
+        return ListV(None, join_values(list(a.items)))
     return None
 
 
@@ -51,3 +53,7 @@ def _of_unknown_length(a: ListV, b: ListV, join_values: Callable) -> Optional[Li
     if any(i is None for i in items):
         return None
     return ListV(None, join_values(items)) if items else None
+
+
+def _only_repeated(item: Value) -> bool:
+    return isinstance(item, NoneV) or class_or_function(item)

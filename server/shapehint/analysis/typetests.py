@@ -44,6 +44,33 @@ def isinstance_of(value: Value, classinfo: Value, torch_made: bool = False) -> O
     return False if all(a is False for a in answers) else None
 
 
+def subclass_of(value: Value, classinfo: Value) -> Optional[bool]:
+    """`issubclass(value, classinfo)`: decided for a class of the analysed code against one whose
+    ancestry is read (`issubclass(mixer, Attention)` choosing a stage's layout), for a torch class
+    against a class of the analysed code (which it never derives from), and for a choice of
+    classes where every option answers alike; None for anything else."""
+    targets = _flatten(classinfo)
+    if targets is None:
+        return None
+    if isinstance(value, ChoiceV):
+        answers = {subclass_of(o, classinfo) for o in value.options}
+        return answers.pop() if len(answers) == 1 else None
+    answers = [_subclass(value, t) for t in targets]
+    if True in answers:
+        return True
+    return False if all(a is False for a in answers) else None
+
+
+def _subclass(value: Value, target: Value) -> Optional[bool]:
+    if isinstance(target, BuiltinFn) and target.name == "object":
+        return True if isinstance(value, (ClassObj, ExtRef)) and class_or_function(value) else None
+    if isinstance(value, ClassObj) and (isinstance(target, ClassObj) or isinstance(target, ExtRef) and target.path in MODULE):
+        return _instance(value, target)  # (`isinstance(obj, T)` is `issubclass(type(obj), T)`)
+    if isinstance(value, ExtRef) and class_or_function(value) and isinstance(target, ClassObj):
+        return False
+    return None
+
+
 def _flatten(classinfo: Value) -> Optional[list]:
     if isinstance(classinfo, TupleV):
         out: list = []
@@ -69,7 +96,7 @@ def _one(value: Value, target: Value, torch_made: bool = False) -> Optional[bool
         return _tensor(value, target, torch_made)
     if isinstance(value, NoneV):
         return False
-    if _class_or_function(value) and isinstance(target, BuiltinFn) and target.name in _BUILTIN_TYPES:
+    if class_or_function(value) and isinstance(target, BuiltinFn) and target.name in _BUILTIN_TYPES:
         return False  # (`entry if isinstance(entry, tuple) else (entry, {})` in a table of classes)
     if isinstance(value, NumberV) and isinstance(target, BuiltinFn) and target.name in ("int", "float"):
         return None  # an int on some paths, a float on others
@@ -119,7 +146,7 @@ def _callable_kind(value: Value) -> Optional[str]:
     """`class`, `function` or `partial` for a callable the analysis knows the kind of; None for
     anything else (a torch function may be a builtin or a Python function, `torch.relu` or
     `F.relu`). Choices and other values answer through the callers."""
-    if isinstance(value, ClassObj) or isinstance(value, ExtRef) and _class_or_function(value):
+    if isinstance(value, ClassObj) or isinstance(value, ExtRef) and class_or_function(value):
         return "class"
     if isinstance(value, FuncObj):
         return "function"
@@ -140,7 +167,7 @@ def _callable_is(value: Value, kind: str) -> Optional[bool]:
     return None
 
 
-def _class_or_function(value: Value) -> bool:
+def class_or_function(value: Value) -> bool:
     """A class or function: never an instance of a builtin type such as `tuple` or `int`. Of
     torch's names only its classes are known to be one (`torch.nn.ReLU`: capitalised), since
     another library's name may be a constant."""
