@@ -274,7 +274,7 @@ class Calls:
         crossing = costs.crossing(self.interp, f, fr, args, kwargs)  # into or out of an imported module's code
         out = crossing(self.interp, f, lambda: self._call_here(f, args, kwargs, fr, span, created)) \
             if crossing is not None else self._call_here(f, args, kwargs, fr, span, created)
-        return unfinished.noted(f, args, out)  # (a constructor cut off: unfinished.py)
+        return unfinished.noted(self.interp, f, args, kwargs, out)  # (a call cut off: unfinished.py)
 
     def _call_here(self, f: FuncObj, args: list, kwargs: dict, fr, span: Optional[Span], created=None) -> tuple:
         if fr.depth >= self.max_depth:

@@ -17,13 +17,17 @@ from __future__ import annotations
 from typing import Optional
 
 from ..shapes.values import UnknownV, Value
+from . import cut_writes
 from .objects import MODULE, FuncObj, InstanceObj
 
 
-def noted(f, args: list, out: tuple) -> tuple:
-    """`out`, the result triple of calling `f` on `args`; a constructor of an instance (its
+def noted(it, f, args: list, kwargs: dict, out: tuple) -> tuple:
+    """`out`, the result triple of calling `f` on `args`; a call cut off may have written what
+    its arguments reach (cut_writes.py); a constructor of an instance (its
     class's `__init__`, or a base's through `super().__init__(...)`) whose call was cut off —
     its value an UnknownV, which no finished `__init__` gives — leaves the instance unfinished."""
+    if type(out[0]) is UnknownV and out[0].reason in cut_writes.CUT_SHORT:
+        cut_writes.forget(it, f, args, kwargs)
     if isinstance(out[0], UnknownV) and args and isinstance(args[0], InstanceObj) and f.cls is not None \
             and getattr(f.node, "name", None) == "__init__":
         inst = args[0]
