@@ -32,7 +32,8 @@ from .objects import FuncObj, InstanceObj, LazyImport
 # the values of calls cut off (calls.py's bounds, costs.py's shares); a call that returns the
 # value of one cut off inside it is taken as cut off too (more forgotten: never a stale value)
 CUT_SHORT = frozenset({"call depth", "recursion", "a call into an imported module past the analysis's share",
-                       "a call into an imported module past its share"})
+                       "a call into an imported module past its share",
+                       "a helper of an imported constructor past its share"})
 MAX_REACHED = 5_000  # parts of the arguments walked at most (a model holds its layers' instances)
 _INDEX, _FACTS = "_shapehint_cut_index", "_shapehint_cut_facts"  # (cached on the shared trees)
 MAX_READ = 50  # modules not loaded read for a cut-off call's callees, at most
