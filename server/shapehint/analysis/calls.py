@@ -347,7 +347,7 @@ class Calls:
             names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
             sub.params = (tuple((n, env[n]) for n in names if isinstance(env.get(n), TensorV)),
                           nested_configs.own_names(f, args, env, binding),
-                          reconfiguration.call_kinds(names, env, f.cls is not None))
+                          reconfiguration.call_kinds(names, env))
         if f.node.returns is not None:
             sub.declared_return = self.declared_return(f, fr, f.globals, binding, span)
         # a construction context (built.py) runs the model on inputs of its own: not a caller that

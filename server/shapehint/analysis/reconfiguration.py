@@ -21,8 +21,8 @@ from __future__ import annotations
 import ast
 
 from ..frontend.walk import walk
-from ..shapes.values import BoolV, IntV, ModuleV, TensorV
-from .objects import ClassObj, FuncObj, InstanceObj
+from ..shapes.values import BoolV, DictV, IntV, ListV, ModuleV, TensorV, TupleV
+from .objects import ChoiceV, ClassObj, FuncObj, InstanceObj
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")  # the statement lists of a statement
 _REGISTERS = ("register_buffer", "register_parameter")
@@ -101,21 +101,48 @@ def _reached_from(calls: dict, root: str) -> set:
     return out
 
 
-def call_kinds(names: list, env: dict, method: bool) -> tuple:
+def call_kinds(names: list, env: dict) -> tuple:
     """The kind of each argument of a call, as `sink._value` compares a call that lost a record
-    with those that observed it ("alike arguments, one path"). A method's receiver counts with the
-    values of the attributes methods other than `__init__` assign: one object before and after such
-    a method ran takes different paths though its arguments are alike (a cache's `out = self.keys`
-    is k's shape on the first update, twice its length on the second). An object counts with its
-    class, a function with its name: a call given another registry, or another function to call,
-    runs other code, whose result the calls that observed one need not share."""
+    with those that observed it ("alike arguments, one path"). An object counts with the values of
+    the attributes methods other than `__init__` assign, its own and those of the objects it holds
+    (a cache's list of layers): one object before and after such a method ran takes different
+    paths though its arguments are alike (a cache's `out = self.keys` is k's shape on the first
+    update, twice its length on the second) — the receiver or not (`cache.update(k, i)` in a block
+    given the cache). An object counts with its class, a function with its name: a call given
+    another registry, or another function to call, runs other code, whose result the calls that
+    observed one need not share."""
     kinds = [_kind(env.get(n)) for n in names]
-    me = env.get(names[0]) if method and names else None
-    if isinstance(me, InstanceObj) and isinstance(me.cls, ClassObj) and me.cls.node is not None:
-        state = _state_names(me.cls)
+    for i, n in enumerate(names):
+        state = _held_state(env.get(n), _HOLD_DEPTH, set())
         if state:
-            kinds[0] += repr(tuple(_state_kind(me.attrs.get(n)) for n in state))
+            kinds[i] += repr(state)
     return tuple(kinds)
+
+
+_HOLD_DEPTH = 3  # objects within objects: a cache, its list of layers, a layer
+
+
+def _held_state(v, depth: int, seen: set) -> tuple:
+    """The state (`_state_names`) of `v` and of the objects its attributes hold, in a fixed order."""
+    if depth < 0 or id(v) in seen:
+        return ()
+    if isinstance(v, (ListV, TupleV)):
+        seen.add(id(v))
+        items = v.items if v.items is not None else (v.elem,) if isinstance(v, ListV) else ()
+        return tuple(s for it in items for s in _held_state(it, depth, seen))
+    if isinstance(v, ChoiceV):  # (a list's items built by an undecided `if`)
+        seen.add(id(v))
+        return tuple(s for it in v.options for s in _held_state(it, depth, seen))
+    if isinstance(v, DictV):
+        seen.add(id(v))
+        return tuple(s for it in v.items.values() for s in _held_state(it, depth, seen))
+    if not (isinstance(v, InstanceObj) and isinstance(v.cls, ClassObj) and v.cls.node is not None):
+        return ()
+    seen.add(id(v))
+    state = _state_names(v.cls)
+    out = tuple(_state_kind(v.attrs.get(n)) for n in state)
+    held = tuple(s for n in sorted(v.attrs) if n not in state for s in _held_state(v.attrs[n], depth - 1, seen))
+    return (out + held) if (out or held) else ()
 
 
 def _kind(v) -> str:
