@@ -83,10 +83,10 @@ def instrument():
 
     imported_call = costs.imported_call
 
-    def metered_call(it, f, run):
+    def metered_call(it, f, run, *rest, **kw):  # (a cap, the instance a constructor builds)
         calls.enter(it)
         try:
-            return imported_call(it, f, run)
+            return imported_call(it, f, run, *rest, **kw)
         finally:
             used = calls.leave(it)
             if used is not None:

@@ -253,9 +253,13 @@ def test_a_construction_context_of_the_factory_the_build_calls_is_credited():
 
 
 def test_builders_follow_the_module_functions_the_build_expression_calls():
-    src = ("def _make(n):\n    return Net(n)\n\n\ndef small(**kw):\n    return _make(2)\n\n\n"
+    src = ("def _make(n, num_classes=1000):\n    return Net(n)\n\n\ndef small(**kw):\n    return _make(2, **kw)\n\n\n"
            "def big():\n    return _make(8)\n\n\nclass Net:\n    pass\n")
     assert score.builders("small(num_classes=10)", src) == {"small", "_make"}
+    assert score.builders("big()", src) == {"big", "_make"}
+    # a public factory's `**kwargs` context holds int sizes only (analysis/sized_kwargs.py): a
+    # keyword that names no size parameter of the file may be anything, so that context is not it
+    assert score.builders("small(flavour=10)", src) == frozenset()
     assert score.builders("Net(3)", src) == frozenset()
     assert score.builders("small(", src) == frozenset()
 
