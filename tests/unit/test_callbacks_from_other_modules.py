@@ -8,6 +8,8 @@ import pytest
 
 from shapehint.analysis.api import analyze_source
 
+from .program_runs import run_package, write_package
+
 torch = pytest.importorskip("torch")
 
 HELPERS = """\
@@ -52,40 +54,22 @@ MODEL = """\
         def forward(self, x):
             assert x.shape == (2, 5, 8)
             return self.ff(x)
-    """
 
 
-def _package(tmp_path):
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "helpers.py").write_text(textwrap.dedent(HELPERS))
-    (pkg / "model.py").write_text(textwrap.dedent(MODEL))
-    return pkg
-
-
-def _torch_shapes(pkg):
-    """The shapes of `y` and `z` when Net runs on a (2, 5, 8) input."""
-    import importlib
-    import sys
-    sys.path.insert(0, str(pkg.parent))
-    try:
-        model = importlib.import_module("pkg.model")
-        net, x = model.Net(), torch.zeros(2, 5, 8)
+    def run():
+        # the shapes of y and z when Net runs on a (2, 5, 8) input
+        net, x = Net(), torch.zeros(2, 5, 8)
         assert net(x).shape == (2, 5, 8)
         y = net.ff.a(x)
         return {"y": tuple(y.shape), "z": tuple(net.ff.b(y).shape)}
-    finally:
-        sys.path.remove(str(pkg.parent))
-        for name in [m for m in sys.modules if m == "pkg" or m.startswith("pkg.")]:
-            del sys.modules[name]
+    """
 
 
 def test_a_method_called_back_from_a_package_helper_has_its_callers_context(tmp_path):
-    pkg = _package(tmp_path)
-    text = (pkg / "model.py").read_text()
-    values = analyze_source(text, str(pkg / "model.py")).infer_json()["values"]
-    want = _torch_shapes(pkg)
+    path = write_package(tmp_path, {"pkg/__init__.py": "", "pkg/helpers.py": textwrap.dedent(HELPERS),
+                                    "pkg/model.py": textwrap.dedent(MODEL)})
+    values = analyze_source(path.read_text(), str(path)).infer_json()["values"]
+    want = run_package(tmp_path, "pkg.model")
     x = {"x.shape[0]": 2, "x.shape[1]": 5, "x.shape[2]": 8}  # Net.forward's x
     for name, line in (("y", 18), ("z", 19)):
         v = next(v for v in values if v["name"] == name and v["line"] == line)
