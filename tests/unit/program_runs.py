@@ -39,10 +39,14 @@ def run_package(root, module: str, *args):
     """`run(*args)` of `module` (`pkg.m`) imported fresh from `root`, with torch."""
     import importlib
     pkg = module.split(".")[0]
-    sys.path.insert(0, str(root))
-    try:
+
+    def forget():  # (before, a package of that name another test ran; after, for the next test)
         for name in [m for m in sys.modules if m == pkg or m.startswith(pkg + ".")]:
             del sys.modules[name]
+    sys.path.insert(0, str(root))
+    try:
+        forget()
         return importlib.import_module(module).run(*args)
     finally:
         sys.path.remove(str(root))
+        forget()

@@ -66,10 +66,10 @@ MODEL = """\
 
 
 def test_a_method_called_back_from_a_package_helper_has_its_callers_context(tmp_path):
-    path = write_package(tmp_path, {"pkg/__init__.py": "", "pkg/helpers.py": textwrap.dedent(HELPERS),
-                                    "pkg/model.py": textwrap.dedent(MODEL)})
+    path = write_package(tmp_path, {"cbpkg/__init__.py": "", "cbpkg/helpers.py": textwrap.dedent(HELPERS),
+                                    "cbpkg/model.py": textwrap.dedent(MODEL)})
     values = analyze_source(path.read_text(), str(path)).infer_json()["values"]
-    want = run_package(tmp_path, "pkg.model")
+    want = run_package(tmp_path, "cbpkg.model")
     x = {"x.shape[0]": 2, "x.shape[1]": 5, "x.shape[2]": 8}  # Net.forward's x
     for name, line in (("y", 18), ("z", 19)):
         v = next(v for v in values if v["name"] == name and v["line"] == line)
