@@ -88,6 +88,19 @@ def _ints(v):
     return None
 
 
+def read_names(path) -> frozenset:
+    """The public attribute names the file reads (`config.hidden_size`). An object's own attributes
+    (`vars`) miss a name its class resolves another way (an alias `__getattribute__` maps to the
+    attribute it stores, a property), which the code still reads as an int: such a name is read
+    the way the code reads it (`getattr`), so a shape naming it is judged, not left unbound."""
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read())
+    except (OSError, SyntaxError, ValueError):
+        return frozenset()
+    return frozenset(n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                     and isinstance(n.ctx, ast.Load) and not n.attr.startswith("_"))
+
+
 def _class_ints(cls) -> dict:
     """The int class attributes of a class passed as an argument (`block.expansion` of
     `ResNet(Bottleneck, ...)`), as the run reads them (`getattr`: inherited ones too); nothing else
@@ -119,6 +132,7 @@ def tracer_class(runner):
             self.live = {}  # id(frame) -> its record, for the traced frames (comprehensions never)
             self._frame = None
             self.entry = "build"
+            self.read_names = sorted(read_names(path))
 
         def describe(self, v, depth=None):
             if self._frame is None:  # a statement's target: tensors and ints only
@@ -151,6 +165,17 @@ def tracer_class(runner):
                     val = self.describe(v, depth - 1)
                     if val is not None:
                         out[k] = val
+            own = {k for k, _ in items}
+            # (not a module's: its `__getattr__` raises for each name it lacks, in every call)
+            probe = [] if isinstance(obj, self.torch.nn.Module) else self.read_names
+            for k in [k for k in probe if k not in own][:MAX_ATTRS]:
+                try:  # (the trace function runs untraced: a property of the file adds no invocation)
+                    v = getattr(obj, k)
+                except Exception:  # noqa: BLE001 - a name other objects have, or a property that fails
+                    continue
+                val = _ints(v)  # (ints only: a module or tensor reached so is not an attribute it holds)
+                if val is not None:
+                    out[k] = val
             return out
 
         def start_frame(self, frame):
