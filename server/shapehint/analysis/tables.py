@@ -50,10 +50,11 @@ def is_lookup(obj: Value) -> bool:
 
 
 def any_lookup(it, inst: InstanceObj, idx: Value) -> Optional[Value]:
-    """`inst[idx]`, `idx` a key not known, `inst` an `is_lookup` instance: what its `__getitem__`
-    returns when that is a callable to follow (one, or a choice among several), else None."""
-    if known_key(idx) or isinstance(idx, (IntV, TensorV, SliceV)) or lookup_writers.extensible(it, inst):
-        return None  # (a known key is not read through the class here; a number indexes a sequence)
+    """`inst[idx]`, `inst` an `is_lookup` instance: what its `__getitem__` returns when that is a
+    callable to follow (one, or a choice among several), else None. A key known (`FUNCS["eager"]`)
+    reads its one entry as Python does; one not known, any entry its dicts hold for it."""
+    if isinstance(idx, (IntV, TensorV, SliceV)) or lookup_writers.extensible(it, inst):
+        return None  # (a number indexes a sequence)
     getitem = inst.cls.lookup("__getitem__")
     fr = Frame({}, getitem.qualname, it.new_store(), getitem.globals, cls=getitem.cls, record=False)
     fr.caught = 1  # a path that raises (a key missing) is no error of the program's
