@@ -237,6 +237,24 @@ def tracer_class(runner):
     return Tracer
 
 
+def config_strings(model) -> dict:
+    """The string attributes (properties included) of the built model's `config`: what a
+    construction context that assumes one (analysis/literal_contexts.py) is checked against."""
+    cfg = getattr(model, "config", None)
+    if cfg is None:
+        return {}
+    out = {}
+    props = {n for n in dir(type(cfg)) if isinstance(getattr(type(cfg), n, None), property)}
+    for name in sorted(set(vars(cfg)) | props):
+        try:
+            v = getattr(cfg, name)
+        except Exception:  # noqa: BLE001 - a property that raises holds nothing to check
+            continue
+        if isinstance(v, str):
+            out[name] = v
+    return out
+
+
 def make_input(torch, spec):
     shape = [int(d) for d in spec["shape"]]
     dtype = getattr(torch, spec.get("dtype") or "float32")
@@ -279,6 +297,7 @@ def run(req):
                            "traceback": traceback.format_exc()[-4000:]}
     finally:
         sys.settrace(None)
+    result["config_strings"] = config_strings(locals().get("model"))
     result["run_s"] = round(time.time() - t0 - t_import, 3)
     result["invocations"] = tracer.to_json()
     result["dropped"] = tracer.dropped

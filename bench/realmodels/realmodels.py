@@ -110,7 +110,7 @@ def run_models(models: list, trees: dict, paths: list, jobs: int = 1, timeout: f
                      "modes": {}}
             stmt_of = _stmt_of(path)
             with open(path, encoding="utf-8") as f:
-                built_by = score.builders(m["build"], f.read(), path)
+                built_by = score.confirmed(score.builders(m["build"], f.read(), path), t.get("config_strings"))
             for mode in modes:
                 a = raw[path].result() if mode == "raw" else ann[m["id"]].result()
                 entry["modes"][mode] = _score_mode(t, a, stmt_of, built_by)

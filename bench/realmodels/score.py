@@ -250,15 +250,29 @@ def judge(shape, observed: list, look) -> str:
     return "partial" if unknown else "right"
 
 
-_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)$"), re.compile(r"from (?P<q>[\w.<>]+) \(line (?P<l>\d+)\)")]
+_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?P<a> assuming .*)?$"),
+        re.compile(r"from (?P<q>[\w.<>]+) \(line (?P<l>\d+)\)")]
+_ASSUMED = re.compile(r" assuming config\.(?P<attr>\w+) == '(?P<lit>[^']*)'$")
 
 
 def parse_context(text: str):
+    """(QUALNAME, line) of a context label; a construction context that assumes a configuration
+    literal keeps its assumption in the name (`Q.__init__ assuming config.a == 'x'`), as
+    `builders` names it."""
     for rx in _CTX:
         m = rx.search(text or "")
         if m:
-            return m.group("q"), int(m.group("l"))
+            return m.group("q") + (m.groupdict().get("a") or ""), int(m.group("l"))
     return None
+
+
+def confirmed(built_by: frozenset, config_strings: dict) -> frozenset:
+    """`built_by` less the contexts whose assumed literal the built model's configuration does not
+    hold (execute.py's `config_strings`): the build's keyword may be adjusted in construction."""
+    def holds(name):
+        m = _ASSUMED.search(name)
+        return m is None or (config_strings or {}).get(m.group("attr")) == m.group("lit")
+    return frozenset(n for n in built_by if holds(n))
 
 
 def combine(verdicts: list) -> str:

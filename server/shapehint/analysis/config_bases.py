@@ -353,3 +353,26 @@ def keyword_at_default(classes: list, name: str, value) -> bool:
         return False
     return all(isinstance(value, ast.Constant) and type(value.value) is type(d) and value.value == d
                for d in defaults if d is ... or context_kind(d))
+
+
+def keyword_storing(classes: list, attr: str) -> list:
+    """[(keyword, default)] of each store of `self.attr` in the chain's `__init__`s from a keyword
+    they take: `self.attr = kwargs.pop("k", d)` or `self.attr = k` of a parameter `k` (default:
+    the constant's value, `...` when not a constant or none)."""
+    out = []
+    for c in classes:
+        init = own_init(c)
+        if init is None:
+            continue
+        kw = init.args.kwarg.arg if init.args.kwarg else None
+        defaults = param_defaults(init)
+        for st in ast.walk(init):
+            if not (isinstance(st, ast.Assign) and any(isinstance(t, ast.Attribute) and _is_self(t.value)
+                                                       and t.attr == attr for t in st.targets)):
+                continue
+            v = st.value
+            if isinstance(v, ast.Name) and v.id in _params(init):
+                out.append((v.id, defaults.get(v.id, ...)))
+            else:
+                out.extend((n, d) for _m, n, d in _kw_calls(ast.Module(body=[ast.Expr(v)], type_ignores=[]), kw))
+    return out

@@ -33,6 +33,7 @@ MAX_CONTEXTS = 16
 _CALLED = re.compile(r"^called from (?P<q>\S+) \(line (?P<l>\d+)\)")
 _LABEL = re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?: (?P<rest>.*))?$")
 _UNKNOWN = Expr.sym("?join")
+_ASSUMED = re.compile(r"assuming \S+ == '[^']*'")  # (literal_contexts.label's)
 
 
 class CallContext(str):
@@ -85,11 +86,16 @@ def label(context: str, sub: str = "") -> str:
 
 
 def split(text: str) -> tuple:
-    """A record's context label -> (`QUALNAME:LINE` or the label, the rest: "iteration 2" or "")."""
+    """A record's context label -> (`QUALNAME:LINE` or the label, the rest: "iteration 2" or "");
+    a construction context's assumption (literal_contexts.py) stays with its `QUALNAME:LINE`: it
+    is another context."""
     m = _LABEL.match(text)
     if m is None:
         return text, ""
-    return f"{m.group('q')}:{m.group('l')}", m.group("rest") or ""
+    rest = m.group("rest") or ""
+    a = _ASSUMED.match(rest)
+    where = f"{m.group('q')}:{m.group('l')}" + (" " + a.group(0) if a else "")
+    return where, rest[a.end():].strip() if a else rest
 
 
 def describe(text: str) -> str:

@@ -41,6 +41,8 @@ from .built import MAX_CONTEXTS, _own_forward, run_in_context
 from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
 from .generic import construct, forget_state
+from .literal_contexts import guarded_literals, label as literal_label
+from .properties import setter
 from .objects import ClassObj, FuncObj, InstanceObj
 from .optional_parts import open_optional_parts
 
@@ -92,11 +94,13 @@ def _constant(v) -> Value:
     return StrV(v) if isinstance(v, str) else IntV(Expr.const(v)) if isinstance(v, int) else FloatV(v)
 
 
-def _config(it, init: FuncObj):
-    """The configuration `init` takes, at its class's decided defaults (config_defaults.py), or None."""
+def _config(it, init: FuncObj, always: bool = False):
+    """The configuration `init` takes, at its class's decided defaults (config_defaults.py), or None
+    (where none is decided, unless `always`)."""
     cfg = config_class_of(init)
     decided = config_decided(*class_chain(cfg)) if cfg is not None else {}
-    return config_at_defaults(it, cfg, {k: _constant(v) for k, v in decided.items()}) if decided else None
+    return config_at_defaults(it, cfg, {k: _constant(v) for k, v in decided.items()}) \
+        if decided or always and cfg is not None else None
 
 
 def has_flags(init: ast.FunctionDef) -> bool:
@@ -115,15 +119,31 @@ def _runs_own_code(it, cls: ClassObj) -> bool:
 def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     """After `init`'s generic analysis: the construction context of its class (a module-level
     module with a `forward` in this file) built with every flag, string and float of `init` (or of
-    the base it forwards `*args, **kwargs` to) at its default."""
+    the base it forwards `*args, **kwargs` to) at its default; then the same construction once per
+    configuration literal assumed after it (literal_contexts.py)."""
     cls = init.cls
     if it.as_built or cls is None or cls.node is None or "." in cls.qualname or not cls.is_module() \
             or not _runs_own_code(it, cls):
         return
     forwarded = forwarded_flags(cls, init.node)
-    if not has_flags(init.node) and not any(isinstance(v, (bool, str)) for v in forwarded.values()):
-        return
-    cfg = _config(it, init)  # (no context of its own: each would run the whole model again)
+    if has_flags(init.node) or any(isinstance(v, (bool, str)) for v in forwarded.values()):
+        _run_at_defaults(it, init, forwarded, param_value, None)
+    if config_class_of(init) is not None:
+        for assumed in guarded_literals(_module_nodes(init)):
+            _run_at_defaults(it, init, forwarded, param_value, assumed)
+
+
+def _module_nodes(init: FuncObj) -> ast.Module:
+    """The classes of `init`'s module (where a literal guards a lookup: literal_contexts.py)."""
+    return ast.Module(body=[v.node for v in init.globals.values() if isinstance(v, ClassObj) and v.node is not None
+                            and v.module_path == init.cls.module_path], type_ignores=[])
+
+
+def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, assumed) -> None:
+    """One construction context of `init`'s class at its defaults; `assumed`: (attr, literal) its
+    configuration holds after the construction (literal_contexts.assume), or None."""
+    cls = init.cls
+    cfg = _config(it, init, always=assumed is not None)  # (no context of its own: each would run the whole model again)
     runs = it.built_runs.get(cls, 0)
     if runs >= MAX_CONTEXTS:
         return
@@ -143,4 +163,24 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     open_default_nones(init, inst)
     forget_state(cls, inst)
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=cls, root=init.qualname)
-    run_in_context(it, inst, fr, BuiltContext(f"{init.qualname}:{init.node.lineno}"), span_of(init.node), param_value)
+    text = f"{init.qualname}:{init.node.lineno}"
+    if assumed is not None:
+        if not _assume(it, cfg, *assumed, fr):
+            return
+        text = literal_label(text, *assumed)
+    run_in_context(it, inst, fr, BuiltContext(text), span_of(init.node), param_value)
+
+
+def _assume(it, cfg: InstanceObj, attr: str, lit: str, fr: Frame) -> bool:
+    """Store `lit` in `cfg.attr` as the code would (a property's setter where it has one), and
+    whether reading it back gives that literal (else the assumption cannot be stated)."""
+    put = setter(cfg.cls, attr)
+    if put is False:
+        return False
+    it.mutated(cfg)
+    if put is None:
+        cfg.attrs[attr] = StrV(lit)
+    else:
+        it.call_function(put, [cfg, StrV(lit)], {}, fr, None)
+    got = it.attribute(cfg, attr, None, fr)
+    return isinstance(got, StrV) and got.value == lit

@@ -19,8 +19,9 @@ import ast
 import os
 
 try:
-    from ..analysis.config_bases import forwards_keywords, keyword_at_default
+    from ..analysis.config_bases import forwards_keywords, keyword_at_default, keyword_storing
     from ..analysis.deciding_ints import deciding_ints
+    from ..analysis.literal_contexts import guarded_literals, label as literal_label
 except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the files of this tree)
     import importlib.util
 
@@ -32,7 +33,10 @@ except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the f
         return mod
     _bases = _sibling("config_bases")
     forwards_keywords, keyword_at_default = _bases.forwards_keywords, _bases.keyword_at_default
+    keyword_storing = _bases.keyword_storing
     deciding_ints = _sibling("deciding_ints").deciding_ints
+    _literals = _sibling("literal_contexts")
+    guarded_literals, literal_label = _literals.guarded_literals, _literals.label
 
 
 def built_by(exprs: list, text: str, path: str = "") -> frozenset:
@@ -56,12 +60,28 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     inits = {k: _signature(n, tree, path) for k, n in classes.items()}
     inits = {k: v for k, v in inits.items() if v is not None}
+    literals = guarded_literals(ast.Module(body=list(classes.values()), type_ignores=[]))
     for c in ast.walk(ast.Module(body=[ast.Expr(e.body) for e in calls] + [funcs[n] for n in found], type_ignores=[])):
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in inits \
-                and _flags_at_defaults(c, inits[c.func.id]) \
-                and _config_at_defaults(c, inits[c.func.id], classes[c.func.id], classes, tree, path):
-            found.add(f"{c.func.id}.__init__")
+                and _flags_at_defaults(c, inits[c.func.id]):
+            given = _config_at_defaults(c, inits[c.func.id], classes[c.func.id], classes, tree, path)
+            if given:
+                found.add(f"{c.func.id}.__init__")
+            if isinstance(given, tuple):  # (the contexts that assume a literal: the build passes it)
+                found |= {literal_label(f"{c.func.id}.__init__", a, lit) for a, lit in literals
+                          if _passes_literal(*given, a, lit)}
     return frozenset(found)
+
+
+def _passes_literal(arg: ast.Call, chain: list, attr: str, lit: str) -> bool:
+    """Whether the configuration built by `arg` (of the classes `chain`) is given `lit` for `attr`
+    (analysis/literal_contexts.py): the keyword the chain stores in `attr` passed as that string,
+    or left at a default equal to it; every such keyword so, and at least one."""
+    stored = keyword_storing(chain, attr)
+    given = {k.arg: k.value for k in arg.keywords}
+    return bool(stored) and all(
+        isinstance(given.get(k), ast.Constant) and given[k].value == lit if k in given else d == lit
+        for k, d in stored)
 
 
 def _flag_params(func: ast.FunctionDef) -> dict:
@@ -145,7 +165,8 @@ def _config_at_defaults(call: ast.Call, init: ast.FunctionDef, cls: ast.ClassDef
     """Whether `call` passes the configuration the context holds at its class's defaults
     (analysis/config_defaults.py): when `init` takes `config` and the class or a base of this file
     names its configuration class (`config: C`, `config_class = C`), the argument must be a call
-    of `C` that leaves each of its bool, string, float and int-below-1 defaults as it is."""
+    of `C` that leaves each of its bool, string, float and int-below-1 defaults as it is. True
+    when `init` takes none; where it takes one so passed, (that call, the classes of `C`'s chain)."""
     a = init.args
     names = [p.arg for p in (a.posonlyargs + a.args)[1:]]
     name = _config_name(cls, classes)
@@ -164,8 +185,9 @@ def _config_at_defaults(call: ast.Call, init: ast.FunctionDef, cls: ast.ClassDef
     # (the keywords it hands its bases: at the defaults the context holds, config_bases.py)
     chain = _class_chain(cfg, {n.name: n for n in found[1].body if isinstance(n, ast.ClassDef)}, *found[1:])
     own = {p.arg for p in cfg_init.args.posonlyargs + cfg_init.args.args + cfg_init.args.kwonlyargs}
-    return not forwards_keywords(chain) or all(keyword_at_default(chain, k.arg, k.value)
-                                               for k in arg.keywords if k.arg not in own)
+    ok = not forwards_keywords(chain) or all(keyword_at_default(chain, k.arg, k.value)
+                                             for k in arg.keywords if k.arg not in own)
+    return (arg, chain) if ok else False
 
 
 def _class_chain(cls: ast.ClassDef, classes: dict, tree: ast.Module, path: str) -> list:

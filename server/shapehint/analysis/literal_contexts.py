@@ -1,0 +1,80 @@
+"""A configuration attribute assumed equal to the string literal that guards a registry lookup
+(docs/analysis.md, "A configuration string's literal").
+
+A model may pick one of its functions by a configuration string, falling back to a table others
+may extend: `fn = own_fn; if self.config.impl != "plain": fn = TABLE[self.config.impl]`. The
+table is open (a `register` classmethod, lookup_writers.py), so on the arm that reads it the
+function, and every shape after its call, is unknown; the class analysed on its own holds the
+string unknown, and a base constructor the analysis cut off may rewrite it (cut_writes.py), so
+the test is never decided and the lines after it are joins with nothing.
+
+For each literal that so guards a lookup keyed by the same attribute (the `!=` test's body, or the
+`==` test's `else`), the flag defaults' construction (flag_defaults.py) is run once more, with one
+assumption stated after the construction: the configuration the class was built with holds that
+literal, stored as the code would store it (`config.impl = "plain"`, through a property's setter
+where the class has one) and read back as that literal, else no context. Its label says so
+(`CLASS.__init__:LINE assuming config.impl == 'plain'`, hover lists it with its shapes), and it
+claims shapes only for builds that pass the configuration that literal under the keyword its
+classes store in that attribute (devicerun/builders.py) and whose built model holds it (the
+referee reads the attribute of the model it built, bench/realmodels/execute.py). Nothing is
+assumed where the file compares the attribute with no literal guarding such a lookup.
+
+Pure `ast`: the analysis (flag_defaults.py) and devicerun/builders.py read the same guards here.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+
+MAX_LITERALS = 2  # assumptions per class (each runs the whole model again)
+PREFIX = " assuming "  # (between a construction context's `QUALNAME:LINE` and its assumption)
+PARAM = "config"  # (config_defaults.PARAM: this module is pure `ast`, loaded by path by builders.py)
+
+
+def _config_attr(node) -> Optional[str]:
+    """`A` of `config.A` or `X.config.A` (the configuration the class is built with)."""
+    if not isinstance(node, ast.Attribute):
+        return None
+    base = node.value
+    if isinstance(base, ast.Name) and base.id == PARAM or isinstance(base, ast.Attribute) and base.attr == PARAM:
+        return node.attr
+    return None
+
+
+def _literal_test(test) -> Optional[tuple]:
+    """(attr, literal, whether the `if`'s body is the unequal arm) of `config.A != "L"` / `== "L"`."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq))):
+        return None
+    left, right = test.left, test.comparators[0]
+    if isinstance(left, ast.Constant):
+        left, right = right, left
+    attr = _config_attr(left)
+    if attr is None or not (isinstance(right, ast.Constant) and isinstance(right.value, str)):
+        return None
+    return attr, right.value, isinstance(test.ops[0], ast.NotEq)
+
+
+def _looks_up(stmts: list, attr: str) -> bool:
+    """Whether `stmts` subscript something with the configuration's `attr` (`TABLE[config.A]`)."""
+    return any(isinstance(n, ast.Subscript) and _config_attr(n.slice) == attr
+               for st in stmts for n in ast.walk(st))
+
+
+def guarded_literals(tree: ast.AST) -> list:
+    """[(attr, literal)] of the file: each literal that guards a lookup keyed by `config.attr`."""
+    out = []
+    for n in ast.walk(tree):
+        if not isinstance(n, ast.If):
+            continue
+        found = _literal_test(n.test)
+        if found is None:
+            continue
+        attr, lit, body_unequal = found
+        if _looks_up(n.body if body_unequal else n.orelse, attr) and (attr, lit) not in out:
+            out.append((attr, lit))
+    return out[:MAX_LITERALS]
+
+
+def label(base: str, attr: str, lit: str) -> str:
+    return f"{base}{PREFIX}{PARAM}.{attr} == {lit!r}"

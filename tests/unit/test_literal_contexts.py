@@ -1,0 +1,176 @@
+"""A configuration attribute assumed equal to the literal that guards an open registry's lookup
+(analysis/literal_contexts.py, flag_defaults.py, devicerun/builders.py, bench/realmodels/score.py).
+
+The attention picks its own function unless the configuration's `impl` differs from "plain",
+where it reads a registry others extend (`register`): the class on its own holds `impl` unknown,
+so the attention's result, and every line after it, is unknown. The construction context that
+assumes `config.impl == 'plain'` after the construction (stored through the property's setter,
+read back as the literal) has the file's own function there; a build binds it only when it passes
+`impl='plain'` to the configuration. Every shape claimed is checked against torch (meta tensors)."""
+import importlib.util
+import os
+import sys
+
+import pytest
+
+from shapehint.analysis.api import analyze_source
+from shapehint.devicerun.builders import built_by
+
+from .test_defaults_context_floats_forwarding import _at, _context
+
+SETTINGS = '''class Table:
+    _fns = {}
+
+    @classmethod
+    def register(cls, key, fn):
+        cls._fns[key] = fn
+
+    def __getitem__(self, key):
+        return self._fns[key]
+
+
+TABLE = Table()
+
+
+class Settings:
+    def __init__(self, hidden=8, heads=2, **kwargs):
+        self.hidden = hidden
+        self.heads = heads
+        self.impl = kwargs.pop("impl", None)
+
+    @property
+    def impl(self):
+        return self._impl_internal
+
+    @impl.setter
+    def impl(self, value):
+        self._impl_internal = value
+'''
+MODEL = '''import torch
+from torch import nn
+from settings import Settings, TABLE
+
+
+def plain_attention(q, k, v):
+    w = torch.softmax(q @ k.transpose(-1, -2), dim=-1)
+    return w @ v, w
+
+
+class Base(nn.Module):
+    config: Settings
+
+
+class Attention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.heads = config.heads
+        self.q = nn.Linear(config.hidden, config.hidden)
+        self.out = nn.Linear(config.hidden, config.hidden)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q = self.q(x).view(b, t, self.heads, c // self.heads).transpose(1, 2)
+        fn = plain_attention
+        if self.config.impl != "plain":
+            fn = TABLE[self.config.impl]
+        o, w = fn(q, q, q)
+        o = o.transpose(1, 2).reshape(b, t, c)
+        return self.out(o)
+
+
+class Model(Base):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.attn = Attention(config)
+
+    def forward(self, x):
+        y = self.attn(x)
+        return y
+'''
+CTX = "Model.__init__:35 assuming config.impl == 'plain'"
+
+
+def _files(tmp_path, settings=SETTINGS, model=MODEL):
+    (tmp_path / "settings.py").write_text(settings)
+    path = tmp_path / "model.py"
+    path.write_text(model)
+    return path
+
+
+def _values(path):
+    return analyze_source(path.read_text(), str(path)).infer_json()["values"]
+
+
+def _torch(tmp_path, build):
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        ns = {}
+        exec(compile(MODEL, str(tmp_path / "model.py"), "exec"), ns)
+        net = eval(build, ns).to("meta")
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("settings", None)
+    x = torch.empty(2, 5, 8, device="meta")
+    return x, net, net(x)
+
+
+def test_the_context_has_the_files_own_function(tmp_path):
+    values = _values(_files(tmp_path))
+    x, net, y = _torch(tmp_path, "Model(Settings(hidden=8, heads=2, impl='plain'))")
+    assert net.config.impl == "plain"
+    got = _context(_at(values, "Model.forward", 41, "y"), CTX)
+    env = {"x": x, "config": net.config}
+    assert got is not None and [eval(d, env) if isinstance(d, str) else d for d in got] == list(y.shape)
+    # the attention's own lines, run on the block's own input, in the same context
+    o = _context(_at(values, "Attention.forward", 29, "o"), CTX)
+    assert o == ["x.shape[0]", "config.heads", "x.shape[1]", "x.shape[2]//config.heads"]
+    assert [eval(d, env) for d in o] == [2, 2, 5, 4]  # (torch: the plain function's [b, heads, t, c // heads])
+    # the class on its own, or built without the assumption: the registry may hold any function
+    assert _at(values, "Attention.forward", 29, "o")["shape"] is None
+    assert _context(_at(values, "Attention.forward", 29, "o"), "Model.__init__:35") is None
+
+
+def test_no_assumption_where_the_literal_guards_no_lookup_by_the_attribute(tmp_path):
+    model = MODEL.replace("TABLE[self.config.impl]", "TABLE['other']")
+    values = _values(_files(tmp_path, model=model))
+    assert all("assuming" not in c["context"] for v in values for c in v.get("contexts") or [])
+
+
+def test_no_context_where_the_setter_keeps_another_value(tmp_path):
+    # (read back, the attribute is not the literal: the assumption cannot be stated)
+    settings = SETTINGS.replace("self._impl_internal = value", "self._impl_internal = [value]")
+    values = _values(_files(tmp_path, settings=settings))
+    assert _context(_at(values, "Model.forward", 41, "y"), CTX) is None
+
+
+@pytest.mark.parametrize("build, matched", [
+    ("Model(Settings(impl='plain'))", True),
+    ("Model(Settings(hidden=16, heads=4, impl='plain'))", True),
+    ("Model(Settings())", False),  # (its default None: the model's base may choose)
+    ("Model(Settings(impl='fast'))", False),
+    ("Model(Settings(**kw))", False),
+    ("Model(cfg)", False),
+])
+def test_a_build_binds_only_a_configuration_given_the_literal(tmp_path, build, matched):
+    path = _files(tmp_path)
+    assert (CTX.replace(":35", "") in built_by([build], MODEL, str(path))) is matched
+
+
+def _score():
+    path = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "bench", "realmodels", "score.py")
+    spec = importlib.util.spec_from_file_location("_rm_score_literal", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_referee_counts_the_context_only_where_the_built_model_holds_the_literal():
+    score = _score()
+    label = CTX.replace(":35", "")
+    assert score.parse_context(CTX) == (label, 35)
+    assert score.confirmed(frozenset({label, "F"}), {"impl": "plain"}) == {label, "F"}
+    assert score.confirmed(frozenset({label, "F"}), {"impl": "fast"}) == {"F"}
+    assert score.confirmed(frozenset({label}), {}) == frozenset()
