@@ -141,3 +141,40 @@ def test_every_point_found_satisfies_the_predicates(preds, upper):
     point = witness.find_model(preds, {}, upper)
     if point is not None:
         assert _z3_holds(preds, point, {}, upper)
+
+
+def _windows_counted():
+    # the windowed facts with what a window partition adds (transformers-like Swin blocks): the
+    # padded map cut into windows of w*w tokens, the number of windows `k` a fresh size whose
+    # product with the channels the windows' elements divide, and the heads' split of the channels
+    k = S("k")
+    Hp, Wp = H + PAD_H, W + mod(WIN - mod(W, WIN), WIN)
+    windows = B * floordiv(Hp, WIN) * floordiv(Wp, WIN)
+    return _windowed_facts() + [
+        eq(mod(k * C * windows, C * WIN * WIN), 0),
+        eq(S("q"), WIN * WIN),
+        ne(C, 0),
+    ]
+
+
+def test_a_padding_is_found_off_the_uniform_points():
+    # every uniform point (a window of 2 over a 2 x 2 map) meets the facts and pads nothing; the
+    # uneven points break the head split or the windows' divisibility: only a point moved one
+    # size off a uniform one (W = 3) pads, which Z3 spent its whole limit on (~3 s) without deciding
+    pad_w = mod(WIN - mod(W, WIN), WIN)
+    for query in (lt(0, pad_w), disj(lt(0, pad_w), lt(0, PAD_H))):
+        preds = _windows_counted() + [query]
+        point = witness.find_model(preds, {}, {})
+        assert point is not None and _z3_holds(preds, point), query
+    store = FactStore()
+    for p in _windows_counted():
+        store.add(p)
+    assert store.possible(lt(0, pad_w)) == (True, [])
+    assert store.queries == 0
+
+
+def test_a_moved_point_is_still_checked():
+    # the facts force W to a multiple of the window (W == 2*ws): no move pads, nothing is found
+    pad_w = mod(WIN - mod(W, WIN), WIN)
+    preds = _windows_counted() + [eq(W, 2 * ws), lt(0, pad_w)]
+    assert witness.find_model(preds, {}, {}) is None

@@ -13,7 +13,8 @@ few pseudo-random ones from a fixed seed), and each equation that then has one u
 occurring linearly (`B*L*C == B*C*H*W` for `L`, `?1 == w*w` for `?1`) gives that symbol its
 value, when the division is exact. A point is returned only when every predicate holds at it
 under the declared bounds (evaluated as bounds.py does), so a "sat" from here is exact; failing
-to find one says nothing, and the caller goes on to Z3. Tests: tests/unit/test_witness.py.
+to find one says nothing, and the caller goes on to Z3. Last, a uniform point that fails only a
+few predicates is moved one symbol at a time (`_moved`). Tests: tests/unit/test_witness.py.
 """
 from __future__ import annotations
 
@@ -33,6 +34,8 @@ _RANDOM_POINTS = 4
 _SEED = 23
 _LCM_CAP = 1 << 20
 _ANY = object()  # _solve_for: every value of the symbol solves the equation
+_MOVED_FROM = (2, 3)  # the uniform points `_moved` starts from
+_MAX_FAILING = 2  # ... when they fail at most this many predicates
 _REMAINDERS = 8  # the numerators of one quotient tried (`e` = q*k + r): an exact division among them
 
 
@@ -59,7 +62,41 @@ def find_model(preds: list, lower: dict, upper: dict) -> Optional[dict]:
                 env = _point(free, equations, seq, lower, upper, tied if multiples else len(free))
                 if env is not None and _holds_all(env, preds, lower, upper):
                     return env
+    return _moved(preds, orders[0][0], equations, lower, upper)
+
+
+def _moved(preds: list, free: list, equations: "_Equations", lower: dict, upper: dict) -> Optional[dict]:
+    """A uniform point that fails only a few predicates, moved one free symbol at a time. The
+    facts of a windowed model hold at the uniform points (a window of 2 over a 2 x 2 map), where
+    nothing is padded; a query asking for a padding (`0 < (w - W % w) % w`) holds once one size
+    moves off the window (W = 3), while the products tying the other sizes are rebuilt from the
+    moved one. Only the free symbols the failing predicates mention move."""
+    for base in _MOVED_FROM:
+        env = _point(free, equations, (base,), lower, upper, len(free))
+        if env is None:
+            continue
+        failing = _failing(env, preds, lower, upper)
+        if failing is None or not 0 < len(failing) <= _MAX_FAILING:
+            continue
+        mentioned: set = set()
+        for p in failing:
+            mentioned |= p.symbols()
+        for name in [v for v in free if v in mentioned]:
+            for x in (base + 1, base + 2, 2 * base + 1):
+                moved = _point(free, equations, (base,), lower, upper, len(free), {name: x})
+                if moved is not None and _holds_all(moved, preds, lower, upper):
+                    return moved
     return None
+
+
+def _failing(env: dict, preds: list, lower: dict, upper: dict) -> Optional[list]:
+    """The predicates that do not hold at `env` (None when one cannot be evaluated there)."""
+    if any(x < lower.get(n, 1) or (n in upper and x > upper[n]) for n, x in env.items()):
+        return None
+    try:
+        return [p for p in preds if not holds(p, env)]
+    except (Undecided, KeyError, RecursionError):
+        return None
 
 
 class _Equations:
@@ -91,7 +128,8 @@ class _Equations:
         return got
 
 
-def _point(free: list, equations: _Equations, seq: tuple, lower: dict, upper: dict, tied: int) -> Optional[dict]:
+def _point(free: list, equations: _Equations, seq: tuple, lower: dict, upper: dict, tied: int,
+           moved: Optional[dict] = None) -> Optional[dict]:
     """Symbols `free[tied:]` that no equation gave a value take a multiple of every value so far:
     a size an equation ties to a product (`C == h*(C//h)`, `C % h == 0`) is a multiple of its factors.
     Each step solves the first equation (in the query's order) left with one unknown symbol it can
@@ -132,7 +170,9 @@ def _point(free: list, equations: _Equations, seq: tuple, lower: dict, upper: di
             nxt += 1
         n = free[nxt]
         x = seq[k % len(seq)]
-        if nxt >= tied:
+        if moved and n in moved:
+            x = moved[n]
+        elif nxt >= tied:
             x *= _lcm([v for v in env.values() if 0 < v < _LCM_CAP])
         assign(n, min(max(x, lower.get(n, 1)), upper.get(n, 1 << 62)))
         k += 1
