@@ -70,9 +70,9 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
             v = f.defaults[p.arg]
             if cls.name == "float" and isinstance(v, IntV) and v.expr.value is not None:
                 v = FloatV(float(v.expr.value))  # `ratio: float = 1` is a float (a symbol is an int size)
-            return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else v
+            return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else _unpinned(v)
     if p.arg in f.defaults:
-        v = f.defaults[p.arg]
+        v = _unpinned(f.defaults[p.arg])
         if is_init and isinstance(v, (TupleV, ListV)) and v.items is not None and not v.items:
             # `ch=()` (ultralytics' heads): a placeholder the callers fill, not a model with no
             # levels (whose `torch.cat` of no tensors would fail in every method)
@@ -99,6 +99,13 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
         return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
     return TensorV(_given_rank(it, f, p.arg, Shape.unknown(it.param_star(p.arg, f.qualname))), None, span_of(p),
                    maybe_sequence=True)
+
+
+def _unpinned(v):
+    """A default as a function's own analysis reads it: a float (`width=1.0`, a multiplier of a
+    factory whose callers pass 0.5) is any float, so no size computed from it (`int(16 * width)`)
+    is claimed for every call; a constructor's defaults are `default_symbol`'s."""
+    return FloatV() if isinstance(v, FloatV) and v.value is not None else v
 
 
 def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = False, hint=None) -> TensorV:
