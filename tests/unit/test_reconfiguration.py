@@ -124,3 +124,18 @@ def test_a_method_forward_calls_is_no_reconfiguration():
     m(5)
     assert list(m(5).shape) == [10]
     assert all(y["shape"] is None or y["shape"][0] != "2*n" for y in ys), ys
+
+
+def test_a_reconfiguration_that_resizes_a_table_from_itself_keeps_it():
+    # `self.table = f(self.table)` outside what `forward` reaches resizes the layer's table, as
+    # timm's `set_window_size` does: no running state (reconfiguration._grown), the table kept
+    program = WINDOW.replace(
+        "torch.zeros((2 * win_h - 1) * (2 * win_w - 1), self.num_heads))\n            self._init_buffers()",
+        "torch.zeros((2 * win_h - 1) * (2 * win_w - 1), self.table.shape[1]))\n            self._init_buffers()")
+    assert program != WINDOW
+    r = analyze_source(program, "m.py")
+    got = {(v["name"], v["line"]): v for v in r.infer_json()["values"] if v["function"] == "WinBias.bias"}
+    first = sorted(got.values(), key=lambda v: v["line"])[0]
+    m = _module()["WinBias"](num_heads=3, window_size=5)
+    b = m.table[m.index.view(-1)].view(m.window_area, m.window_area, -1)
+    assert _eval(first["shape"], {"num_heads": 3, "window_size": 5}) == list(b.shape) == [25, 25, 3]

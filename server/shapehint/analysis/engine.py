@@ -16,7 +16,7 @@ from .flag_defaults import run_at_flag_defaults
 from .failed_contexts import run_guarded
 from .frames import Budget, Cancelled, Frame, decorated, span_of
 from . import interp as interp_limits
-from . import costs, sized_kwargs
+from . import costs, global_objects, sized_kwargs
 from .interp import Interp
 from .hover_facts import compose_dims, fixed_symbols, logged_dims
 from .defaults import open_default_nones
@@ -223,6 +223,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
         return
     finally:
         it.step_limit = saved_limit
+        global_objects.restore(it.global_states, it.mutated)  # (the next analysis starts afresh)
     it.generic_returns[f.qualname] = list(fr.returns)
     if is_init and params and flow != "raise" and f.cls not in it.generic_instances:
         # (one its defaults do not build is rebuilt: generic_instance)

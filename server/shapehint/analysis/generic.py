@@ -22,7 +22,7 @@ from .defaults import default_symbol, name_copies, open_default_nones
 from .objects import CONFIG_NAMES, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, OpenArgsV, config_named
 from .nested_configs import hold_generic_parts
 from .optional_parts import open_optional_parts
-from .reconfiguration import forgotten
+from .reconfiguration import forget_held
 from .result import DimInfo
 from .usage import param_kind, tensor_uses
 
@@ -70,9 +70,9 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
             v = f.defaults[p.arg]
             if cls.name == "float" and isinstance(v, IntV) and v.expr.value is not None:
                 v = FloatV(float(v.expr.value))  # `ratio: float = 1` is a float (a symbol is an int size)
-            return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else v
+            return default_symbol(it, f.cls.name, p.arg, v, prefix) if is_init and f.cls is not None else _unpinned(v)
     if p.arg in f.defaults:
-        v = f.defaults[p.arg]
+        v = _unpinned(f.defaults[p.arg])
         if is_init and isinstance(v, (TupleV, ListV)) and v.items is not None and not v.items:
             # `ch=()` (ultralytics' heads): a placeholder the callers fill, not a model with no
             # levels (whose `torch.cat` of no tensors would fail in every method)
@@ -99,6 +99,13 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
         return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
     return TensorV(_given_rank(it, f, p.arg, Shape.unknown(it.param_star(p.arg, f.qualname))), None, span_of(p),
                    maybe_sequence=True)
+
+
+def _unpinned(v):
+    """A default as a function's own analysis reads it: a float (`width=1.0`, a multiplier of a
+    factory whose callers pass 0.5) is any float, so no size computed from it (`int(16 * width)`)
+    is claimed for every call; a constructor's defaults are `default_symbol`'s."""
+    return FloatV() if isinstance(v, FloatV) and v.value is not None else v
 
 
 def _annotated_tensor(it: Interp, f: FuncObj, p: ast.arg, ann, optional: bool = False, hint=None) -> TensorV:
@@ -280,9 +287,6 @@ def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
     return forget_state(cls, inst)
 
 
-STATE = (NoneV, IntV, BoolV, FloatV, ListV, DictV, TupleV)  # values other methods commonly change
-
-
 def own_copy(inst: InstanceObj, memo: Optional[dict] = None) -> InstanceObj:
     """The generic instance as one method's analysis starts from it: its own attributes, and
     those of the user parts it holds — `set_input_embeddings(value)` writing
@@ -301,13 +305,10 @@ def forget_state(cls: ClassObj, inst: InstanceObj) -> InstanceObj:
     list they fill) is not known to keep its `__init__` value — `assert self.hidden is not None`
     is not an error. Layers and tensors keep theirs (a `reset_classifier()` that replaces
     `self.head` must not cost the model's shapes), and so do the numbers a method that replaces
-    them sets beside them (reconfiguration.py)."""
-    for name in forgotten(cls, inst):
-        v = inst.attrs[name] if name in inst.attrs else cls.lookup(name)  # (or the class's own)
-        if isinstance(v, STATE) or isinstance(v, TensorV) and any(d.value == 0 for d in v.shape.dims):
-            # (an empty tensor that another method assigns is a placeholder: ultralytics'
-            # `anchors = torch.empty(0)`, made for the input's shape on the first call)
-            inst.attrs[name] = UnknownV(f"self.{name}")
+    them sets beside them (reconfiguration.py). So do the objects it holds, at any point of
+    theirs: a store's slots that `update` fills (a slot's `keys`, empty as constructed, are as
+    long as every earlier call made them)."""
+    forget_held(inst, cls)
     return inst
 
 

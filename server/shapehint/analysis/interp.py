@@ -34,7 +34,7 @@ from .compare import Comparisons
 from .evaluator import Expressions
 from .comprehensions import Comprehensions
 from .callmemo import WRITABLE, CallMemo
-from . import first_items, grown_lists
+from . import first_items, global_objects, grown_lists
 from ..ops import pieces
 from .anycaller import AnyCallerMemo
 from .environment import Environment
@@ -138,6 +138,7 @@ class Interp:
         self.module_spans: list = j.log("module-span")  # (first, last) creation serials of module code's objects (outermost bodies)
         self.memo = CallMemo(AnyCallerMemo()) if memo else None
         self.module_code = 0  # module bodies running (exec_module_body)
+        self.global_states: list = j.log("global-state")  # what each module's body left in its objects (global_objects.py)
         self.hinted: set[int] = j.tally("hinted")  # ids of tuples only a parameter's typing hint shapes (contracts.py)
         self.zero_defaults: set[int] = j.tally("zero-default")  # ids of the 0s that are parameter defaults (contracts.py)
         self.omitted: set[int] = j.tally("omitted")  # ids of the None values standing for omitted optional arguments
@@ -265,6 +266,7 @@ class Interp:
             self.module_code -= 1
             if not self.module_code:  # (the bodies it ran lie within its span: only the outermost count)
                 self.module_spans.append((first, born_now()))
+            self.global_states.append(global_objects.settle(fr.globals, self.mutated))
 
     @property
     def mutations(self) -> int:

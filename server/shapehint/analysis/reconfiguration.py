@@ -19,9 +19,10 @@ reconfiguration: a counter `forward` also bumps is still forgotten. A method `fo
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
 from ..frontend.walk import walk
-from ..shapes.values import BoolV, DictV, IntV, ListV, ModuleV, TensorV, TupleV
+from ..shapes.values import BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, TensorV, TupleV, UnknownV
 from .objects import ChoiceV, ClassObj, FuncObj, InstanceObj
 
 _BODIES = ("body", "orelse", "finalbody", "handlers")  # the statement lists of a statement
@@ -45,6 +46,68 @@ def forgotten(cls: ClassObj, inst: InstanceObj) -> set:
     fns = dict(methods)
     return {n for n in assigned if any(n in targets and m not in reconf for m, targets in per)
             and not _switch(n, inst.attrs.get(n), [fns[m] for m, targets in per if n in targets], runtime)}
+
+
+STATE = (NoneV, IntV, BoolV, FloatV, ListV, DictV, TupleV)  # values other methods commonly change
+
+
+def forget_held(v, cls: Optional[ClassObj] = None) -> list:
+    """In `v` (an instance of `cls`) and the objects it holds, the attributes that `forgotten`
+    names and that hold state, unknown (generic.forget_state); the instances changed."""
+    changed = []
+    for held in held_objects(v):
+        c = cls if held is v and cls is not None else held.cls
+        grown = _grown(c)
+        for name in forgotten(c, held) | grown:
+            old = held.attrs[name] if name in held.attrs else held.cls.lookup(name)  # (or the class's own)
+            # (an empty tensor that another method assigns is a placeholder: ultralytics'
+            # `anchors = torch.empty(0)`, made for the input's shape on the first call; a
+            # tensor a method makes from itself, `self.rows = torch.cat([self.rows, h], 1)`,
+            # is as long as the calls made it, though `__init__` gave it a length)
+            if isinstance(old, STATE) or isinstance(old, TensorV) and (
+                    name in grown or any(d.value == 0 for d in old.shape.dims)):
+                held.attrs[name] = UnknownV(f"self.{name}")
+                changed.append(held)
+    return changed
+
+
+def _grown(cls: ClassObj) -> frozenset:
+    """Attributes a method other than `__init__` assigns from their own value (`self.x += y`,
+    `self.x = f(self.x, ...)`) as it runs on inputs: a method of an object that is no layer (a
+    store's `update`, called from the layers' `forward`), or one a layer's `forward` reaches — a
+    layer's other methods reconfigure it (`set_window_size` resizing the bias table it had)."""
+    cached = getattr(cls.node, "_shapehint_grown", None)  # trees are never changed
+    if cached is None:
+        methods = _methods(cls)
+        runtime = None
+        if cls.is_module():
+            calls: dict = {}
+            for name, fn in methods:
+                calls[name] = calls.get(name, frozenset()) | _self_calls(fn)
+            runtime = _reached_from(calls, "forward")
+        cached = frozenset(n for name, fn in methods if name != "__init__" and (runtime is None or name in runtime)
+                           for n in _grown_in(fn))
+        cls.node._shapehint_grown = cached
+    return cached
+
+
+def _grown_in(fn) -> set:
+    me = _me(fn)
+    out = set()
+    for n in walk(fn):
+        if isinstance(n, ast.AugAssign):
+            targets, reads = [n.target], None
+        elif isinstance(n, ast.Assign):
+            targets, reads = n.targets, {e.attr for e in walk(n.value) if _on(e, me)}
+        else:
+            continue
+        out |= {t.attr for t in targets if _on(t, me) and (reads is None or t.attr in reads)}
+    return out
+
+
+def _on(e, me: str) -> bool:
+    """`e` is `<me>.<attr>`."""
+    return isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me
 
 
 def _switch(name: str, v, setters: list, runtime: set) -> bool:
@@ -124,25 +187,30 @@ _HOLD_DEPTH = 3  # objects within objects: a cache, its list of layers, a layer
 
 def _held_state(v, depth: int, seen: set) -> tuple:
     """The state (`_state_names`) of `v` and of the objects its attributes hold, in a fixed order."""
+    return tuple(_state_kind(o.attrs.get(n)) for o in held_objects(v, depth, seen) for n in _state_names(o.cls))
+
+
+def held_objects(v, depth: int = _HOLD_DEPTH, seen: Optional[set] = None):
+    """`v` if it is an instance of a class of the program, then the instances its attributes
+    hold (through lists, tuples, dicts and choices), `depth` objects deep, in a fixed order."""
+    seen = set() if seen is None else seen
     if depth < 0 or id(v) in seen:
-        return ()
-    if isinstance(v, (ListV, TupleV)):
+        return
+    if isinstance(v, (ListV, TupleV, ChoiceV, DictV)):
         seen.add(id(v))
-        items = v.items if v.items is not None else (v.elem,) if isinstance(v, ListV) else ()
-        return tuple(s for it in items for s in _held_state(it, depth, seen))
-    if isinstance(v, ChoiceV):  # (a list's items built by an undecided `if`)
-        seen.add(id(v))
-        return tuple(s for it in v.options for s in _held_state(it, depth, seen))
-    if isinstance(v, DictV):
-        seen.add(id(v))
-        return tuple(s for it in v.items.values() for s in _held_state(it, depth, seen))
+        items = v.options if isinstance(v, ChoiceV) else v.items.values() if isinstance(v, DictV) else \
+            v.items if v.items is not None else (v.elem,) if isinstance(v, ListV) else ()
+        for it in items:  # (a list's items built by an undecided `if`: a choice)
+            yield from held_objects(it, depth, seen)
+        return
     if not (isinstance(v, InstanceObj) and isinstance(v.cls, ClassObj) and v.cls.node is not None):
-        return ()
+        return
     seen.add(id(v))
-    state = _state_names(v.cls)
-    out = tuple(_state_kind(v.attrs.get(n)) for n in state)
-    held = tuple(s for n in sorted(v.attrs) if n not in state for s in _held_state(v.attrs[n], depth - 1, seen))
-    return (out + held) if (out or held) else ()
+    yield v
+    state = _state_names(v.cls)  # (what a method replaces is not what the instance holds)
+    for n in sorted(v.attrs):
+        if n not in state:
+            yield from held_objects(v.attrs[n], depth - 1, seen)
 
 
 def _kind(v) -> str:

@@ -110,6 +110,9 @@ def run_models(it, f, fr, run) -> None:
     try:
         env = dict(it.param_values.get(f.qualname, {}))
         env[kw.arg] = DictV({}, open=SIZES)
+        # its own floats at their defaults too, as builders.py matches a build (the generic
+        # analysis held them any float: generic._unpinned)
+        env.update({n: d for n, d in f.defaults.items() if isinstance(d, FloatV) and d.value is not None})
         sub = Frame(env, f.qualname, fr.facts, f.globals, cls=f.cls, root=f.qualname, record=False, caught=1)
         with costs.sized_share(it):
             flow = costs.within_steps(it, min(max(0, it.step_limit - it.steps) // 2, SIZED_STEPS - spent),
