@@ -263,10 +263,12 @@ class Interp:
         try:
             return self.exec_block(body, fr)
         finally:
+            # settled while the body still counts as running: forgetting its objects' state is
+            # not a write that a function's call could have made (it would turn the memo off)
+            self.global_states.append(global_objects.settle(fr.globals, self.mutated))
             self.module_code -= 1
             if not self.module_code:  # (the bodies it ran lie within its span: only the outermost count)
                 self.module_spans.append((first, born_now()))
-            self.global_states.append(global_objects.settle(fr.globals, self.mutated))
 
     @property
     def mutations(self) -> int:
