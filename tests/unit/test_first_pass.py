@@ -116,6 +116,18 @@ def test_which_loops_are_peeled(body, peeled):
     assert first_pass._compares(st.body, "i", 0) is peeled
 
 
+@pytest.mark.parametrize("body, registers", [
+    ("blocks.append(Block(c if i == 0 else d))", False),
+    ("self.add_module(f'b{i}', Block(c if i == 0 else d))", True),
+    ("self.cur = d if i == 0 else c", True),
+    ("setattr(self, f'b{i}', Block(c if i == 0 else d))", True),
+])
+def test_a_body_that_registers_modules_is_not_peeled(body, registers):
+    # (a container subclass registering a block a pass under names not known is those blocks
+    # stacked: tests/unit/test_stage_of_unknown_depth.py)
+    assert first_pass._registers(_loop(f"for i in range(n):\n    {body}\n").body) is registers
+
+
 def test_a_stage_that_may_be_empty_claims_nothing_it_may_not_have():
     torch = pytest.importorskip("torch")
     shapes = {v["line"]: v["shape"] for v in analyze_source(SRC, "stage.py").infer_json()["values"]

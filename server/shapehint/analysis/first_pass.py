@@ -26,12 +26,29 @@ from .objects import RangeV
 def peels(it, st: ast.For) -> bool:
     """Whether a `for` over `it` runs its first pass on its own: a range of step 1 from a known
     start whose length is not known, a loop without `else` binding one name that the body
-    compares with that start."""
+    compares with that start, and a body that writes no attribute and registers no module."""
     if not isinstance(it, RangeV) or it.step.value != 1 or it.start.value is None or st.orelse:
         return False
     if not isinstance(st.target, ast.Name) or (it.stop - it.start).value is not None:
         return False
-    return _compares(st.body, st.target.id, it.start.value)
+    return _compares(st.body, st.target.id, it.start.value) and not _registers(st.body)
+
+
+_REGISTERING = {"add_module", "register_module", "register_buffer", "register_parameter", "setattr"}
+
+
+def _registers(body: list) -> bool:
+    """Whether the body writes an attribute or registers a module: a container subclass that
+    registers each pass's block under a name not known is those blocks stacked some number of
+    times (loop_counts.py), which a first pass registered apart (in an arm: maybe absent) breaks."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                return True
+            if isinstance(node, ast.Call) and (isinstance(node.func, ast.Attribute) and node.func.attr in _REGISTERING
+                                               or isinstance(node.func, ast.Name) and node.func.id in _REGISTERING):
+                return True
+    return False
 
 
 def _compares(body: list, name: str, start: int) -> bool:
