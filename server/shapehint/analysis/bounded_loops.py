@@ -83,14 +83,19 @@ def run_loop(cf, st: ast.For, fr, it: ListV) -> None:
 
 
 def _maybe_pass(cf, st, fr, items: list, k: int) -> None:
-    """Either the loop stops before pass k or it runs pass k (and those after it): the join of
-    the two, as an undecided `if` without `else` (ControlFlow._if)."""
+    """Either the loop stops before pass k or it runs pass k (and those after it)."""
+    maybe_run(cf, fr, lambda: _pass(cf, st, fr, items, k))
+
+
+def maybe_run(cf, fr, run, cond=None) -> None:
+    """Either `run()` (under `cond`) or nothing: the join of the two, as an undecided `if`
+    without `else` (ControlFlow._if); first_pass.py runs a loop's first pass so."""
     env0 = dict(fr.env)
     me = fr.self_obj if isinstance(fr.self_obj, InstanceObj) else None
     attrs0, log0 = (dict(me.attrs), len(cf.mutation_log)) if me is not None else (None, 0)
     lists = arm_lists.lists_before(env0)
     mark = cf.open_arm()
-    flow, died = cf.in_arm(fr, (), None, lambda: _pass(cf, st, fr, items, k))
+    flow, died = cf.in_arm(fr, (cond,), None, run)
     learned = cf.close_arm(mark)
     env1, attrs1, lists1 = cf.put_back(fr, env0, me, attrs0, log0, lists)
     dead = flow in ("return", "raise") or died

@@ -1,0 +1,87 @@
+"""The first pass of a loop over a range of unknown length whose body tells it apart (issue 27:
+a stage's blocks built `for i in range(depth): stride = stride if i == 0 else 1`, the first block
+taking the stage's stride, input width and shortcut, the others keeping the resolution).
+
+Run to a fixpoint with one element `start <= i < stop`, the body's `i == start` was undecided
+in every pass, so every block joined the first block's stride with the others' 1: the stage's
+resolution, and everything after it, was unknown. Where the body compares the loop's name with
+the range's start, the first pass runs on its own, with `i` that start, as the arm of an
+undecided `if` (only when the range is not empty: its other arm skips the loop, as
+bounded_loops.py runs each pass); inside it, the passes after it run as a loop of unknown count
+over `range(start + 1, stop)`, in which the comparison is decided. A list the passes grow is the
+first pass's items, then some number of the later passes' (grown_lists.py), so a Sequential of
+it runs the first block, then the others as a stack (layer_tails.py)."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from ..shapes.expr import Expr
+from ..shapes.shape import ge
+from ..shapes.values import IntV
+from . import bounded_loops
+from .objects import RangeV
+
+
+def peels(it, st: ast.For) -> bool:
+    """Whether a `for` over `it` runs its first pass on its own: a range of step 1 from a known
+    start whose length is not known, a loop without `else` binding one name that the body
+    compares with that start, and a body that writes no attribute and registers no module."""
+    if not isinstance(it, RangeV) or it.step.value != 1 or it.start.value is None or st.orelse:
+        return False
+    if not isinstance(st.target, ast.Name) or (it.stop - it.start).value is not None:
+        return False
+    return _compares(st.body, st.target.id, it.start.value) and not _registers(st.body)
+
+
+_REGISTERING = {"add_module", "register_module", "register_buffer", "register_parameter", "setattr"}
+
+
+def _registers(body: list) -> bool:
+    """Whether the body writes an attribute or registers a module: a container subclass that
+    registers each pass's block under a name not known is those blocks stacked some number of
+    times (loop_counts.py), which a first pass registered apart (in an arm: maybe absent) breaks."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                return True
+            if isinstance(node, ast.Call) and (isinstance(node.func, ast.Attribute) and node.func.attr in _REGISTERING
+                                               or isinstance(node.func, ast.Name) and node.func.id in _REGISTERING):
+                return True
+    return False
+
+
+def _compares(body: list, name: str, start: int) -> bool:
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+                    and isinstance(node.ops[0], (ast.Eq, ast.NotEq, ast.Gt, ast.LtE)):
+                sides = (node.left, node.comparators[0])
+                if any(isinstance(s, ast.Name) and s.id == name for s in sides) \
+                        and any(isinstance(s, ast.Constant) and s.value == start and type(s.value) is int
+                                for s in sides):
+                    return True
+    return False
+
+
+def run_loop(cf, st: ast.For, fr, it: RangeV) -> None:
+    """The first pass as an undecided arm (the range not empty), the passes after it inside it."""
+    saved = getattr(fr, "iter_label", "")
+    try:
+        bounded_loops.maybe_run(cf, fr, lambda: _first(cf, st, fr, it, saved), ge(it.stop - it.start, 1))
+    finally:
+        fr.iter_label = saved
+
+
+def _first(cf, st: ast.For, fr, it: RangeV, label: str) -> Optional[str]:
+    fr.iter_label = "iteration 0"
+    cf.assign(st.target, IntV(it.start), fr, st)
+    flow = cf.exec_block(st.body, fr)
+    if flow in ("return", "raise"):
+        return flow
+    if flow == "break":
+        return None
+    rest = RangeV(it.start + Expr.const(1), it.stop, it.step)
+    fr.iter_label = label  # what iteration records and messages name: as the loop had it
+    return cf._loop_once(st, fr, lambda: cf.assign(st.target, cf.loop_element(rest, None, fr), fr, st),
+                         cf.trip_count(rest))
