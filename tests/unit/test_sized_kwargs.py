@@ -129,6 +129,19 @@ def test_without_the_share_the_context_is_the_generic_one(tmp_path, monkeypatch)
     assert got is not None and got[1] == "?"  # (`version` and `deep` either value: the channels unknown)
 
 
+def test_the_forwards_past_their_share_run_in_the_generic_context(tmp_path, monkeypatch):
+    """The first factory's model runs its forward in the sized context; once the sized contexts'
+    forwards have taken ALL_FORWARD_STEPS in all, the next factory's runs in its generic one."""
+    monkeypatch.setattr(sized_kwargs, "ALL_FORWARD_STEPS", 1)
+    path = _package(tmp_path)
+    x = torch.randn(2, 3, 11, 9)
+    got = _contexts(path, BODY)
+    assert _evaluated(got["net_050"], x) == _torch(tmp_path, "net_050", x)[1]
+    assert got.get("net_built") is None or got["net_built"][1] == "?"
+    monkeypatch.setattr(sized_kwargs, "ALL_FORWARD_STEPS", 0)
+    assert _contexts(path, BODY)["net_050"][1] == "?"
+
+
 def test_a_private_helper_has_no_sized_context(tmp_path):
     got = _contexts(_package(tmp_path), BODY).get("_create")
     assert got is None or got[1] == "?"

@@ -40,6 +40,9 @@ class _Sizes:
 
 SIZES = _Sizes()
 SIZED_STEPS = 250_000  # the reruns of one analysis and their models' forwards, in all
+# of those, the models' forwards (a step of a forward of known sizes costs ten to a hundred of
+# a construction's: every block runs, each asking the solver of its windows and pools)
+ALL_FORWARD_STEPS = 30_000
 
 
 def wider(a, b):
@@ -99,11 +102,13 @@ def run_models(it, f, fr, run) -> None:
     within half the steps its analysis has left and the analysis's SIZED_STEPS (each rerun and its
     model's forward cost about a construction and a forward of the whole model: timm's files have
     dozens of factories), its imported calls and constructions on shares of their own; else `fr`,
-    its generic analysis's."""
+    its generic analysis's. The models' forwards of the analysis's sized contexts run while
+    those before took fewer than ALL_FORWARD_STEPS in all (the first of a file's factories
+    have theirs; past that, a file of deep windowed transformers spent half a minute on them)."""
     kw, account = f.node.args.kwarg, costs.account(it)
     spent = account.sized if account is not None else SIZED_STEPS
     if kw is None or not isinstance(fr.env.get(kw.arg), DictV) or it.as_built or f.node.name.startswith("_") \
-            or spent >= SIZED_STEPS:
+            or spent >= SIZED_STEPS or account.sized_forwards >= ALL_FORWARD_STEPS:
         return run(fr)
     depth, start = fr.facts.depth, it.steps
     fr.facts.push()  # (what the rerun learns is not the generic analysis's)
@@ -120,8 +125,12 @@ def run_models(it, f, fr, run) -> None:
         sub.record, sub.caught = True, 0  # (the models' forward is recorded, as the generic frame's)
         if flow == "raise" or not sub.returns:
             return run(fr)
-        with costs.sized_forward(it):
-            run(sub)
+        forward = it.steps
+        try:
+            with costs.sized_forward(it):
+                run(sub)
+        finally:
+            account.sized_forwards += it.steps - forward
     finally:
         account.sized = spent + it.steps - start
         while fr.facts.depth > depth:
