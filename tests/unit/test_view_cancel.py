@@ -111,23 +111,34 @@ def test_a_window_joined_from_a_flags_arms_keeps_the_batch_too():
     assert values[BACK][0] == "B" and values[BACK][1] == "?"  # the padding: either window's
 
 
-def _e(text):
-    return Expr.sym(text) if text.isidentifier() else None
-
-
 def test_a_size_cancels_against_a_part_the_facts_prove_equal_only():
-    n, dim, c, ws, hp = (Expr.sym(s) for s in ("n", "dim", "C", "ws", "Hp"))
-    asked = []
+    n, dim, c, ws, h = (Expr.sym(s) for s in ("n", "dim", "C", "ws", "H"))
 
     def proves(*true):
-        def entails(pred):
-            asked.append(pred)
-            return pred in true
-        return entails
+        return lambda pred: pred in true
 
     assert cancelled(n * dim, [c], proves(eq(c, dim))) == (n, Expr.const(1))
     assert cancelled(n * dim, [c], proves()) == (n * dim, c)  # not proved: left as written
     assert cancelled(n * dim, [c]) == (n * dim, c)
-    blocks = n * (hp // ws) * ws * c
-    assert cancelled(blocks, [hp, c], proves(eq(hp % ws, 0))) == (n, Expr.const(1))
-    assert cancelled(blocks, [hp, c], proves())[1] != Expr.const(1)  # Hp not known a multiple of ws
+    padded = h + (ws - h % ws) % ws  # rounded up to a multiple of ws, by its form
+    blocks = n * (padded // ws) * ws * c
+    assert cancelled(blocks, [padded, c], proves()) == (n, Expr.const(1))
+    plain = n * (h // ws) * ws * c  # H itself need not be a multiple
+    assert cancelled(plain, [h, c], proves())[1] != Expr.const(1)
+
+
+@pytest.mark.parametrize("form, multiple", [
+    (lambda h, w: h + (w - h % w) % w, True),
+    (lambda h, w: 2 * w + h + (w - h % w) % w, True),
+    (lambda h, w: h - h % w, True),
+    (lambda h, w: h + (w - h % w), True),
+    (lambda h, w: h + 1, False),
+    (lambda h, w: h + (w - h % w) % w + 1, False),
+    (lambda h, w: h + (2 * w - h % w) % (2 * w), False),  # a multiple of 2w, not claimed of w's form
+])
+def test_a_multiple_by_its_form_is_one_for_every_size(form, multiple):
+    from shapehint.ops.cancel import _multiple_as_written
+    h, w = Expr.sym("H"), Expr.sym("w")
+    assert _multiple_as_written(form(h, w), w) == multiple
+    if multiple:  # what the form claims holds for every size
+        assert all(form(a, b) % b == 0 for a in range(1, 40) for b in range(1, 9))
