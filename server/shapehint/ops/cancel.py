@@ -1,11 +1,11 @@
 """The size a `-1` stands for: a tensor's number of elements over the sizes given, cancelled.
 
 Cancelled as written first (a polynomial's exact division), then, where a size does not divide
-the elements as written, against a part of them the facts prove equal to it: the size a layer
-pinned (`C` where a Linear required `C == dim` and the elements hold `dim`), or `(Hp//ws)*ws`
-of an `Hp` the facts make a multiple of `ws` (windows of a padded image viewed back). A quotient
-left written out (`(n*dim)//C`) is a size no reader evaluates, and neither is any size computed
-from it. Tests: tests/unit/test_view_cancel.py (against torch).
+the elements as written, against a part of them equal to it: the size a layer pinned, which the
+facts prove (`C` where a Linear required `C == dim` and the elements hold `dim`), or `(Hp//ws)*ws`
+of an `Hp` that is a multiple of `ws` by its form (`H + (ws - H % ws) % ws`: windows of a padded
+image viewed back). A quotient left written out (`(n*dim)//C`) is a size no reader evaluates, and
+neither is any size computed from it. Tests: tests/unit/test_view_cancel.py (against torch).
 """
 from __future__ import annotations
 
@@ -17,10 +17,9 @@ from ..shapes.shape import eq
 
 def cancelled(num: Expr, factors: list, entails=None) -> tuple:
     """num / product(factors) as (numerator, constant divisor), cancelling symbolic factors, and
-    where one does not divide num as written, a part of num the facts prove equal to it
-    (`_proved_part`): windows of a padded image viewed back (`w.view(-1, Hp, Wp, C)` of
-    `n*(Hp//ws)*ws*(Wp//ws)*ws*dim`, Hp a multiple of ws, C == dim) are `n`, where the quotient
-    left written out lost every size computed from it."""
+    where one does not divide num as written, a part of num equal to it (`_proved_part`): windows
+    of a padded image viewed back (`w.view(-1, Hp, Wp, C)` of `n*(Hp//ws)*ws*(Wp//ws)*ws*dim`, Hp
+    a multiple of ws, C == dim) are `n`."""
     den = Expr.const(1)
     for k, f in enumerate(factors):
         if f.value is not None:
@@ -40,8 +39,9 @@ def cancelled(num: Expr, factors: list, entails=None) -> tuple:
 
 
 def _proved_part(num: Expr, f: Expr, entails):
-    """A product of atoms every monomial of `num` holds that the facts prove equal to `f`: an atom
-    (C where a layer pinned C == dim, num holding dim), or `(f//d)*d` with `f` a multiple of `d`."""
+    """A product of atoms every monomial of `num` holds that is equal to `f`: an atom the facts
+    prove equal (C where a layer pinned C == dim, num holding dim), or `(f//d)*d` with `f` a
+    multiple of `d` by its form."""
     shared = None
     for m in num.terms:
         shared = set(m) if shared is None else shared & set(m)
