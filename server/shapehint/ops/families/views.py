@@ -11,12 +11,11 @@ when no size equal to 1 could make the view legal (that is what "no admissible i
 """
 from __future__ import annotations
 
-import math
-
 from ...shapes.expr import Expr, product
 from ...shapes.shape import Shape, dim_str, disj, eq, ge, is_dyn, ne
 from ...shapes.values import DtypeV, IntV, StarSizeV, TensorV, TupleV
 from ..arguments import known_tensor, ranked_tensor
+from ..cancel import cancelled
 from ..common import (apart, dim_list, located, reshaped, shape_str, size_list, strides_of, view_result,
                       view_strides as _view_strides)
 from ..dtypes import COMPLEX_OF_PARTS
@@ -51,35 +50,12 @@ def infer_size(cx: OpContext, x: TensorV, sizes: list, what: str) -> tuple:
         return tuple(sizes)
     if kprod.value == 0:
         cx.fail(f"{cx.opname}: cannot infer -1 in {shape_str(sizes)}: the other sizes multiply to 0", "SH103")
-    num, den = _cancel(numel, known)
+    num, den = cancelled(numel, known, cx.entails)
     cx.require(eq(num % den, 0), lambda: f"{cx.opname}: {what} {shape_str(sizes)} cannot hold the {numel} elements of "
                f"{cx.label(x)} {x.shape}: {numel} is not a multiple of {kprod}", "SH103")
     out = list(sizes)
     out[neg[0]] = num // den
     return tuple(out)
-
-
-def _cancel(num: Expr, factors: list) -> tuple:
-    """num / product(factors) as (numerator, constant divisor), cancelling symbolic factors."""
-    den = Expr.const(1)
-    for k, f in enumerate(factors):
-        if f.value is not None:
-            den = den * f
-            continue
-        q = num // f
-        if q * f == num:
-            num = q
-        else:  # what is left: the factors not cancelled (those cancelled are out of num already)
-            return num, den * product(factors[k:])
-    g = _gcd_const(num, den.value) if den.value else 1
-    return (num // g if g > 1 else num), den // g if g > 1 else den
-
-
-def _gcd_const(num: Expr, d: int) -> int:
-    g = d
-    for c in num.terms.values():
-        g = math.gcd(g, c)
-    return max(g, 1)
 
 
 def _sizes_of(cx, size) -> list:
@@ -122,7 +98,7 @@ def _around_segment(cx: OpContext, x: TensorV, size) -> Shape | None:
     else:
         if kprod.value == 0:
             raise NotApplicable("sizes multiply to 0")
-        num, den = _cancel(numel, known)
+        num, den = cancelled(numel, known, cx.entails)
         cx.require(eq(num % den, 0), lambda: f"{cx.opname}: the shape {t} cannot hold the elements of {cx.label(x)} "
                    f"{s}: {numel} is not a multiple of {kprod}", "SH103")
         sizes[neg[0]] = num // den
