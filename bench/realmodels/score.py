@@ -393,7 +393,7 @@ _DEEP_SITE = re.compile(r" via (?P<q>[\w.<>]+):(?P<l>\d+|\?)$")
 
 
 def _through_site(text: str, chain: list, line_map, stmt_of) -> bool:
-    """A deep construction label (`… via Q:N`, frames.DeepContext) holds for the calls made
+    """A deep construction label (`… via Q:N`, frames.deep_context) holds for the calls made
     through that site only: the others of its construction at the line are under other labels
     (or lost), so it claims nothing of an invocation none of whose callers is that call."""
     m = _DEEP_SITE.search(text or "")

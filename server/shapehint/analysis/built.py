@@ -17,7 +17,7 @@ import ast
 import dataclasses
 from typing import Callable, Optional
 
-from .frames import VIA, BuiltContext, DeepContext, Frame, span_of
+from .frames import BuiltContext, Frame, deep_context, span_of
 from ..shapes.values import ModuleV, TensorV
 from .callmemo import alike
 from . import costs
@@ -182,6 +182,6 @@ def _deep(fr: Frame, foreign: str, site: str) -> tuple:
     label = fr.built[2]
     if foreign or not fr.record or not getattr(label, "deep", False):
         return False, fr.built
-    if isinstance(label, DeepContext):
+    if getattr(label, "site", None):
         return True, fr.built
-    return True, fr.built[:2] + (DeepContext(f"{label}{VIA}{site}"),) + fr.built[3:]
+    return True, fr.built[:2] + (deep_context(label, site),) + fr.built[3:]

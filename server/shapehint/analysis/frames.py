@@ -124,12 +124,14 @@ class BuiltContext(str):
 VIA = " via "  # (between a deep context's construction label and the call site it began at)
 
 
-class DeepContext(BuiltContext):
-    """`CONSTRUCTION via QUALNAME:LINE`: the records of the file's calls a model's run made in
-    a construction context that records them (built.recorded_in_built), from that call site on:
-    a label of their own, so a value lost in one of them does not drop the construction's own
-    records at that line (sink.lost_built)."""
-    deep = True
+def deep_context(label: BuiltContext, site: str) -> BuiltContext:
+    """`CONSTRUCTION via QUALNAME:LINE`: the label of the records of the file's calls a model's
+    run made in a construction context that records them (built.recorded_in_built), from that
+    call site on: a label of their own, so a value lost in one of them does not drop the
+    construction's own records at that line (sink.lost_built)."""
+    deep = BuiltContext(f"{label}{VIA}{site}")
+    deep.deep, deep.site = True, site
+    return deep
 
 
 class BranchRecord(NamedTuple):
