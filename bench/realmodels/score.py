@@ -250,7 +250,7 @@ def judge(shape, observed: list, look) -> str:
     return "partial" if unknown else "right"
 
 
-_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?P<a> assuming .*)?$"),
+_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?P<a> assuming .*?)?(?: via [\w.<>]+:(?:\d+|\?))?$"),
         re.compile(r"from (?P<q>[\w.<>]+) \(line (?P<l>\d+)\)")]
 _ASSUMED = re.compile(r" assuming config\.(?P<attr>\w+) == '(?P<lit>[^']*)'$")
 
@@ -366,6 +366,8 @@ def _observation(val, obs, inv, run, line_map, stmt_of, built_by=frozenset()) ->
         if where is None:
             continue
         if where[0] in built_by:
+            if not _through_site(ctx.get("context", ""), chain, line_map, stmt_of):
+                continue
             built.append(judge(ctx.get("shape"), obs, run.lookup(inv, chain=True, own_first=True)))
             continue
         sites = _sites(ctx.get("via") or [ctx.get("context", "")], line_map, stmt_of)
@@ -385,6 +387,20 @@ def _observation(val, obs, inv, run, line_map, stmt_of, built_by=frozenset()) ->
         if v in claims:
             return v
     return "missing"
+
+
+_DEEP_SITE = re.compile(r" via (?P<q>[\w.<>]+):(?P<l>\d+|\?)$")
+
+
+def _through_site(text: str, chain: list, line_map, stmt_of) -> bool:
+    """A deep construction label (`… via Q:N`, frames.deep_context) holds for the calls made
+    through that site only: the others of its construction at the line are under other labels
+    (or lost), so it claims nothing of an invocation none of whose callers is that call."""
+    m = _DEEP_SITE.search(text or "")
+    if m is None:
+        return True
+    line = line_map(int(m.group("l"))) if m.group("l") != "?" else None
+    return line is not None and (m.group("q"), stmt_of(line)) in chain
 
 
 def _callers(inv, run, stmt_of) -> list:

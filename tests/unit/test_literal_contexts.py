@@ -174,3 +174,70 @@ def test_the_referee_counts_the_context_only_where_the_built_model_holds_the_lit
     assert score.confirmed(frozenset({label, "F"}), {"impl": "plain"}) == {label, "F"}
     assert score.confirmed(frozenset({label, "F"}), {"impl": "fast"}) == {"F"}
     assert score.confirmed(frozenset({label}), {}) == frozenset()
+
+
+# the model's own run calls the attention twice; the second, given a mask from code the analysis
+# does not have, loses the attention's result (`mask.apply(q)` is no tensor): the file's calls made
+# in the model's run are recorded (deep) under a label of their own per call site, so that loss
+# drops the second call's shapes only, never the first's nor those of the block's own run
+DEEP = MODEL.replace("from settings import Settings, TABLE\n",
+                     "from settings import Settings, TABLE\nfrom elsewhere import make_mask\n") \
+    .replace("    def forward(self, x):\n        b, t, c = x.shape\n",
+             "    def forward(self, x, mask=None):\n        b, t, c = x.shape\n") \
+    .replace("        o, w = fn(q, q, q)\n", "        o, w = fn(q, q, q) if mask is None else mask.apply(q)\n") \
+    .replace("        y = self.attn(x)\n        return y\n",
+             "        y = self.attn(x)\n        z = self.attn(y, mask=make_mask(y))\n        return z\n")
+DEEP_CTX = "Model.__init__:36 assuming config.impl == 'plain'"
+
+
+def test_a_deep_call_that_loses_the_value_drops_only_its_own_label(tmp_path):
+    values = _values(_files(tmp_path, model=DEEP))
+    o = _at(values, "Attention.forward", 30, "o")
+    own = ["x.shape[0]", "config.heads", "x.shape[1]", "x.shape[2]//config.heads"]
+    assert _context(o, DEEP_CTX) == own  # (the block's own run, on its own input)
+    assert _context(o, DEEP_CTX + " via Model.forward:42") == own  # (the model's first call: its input is x)
+    assert _context(o, DEEP_CTX + " via Model.forward:43") is None  # (the one that lost it)
+    assert o["shape"] is None
+    # torch: the first call's attention output, the mask's module giving None
+    (tmp_path / "elsewhere.py").write_text("def make_mask(y):\n    return None\n")
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        ns = {}
+        exec(compile(DEEP, str(tmp_path / "model.py"), "exec"), ns)
+        net = ns["Model"](ns["Settings"](hidden=8, heads=2, impl="plain")).to("meta")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for m in ("settings", "elsewhere"):
+            sys.modules.pop(m, None)
+    seen = []
+    net.attn.register_forward_hook(lambda mod, args, out: seen.append(args[0].shape))
+    x = torch.empty(2, 5, 8, device="meta")
+    net(x)
+    q = net.attn.q(x).view(2, 5, 2, 4).transpose(1, 2)
+    w = torch.softmax(q @ q.transpose(-1, -2), dim=-1)
+    env = {"x": x, "config": net.config}
+    assert [eval(d, env) for d in own] == list((w @ q).shape) and seen[0] == x.shape
+
+
+def test_the_referee_counts_a_deep_label_as_its_construction():
+    score = _score()
+    label = DEEP_CTX.replace(":36", "")
+    assert score.parse_context(DEEP_CTX + " via Model.forward:42") == (label, 36)
+    assert score.parse_context(DEEP_CTX) == (label, 36)
+    # ... for the invocations made through its site only: the model's other calls of the line
+    # (the second attention's, lost) are under another label, which says nothing of them
+    first, second = [("Model.forward", 42)], [("Model.forward", 43)]
+    same = lambda n: n  # noqa: E731
+    assert score._through_site(DEEP_CTX + " via Model.forward:42", first, same, same)
+    assert not score._through_site(DEEP_CTX + " via Model.forward:42", second, same, same)
+    assert not score._through_site(DEEP_CTX + " via Model.forward:42", first, lambda n: None, same)
+    assert score._through_site(DEEP_CTX, second, same, same)  # (the construction's own label: every call)
+
+
+def test_hover_names_a_deep_labels_call_site():
+    from shapehint.analysis.contexts import describe, split
+    deep = DEEP_CTX + " via Model.forward:42"
+    assert describe(deep + " iteration 2") == \
+        "called from Model.__init__ (line 36) assuming config.impl == 'plain' via Model.forward (line 42) iteration 2"
+    assert split(deep + " iteration 2") == (deep, "iteration 2")  # (a context of its own, not the construction's)

@@ -17,7 +17,7 @@ import ast
 import dataclasses
 from typing import Callable, Optional
 
-from .frames import BuiltContext, Frame, span_of
+from .frames import BuiltContext, Frame, deep_context, span_of
 from ..shapes.values import ModuleV, TensorV
 from .callmemo import alike
 from . import costs
@@ -147,25 +147,41 @@ def _return_span(node: ast.FunctionDef):
     return span_of(last if last is not None else node)
 
 
-def recorded_in_built(fr: Frame, f: FuncObj, args: list, kwargs: dict, foreign: str) -> bool:
-    """Whether a call is recorded (`foreign`: the callee's module when another's: its lines are
-    not). While a factory's model runs (Frame.built): a method of that model given its very
-    inputs (`self._forward_impl(x)`), whose names are the callee's too. One of this file given
-    other tensors, or called from another module's code (a base class's `forward` calling the
-    file's `forward_head`), is not, as called, nor is a module-level function of this file (a
-    pooling helper a method calls); they run again on inputs in their own names
-    (own_methods.py)."""
+def recorded_in_built(fr: Frame, f: FuncObj, args: list, kwargs: dict, foreign: str, site: str) -> tuple:
+    """(whether a call is recorded, the callee frame's `built`) (`foreign`: the callee's module
+    when another's: its lines are not; `site`: the call's `QUALNAME:LINE`). While a factory's
+    model runs (Frame.built): a method of that model given its very inputs
+    (`self._forward_impl(x)`), whose names are the callee's too. One of this file given other
+    tensors, or called from another module's code (a base class's `forward` calling the file's
+    `forward_head`), is not, as called, nor is a module-level function of this file (a pooling
+    helper a method calls); they run again on inputs in their own names (own_methods.py) —
+    except in a construction context that assumes a configuration literal (`deep`,
+    literal_contexts.py), whose only run the model's is: there the file's calls the model makes
+    are recorded too (deep), under a label of their own (`deep_label`)."""
     built = fr.built
     if built is None:
-        return (fr.record or fr.records_back) and not foreign
+        return (fr.record or fr.records_back) and not foreign, None
     model, inputs = built[0], built[1]
     helper = f.cls is None and "." not in f.qualname and f.closure is None and isinstance(f.node, ast.FunctionDef)
     if foreign or not helper and (f.cls is None or not args or args[0] is not model):
-        return False
+        return _deep(fr, foreign, site)
     given = all(any(v is i for i in inputs) for v in list(args[0 if helper else 1:]) + list(kwargs.values())
                 if isinstance(v, TensorV))
     if fr.record and given and (not helper or len(built) > 4 and built[4] is f):  # (a helper: only as run again)
-        return True
+        return True, built
     if fr.record or fr.foreign:
         built[3].append((f, args, kwargs, sizes_at_call(fr.facts, list(args) + list(kwargs.values()))))
-    return False
+    return _deep(fr, "", site)
+
+
+def _deep(fr: Frame, foreign: str, site: str) -> tuple:
+    """A call not recorded as called, recorded deep where the context allows it (its label that
+    of the first such call's site: one of them losing the value — a mask from another module's
+    code not known, its attention no tensor — takes no shape from the model's parts, run in the
+    construction's own label)."""
+    label = fr.built[2]
+    if foreign or not fr.record or not getattr(label, "deep", False):
+        return False, fr.built
+    if getattr(label, "site", None):
+        return True, fr.built
+    return True, fr.built[:2] + (deep_context(label, site),) + fr.built[3:]

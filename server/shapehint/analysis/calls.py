@@ -329,15 +329,15 @@ class Calls:
         nested_configs.note_built_with(f, args, env)
         caller = fr.qualname
         foreign = f.module_path if f.module_path and f.module_path != self.interp.path else ""
-        context = contexts.of_call(fr, caller, span.line if span else None, foreign)
+        record, built = recorded_in_built(fr, f, args, kwargs, foreign, f"{caller}:{span.line if span else '?'}")
+        context = built[2] if built is not None else contexts.of_call(fr, caller, span.line if span else None, foreign)
         sub = Frame(env, f.qualname, fr.facts, f.globals, context=context,
                     is_entry=(caller == "<module>"), depth=fr.depth + 1, cls=f.cls,
                     self_obj=args[0] if f.cls is not None and args else None,
                     receiver=many_items.receiver_name(f.node) if f.cls is not None and args else "",
                     call_sites=fr.call_sites + ([span] if span and not fr.foreign else []),
-                    record=recorded_in_built(fr, f, args, kwargs, foreign),
-                    foreign=foreign, records_back=bool(foreign) and (fr.record or fr.records_back),
-                    built=fr.built, closure=f.closure,
+                    record=record, foreign=foreign, records_back=bool(foreign) and (fr.record or fr.records_back),
+                    built=built, closure=f.closure,
                     created=fr.created + ([created] if created is not None else []), root=fr.root,
                     assumes_default=fr.assumes_default, after_return=fr.after_return or bool(fr.returns),
                     open_defaults=open_defaults, caught=fr.caught,

@@ -33,7 +33,9 @@ MAX_CONTEXTS = 16
 _CALLED = re.compile(r"^called from (?P<q>\S+) \(line (?P<l>\d+)\)")
 _LABEL = re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?: (?P<rest>.*))?$")
 _UNKNOWN = Expr.sym("?join")
-_ASSUMED = re.compile(r"assuming \S+ == '[^']*'")  # (literal_contexts.label's)
+# (literal_contexts.label's, and a deep context's call site: frames.deep_context)
+_ASSUMED = re.compile(r"assuming \S+ == '[^']*'(?: via [\w.<>]+:(?:\d+|\?))?")
+_VIA = re.compile(r"via (?P<q>[\w.<>]+):(?P<l>\d+|\?)(?=\s|$)")
 
 
 class CallContext(str):
@@ -103,7 +105,7 @@ def describe(text: str) -> str:
     m = _LABEL.match(text)
     if m is None:
         return text
-    rest = m.group("rest")
+    rest = _VIA.sub(r"via \g<q> (line \g<l>)", m.group("rest") or "")  # (a deep context's call site)
     return f"called from {m.group('q')} (line {m.group('l')})" + (f" {rest}" if rest else "")
 
 

@@ -168,7 +168,9 @@ def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, 
         if not _assume(it, cfg, *assumed, fr):
             return
         text = literal_label(text, *assumed)
-    run_in_context(it, inst, fr, BuiltContext(text), span_of(init.node), param_value)
+    label = BuiltContext(text)
+    label.deep = assumed is not None
+    run_in_context(it, inst, fr, label, span_of(init.node), param_value)
 
 
 def _assume(it, cfg: InstanceObj, attr: str, lit: str, fr: Frame) -> bool:

@@ -121,6 +121,19 @@ class BuiltContext(str):
     class may be built in other ways elsewhere (a public model class: the user's own settings)."""
 
 
+VIA = " via "  # (between a deep context's construction label and the call site it began at)
+
+
+def deep_context(label: BuiltContext, site: str) -> BuiltContext:
+    """`CONSTRUCTION via QUALNAME:LINE`: the label of the records of the file's calls a model's
+    run made in a construction context that records them (built.recorded_in_built), from that
+    call site on: a label of their own, so a value lost in one of them does not drop the
+    construction's own records at that line (sink.lost_built)."""
+    deep = BuiltContext(f"{label}{VIA}{site}")
+    deep.deep, deep.site = True, site
+    return deep
+
+
 class BranchRecord(NamedTuple):
     """One execution of an `if` (Q3): what the facts of that path said about its condition."""
     node: ast.If
