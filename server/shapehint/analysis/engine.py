@@ -26,6 +26,7 @@ from .result import AnalysisResult, Diagnostic, Entry, Pending
 from .session import AnalysisSession
 from .sink import Sink
 from .sealed_dicts import mark_written
+from .written_lists import forget_written
 from .generic import construct, forget_state, generic_instance, own_copy, param_value
 
 
@@ -96,6 +97,7 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
             it.imports.scanned.append(scan)
         parts["<module>"] = log(it, lambda: it.exec_module_body(parsed.tree.body, mod))
         mark_written(globals_, parsed.tree)  # (before any function's analysis reads a registry)
+        forget_written(globals_, parsed.tree)
         scan[2] = True
         if cache is None:
             for f in list(it.functions):

@@ -32,7 +32,7 @@ from typing import Optional
 
 from .costs import ImportedCosts, outside_caps, within_steps
 from .frames import Frame
-from . import sealed_dicts
+from . import sealed_dicts, written_lists
 from ..shapes.values import ExtRef, UnknownV, Value
 from .objects import ClassObj, FuncObj, LazyImport, ModuleNS
 
@@ -327,6 +327,7 @@ class Importer:
             ran = outside_caps(self.it, lambda: within_steps(
                 self.it, MODULE_STEPS, lambda: self.it.exec_module_body(parsed.tree.body, fr) is None, lambda: False))
             sealed_dicts.mark_written(ns.attrs, parsed.tree)
+            written_lists.forget_written(ns.attrs, parsed.tree)
             scan[2] = ran
             if ran:
                 sealed_dicts.seal(ns.attrs, parsed.tree)
