@@ -103,7 +103,7 @@ def test_config_list_with_string_markers_builds_the_features():
     so each item takes its own arm (before: both, and the features were unknown)."""
     got = _shapes(_answer("cfglist.py"), "Net.forward")
     for factory in ("net_a", "net_a_direct"):
-        assert _built_by(got[33], factory) == ["x.shape[0]", 16, "x.shape[2]//4", "x.shape[3]//4"]
+        assert _built_by(got[33], factory) == ["x.shape[0]", 16, "(x.shape[2]//2)//2", "(x.shape[3]//2)//2"]
     # `net_a(**kwargs)` may pass any `num_classes`; `net_a_direct()` takes the default
     assert _built_by(got[36], "net_a") == ["x.shape[0]", "num_classes"]
     assert _built_by(got[36], "net_a_direct") == ["x.shape[0]", 10]
@@ -123,8 +123,8 @@ def test_partial_norm_layers_and_settings_lists():
     `{} if inplace is None else {...}`, stages from a list of settings: the whole forward has
     shapes (before: only `self.features[0](x)`)."""
     got = _shapes(_answer("inverted.py"), "Net.forward")
-    assert got[57]["shape"] == ["x.shape[0]", 64, "(x.shape[2] - 1)//8 + 1",
-                                "(x.shape[3] - 1)//8 + 1"]
+    assert got[57]["shape"] == ["x.shape[0]", 64, "(((x.shape[2] - 1)//2)//2)//2 + 1",
+                                "(((x.shape[3] - 1)//2)//2)//2 + 1"]
     assert got[60]["shape"] == ["x.shape[0]", "num_classes"]  # the default 10 is one possible value
 
 
@@ -332,7 +332,7 @@ def test_a_table_read_by_an_unknown_key_stays_known_for_the_known_keys():
     line of `forward` after `self.features(x)` had no shape in any context)."""
     got = _shapes(_answer("cfgtable.py"), "Net.forward")
     assert _built_by(got[13], "net_s") == ["x.shape[0]", 24, "x.shape[2]//2", "x.shape[3]//2"]
-    assert _built_by(got[13], "net_t") == ["x.shape[0]", 24, "x.shape[2]//4", "x.shape[3]//4"]
+    assert _built_by(got[13], "net_t") == ["x.shape[0]", 24, "(x.shape[2]//2)//2", "(x.shape[3]//2)//2"]
     assert _built_by(got[16], "net_s") == ["x.shape[0]", 10]
 
 
@@ -381,8 +381,8 @@ def test_config_dataclasses_whose_subclasses_compute_their_fields():
     each block built by the class a config field holds (`c.block(c, drop, norm)`): the widths of
     every factory's model (before: the fields were never set, so nothing after the stem)."""
     got = _shapes(_answer("dcconfigs.py"), "Net.forward")
-    assert _built_by(got[91], "net_wide") == ["x.shape[0]", 256, "(x.shape[2] - 1)//8 + 1",
-                                              "(x.shape[3] - 1)//8 + 1"]
+    assert _built_by(got[91], "net_wide") == ["x.shape[0]", 256, "(((x.shape[2] - 1)//2)//2)//2 + 1",
+                                              "(((x.shape[3] - 1)//2)//2)//2 + 1"]
     assert _built_by(got[91], "net_plain")[1] == 128
     torch = pytest.importorskip("torch")
     mod = _module("dcconfigs")

@@ -225,7 +225,7 @@ def test_stages_built_by_a_loop_of_blocks_of_a_class_parameter_name_their_channe
     assert got[(STAGE_FWD + 1, "x")] == ["x.shape[0]", "8*block.expansion", "(x.shape[2] - 1)//2 + 1",
                                          "(x.shape[3] - 1)//2 + 1"]
     assert got[(STAGE_FWD + 2, "x")][1] == "16*block.expansion"
-    assert got[(STAGE_FWD + 2, "x")][2] == "(x.shape[2] - 1)//4 + 1"
+    assert got[(STAGE_FWD + 2, "x")][2] == "((x.shape[2] - 1)//2)//2 + 1"
 
 
 def test_channels_that_are_no_multiple_of_the_class_attribute_are_not_claimed():

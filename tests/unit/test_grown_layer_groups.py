@@ -74,7 +74,7 @@ def test_the_first_merge_reads_the_stem_output():
     res = analyze_source(SRC, "stages.py").infer_json()
     x0 = next(v for v in res["values"] if v["function"] == "Merge.forward" and v["name"] == "x0")
     shapes = [c["shape"] for c in x0["contexts"]]
-    assert ["x.shape[0]", "(x.shape[2] - 4)//8 + 1", "(x.shape[3] - 4)//8 + 1", "?"] in shapes
+    assert ["x.shape[0]", "(x.shape[2]//4 - 1)//2 + 1", "(x.shape[3]//4 - 1)//2 + 1", "?"] in shapes
     assert not res["diagnostics"]
 
 

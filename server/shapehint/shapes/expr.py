@@ -291,10 +291,6 @@ def floordiv(a: Expr, b: Expr) -> Expr:
             q = Expr(div)
             if rest_e.is_const:
                 return q + Expr.const(rest_e.const_part() // bv)
-            rest_e = _rounded_up(rest_e, bv)
-            nested = _nested_floordiv(rest_e, bv)
-            if nested is not None:
-                return q + nested
             # normal form: the numerator's constant lies in (-b, 0], so (H + 1)//2 prints as
             # (H - 1)//2 + 1, the way convolution sizes are usually written
             c0 = rest_e.const_part()
@@ -309,55 +305,6 @@ def floordiv(a: Expr, b: Expr) -> Expr:
     return Expr({(Atom("floordiv", "", (a, b)),): 1})
 
 
-def _rounded_up(num: Expr, s: int) -> Expr:
-    """A numerator over s > 0 with the same floor quotient, its padding to a multiple of s gone.
-
-    `P + B % s + k` with P + B a multiple of s for all values (every coefficient of P + B
-    divisible by s; P without a constant) is `s*ceil(P/s) + k`, since B % s == (-P) % s; over s
-    its floor is `ceil(P/s) + k//s`, the floor of `(P + s - 1 + s*(k//s))/s`. (A constant in
-    P + B is moved into k first.) A size padded up
-    to even then halved by a stride-2 slice, `(a + a % 2 - 1)//2 + 1`, is `(a - 1)//2 + 1`: the
-    form that grew by a modulo each stage of a windowed model, past the evaluator's cap.
-    Holds for every int (Python's floor semantics): tests/unit/test_expr_rounded_up.py."""
-    k = num.const_part()
-    for m, c in num.terms.items():
-        if c != 1 or len(m) != 1 or m[0].kind != "mod" or m[0].args[1].value != s:
-            continue
-        p = {t: v for t, v in num.terms.items() if t != m and t != ()}
-        summed = dict(p)
-        for t, v in m[0].args[0].terms.items():
-            summed[t] = summed.get(t, 0) + v
-        e = summed.pop((), 0)  # P - e plays P's part: `q + (q + 1) % 2` is `(q - 1) + (-(q - 1)) % 2 + 1`
-        if p and all(v % s == 0 for v in summed.values()):
-            return Expr(p) + (s - 1 - e + s * ((k + e) // s))
-    return num
-
-
-def _nested_floordiv(num: Expr, b: int) -> Expr | None:
-    """`(x//a + c)//b` as `(x + c*a)//(a*b)` (a, b > 0; floor(floor(x/a)/b) = floor(x/(a*b))):
-    a size halved by stride-2 stages, one division, not one per stage."""
-    inner = [m for m in num.terms if m != ()]
-    if len(inner) != 1 or num.terms[inner[0]] != 1 or len(inner[0]) != 1 or inner[0][0].kind != "floordiv":
-        return None
-    x, a = inner[0][0].args
-    av = a.value
-    if av is None or av <= 0:
-        return None
-    return floordiv(x + num.const_part() * av, Expr.const(av * b))
-
-
-def _inner_mods_dropped(a: Expr, s: int) -> Expr:
-    """`a` with each term `c*(y % s)` read as `c*y`: equal modulo s, so `(s - H % s) % s`, the
-    padding up to a multiple of s, is `(-H) % s`, the form `_rounded_up` recognises."""
-    inner = [m for m in a.terms if len(m) == 1 and m[0].kind == "mod" and m[0].args[1].value == s]
-    if not inner:
-        return a
-    out = Expr({m: c for m, c in a.terms.items() if m not in inner})
-    for m in inner:
-        out = out + a.terms[m] * m[0].args[0]
-    return out
-
-
 def mod(a: Expr, b: Expr) -> Expr:
     av, bv = a.value, b.value
     if bv == 1:
@@ -365,7 +312,6 @@ def mod(a: Expr, b: Expr) -> Expr:
     if av is not None and bv is not None and bv != 0:
         return Expr.const(av % bv)
     if bv is not None and bv > 0:
-        a = _inner_mods_dropped(a, bv)
         rest = {m: (c % bv if m == () else c) for m, c in a.terms.items() if c % bv}
         rest_e = Expr(rest)
         if rest_e.is_const:
