@@ -50,3 +50,17 @@ def run_package(root, module: str, *args):
     finally:
         sys.path.remove(str(root))
         forget()
+
+
+def built_on_meta(root, program: str, build: str, modules=("settings",)):
+    """`build` (an expression) evaluated where `program` ran as `model.py` of `root` (importing
+    the modules written beside it, forgotten after), the model on the meta device."""
+    sys.path.insert(0, str(root))
+    try:
+        scope: dict = {}
+        exec(compile(program, str(root / "model.py"), "exec"), scope)
+        return eval(build, scope).to("meta")
+    finally:
+        sys.path.remove(str(root))
+        for name in modules:
+            sys.modules.pop(name, None)

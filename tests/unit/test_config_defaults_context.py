@@ -14,6 +14,7 @@ from shapehint.analysis.api import analyze_source
 from shapehint.devicerun.builders import built_by
 
 from .test_defaults_context_floats_forwarding import _at, _context
+from .program_runs import built_on_meta
 
 SETTINGS = '''class Settings:
     def __init__(self, hidden=8, inner=16, act="gelu", drop=0.1, **kwargs):
@@ -79,15 +80,7 @@ def _values(model, text=MODEL):
 
 def _torch(tmp_path, build):
     torch = pytest.importorskip("torch")
-    import sys
-    sys.path.insert(0, str(tmp_path))
-    try:
-        ns = {}
-        exec(compile(MODEL, str(tmp_path / "model.py"), "exec"), ns)
-        net = eval(build, ns).to("meta")
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("settings", None)
+    net = built_on_meta(tmp_path, MODEL, build)
     x = torch.empty(2, 5, 8, device="meta")
     a = net.inner.fn(net.inner.dense(x))
     return x, a, net(x)

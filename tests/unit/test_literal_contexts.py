@@ -9,7 +9,6 @@ read back as the literal) has the file's own function there; a build binds it on
 `impl='plain'` to the configuration. Every shape claimed is checked against torch (meta tensors)."""
 import importlib.util
 import os
-import sys
 
 import pytest
 
@@ -17,6 +16,7 @@ from shapehint.analysis.api import analyze_source
 from shapehint.devicerun.builders import built_by
 
 from .test_defaults_context_floats_forwarding import _at, _context
+from .program_runs import built_on_meta
 
 SETTINGS = '''class Table:
     _fns = {}
@@ -105,14 +105,7 @@ def _values(path):
 
 def _torch(tmp_path, build):
     torch = pytest.importorskip("torch")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        ns = {}
-        exec(compile(MODEL, str(tmp_path / "model.py"), "exec"), ns)
-        net = eval(build, ns).to("meta")
-    finally:
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("settings", None)
+    net = built_on_meta(tmp_path, MODEL, build)
     x = torch.empty(2, 5, 8, device="meta")
     return x, net, net(x)
 
@@ -201,15 +194,7 @@ def test_a_deep_call_that_loses_the_value_drops_only_its_own_label(tmp_path):
     # torch: the first call's attention output, the mask's module giving None
     (tmp_path / "elsewhere.py").write_text("def make_mask(y):\n    return None\n")
     torch = pytest.importorskip("torch")
-    sys.path.insert(0, str(tmp_path))
-    try:
-        ns = {}
-        exec(compile(DEEP, str(tmp_path / "model.py"), "exec"), ns)
-        net = ns["Model"](ns["Settings"](hidden=8, heads=2, impl="plain")).to("meta")
-    finally:
-        sys.path.remove(str(tmp_path))
-        for m in ("settings", "elsewhere"):
-            sys.modules.pop(m, None)
+    net = built_on_meta(tmp_path, DEEP, "Model(Settings(hidden=8, heads=2, impl='plain'))", ("settings", "elsewhere"))
     seen = []
     net.attn.register_forward_hook(lambda mod, args, out: seen.append(args[0].shape))
     x = torch.empty(2, 5, 8, device="meta")
