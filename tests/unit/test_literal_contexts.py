@@ -226,3 +226,27 @@ def test_hover_names_a_deep_labels_call_site():
     assert describe(deep + " iteration 2") == \
         "called from Model.__init__ (line 36) assuming config.impl == 'plain' via Model.forward (line 42) iteration 2"
     assert split(deep + " iteration 2") == (deep, "iteration 2")  # (a context of its own, not the construction's)
+
+
+
+def test_an_error_under_a_literal_assumption_is_not_reported():
+    """The model's run in a literal context takes its methods' int defaults as values: a view by
+    a group count real callers pass, left at its default 0, failed there (an error in working
+    code, transformers' edgetam_video). The same failure in any other context is reported."""
+    from types import SimpleNamespace
+
+    from shapehint.analysis.frames import Frame
+    from shapehint.analysis.literal_contexts import label
+    from shapehint.analysis.reporter import Reporter
+    from shapehint.analysis.sink import Sink
+    from shapehint.shapes.values import Span
+
+    def reported(context: str) -> list:
+        reporter = Reporter(Sink("m.py"))
+        frame = Frame({}, "Attention.forward", SimpleNamespace(depth=0), {}, context=context)
+        reporter.report(frame, Span(7, 4, 7, 20), "SH103", "o.view(b, groups, -1): cannot infer -1", [])
+        return [code for _, code, _ in reporter.sink.diagnostic_keys()]
+
+    assert reported(label("Model.__init__:35", "impl", "plain")) == []
+    assert reported("Model.__init__:35") == ["SH103"]
+    assert reported("") == ["SH103"]
