@@ -21,6 +21,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -71,11 +72,18 @@ def _analyse(path: str, timeout: float, check: bool = True) -> dict:
     return res
 
 
+# CPython 3.11's `ast.parse` keeps its recursion count in one per-interpreter state, so two
+# threads parsing at once can fail with "SystemError: AST constructor recursion depth mismatch"
+# (CI saw it: the main thread scoring while the pool annotated): this process's parses take turns
+PARSING = threading.Lock()
+
+
 def _annotated(model: dict, tree: str, timeout: float) -> dict:
     src_path = os.path.join(tree, model["file"])
     with open(src_path, encoding="utf-8") as f:
         source = f.read()
-    at, text = annotate.assertion_line(source, model["entry"], model["inputs"])
+    with PARSING:
+        at, text = annotate.assertion_line(source, model["entry"], model["inputs"])
     if at is None:
         return {"skipped": text}
     with tempfile.TemporaryDirectory(prefix="shapehint-rm-ann-") as tmp:
@@ -108,12 +116,12 @@ def run_models(models: list, trees: dict, paths: list, jobs: int = 1, timeout: f
                      "execution": {"error": t.get("error"), "seconds": t.get("run_s"), "dropped": t.get("dropped", 0),
                                    "invocations": len(t.get("invocations", []))},
                      "modes": {}}
-            stmt_of = _stmt_of(path)
-            with open(path, encoding="utf-8") as f:
+            got = {mode: raw[path].result() if mode == "raw" else ann[m["id"]].result() for mode in modes}
+            with PARSING, open(path, encoding="utf-8") as f:  # (never held while waiting for the pool)
+                stmt_of = _stmt_of(path)
                 built_by = score.confirmed(score.builders(m["build"], f.read(), path), t.get("config_strings"))
-            for mode in modes:
-                a = raw[path].result() if mode == "raw" else ann[m["id"]].result()
-                entry["modes"][mode] = _score_mode(t, a, stmt_of, built_by)
+                for mode in modes:
+                    entry["modes"][mode] = _score_mode(t, got[mode], stmt_of, built_by)
             results[m["id"]] = entry
             c = entry["modes"].get(modes[0], {}).get("counts", {})
             log("%-24s %s" % (m["id"], " ".join("%s=%s" % (k, c.get(k)) for k in ("lines",) + score.VERDICTS)
