@@ -55,17 +55,9 @@ def _reads(node: ast.Name, parents: dict) -> bool:
         return isinstance(up.ctx, ast.Load)
     if isinstance(up, ast.AugAssign):
         return False
+    if isinstance(up, ast.Starred):  # (spread into a call or a display: read as the call is)
+        node, up = up, parents.get(up)
     if isinstance(up, ast.Call) and up.func is not node:
         f = up.func
         return isinstance(f, ast.Attribute) or isinstance(f, ast.Name) and f.id in _READING_CALLS
-    if isinstance(up, ast.Starred):  # (spread into a call or a display: read as the call is)
-        return _reads_spread(up, parents)
     return True  # (iterated, compared, tested, bound to another name in the function)
-
-
-def _reads_spread(star: ast.Starred, parents: dict) -> bool:
-    up = parents.get(star)
-    if isinstance(up, ast.Call):
-        f = up.func
-        return isinstance(f, ast.Attribute) or isinstance(f, ast.Name) and f.id in _READING_CALLS
-    return True

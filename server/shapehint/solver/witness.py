@@ -91,7 +91,7 @@ def _moved(preds: list, free: list, equations: "_Equations", lower: dict, upper:
 
 def _failing(env: dict, preds: list, lower: dict, upper: dict) -> Optional[list]:
     """The predicates that do not hold at `env` (None when one cannot be evaluated there)."""
-    if any(x < lower.get(n, 1) or (n in upper and x > upper[n]) for n, x in env.items()):
+    if not _within(env, lower, upper):
         return None
     try:
         return [p for p in preds if not holds(p, env)]
@@ -302,8 +302,13 @@ def _split(d: Expr, v: str) -> tuple:
     return Expr(coeff), Expr(rest)
 
 
+def _within(env: dict, lower: dict, upper: dict) -> bool:
+    """Every symbol of `env` within its declared bounds (a size is at least 1 unless declared)."""
+    return not any(x < lower.get(n, 1) or (n in upper and x > upper[n]) for n, x in env.items())
+
+
 def _holds_all(env: dict, preds: list, lower: dict, upper: dict) -> bool:
-    if any(x < lower.get(n, 1) or (n in upper and x > upper[n]) for n, x in env.items()):
+    if not _within(env, lower, upper):
         return False
     try:
         return all(holds(p, env) for p in preds)
