@@ -129,14 +129,18 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     if has_flags(init.node) or any(isinstance(v, (bool, str)) for v in forwarded.values()):
         _run_at_defaults(it, init, forwarded, param_value, None)
     if config_class_of(init) is not None:
-        for assumed in guarded_literals(_module_nodes(init)):
+        for assumed in guarded_literals(_module_nodes(it, init)):
             _run_at_defaults(it, init, forwarded, param_value, assumed)
 
 
-def _module_nodes(init: FuncObj) -> ast.Module:
-    """The classes of `init`'s module (where a literal guards a lookup: literal_contexts.py)."""
+def _module_nodes(it, init: FuncObj) -> ast.Module:
+    """The classes of `init`'s module (where a literal guards a lookup) and its module-level
+    assignments (the tables they read: literal_contexts.py)."""
+    tree = next((t for g, t, _ in getattr(it.imports, "scanned", ()) if g is init.globals), None)
     return ast.Module(body=[v.node for v in init.globals.values() if isinstance(v, ClassObj) and v.node is not None
-                            and v.module_path == init.cls.module_path], type_ignores=[])
+                            and v.module_path == init.cls.module_path]
+                      + [st for st in (tree.body if tree is not None else ()) if isinstance(st, ast.Assign)],
+                      type_ignores=[])
 
 
 def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, assumed) -> None:

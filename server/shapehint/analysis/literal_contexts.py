@@ -16,8 +16,17 @@ where the class has one) and read back as that literal, else no context. Its lab
 (`CLASS.__init__:LINE assuming config.impl == 'plain'`, hover lists it with its shapes), and it
 claims shapes only for builds that pass the configuration that literal under the keyword its
 classes store in that attribute (devicerun/builders.py) and whose built model holds it (the
-referee reads the attribute of the model it built, bench/realmodels/execute.py). Nothing is
-assumed where the file compares the attribute with no literal guarding such a lookup.
+referee reads the attribute of the model it built, bench/realmodels/execute.py).
+
+A class may instead pick a part from a table of the file keyed by the attribute, with no test
+(`self.attention = ATTENTIONS[config.impl](config)`, `ATTENTIONS = {"plain": ..., "fast": ...}`):
+the table's keys are values the configuration can hold, and a build passing one matched no
+construction context (a class without flags has none, and the keyword is not at its default), so
+the class's string and bool defaults were undecided on every line. The table's first key is
+assumed as a guarding literal is (after the guarding ones, within MAX_LITERALS). The assumption is
+stated after the construction, so the part the construction picked is still any entry: it decides
+what the model's run reads of the attribute, and binds the builds passing that key. Nothing is
+assumed where the file only compares the attribute with literals.
 
 Pure `ast`: the analysis (flag_defaults.py) and devicerun/builders.py read the same guards here.
 """
@@ -61,8 +70,10 @@ def _looks_up(stmts: list, attr: str) -> bool:
                for st in stmts for n in ast.walk(st))
 
 
-def guarded_literals(tree: ast.AST) -> list:
-    """[(attr, literal)] of the file: each literal that guards a lookup keyed by `config.attr`."""
+def guarded_literals(tree: ast.Module) -> list:
+    """[(attr, literal)] of the file (its classes and module-level assignments): each literal that
+    guards a lookup keyed by `config.attr`, then the first key of each table the classes read
+    keyed by it."""
     out = []
     for n in ast.walk(tree):
         if not isinstance(n, ast.If):
@@ -73,7 +84,27 @@ def guarded_literals(tree: ast.AST) -> list:
         attr, lit, body_unequal = found
         if _looks_up(n.body if body_unequal else n.orelse, attr) and (attr, lit) not in out:
             out.append((attr, lit))
+    tables = _first_keys(tree.body)
+    for n in ast.walk(tree):
+        attr = _config_attr(n.slice) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) else None
+        if attr is not None and n.value.id in tables and (attr, tables[n.value.id]) not in out:
+            out.append((attr, tables[n.value.id]))
     return out[:MAX_LITERALS]
+
+
+def _first_keys(stmts: list) -> dict:
+    """NAME -> the first key of each module-level `NAME = {"key": ..., ...}`, its keys all strings.
+
+    Read with `config.A` (`self.attention = TABLE[config.impl](config)`), its keys are the values
+    the configuration can hold (any other raises): assuming one is assuming a value the class
+    takes. Only the first, as each assumption runs the whole model again."""
+    out = {}
+    for st in stmts:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+                and isinstance(st.value, ast.Dict) and st.value.keys and all(
+                    isinstance(k, ast.Constant) and isinstance(k.value, str) for k in st.value.keys):
+            out[st.targets[0].id] = st.value.keys[0].value
+    return out
 
 
 def label(base: str, attr: str, lit: str) -> str:

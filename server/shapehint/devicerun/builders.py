@@ -60,7 +60,8 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     inits = {k: _signature(n, tree, path) for k, n in classes.items()}
     inits = {k: v for k, v in inits.items() if v is not None}
-    literals = guarded_literals(ast.Module(body=list(classes.values()), type_ignores=[]))
+    literals = guarded_literals(ast.Module(body=list(classes.values()) + [s for s in tree.body if isinstance(s, ast.Assign)],
+                                           type_ignores=[]))
     for c in ast.walk(ast.Module(body=[ast.Expr(e.body) for e in calls] + [funcs[n] for n in found], type_ignores=[])):
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in inits \
                 and _flags_at_defaults(c, inits[c.func.id]):
