@@ -118,6 +118,7 @@ def _literals(src: str) -> list:
     ('T = {1: f, "b": g}', []),  # (not every key a string: no value the attribute holds is known)
     ('T = {**U, "b": g}', []),
     ('T = dict(a=f)', []),
+    ('T = {"a": f(), "b": g()}', []),  # (made values, an activation's instance: no implementation picked)
 ])
 def test_only_a_dict_display_of_string_keys_gives_its_first_key(table, found):
     src = table + "\n\nclass M:\n    def __init__(self, config):\n        self.f = T[config.impl]\n"

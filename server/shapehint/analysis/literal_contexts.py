@@ -93,16 +93,20 @@ def guarded_literals(tree: ast.Module) -> list:
 
 
 def _first_keys(stmts: list) -> dict:
-    """NAME -> the first key of each module-level `NAME = {"key": ..., ...}`, its keys all strings.
+    """NAME -> the first key of each module-level `NAME = {"key": Impl, ...}`, its keys all
+    strings and its values all names (the implementations a class picks one of, not instances).
 
     Read with `config.A` (`self.attention = TABLE[config.impl](config)`), its keys are the values
     the configuration can hold (any other raises): assuming one is assuming a value the class
-    takes. Only the first, as each assumption runs the whole model again."""
+    takes. Only the first, as each assumption runs the whole model again; and no table of made
+    values (`{"gelu": nn.GELU()}`): a class reading only such a one gets no context of its own, as
+    one for every class taking a configuration would run each model again."""
     out = {}
     for st in stmts:
         if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
                 and isinstance(st.value, ast.Dict) and st.value.keys and all(
-                    isinstance(k, ast.Constant) and isinstance(k.value, str) for k in st.value.keys):
+                    isinstance(k, ast.Constant) and isinstance(k.value, str) for k in st.value.keys) \
+                and all(isinstance(v, ast.Name) for v in st.value.values):
             out[st.targets[0].id] = st.value.keys[0].value
     return out
 
