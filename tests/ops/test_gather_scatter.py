@@ -123,3 +123,19 @@ def test_where_three_args_still_broadcasts():
         apply("torch.where", T(2, 1, dtype="bool").abstract(), T(3).abstract(), T(2, 4).abstract())
     assert apply("torch.bincount", T(5, dtype="long").abstract()).shape.rank == 1
     check_cpu("torch.histc", torch.histc, (T(5), 7))
+
+
+def test_unique_of_an_input_of_unknown_rank_is_one_dimensional():
+    """Flattened unless a dim is given, so 1-D whatever the input (timm's RegNet uniques a
+    `torch.tensor(widths)` of a list it cannot size); torch: a 0-d or 3-d input alike."""
+    from shapehint.shapes.shape import Shape
+    from shapehint.shapes.values import TensorV
+    x = TensorV(Shape.unknown("s"), "int64")
+    u, inv, cnt = apply("torch.unique", x, return_inverse=True, return_counts=True).items
+    assert (u.shape.rank, cnt.shape.rank, inv.shape.rank) == (1, 1, None)
+    assert u.shape.dims == cnt.shape.dims
+    for t in (torch.tensor(3), torch.zeros(2, 3, 4, dtype=torch.long)):
+        assert torch.unique(t).dim() == 1 and torch.unique(t, return_counts=True)[1].dim() == 1
+    from shapehint.ops.context import NotApplicable
+    with pytest.raises(NotApplicable):
+        apply("torch.unique", x, dim=0)  # (a dim of an unknown rank: no rule applies)

@@ -50,7 +50,7 @@ from .sink import Sink
 
 _MISSING = object()
 _AFTER_ALL = float("inf")  # sorts after every serial that starts a span
-MAX_DEPTH = 10
+MAX_DEPTH = 16  # calls: a timm build's padding helper runs thirteen deep (docs/analysis.md, Calls)
 # Steps (evaluated nodes): one function's own analysis may take FUNCTION_STEPS, the whole module
 # MAX_STEPS. The largest real functions seen take ~90k (a funnel-transformer encoder, loops over
 # blocks of layers), a generated 16,000-line module ~120k in all; a function past its share is

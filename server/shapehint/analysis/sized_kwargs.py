@@ -21,9 +21,11 @@ the context labelled as the factory's (built.run_built_models).
 from __future__ import annotations
 
 import ast
+import functools
 
 from ..shapes.values import BoolV, DictV, FloatV, IntV, StrV
 from . import costs
+from .deciding_ints import deciding_ints
 from .frames import Frame
 from .objects import OpenKwargs
 
@@ -84,15 +86,26 @@ def keeps_value(openness, v) -> bool:
     return isinstance(v, StrV) and v.value is not None or isinstance(v, FloatV) and v.value is not None
 
 
-def keeps_default(openness, node: ast.FunctionDef, name: str) -> bool:
+def keeps_default(openness, node: ast.FunctionDef, name: str, own: bool = False) -> bool:
     """Whether parameter `name` of `node`, left at its default by keywords of that openness,
-    takes it: sizes only, and a constant default of a flag's kind."""
+    takes it: sizes only, and a constant default of a flag's kind, or, in the analysed file's
+    own code (`own`), an int the function compares (deciding_ints.py: `output_stride=32` read by
+    `assert output_stride in (8, 16, 32)` is a choice, not a size; held a symbol, each stage's
+    `net_stride >= output_stride` was undecided and every stage after it of unknown resolution).
+    devicerun/builders.py counts the context for no build that passes such a name."""
     if openness is not SIZES:
         return False
     a = node.args
     pos = a.posonlyargs + a.args
     pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
-    return any(p.arg == name and isinstance(d, ast.Constant) and flag_kind(d.value) for p, d in pairs)
+    if any(p.arg == name and isinstance(d, ast.Constant) and flag_kind(d.value) for p, d in pairs):
+        return True
+    return own and name in _deciding(node)
+
+
+@functools.lru_cache(maxsize=512)
+def _deciding(node: ast.FunctionDef) -> frozenset:
+    return frozenset(deciding_ints(node))
 
 
 def run_models(it, f, fr, run) -> None:

@@ -96,14 +96,15 @@ def _flag_params(func: ast.FunctionDef) -> dict:
 
 
 def _keyword_kinds(tree: ast.Module) -> tuple:
-    """(the names of the file's flags: parameters with a flag's default, the keys its code reads
-    of a dict by `pop`/`get`/`setdefault`, and its dataclasses' fields, which `replace(cfg,
-    **kwargs)` holds at `cfg`'s values; the names of its size parameters: an int default from 1
-    up, or none)."""
+    """(the names of the file's flags: parameters with a flag's default or an int default its
+    function compares (deciding_ints.py, which a sized context holds at its default too), the
+    keys its code reads of a dict by `pop`/`get`/`setdefault`, and its dataclasses' fields, which
+    `replace(cfg, **kwargs)` holds at `cfg`'s values; the names of its size parameters: an int
+    default from 1 up, or none)."""
     flags, sizes = set(), set()
     for n in ast.walk(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            flags |= set(_flag_params(n))
+            flags |= set(_flag_params(n)) | set(deciding_ints(n))
             a = n.args
             pos = a.posonlyargs + a.args
             defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults) + list(a.kw_defaults)

@@ -157,9 +157,11 @@ def argwhere(cx: OpContext, input):
 
 def _unique(name: str):
     def rule(cx: OpContext, input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-        _known(input)
+        flat = dim is None or isinstance(dim, NoneV)
+        if not (flat and isinstance(input, TensorV)):  # (flattened: 1-D whatever the input's rank)
+            _known(input)
         x = input
-        if dim is None or isinstance(dim, NoneV):
+        if flat:
             n = _count(cx, x)
             out = [cx.tensor(Shape((n,)), dtype=x.dtype)]
             inv = x.shape
