@@ -292,7 +292,7 @@ def builders(build: str, source: str, path: str = "") -> frozenset:
     device run's own reading (server/shapehint/devicerun/builders.py, loaded by path, as
     execute.py loads the runner: one definition of which factories built the model; `path` finds
     the base a class forwards its arguments to)."""
-    with annotate._PARSE_LOCK:
+    with annotate.PARSE_LOCK:
         return _BUILDERS.built_by([build], source, path)
 
 
