@@ -13,20 +13,20 @@ import importlib.util
 import os
 
 
-def _load_pyast():
-    # ShapeHint's one parse function, loaded by path as score.py loads devicerun/builders.py (the
-    # files of this tree, no install): CPython 3.11 can fail `ast.parse` run in two threads at once
-    # ("SystemError: AST constructor recursion depth mismatch"), and its lock is the process's,
-    # shared with the builders' reading however each loaded it (server/shapehint/frontend/pyast.py)
+def server_file(module: str, *parts: str):
+    """A file of this tree's server/shapehint loaded by path (no install): `parts` under it."""
     path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                        "server", "shapehint", "frontend", "pyast.py")
-    spec = importlib.util.spec_from_file_location("_shapehint_pyast", path)
+                        "server", "shapehint", *parts)
+    spec = importlib.util.spec_from_file_location(module, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
-_PYAST = _load_pyast()
+# ShapeHint's one parse function: CPython 3.11 can fail `ast.parse` run in two threads at once
+# ("SystemError: AST constructor recursion depth mismatch"), and its lock is the process's, shared
+# with the builders' reading however each loaded it (server/shapehint/frontend/pyast.py)
+_PYAST = server_file("_shapehint_pyast", "frontend", "pyast.py")
 PARSE_LOCK = _PYAST.LOCK  # re-entrant: held around a longer read that parses inside it
 parse = _PYAST.parse
 
