@@ -9,18 +9,26 @@ costs a few hundred links, and the answer's lines map back by one (`line_map`).
 from __future__ import annotations
 
 import ast
+import importlib.util
 import os
-import threading
 
 
-# CPython 3.11 can fail `ast.parse` run in two threads at once ("SystemError: AST constructor
-# recursion depth mismatch"): the benchmark's model threads parse one at a time.
-_PARSE_LOCK = threading.Lock()
+def server_file(module: str, *parts: str):
+    """A file of this tree's server/shapehint loaded by path (no install): `parts` under it."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "server", "shapehint", *parts)
+    spec = importlib.util.spec_from_file_location(module, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
-def parse(source: str, mode: str = "exec"):
-    with _PARSE_LOCK:
-        return ast.parse(source, mode=mode)
+# ShapeHint's one parse function: CPython 3.11 can fail `ast.parse` run in two threads at once
+# ("SystemError: AST constructor recursion depth mismatch"), and its lock is the process's, shared
+# with the builders' reading however each loaded it (server/shapehint/frontend/pyast.py)
+_PYAST = server_file("_shapehint_pyast", "frontend", "pyast.py")
+PARSE_LOCK = _PYAST.LOCK  # re-entrant: held around a longer read that parses inside it
+parse = _PYAST.parse
 
 
 def assertion_line(source: str, entry: str, inputs: dict):

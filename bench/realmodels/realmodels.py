@@ -21,7 +21,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -74,8 +73,9 @@ def _analyse(path: str, timeout: float, check: bool = True) -> dict:
 
 # CPython 3.11's `ast.parse` keeps its recursion count in one per-interpreter state, so two
 # threads parsing at once can fail with "SystemError: AST constructor recursion depth mismatch"
-# (CI saw it: the main thread scoring while the pool annotated): this process's parses take turns
-PARSING = threading.Lock()
+# (CI saw it: the main thread scoring while the pool annotated): this process's parses take turns,
+# under ShapeHint's one parse lock (the runner's SourceMap parses with `ast` directly)
+PARSING = annotate.PARSE_LOCK
 
 
 def _annotated(model: dict, tree: str, timeout: float) -> dict:

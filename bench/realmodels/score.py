@@ -292,21 +292,11 @@ def builders(build: str, source: str, path: str = "") -> frozenset:
     device run's own reading (server/shapehint/devicerun/builders.py, loaded by path, as
     execute.py loads the runner: one definition of which factories built the model; `path` finds
     the base a class forwards its arguments to)."""
-    with annotate._PARSE_LOCK:
+    with annotate.PARSE_LOCK:
         return _BUILDERS.built_by([build], source, path)
 
 
-def _load_builders():
-    import importlib.util
-    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                        "server", "shapehint", "devicerun", "builders.py")
-    spec = importlib.util.spec_from_file_location("_shapehint_devicerun_builders", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-_BUILDERS = _load_builders()
+_BUILDERS = annotate.server_file("_shapehint_devicerun_builders", "devicerun", "builders.py")
 
 
 def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None, built_by=frozenset()) -> dict:

@@ -11,6 +11,7 @@ import ast
 import re
 from typing import Callable, Optional
 
+from ..frontend.pyast import parse as parse_ast
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
 from ..shapes.values import ExtRef, Value
@@ -47,7 +48,7 @@ class AnnotationReader:
             return None
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             try:
-                node = ast.parse(node.value, mode="eval").body
+                node = parse_ast(node.value, mode="eval").body
             except SyntaxError:
                 return None
         if isinstance(node, ast.Call):
@@ -133,7 +134,7 @@ def parse_jaxtyping_dims(text: str, fresh_dyn: Callable[[], Expr], fresh_star: C
 
 def _expr_of(text: str) -> Optional[Expr]:
     try:
-        node = ast.parse(text, mode="eval").body
+        node = parse_ast(text, mode="eval").body
     except SyntaxError:
         return None
 
@@ -170,7 +171,7 @@ def unstring(node: Optional[ast.AST]) -> Optional[ast.AST]:
     """A string annotation (`"int"`, `"Optional[Tensor]"`) as the expression it spells."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
-            return ast.parse(node.value, mode="eval").body
+            return parse_ast(node.value, mode="eval").body
         except SyntaxError:
             return None
     return node

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ..frontend.pyast import parse as parse_ast
 from ..shapes.shape import Shape, eq, is_dyn
 from ..shapes.values import ExtRef, ListV, ModuleV, TensorV, TupleV, Value
 from .frames import span_of
@@ -180,7 +181,7 @@ def _tuple_items(node) -> Optional[list]:
     """The items of `tuple[A, B]` / `Tuple[A, B]` (not `tuple[A, ...]`), else None."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         try:
-            node = ast.parse(node.value, mode="eval").body
+            node = parse_ast(node.value, mode="eval").body
         except SyntaxError:
             return None
     if not isinstance(node, ast.Subscript):

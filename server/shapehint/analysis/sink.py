@@ -92,8 +92,11 @@ class Sink:
             if acc.observed(self.journal, (context, is_entry, value, sub, call), self.owner):
                 return
         # a call that lost the value, or whose value was not kept (past the cap): its context
-        # lists no shape, since the calls kept under the same label are not all of them
-        if context and (isinstance(value, UnknownV) if kind is None else not isinstance(context, BuiltContext)):
+        # lists no shape, since the calls kept under the same label are not all of them. A deep
+        # record's loss is its own label's only (lost_built): its call is one its caller's own
+        # analysis makes at the same site, where it counts, so it is no other path for the line
+        if context and (isinstance(value, UnknownV) if kind is None else not isinstance(context, BuiltContext)) \
+                and not getattr(context, "deep", False):
             _lose(self, key[:4], (self.owner, call[2] if call else None, contexts.label(context, sub)))
 
     def _lose_built(self, key: tuple, context: str) -> None:

@@ -22,12 +22,13 @@ try:
     from ..analysis.config_bases import forwards_keywords, keyword_at_default, keyword_storing
     from ..analysis.deciding_ints import deciding_ints
     from ..analysis.literal_contexts import guarded_literals, label as literal_label
+    from ..frontend.pyast import parse as parse_ast
 except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the files of this tree)
     import importlib.util
 
-    def _sibling(name: str):
+    def _sibling(name: str, package: str = "analysis"):
         spec = importlib.util.spec_from_file_location("_shapehint_" + name, os.path.join(
-            os.path.dirname(os.path.abspath(__file__)), os.pardir, "analysis", name + ".py"))
+            os.path.dirname(os.path.abspath(__file__)), os.pardir, package, name + ".py"))
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         return mod
@@ -37,12 +38,13 @@ except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the f
     deciding_ints = _sibling("deciding_ints").deciding_ints
     _literals = _sibling("literal_contexts")
     guarded_literals, literal_label = _literals.guarded_literals, _literals.label
+    parse_ast = _sibling("pyast", "frontend").parse  # (its lock is the process's, however loaded)
 
 
 def built_by(exprs: list, text: str, path: str = "") -> frozenset:
     try:
-        tree = ast.parse(text)
-        calls = [ast.parse(e, mode="eval") for e in exprs]
+        tree = parse_ast(text)
+        calls = [parse_ast(e, mode="eval") for e in exprs]
     except (SyntaxError, ValueError):
         return frozenset()
     funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -276,7 +278,7 @@ def _imported(tree: ast.Module, name: str, path: str):
     target = os.path.join(root, *imp.module.split(".")) + ".py"
     try:
         with open(target, encoding="utf-8") as f:
-            other = ast.parse(f.read())
+            other = parse_ast(f.read())
     except (OSError, SyntaxError, ValueError):
         return None
     node = next((n for n in other.body if isinstance(n, ast.ClassDef) and n.name == name), None)

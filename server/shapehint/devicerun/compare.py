@@ -22,6 +22,7 @@ import ast
 import operator
 from typing import Optional
 
+from ..frontend.pyast import parse as parse_ast
 from .builders import built_by
 
 _BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
@@ -35,7 +36,7 @@ class Unbound(Exception):
 
 
 def safe_eval(expr, env: dict):
-    node = ast.parse(expr, mode="eval").body if isinstance(expr, str) else expr
+    node = parse_ast(expr, mode="eval").body if isinstance(expr, str) else expr
     return _ev(node, env)
 
 

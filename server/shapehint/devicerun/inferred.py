@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 
+from ..frontend.pyast import parse as parse_ast
 from .candidates import make_candidates
 
 
@@ -188,7 +189,7 @@ def _built_sizes(plan) -> list:
     texts += [(k, str(v)) for k, v in plan.ctor_args.items()]
     for key, text in texts:
         try:
-            tree = ast.parse(text, mode="eval")
+            tree = parse_ast(text, mode="eval")
         except SyntaxError:
             continue
         sized = {id(kw.value): kw.arg for n in ast.walk(tree) if isinstance(n, ast.Call) for kw in n.keywords}

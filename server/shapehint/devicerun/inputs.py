@@ -19,6 +19,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ..frontend.pyast import parse as parse_ast
 from ..frontend.names import dotted
 from .candidates import make_candidates, comment_entries
 from .shape_reader import Param, ShapeReader
@@ -229,7 +230,7 @@ def plan_entries(text: str, entry: Optional[str] = None, inputs: Optional[dict] 
                  ctor_args: Optional[dict] = None, build: Optional[str] = None) -> list:
     """EntryPlans (possibly with `problem` set). Raises PlanError for an unknown --entry.
     `build`: an expression that builds the (class) entry's instance, e.g. a factory call."""
-    tree = ast.parse(text)
+    tree = parse_ast(text)
     classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     consts = _constants(tree)
@@ -328,7 +329,7 @@ def _fill_inputs(plan: EntryPlan, reader: ShapeReader, overrides: dict, hints=()
 
 def param_dims_by_function(text: str) -> dict:
     """{qualname: {param: dims}} for every function and method, plus {"__lines__": {qualname: def line}}."""
-    tree = ast.parse(text)
+    tree = parse_ast(text)
     consts = _constants(tree)
     out: dict = {"__lines__": {}}
 

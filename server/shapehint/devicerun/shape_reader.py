@@ -8,6 +8,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from ..frontend.pyast import parse as parse_ast
 from ..frontend.names import dotted
 
 JAX_DTYPES = {"Float": "float32", "Float32": "float32", "Float64": "float64", "Float16": "float16",
@@ -197,7 +198,7 @@ class ShapeReader:
                 inner.ok = False
                 return n
         t = T()
-        out = t.visit(ast.parse(ast.unparse(node), mode="eval").body)
+        out = t.visit(parse_ast(ast.unparse(node), mode="eval").body)
         return ast.unparse(out) if t.ok else None
 
     def _use(self, node):

@@ -32,6 +32,7 @@ from typing import Optional
 import parso
 
 from . import newsyntax, repair
+from .pyast import LOCK as PARSE_LOCK, parse as parse_ast
 
 MAX_REPAIRS = 64
 KEEP_TREES = 4  # documents whose last tree IncrementalParser keeps for splicing
@@ -151,9 +152,9 @@ def _compile(text: str, compile_errors: bool = True):
     """(tree, None) when CPython accepts the text — parser and compiler both, or the parser alone
     without `compile_errors` — else (None, error)."""
     try:
-        with warnings.catch_warnings():  # SyntaxWarnings turned into errors must not drop valid code
+        with warnings.catch_warnings(), PARSE_LOCK:  # SyntaxWarnings turned into errors must not drop valid code
             warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+            tree = parse_ast(text)  # (the lock held on through `compile`: it reads the tree under the same count)
             if compile_errors:
                 compile(tree, "<shapehint>", "exec", dont_inherit=True)
         return tree, None

@@ -18,6 +18,8 @@ import re
 import warnings
 from typing import Optional
 
+from .pyast import parse as parse_ast
+
 PLACEHOLDER = "pass"
 COMPOUND = ("def ", "async def ", "class ", "if ", "elif ", "else", "for ", "async for ", "while ", "with ",
             "async with ", "try", "except", "finally", "@", "match ", "case ")
@@ -152,7 +154,7 @@ def describe(lines: list, l0: int, l1: int, fallback: str) -> tuple:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse("\n".join(body))
+            parse_ast("\n".join(body))
         accepted = True
     except SyntaxError as e:
         msg = e.msg

@@ -19,6 +19,7 @@ from typing import Optional
 
 from lsprotocol import types as lsp
 
+from ..frontend.pyast import parse as parse_ast
 from .commands import command
 from .features.actions import QUICKFIX, REWRITE, Action, ActionContext, Edit, provider
 from .worker import Job
@@ -66,7 +67,7 @@ def branch_edits(session, line: int) -> list:
 
 def _if_node(text: str, line: int, col: int) -> Optional[ast.If]:
     try:
-        tree = ast.parse(text)
+        tree = parse_ast(text)
     except SyntaxError:
         return None
     for node in ast.walk(tree):

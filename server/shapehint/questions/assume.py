@@ -7,6 +7,7 @@ import dataclasses
 import re
 from typing import Optional
 
+from ..frontend.pyast import parse as parse_ast
 from ..shapes.expr import Expr
 from ..shapes.shape import Pred
 from ..shapes.values import IntV
@@ -28,7 +29,7 @@ def split_scope(text: str) -> tuple[Optional[str], str]:
 def parse_assumption(text: str) -> tuple[Optional[str], ast.expr]:
     scope, body = split_scope(text)
     try:
-        node = ast.parse(body.strip(), mode="eval").body
+        node = parse_ast(body.strip(), mode="eval").body
     except SyntaxError as e:
         raise AssumeError(f"--assume {text!r}: not a Python expression ({e.msg})")
     for n in _nodes(node):

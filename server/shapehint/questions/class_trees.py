@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from ..frontend.pyast import parse as parse_ast
 from ..frontend.walk import walk
 from ..frontend.names import dotted
 
@@ -22,7 +23,7 @@ def classes_of(text: str) -> dict:
     got = _CLASSES.get(text)
     if got is None:
         _CLASSES.clear()
-        got = _CLASSES[text] = {n.name: n for n in walk(ast.parse(text)) if isinstance(n, ast.ClassDef)}
+        got = _CLASSES[text] = {n.name: n for n in walk(parse_ast(text)) if isinstance(n, ast.ClassDef)}
     return dict(got)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ..frontend.pyast import parse as parse_ast
 from .common import display, tensor_params
 
 
@@ -76,7 +77,7 @@ def function_node(session, qualname: str):
     cls = fn.cls.node if getattr(fn, "cls", None) is not None else None
     if cls is None and "." in qualname:
         head = qualname.split(".")[0]
-        cls = next((n for n in ast.walk(ast.parse(session.result.text)) if isinstance(n, ast.ClassDef) and n.name == head), None)
+        cls = next((n for n in ast.walk(parse_ast(session.result.text)) if isinstance(n, ast.ClassDef) and n.name == head), None)
     return fn.node, cls
 
 

@@ -10,6 +10,8 @@ import ast
 from functools import lru_cache
 from typing import Optional
 
+from ...frontend.pyast import parse as parse_ast
+
 
 def declared_at(text: str, span) -> Optional[str]:
     """The declared annotation of the value at exactly `span`, as written, or None."""
@@ -19,7 +21,7 @@ def declared_at(text: str, span) -> Optional[str]:
 @lru_cache(maxsize=4)  # (hovers come in bursts over one version of one document)
 def _declarations(text: str) -> dict:
     try:
-        tree = ast.parse(text)
+        tree = parse_ast(text)
     except (SyntaxError, ValueError):
         return {}
     aliases = {t.id for st in tree.body for t in _bound(st)}

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from ...frontend.pyast import parse as parse_ast
 from .actions import QUICKFIX, Action, ActionContext, Edit, provider
 
 
@@ -55,7 +56,7 @@ def qualname_at(session, line: int, col: Optional[int]) -> Optional[str]:
 def _def_names(text: str) -> dict:
     """line -> [(name start, end, qualname)] of classes (as their `forward`) and functions."""
     try:
-        tree = ast.parse(text)
+        tree = parse_ast(text)
     except SyntaxError:
         return {}
     out: dict = {}
@@ -110,7 +111,7 @@ def signature_lenses(session) -> list:
 def _lenses(session) -> list:
     out = []
     try:
-        tree = ast.parse(session.result.text)
+        tree = parse_ast(session.result.text)
     except SyntaxError:
         return out
     for n in tree.body:
@@ -176,7 +177,7 @@ def annotation_edits(session, qualname: str) -> list:
 
 def _def_node(text: str, qualname: str):
     try:
-        tree = ast.parse(text)
+        tree = parse_ast(text)
     except SyntaxError:
         return None
     body, node = tree.body, None
