@@ -89,3 +89,28 @@ def test_a_store_without_a_job_always_asks_with_the_full_limit():
     for k in range(contexts.UNDECIDED_AT_FULL + 2):
         st.possible(_fermat(k))
     assert set(st.asked) == {FULL}
+
+
+def test_within_fewer_at_full_the_limit_drops_after_that_many_more():
+    """A part of the job (a factory's sized forward) may leave `n` more queries undecided at the
+    full limit; then its queries get the small one, and after it the job's own allowance is back."""
+    session = Session()
+    st = _store(session)
+    st.possible(_fermat(0))  # one of the job's allowance spent before
+    with session.fewer_at_full(1):
+        st.possible(_fermat(1))
+        st.possible(_fermat(2))
+        assert session.at_full == 2
+    assert st.asked == [FULL, FULL, FULL // 200]
+    assert session.at_full == contexts.UNDECIDED_AT_FULL
+    st.possible(_fermat(3))
+    assert st.asked[-1] == FULL  # the job's allowance (6) is not spent: 2 undecided so far
+
+
+def test_fewer_at_full_never_raises_the_job_allowance():
+    session = Session()
+    st = _store(session)
+    _exhaust(st)
+    with session.fewer_at_full(3):
+        st.possible(_fermat(50))
+    assert st.asked[-1] == FULL // 200

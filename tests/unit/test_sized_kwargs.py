@@ -179,3 +179,21 @@ def test_a_library_builder_is_followed_past_one_imported_call_share(tmp_path, mo
     assert "net_built" in _contexts(path, HEAD)
     monkeypatch.setattr(costs, "SIZED_CALL_STEPS", 0)
     assert "net_built" not in _contexts(path, HEAD)
+
+
+def test_the_sized_forward_may_leave_fewer_queries_undecided_at_the_full_limit(tmp_path, monkeypatch):
+    """The sized context's forward asks Z3 within SIZED_UNDECIDED_AT_FULL more undecided queries at
+    the full resource limit (contexts.Session.fewer_at_full); the job's allowance is back after it."""
+    from shapehint.solver import contexts
+    seen = []
+    real = contexts.Session.fewer_at_full
+
+    def spy(self, n):
+        seen.append((n, self.undecided))
+        return real(self, n)
+    monkeypatch.setattr(contexts.Session, "fewer_at_full", spy)
+    path = _package(tmp_path)
+    x = torch.randn(2, 3, 11, 9)
+    got = _contexts(path, BODY)
+    assert _evaluated(got["net_050"], x) == _torch(tmp_path, "net_050", x)[1]  # (the forward ran)
+    assert seen and all(n == sized_kwargs.SIZED_UNDECIDED_AT_FULL for n, _ in seen)

@@ -21,6 +21,7 @@ the context labelled as the factory's (built.run_built_models).
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 
 from ..shapes.values import BoolV, DictV, FloatV, IntV, StrV
@@ -45,6 +46,11 @@ SIZED_STEPS = 250_000  # the reruns of one analysis and their models' forwards, 
 # of those, the models' forwards (a step of a forward of known sizes costs ten to a hundred of
 # a construction's: every block runs, each asking the solver of its windows and pools)
 ALL_FORWARD_STEPS = 30_000
+# Z3 queries a sized forward may leave undecided at the full resource limit (contexts.Session.
+# fewer_at_full): its windows' paddings at unknown sizes (`(ws - H % ws) % ws` of a symbolic
+# image size) are nonlinear formulas Z3 rarely decides, each at the full limit ~3 s (timm_swin
+# spent 6 of them, 19 of its 28 CPU s, with the generic forward's answers already given).
+SIZED_UNDECIDED_AT_FULL = 1
 
 
 def wider(a, b):
@@ -139,8 +145,10 @@ def run_models(it, f, fr, run) -> None:
         if flow == "raise" or not sub.returns:
             return run(fr)
         forward = it.steps
+        session = it.env.session
         try:
-            with costs.sized_forward(it):
+            with costs.sized_forward(it), \
+                    session.fewer_at_full(SIZED_UNDECIDED_AT_FULL) if session is not None else contextlib.nullcontext():
                 run(sub)
         finally:
             account.sized_forwards += it.steps - forward

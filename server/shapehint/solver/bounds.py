@@ -41,6 +41,7 @@ from typing import Iterable, Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import Pred, ge
+from . import answers
 from .monotone import Undecided, holds, value
 from .propagation import Empty, constraints, difference, holding, propagate, spend
 from .witness import find_model
@@ -60,20 +61,37 @@ def decide_without_z3(preds: list, lower: dict, upper: dict, memo: Optional[dict
     """True/False when interval reasoning or a candidate point settles satisfiability; None: ask
     Z3. A small query (a precondition's few facts: `32*S == 32` for a stride check) tries points
     first: most are satisfiable, a point costs half a propagation; a larger one would try many in
-    vain. `hint` (a store's last model, FactStore._hint) is tried, and takes the point that held."""
+    vain. `hint` (a store's last model, FactStore._hint) is tried, and takes the point that held.
+    What the points and the hint did not decide quickly is shared by every store of the process
+    (answers.recall_decided)."""
     if len(preds) <= QUICK_FIRST and quick_sat(preds, lower, upper):
         return True
+    k = answers.key(frozenset(preds), (), lower, upper, ())
+    got = answers.recall_decided(k)
+    if got is None:
+        got = _decide_at_bounds(preds, lower, upper, memo, hint)
+        answers.keep_decided(k, got)
+    elif got[0] is None and hint:  # (this store's own model, which the first asker may not have had)
+        point = hinted_sat(preds, lower, upper, hint)
+        if point is not None:
+            got = (True, point)
+    verdict, point = got
+    hint.update(point or {})
+    return verdict
+
+
+def _decide_at_bounds(preds: list, lower: dict, upper: dict, memo: Optional[dict], hint: dict) -> tuple:
+    """(verdict or None, the point to take as the next hint or None)."""
     verdict, _ = solve(preds, lower, upper, memo=memo)
     if verdict is not None:
-        return verdict == "sat"
+        return verdict == "sat", None
     if hint:
         point = hinted_sat(preds, lower, upper, hint)
         if point is not None:
-            hint.update(point)
-            return True
+            return True, point
     point = {} if quick_sat(preds, lower, upper) else find_model(preds, lower, upper)
-    hint.update(point or {})  # (a witness built from the equations: the last try before Z3)
-    return None if point is None else True
+    # (a witness built from the equations: the last try before Z3)
+    return (None, None) if point is None else (True, point)
 
 
 def solve(preds: list, lower: dict, upper: dict, order: Iterable[str] = (), memo: Optional[dict] = None):

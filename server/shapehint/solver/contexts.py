@@ -4,6 +4,7 @@ so no other job can be using it, and an interrupt (cancellation) reaches only th
 or session still holds the context. z3 is imported lazily, on the first borrow."""
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 from dataclasses import dataclass
@@ -35,11 +36,26 @@ class Session:
         # each further one would cost the full limit again (efficientloftr: 227 queries, 409 of 452
         # s). Counted, not timed, so that the answers do not depend on the machine's load.
         self.undecided = 0
+        self.at_full = UNDECIDED_AT_FULL  # (fewer within `fewer_at_full`)
 
     def rlimit(self, full: int) -> int:
         """The resource limit of the job's next Z3 query: `full` until the job has had
-        UNDECIDED_AT_FULL undecided queries, then a two-hundredth of it."""
-        return full if not full or self.undecided < UNDECIDED_AT_FULL else max(full // 200, 1)
+        UNDECIDED_AT_FULL undecided queries (fewer_at_full), then a two-hundredth of it."""
+        return full if not full or self.undecided < self.at_full else max(full // 200, 1)
+
+    @contextlib.contextmanager
+    def fewer_at_full(self, n: int):
+        """Meanwhile, at most `n` more queries left undecided at the full limit (the job's own
+        allowance still bounds them): a part of the job that asks again what the job asked
+        elsewhere, at other sizes (a factory's sized context, sized_kwargs.py), where the first
+        of its undecided formulas says the rest are the kind Z3 rarely decides. Counted, as the
+        job's are."""
+        saved = self.at_full
+        self.at_full = min(saved, self.undecided + n)
+        try:
+            yield
+        finally:
+            self.at_full = saved
 
     def context(self):
         if self._ctx is None:
