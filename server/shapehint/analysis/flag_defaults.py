@@ -37,11 +37,12 @@ from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, StrV, Value
 from .config_bases import decided as config_decided
 from .config_defaults import PARAM, class_chain, config_at_defaults, config_class_of
 from .deciding_ints import deciding_ints
+from . import costs
 from .built import MAX_CONTEXTS, _own_forward, run_in_context
 from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
 from .generic import construct, forget_state
-from .literal_contexts import guarded_literals, label as literal_label
+from .literal_contexts import LITERAL_STEPS, guarded_in, label as literal_label
 from .properties import setter
 from .objects import ClassObj, FuncObj, InstanceObj
 from .optional_parts import open_optional_parts
@@ -129,18 +130,41 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     if has_flags(init.node) or any(isinstance(v, (bool, str)) for v in forwarded.values()):
         _run_at_defaults(it, init, forwarded, param_value, None)
     if config_class_of(init) is not None:
-        for assumed in guarded_literals(_module_nodes(it, init)):
-            _run_at_defaults(it, init, forwarded, param_value, assumed)
+        for assumed in guarded_in(_module_nodes(it, init)):
+            _within_literal_share(it, init, assumed, lambda a=assumed: _run_at_defaults(
+                it, init, forwarded, param_value, a))
 
 
-def _module_nodes(it, init: FuncObj) -> ast.Module:
-    """The classes of `init`'s module (where a literal guards a lookup) and its module-level
+def _module_nodes(it, init: FuncObj) -> list:
+    """The class nodes of `init`'s module (where a literal guards a lookup) and its module-level
     assignments (the tables they read: literal_contexts.py)."""
     tree = next((t for g, t, _ in getattr(it.imports, "scanned", ()) if g is init.globals), None)
-    return ast.Module(body=[v.node for v in init.globals.values() if isinstance(v, ClassObj) and v.node is not None
-                            and v.module_path == init.cls.module_path]
-                      + [st for st in (tree.body if tree is not None else ()) if isinstance(st, ast.Assign)],
-                      type_ignores=[])
+    return [v.node for v in init.globals.values() if isinstance(v, ClassObj) and v.node is not None
+            and v.module_path == init.cls.module_path] \
+        + [st for st in (tree.body if tree is not None else ()) if isinstance(st, ast.Assign)]
+
+
+def _within_literal_share(it, init: FuncObj, assumed: tuple, run: Callable) -> None:
+    """`run()`, the context assuming `assumed`, within what the analysis's literal contexts have
+    left of LITERAL_STEPS (none once they are spent); one cut off there is no claim: its records
+    and the diagnostics made while it ran go (as a failed context's, failed_contexts.py)."""
+    account = costs.account(it)
+    if account is None:
+        return run()
+    left = LITERAL_STEPS - account.literal
+    if left <= 0:
+        return None
+    start, diagnostics = it.steps, it.sink.diagnostic_keys()
+    try:
+        costs.within_steps(it, left, run, lambda: it.sink.forget_built(_label_text(init, assumed), diagnostics))
+    finally:
+        account.literal += it.steps - start
+
+
+def _label_text(init: FuncObj, assumed) -> str:
+    """`CLASS.__init__:LINE`, with the literal assumed (`assumed`: (attr, literal), or None)."""
+    text = f"{init.qualname}:{init.node.lineno}"
+    return text if assumed is None else literal_label(text, *assumed)
 
 
 def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, assumed) -> None:
@@ -167,12 +191,9 @@ def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, 
     open_default_nones(init, inst)
     forget_state(cls, inst)
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=cls, root=init.qualname)
-    text = f"{init.qualname}:{init.node.lineno}"
-    if assumed is not None:
-        if not _assume(it, cfg, *assumed, fr):
-            return
-        text = literal_label(text, *assumed)
-    label = BuiltContext(text)
+    if assumed is not None and not _assume(it, cfg, *assumed, fr):
+        return
+    label = BuiltContext(_label_text(init, assumed))
     label.deep = assumed is not None
     run_in_context(it, inst, fr, label, span_of(init.node), param_value)
 

@@ -37,6 +37,10 @@ from typing import Optional
 
 
 MAX_LITERALS = 2  # assumptions per class (each runs the whole model again)
+# the steps all of one analysis's literal contexts may take (flag_defaults.py): each runs the
+# whole model again, and a file of a dozen heads over one model (transformers' `...For...`
+# classes) ran it a dozen times more; its first classes (the model, its parts) are run first
+LITERAL_STEPS = 80_000
 PREFIX = " assuming "  # (between a construction context's `QUALNAME:LINE` and its assumption)
 PARAM = "config"  # (config_defaults.PARAM: this module is pure `ast`, loaded by path by builders.py)
 
@@ -109,6 +113,26 @@ def _first_keys(stmts: list) -> dict:
                 and all(isinstance(v, ast.Name) for v in st.value.values):
             out[st.targets[0].id] = st.value.keys[0].value
     return out
+
+
+_RECENT: dict = {}  # ids of a module's class nodes -> (those nodes, their guarded literals)
+MAX_RECENT = 8
+
+
+def guarded_in(classes: list) -> list:
+    """`guarded_literals` of the module made of `classes` (its `ast.ClassDef` nodes and its
+    module-level assignments), remembered for those very nodes: the analysis asks once per
+    configuration-taking class of the module (a walk of every class each time), always of the
+    whole list, so a list taken while the module's body still ran (fewer classes) is another key."""
+    key = tuple(map(id, classes))
+    hit = _RECENT.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], classes)):
+        return list(hit[1])
+    out = guarded_literals(ast.Module(body=list(classes), type_ignores=[]))
+    if len(_RECENT) >= MAX_RECENT:
+        del _RECENT[next(iter(_RECENT))]
+    _RECENT[key] = (tuple(classes), out)  # (the nodes held: their ids are not reused meanwhile)
+    return list(out)
 
 
 def label(base: str, attr: str, lit: str) -> str:

@@ -209,6 +209,8 @@ class Sink:
                     contexts.translate(shape, own[1], own[2], function).subs(names_of(function)))
             return hit[1], hit[2]
         for acc in self._acc.values():
+            if not acc.obs:  # (only contexts saw it, and each was forgotten: forget_built)
+                continue
             rec = self._value(acc, resolve, names_of, self.lost.get(acc.span_key(), ()), in_names)
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)
