@@ -27,6 +27,7 @@ from .session import AnalysisSession
 from .sink import Sink
 from .sealed_dicts import mark_written
 from .written_lists import forget_written
+from .rebound_globals import forget_rebound
 from .generic import construct, forget_state, generic_instance, own_copy, param_value
 
 
@@ -98,6 +99,7 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
         parts["<module>"] = log(it, lambda: it.exec_module_body(parsed.tree.body, mod))
         mark_written(globals_, parsed.tree)  # (before any function's analysis reads a registry)
         forget_written(globals_, parsed.tree)
+        forget_rebound(globals_, parsed.tree)
         scan[2] = True
         if cache is None:
             for f in list(it.functions):

@@ -1,0 +1,58 @@
+"""Module globals that a function rebinds through a `global` statement (`global W; W =
+torch.zeros(4, 16)` in `reset()`).
+
+A function runs after any number of calls of any function, so past the module's top-level code
+such a name holds its top-level value or anything the rebinding function stored: it is unknown
+before any function's analysis (`forget_rebound`), as a list code out of order appends to is
+(written_lists.py). The store itself (`store`) writes the module's name, never a local: read as
+a local, every other function (and the rebinding one's callers, after the call) read the old
+value, a wrong shape. What it writes is unknown too, as the store may lie in an arm not taken,
+and the namespace outlives the call (the next function's analysis reads it): the rebinding
+function reads the name back as unknown."""
+from __future__ import annotations
+
+import ast
+
+from ..frontend.walk import walk
+from ..shapes.values import UnknownV
+
+_KEY = "_shapehint_rebound"
+
+
+def forget_rebound(names: dict, tree: ast.Module) -> None:
+    """Each global `names` (a module's, its top-level code run) binds that one of its functions
+    rebinds, unknown."""
+    for name in rebound(tree):
+        if name in names:
+            names[name] = UnknownV(name)
+
+
+def store(journal, fr, name: str) -> None:
+    """`name = ...` in a function that declared `global name` (`fr.declared`)."""
+    fr.globals[name] = UnknownV(name)
+    journal.note("rebind")
+
+
+def call_kinds(journal, kinds: tuple) -> tuple:
+    """`kinds` (reconfiguration.call_kinds, a call's arguments) with the rebindings made before
+    the call: calls with alike arguments, one before and one after `reset()`, read other values
+    of the global, so the one that lost a record took no path the other observed (sink._value)."""
+    n = journal.count("rebind")
+    return kinds + (f"rebound:{n}",) if n else kinds
+
+
+def rebound(tree: ast.Module) -> frozenset:
+    """Names a function of `tree` (a method too) declares `global` and stores or deletes."""
+    cached = getattr(tree, _KEY, None)  # trees are never changed
+    if cached is None:
+        nodes = list(walk(tree))
+        out: set = set()
+        if any(isinstance(n, ast.Global) for n in nodes):  # (most modules have none)
+            for fn in nodes:
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    declared = {n for st in walk(fn) if isinstance(st, ast.Global) for n in st.names}
+                    out |= {n.id for n in walk(fn) if isinstance(n, ast.Name) and n.id in declared
+                            and isinstance(n.ctx, (ast.Store, ast.Del))}
+        cached = frozenset(out)
+        setattr(tree, _KEY, cached)
+    return cached
