@@ -198,9 +198,9 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
                 fr.env[p.arg] = own_copy(generic_instance(it, f.cls))
             fr.self_obj = fr.env[p.arg]
             continue
-        fr.env[p.arg] = param_value(it, f, p, fr, is_init)
+        fr.env[p.arg] = param_value(it, f, p, fr, is_init, own=True)
     for p in args.kwonlyargs:
-        fr.env[p.arg] = param_value(it, f, p, fr, is_init)
+        fr.env[p.arg] = param_value(it, f, p, fr, is_init, own=True)
     if args.vararg is not None:
         fr.env[args.vararg.arg] = OpenArgsV() if is_init else UnknownV("*args")  # (spread.py)
     if args.kwarg is not None:
