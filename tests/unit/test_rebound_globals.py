@@ -5,7 +5,9 @@ analysis, since any of them may run after the rebinding one.
 Read as a local of `reset`, every other function read the module's first value: `use()` and
 `run()` (which calls `reset()` first) claimed `[4, 8]`, where torch gives `[4, 16]` after a
 reset; so did the module's own code after its call of `reset()`. The top-level code before that
-call keeps its shape, and a global no function rebinds keeps its shape everywhere (CONTROL).
+call keeps its shape, and a global no function rebinds keeps its shape everywhere (CONTROL). A
+name of an enclosing function that a nested one rebinds through `nonlocal` is unknown to the
+enclosing function after the call (NESTED: it claimed the old `[4, 8]`).
 Checked against torch on the meta device."""
 import pytest
 
@@ -98,3 +100,36 @@ def test_the_top_level_code_before_the_rebinding_and_other_globals_keep_their_sh
     assert claims[("<module>", "before")][0] == [4, 8]
     assert claims[("control", "k")][0] == [3, 5]
     assert claims[("reset", "W")][0] in ([4, 16], [4, "width"])  # (the store's own line)
+
+
+NESTED = '''import torch
+
+
+def outer(width):
+    w = torch.zeros(4, 8)
+
+    def reset():
+        nonlocal w
+        w = torch.zeros(4, width)
+
+    before = w
+    reset()
+    after = w
+    return before, after
+'''
+
+
+def test_a_nonlocal_rebinding_is_the_enclosing_functions():
+    torch = pytest.importorskip("torch")
+    ns: dict = {}
+    exec(compile(NESTED, "m.py", "exec"), ns)
+    torch.set_default_device("meta")
+    try:
+        before, after = ns["outer"](16)
+    finally:
+        torch.set_default_device(None)
+    assert (tuple(before.shape), tuple(after.shape)) == ((4, 8), (4, 16))
+    values = analyze_source(NESTED, "m.py").infer_json()["values"]
+    claims = {v["name"]: v["shape"] for v in values if v["function"] == "outer"}
+    assert claims["before"] == [4, 8]
+    assert claims.get("after") is None or claims["after"] in ([4, 16], [4, "width"]), claims  # (main: [4, 8])

@@ -1,7 +1,9 @@
 """A tensor that a method of an object that is no layer replaces without reading it
 (`Page.fill(x)` storing `self.buf = x`) is what the last call gave it, not what `__init__` made
 (reconfiguration._replaced, forget_held): such a method runs on inputs, at any point of the
-object's life. Kept as constructed, a module-level ledger's `LEDGER.pages[0].last()` claimed
+object's life. So is a layer such a method replaces (`Holder.swap(n)` storing
+`self.net = nn.Linear(8, n)`: `Holder.run` claimed the constructed layer's 16 features, where
+torch gives 32 after `swap(32)`: SWAP). Kept as constructed, a module-level ledger's `LEDGER.pages[0].last()` claimed
 `[2, 1, 16]` in `read`'s own analysis, where torch gives `[2, 5, 16]` after `write(x)`; so did the
 generic instance of a layer holding such a page.
 
@@ -79,6 +81,31 @@ class Reader(nn.Module):
         return got
 '''
 
+SWAP = '''import torch
+from torch import nn
+
+
+class Holder:
+    def __init__(self):
+        self.net = nn.Linear(8, 16)
+
+    def swap(self, n):
+        self.net = nn.Linear(8, n)
+
+    def run(self, x):
+        y = self.net(x)
+        return y
+
+
+HOLDER = Holder()
+
+
+def go(x):
+    HOLDER.swap(32)
+    out = HOLDER.run(x)
+    return out
+'''
+
 
 def _claims(program: str) -> dict:
     values = analyze_source(program, "m.py").infer_json()["values"]
@@ -127,4 +154,13 @@ def test_the_generic_instance_holds_the_page_at_any_point_of_its_life():
     claims = _claims(HELD)
     for key in (("Reader.peek", "got"), ("Reader.forward", "seen"), ("Page.last", "out")):
         assert claims.get(key) != [2, 1, 16], (key, claims.get(key))  # (main: each [2, 1, 16])
+        assert _agrees(claims.get(key), got), (key, claims.get(key))
+
+
+def test_a_layer_a_method_of_an_object_that_is_no_layer_replaces_is_that_of_the_last_call():
+    got = _run(SWAP, lambda ns, torch: ns["go"](torch.zeros(2, 8)))
+    assert got == (2, 32)
+    claims = _claims(SWAP)
+    for key in (("Holder.run", "y"), ("go", "out")):
+        assert claims.get(key) is None or claims[key][-1] != 16, (key, claims.get(key))  # (main: 16 features)
         assert _agrees(claims.get(key), got), (key, claims.get(key))

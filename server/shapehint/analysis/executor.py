@@ -66,6 +66,9 @@ class Statements:
     def s_Global(self, st: ast.Global, fr):
         fr.declared = fr.declared | frozenset(st.names)
 
+    def s_Nonlocal(self, st: ast.Nonlocal, fr):
+        fr.nonlocals = fr.nonlocals | frozenset(st.names)
+
     def s_Pass(self, st, fr):
         return None
 
@@ -225,7 +228,7 @@ class Statements:
             self.shadow(target.id, v, fr)
             if target.id in fr.declared and fr.env is not fr.globals:
                 rebound_globals.store(self.interp.journal, fr, target.id)
-            else:
+            elif not (target.id in fr.nonlocals and rebound_globals.store_enclosing(fr, target.id)):
                 fr.env[target.id] = v
             if fr.record and self.observe and stmt is not None:
                 self.sink.record(span_of(target), target.id, fr.qualname, v, fr.context, fr.is_entry, True,

@@ -1,5 +1,6 @@
 """Module globals that a function rebinds through a `global` statement (`global W; W =
-torch.zeros(4, 16)` in `reset()`).
+torch.zeros(4, 16)` in `reset()`), and an enclosing function's names a nested one rebinds through
+`nonlocal` (`store_enclosing`).
 
 A function runs after any number of calls of any function, so past the module's top-level code
 such a name holds its top-level value or anything the rebinding function stored: it is unknown
@@ -31,6 +32,19 @@ def store(journal, fr, name: str) -> None:
     """`name = ...` in a function that declared `global name` (`fr.declared`)."""
     fr.globals[name] = UnknownV(name)
     journal.note("rebind")
+
+
+def store_enclosing(fr, name: str) -> bool:
+    """`name = ...` in a nested function that declared `nonlocal name` (`fr.nonlocals`), called in
+    view of its `def` (closures.py: the enclosing call's environment, live): the enclosing
+    function's name unknown — read as a local, the enclosing function read its old value after
+    the call. False where no enclosing environment holds it (the nested function's own analysis
+    reads none): a local then."""
+    for scope in fr.closure.maps if fr.closure is not None else ():
+        if name in scope:
+            scope[name] = UnknownV(name)
+            return True
+    return False
 
 
 def call_kinds(journal, kinds: tuple) -> tuple:
