@@ -7,7 +7,9 @@ Read as a local of `reset`, every other function read the module's first value: 
 reset; so did the module's own code after its call of `reset()`. The top-level code before that
 call keeps its shape, and a global no function rebinds keeps its shape everywhere (CONTROL). A
 name of an enclosing function that a nested one rebinds through `nonlocal` is unknown to the
-enclosing function after the call (NESTED: it claimed the old `[4, 8]`).
+enclosing function after the call (NESTED: it claimed the old `[4, 8]`), and a class attribute a
+function or the module's code stores (`C.W = ...`, `cls.W = ...` in a classmethod) is unknown
+past the store and to every function's analysis (CLASS: the store was not followed at all).
 Checked against torch on the meta device."""
 import pytest
 
@@ -133,3 +135,58 @@ def test_a_nonlocal_rebinding_is_the_enclosing_functions():
     claims = {v["name"]: v["shape"] for v in values if v["function"] == "outer"}
     assert claims["before"] == [4, 8]
     assert claims.get("after") is None or claims["after"] in ([4, 16], [4, "width"]), claims  # (main: [4, 8])
+
+
+CLASS = '''import torch
+
+
+class C:
+    W = torch.zeros(4, 8)
+
+    @classmethod
+    def grow(cls, n):
+        cls.W = torch.zeros(4, n)
+
+
+class D:
+    W = torch.zeros(3, 5)
+
+
+def reset():
+    C.W = torch.zeros(4, 16)
+
+
+def use():
+    y = C.W
+    return y
+
+
+def control():
+    k = D.W
+    return k
+
+
+first = C.W
+C.grow(32)
+second = C.W
+'''
+
+
+def test_a_class_attribute_a_function_stores_is_unknown_after_the_store():
+    torch = pytest.importorskip("torch")
+    ns: dict = {}
+    torch.set_default_device("meta")
+    try:
+        exec(compile(CLASS, "m.py", "exec"), ns)
+        shapes = (tuple(ns["first"].shape), tuple(ns["second"].shape), tuple(ns["use"]().shape))
+        ns["reset"]()
+        shapes += (tuple(ns["use"]().shape), tuple(ns["control"]().shape))
+    finally:
+        torch.set_default_device(None)
+    assert shapes == ((4, 8), (4, 32), (4, 32), (4, 16), (3, 5))
+    values = analyze_source(CLASS, "m.py").infer_json()["values"]
+    claims = {(v["function"], v["name"]): v["shape"] for v in values}
+    assert claims[("<module>", "first")] == [4, 8]
+    for key in (("<module>", "second"), ("use", "y")):  # (main: [4, 8] each)
+        assert claims.get(key) is None or 8 not in claims[key], (key, claims.get(key))
+    assert claims[("control", "k")] == [3, 5]

@@ -261,6 +261,8 @@ class Statements:
                 if put:
                     self.call_function(put, [obj, v], {}, fr, span_of(target))
                 return
+            if isinstance(obj, ClassObj) and obj.node is not None:
+                rebound_globals.store_class(obj, target.attr)
             if isinstance(obj, InstanceObj):
                 self.mutated(obj)
                 obj.attrs[target.attr] = many_items.written(obj, target.attr, v, self.join_values, target, fr)
