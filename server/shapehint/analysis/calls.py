@@ -22,7 +22,7 @@ from .defaults import default_symbol, typed_by_defaults
 from .built import recorded_in_built
 from .ruleargs import binds
 from .spread import bind_positional, opens, spread_of, spread_reaches
-from . import class_params, contexts, int_results, layers, nested_configs, costs, dict_choices, sized_kwargs, linked_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, reconfiguration, returns, sizes, tables, tensor_values, unfinished, vmaps
+from . import class_params, contexts, int_results, layers, nested_configs, costs, dict_choices, sized_kwargs, linked_choices, divisibility, enums, layer_tails, list_choices, many_items, maybe_none, operands, rebound_globals, reconfiguration, returns, sizes, tables, tensor_values, unfinished, vmaps
 from .opctx import AnalysisContext, operands_related
 from .result import Related
 from .frames import MAX_GUESSED_RECURSION, MAX_RECURSIVE_CALLS, Budget, Cancelled, Frame, span_of
@@ -347,7 +347,7 @@ class Calls:
             names = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
             sub.params = (tuple((n, env[n]) for n in names if isinstance(env.get(n), TensorV)),
                           nested_configs.own_names(f, args, env, binding),
-                          reconfiguration.call_kinds(names, env))
+                          rebound_globals.call_kinds(self.journal, reconfiguration.call_kinds(names, env)))
         if f.node.returns is not None:
             sub.declared_return = self.declared_return(f, fr, f.globals, binding, span)
         # a construction context (built.py) runs the model on inputs of its own: not a caller that

@@ -27,6 +27,7 @@ from .session import AnalysisSession
 from .sink import Sink
 from .sealed_dicts import mark_written
 from .written_lists import forget_written
+from .rebound_globals import forget_rebound
 from .generic import construct, forget_state, generic_instance, own_copy, param_value
 
 
@@ -98,6 +99,7 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
         parts["<module>"] = log(it, lambda: it.exec_module_body(parsed.tree.body, mod))
         mark_written(globals_, parsed.tree)  # (before any function's analysis reads a registry)
         forget_written(globals_, parsed.tree)
+        forget_rebound(globals_, parsed.tree)
         scan[2] = True
         if cache is None:
             for f in list(it.functions):
@@ -196,9 +198,9 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
                 fr.env[p.arg] = own_copy(generic_instance(it, f.cls))
             fr.self_obj = fr.env[p.arg]
             continue
-        fr.env[p.arg] = param_value(it, f, p, fr, is_init)
+        fr.env[p.arg] = param_value(it, f, p, fr, is_init, own=True)
     for p in args.kwonlyargs:
-        fr.env[p.arg] = param_value(it, f, p, fr, is_init)
+        fr.env[p.arg] = param_value(it, f, p, fr, is_init, own=True)
     if args.vararg is not None:
         fr.env[args.vararg.arg] = OpenArgsV() if is_init else UnknownV("*args")  # (spread.py)
     if args.kwarg is not None:

@@ -17,7 +17,7 @@ from .divisibility import learn as learn_divisible
 from .builtins import falsy_literal
 from .library_helpers import CHECKS
 from .optional_args import taken_default
-from . import list_choices, many_items, properties, returns
+from . import list_choices, many_items, properties, rebound_globals, returns
 from .optional_imports import absent
 from .closures import enclosing_scope
 from .open_tuples import unpacked
@@ -62,6 +62,12 @@ class Statements:
         func = self._safe_eval(node.func, fr)
         k = CHECKS.get(func.path) if isinstance(func, ExtRef) else None
         return k is not None and len(node.args) > k and falsy_literal(node.args[k])
+
+    def s_Global(self, st: ast.Global, fr):
+        fr.declared = fr.declared | frozenset(st.names)
+
+    def s_Nonlocal(self, st: ast.Nonlocal, fr):
+        fr.nonlocals = fr.nonlocals | frozenset(st.names)
 
     def s_Pass(self, st, fr):
         return None
@@ -220,7 +226,10 @@ class Statements:
     def assign(self, target: ast.AST, v: Value, fr, stmt: Optional[ast.AST]) -> None:
         if isinstance(target, ast.Name):
             self.shadow(target.id, v, fr)
-            fr.env[target.id] = v
+            if target.id in fr.declared and fr.env is not fr.globals:
+                rebound_globals.store(self.interp.journal, fr, target.id)
+            elif not (target.id in fr.nonlocals and rebound_globals.store_enclosing(fr, target.id)):
+                fr.env[target.id] = v
             if fr.record and self.observe and stmt is not None:
                 self.sink.record(span_of(target), target.id, fr.qualname, v, fr.context, fr.is_entry, True,
                                  getattr(fr, "iter_label", ""), fr.params)
@@ -252,6 +261,8 @@ class Statements:
                 if put:
                     self.call_function(put, [obj, v], {}, fr, span_of(target))
                 return
+            if isinstance(obj, ClassObj) and obj.node is not None:
+                rebound_globals.store_class(obj, target.attr)
             if isinstance(obj, InstanceObj):
                 self.mutated(obj)
                 obj.attrs[target.attr] = many_items.written(obj, target.attr, v, self.join_values, target, fr)

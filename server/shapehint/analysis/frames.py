@@ -88,6 +88,10 @@ class Frame:
     # inside how many `try` bodies whose handler catches a shape error and gets on: an error
     # there is caught, not a failure (controlflow.s_Try)
     caught: int = 0
+    # names a `global` (`nonlocal`) statement of this function declared: a store rebinds the
+    # module's (the enclosing function's) name (rebound_globals.py)
+    declared: frozenset = frozenset()
+    nonlocals: frozenset = frozenset()
     # why `dead` last became true: "rank" for a tensor's shape unpacked into the wrong number of
     # names (contracts.check_unpack; flags.quiet_arm_ends), "" otherwise
     died_of: str = ""

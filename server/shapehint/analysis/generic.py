@@ -12,13 +12,13 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
-from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, ListV, NoneV, TensorV, TupleV, UnknownV
+from ..shapes.values import BoolV, DefaultStrV, DictV, StrV, FloatV, IntV, ListV, NoneV, TensorV, TupleV, UnknownV
 from .class_params import class_param, passed_as_classes
 from .annotations import is_none, is_plain, union_members, unstring
 from .frames import Frame, span_of
 from .interp import Interp
 from .hints import hint_of_one_tensor, int_or_tuple, read_as_sequence, sequence_only
-from .defaults import default_symbol, name_copies, open_default_nones
+from .defaults import default_symbol, name_copies, open_default_nones, symbol_noting
 from .objects import CONFIG_NAMES, BuiltinFn, ClassObj, FuncObj, InstanceObj, OpaqueV, OpenArgsV, config_named
 from .nested_configs import hold_generic_parts
 from .optional_parts import open_optional_parts
@@ -28,9 +28,15 @@ from .usage import param_kind, tensor_uses
 
 
 
-def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, prefix: str = ""):
+def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, prefix: str = "", own: bool = False):
     """`prefix`: the configuration object `f` (a configuration class's `__init__`) builds, whose
-    attributes are named after it (`config.hidden_size`, defaults.py)."""
+    attributes are named after it (`config.hidden_size`, defaults.py); `own`: for `f`'s own
+    analysis, where a default is one value its callers may pass (`own_default`)."""
+    v = _param_value(it, f, p, fr, is_init, prefix)
+    return own_default(it, f, p.arg, v) if own and not is_init and p.arg in f.defaults else v
+
+
+def _param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, prefix: str):
     if p.annotation is not None and hint_of_one_tensor(p.annotation, lambda n: it._safe_eval(n, fr)) \
             and not read_as_sequence(f.node, p.arg):
         p = ast.arg(arg=p.arg, annotation=None, lineno=p.lineno, col_offset=p.col_offset,
@@ -99,6 +105,24 @@ def param_value(it: Interp, f: FuncObj, p: ast.arg, fr: Frame, is_init: bool, pr
         return OpaqueV(f"{prefix}.{p.arg}" if prefix else p.arg)
     return TensorV(_given_rank(it, f, p.arg, Shape.unknown(it.param_star(p.arg, f.qualname))), None, span_of(p),
                    maybe_sequence=True)
+
+
+def own_default(it: Interp, f: FuncObj, name: str, v):
+    """`v`, the value a function's own analysis gives parameter `name` of `f`, with an int default
+    (`def pool(x, k=3)`, called with 5) a symbol of its name, the default noted (hover: "default
+    3"), and a string or bool default one that decides nothing, as a constructor's are
+    (`defaults.default_symbol`): a line `F.max_pool2d(x, k)` claimed `H//3` for every call. The
+    calls' contexts bind what they pass, or the default they omit."""
+    if v is not f.defaults.get(name):
+        return v
+    if isinstance(v, IntV) and v.expr.is_const:
+        return symbol_noting(it, name, f"parameter `{name}` of `{f.qualname}`", v.expr.value)
+    if isinstance(v, StrV) and v.value is not None or isinstance(v, BoolV) and v.pred is not None and (
+            v.pred.is_true or v.pred.is_false):
+        # a mode (`kind="avg"`) or a flag (`flatten=True`): both arms of the decisions it makes,
+        # the other value's quiet (flags.py, values.DefaultStrV)
+        return default_symbol(it, f.qualname, name, v)
+    return v
 
 
 def _unpinned(v):

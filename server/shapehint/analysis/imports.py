@@ -32,7 +32,7 @@ from typing import Optional
 
 from .costs import ImportedCosts, outside_caps, within_steps
 from .frames import Frame
-from . import sealed_dicts, written_lists
+from . import rebound_globals, sealed_dicts, written_lists
 from ..shapes.values import ExtRef, UnknownV, Value
 from .objects import ClassObj, FuncObj, LazyImport, ModuleNS
 
@@ -328,6 +328,7 @@ class Importer:
                 self.it, MODULE_STEPS, lambda: self.it.exec_module_body(parsed.tree.body, fr) is None, lambda: False))
             sealed_dicts.mark_written(ns.attrs, parsed.tree)
             written_lists.forget_written(ns.attrs, parsed.tree)
+            rebound_globals.forget_rebound(ns.attrs, parsed.tree)
             scan[2] = ran
             if ran:
                 sealed_dicts.seal(ns.attrs, parsed.tree)

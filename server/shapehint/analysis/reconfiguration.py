@@ -58,14 +58,16 @@ def forget_held(v, cls: Optional[ClassObj] = None) -> list:
     for held in held_objects(v):
         c = cls if held is v and cls is not None else held.cls
         grown = _grown(c)
-        for name in forgotten(c, held) | grown:
+        replaced = _replaced(c)
+        for name in forgotten(c, held) | grown | replaced:
             old = held.attrs[name] if name in held.attrs else held.cls.lookup(name)  # (or the class's own)
             # (an empty tensor that another method assigns is a placeholder: ultralytics'
             # `anchors = torch.empty(0)`, made for the input's shape on the first call; a
             # tensor a method makes from itself, `self.rows = torch.cat([self.rows, h], 1)`,
-            # is as long as the calls made it, though `__init__` gave it a length)
-            if isinstance(old, STATE) or isinstance(old, TensorV) and (
-                    name in grown or any(d.value == 0 for d in old.shape.dims)):
+            # is as long as the calls made it, though `__init__` gave it a length; a tensor or
+            # layer a method of an object that is no layer replaces is what the last call gave it)
+            if isinstance(old, STATE) or name in replaced and (isinstance(old, TensorV) or _holds_state(old)) \
+                    or isinstance(old, TensorV) and (name in grown or any(d.value == 0 for d in old.shape.dims)):
                 held.attrs[name] = UnknownV(f"self.{name}")
                 changed.append(held)
     return changed
@@ -89,6 +91,17 @@ def _grown(cls: ClassObj) -> frozenset:
                            for n in _grown_in(fn))
         cls.node._shapehint_grown = cached
     return cached
+
+
+def _replaced(cls: ClassObj) -> frozenset:
+    """Attributes a method other than `__init__` of an object that is no layer assigns (a page's
+    `fill(x)` storing `self.buf = x`, a holder's `swap(n)` storing `self.net = nn.Linear(8, n)`):
+    such a method runs on inputs, at any point of the object's life, so the tensor or layer it
+    stores is not the one `__init__` made — no reconfiguration, which only a layer's methods
+    `forward` does not reach are (its parameters keep their shapes)."""
+    if cls.is_module():
+        return frozenset()
+    return frozenset(_state_names(cls))
 
 
 def _grown_in(fn) -> set:
