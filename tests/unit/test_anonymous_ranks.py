@@ -50,11 +50,14 @@ def test_a_tensor_of_data_not_read_is_a_tensor_of_unknown_rank():
     assert _shape(values, "both") == ["*?"]  # a tensor, no axis claimed
 
 
-def test_a_parameter_of_unknown_rank_is_not_taken_for_an_anonymous_one():
-    # `x` names its rank (a migration may search it): its broadcast is left to that, as before
+def test_a_parameter_of_unknown_rank_broadcast_claims_no_axis():
+    # `x` names its rank (a migration may search it, at given ranks): its broadcast with no last
+    # axis of x known is a tensor, of no axis claimed (ops/common.trailing_broadcast)
     src = HEAD + "def f(x):\n    y = x * torch.zeros(3)\n    return y\n"
     values, errors = _values(src)
-    assert errors == [] and _shape(values, "y") is None
+    assert errors == [] and _shape(values, "y") == ["*?"]
+    for rank in (1, 2, 3):
+        assert _run(src, "f", torch.zeros(*[3] * rank)).dim() == rank
 
 
 def test_expand_pins_the_rank_when_the_known_axes_fill_the_sizes():

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..shapes.expr import Expr, emax
-from ..shapes.shape import DYN_PREFIX, Shape, conj, disj, dim_str, eq, ge, is_dyn
+from ..shapes.shape import Shape, conj, disj, dim_str, eq, ge, is_dyn
 from ..shapes.values import ListV, NoneV, TensorV, TupleV, Value
 from .context import NotApplicable, OpContext
 from .dtypes import result_type
@@ -90,10 +90,6 @@ def broadcast_shapes(cx: OpContext, *shapes: Shape) -> Shape:
                 for i in range(1, len(s.dims) + 1):
                     suffix[-i] = broadcast_dims(cx, suffix[-i], s.dims[-i], f"dimension -{i}")
             return Shape(u.dims, u.star, tuple(suffix))
-        if all(u.star.startswith(DYN_PREFIX) and u.min_rank == 0 for u in unknown):
-            # anonymous unknown ranks (no axis known, no name to learn them by: a `torch.tensor`
-            # of data the analysis cannot read): the result is a tensor of unknown rank too
-            return Shape.unknown(cx.fresh_star(None))
         return trailing_broadcast(cx, shapes)
     rank = max((len(s.dims) for s in known), default=0)
     out: list[Expr] = []
@@ -112,10 +108,12 @@ def trailing_broadcast(cx: OpContext, shapes) -> Shape:
     a call the analysis could not follow, x `[B, T, C]`): whatever the ranks, the axes each
     operand names at its end are its last axes, so the last k of the result (k: the fewest named
     by an unknown-rank operand) broadcast axis by axis, and the axes before them are a segment of
-    their own. Raises NotApplicable when some unknown-rank operand names no last axis."""
+    their own. Where some unknown-rank operand names no last axis, the result is a tensor of
+    unknown rank, no error claimed (`q * cos`, q a transposed `[*?]`: ops/edges.py): no rank is
+    claimed either, so a migration's rank search, which runs at given ranks, is left as it was."""
     k = min(len(s.suffix) for s in shapes if s.rank is None)
     if k == 0:
-        raise NotApplicable("broadcast of unknown ranks")
+        return Shape.unknown(cx.fresh_star(None))
     out: list[Expr] = []
     for i in range(k, 0, -1):
         cur = None

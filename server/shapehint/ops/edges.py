@@ -15,6 +15,12 @@ nothing, and the known axes on the other side that may be the named ones (issue 
 `ops/common.apart`) are dropped. Axes on both sides, or a rule that needs the whole rank, give
 nothing. A precondition that fails on the edge alone may be one about the whole rank (reflect
 padding wants a 2-D or 3-D input), so it gives nothing rather than an error.
+
+An operation that leaves every axis before the ones it names where it was (`transpose(1, 2)` of
+`[*x, h, d]`, the heads of an attention whose input's rank is not known; `unsqueeze(1)`) still
+gives a tensor where the named axes may be ones known on the other side (`axiswise_or_edge`): the
+axes before the nearer named one on their side, which no index reaches, then axes of unknown
+number. Not the rank, nor the axes past the unknown ones: either side's may be the named ones.
 """
 from __future__ import annotations
 
@@ -74,6 +80,26 @@ def axiswise(cx: OpContext, x: TensorV, axes: Sequence[int], rule: Callable[[Ten
     except OpFailed:
         raise NotApplicable("a precondition on the known axes alone") from None
     return _lift(out, s, back)
+
+
+def axiswise_or_edge(cx: OpContext, x: TensorV, axes: Sequence[int], rule: Callable[[TensorV], Value]) -> Value:
+    """`axiswise(cx, x, axes, rule)` for a `rule` that leaves the axes before the named ones (on
+    their side) as they are; where that has no exact answer, the tensor whose edge before the
+    nearer named axis is x's, the rest unknown (a fresh segment: nothing is claimed of the rank)."""
+    try:
+        return axiswise(cx, x, axes, rule)
+    except NotApplicable:
+        back = all(a < 0 for a in axes)
+        if not axes or not back and not all(a >= 0 for a in axes):
+            raise
+    s = x.shape
+    if s.rank is not None:  # (learned on the way: the rule on the whole shape)
+        return rule(x)
+    star = cx.fresh_star(s.star)
+    if back:
+        n = min(-max(axes) - 1, len(s.suffix))
+        return cx.tensor(Shape((), star, s.suffix[len(s.suffix) - n:] if n else ()), like=x)
+    return cx.tensor(Shape(s.dims[:min(min(axes), len(s.dims))], star, ()), like=x)
 
 
 def joined(cx: OpContext, ts: Sequence[TensorV], axis: int, rule: Callable[[list], Value]) -> Value:

@@ -9,7 +9,7 @@ from ...shapes.values import IntV, ListV, TensorV, TupleV
 from ..arguments import known_tensor, ranked_tensor
 from ..common import dim_list, located, strides_of, view_result
 from ..context import NotApplicable, OpContext
-from ..edges import axiswise
+from ..edges import axiswise_or_edge
 from ..registry import module, op
 
 
@@ -62,7 +62,7 @@ def transpose(cx: OpContext, input, dim0, dim1):
     x = known_tensor(input)
     a, b = cx.const_int(dim0), cx.const_int(dim1)
     if x.shape.rank is None and a is not None and b is not None:  # `k.transpose(-1, -2)` of `[*x, n, d]`
-        return axiswise(cx, x, [a, b], lambda t: _swap(cx, t, dim0, dim1))
+        return axiswise_or_edge(cx, x, [a, b], lambda t: _swap(cx, t, dim0, dim1))
     return _swap(cx, x, dim0, dim1)
 
 

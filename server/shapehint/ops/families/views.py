@@ -20,7 +20,7 @@ from ..common import (apart, dim_list, located, reshaped, shape_str, size_list, 
                       view_strides as _view_strides)
 from ..dtypes import COMPLEX_OF_PARTS
 from ..context import NotApplicable, OpContext
-from ..edges import axiswise
+from ..edges import axiswise, axiswise_or_edge
 from ..registry import op
 
 
@@ -230,6 +230,8 @@ def unsqueeze(cx: OpContext, input, dim):
             s = apart(cx, s, back=(-i - 1,) if i < -1 else ())
             k = len(s.suffix) + i + 1
             return cx.tensor(Shape(s.dims, s.star, s.suffix[:k] + (Expr.const(1),) + s.suffix[k:]), like=x)
+        if i > 0:  # (past the known leading axes: learned up to axis i - 1, or those before it kept)
+            return axiswise_or_edge(cx, x, [i - 1], lambda t: unsqueeze(cx, t, dim))
         raise NotApplicable("rank unknown")
     dims = x.shape.dims
     r = len(dims)
