@@ -116,7 +116,7 @@ class Comprehensions:
         first = vals[0]
         if all(v is first for v in vals):
             return first
-        read = read_alike(vals, lambda lazy: self.resolve_import({}, "", lazy))
+        read = read_alike(vals, lambda lazy: self.resolve_import({}, "", lazy), self.join_values)
         if read is not None:
             return read
         if isinstance(first, OpaqueV) and all(type(v) is type(first) and v.path == first.path and v.kind == first.kind

@@ -58,20 +58,25 @@ _PARSED_LOCK = threading.Lock()
 MAX_PARSED_SOURCE = 8 * 1024 * 1024
 
 
-def read_alike(vals: list, read) -> Optional[Value]:
+def read_alike(vals: list, read, join) -> Optional[Value]:
     """The join of what paths leave in one name when some read an import there and others did not
     (a module's top-level `if` one arm of which reads `torch`): reading resolves the import in its
     own path's names only (`Interp.resolve_import`), so the paths hold the import and what it
     resolved to. Their join is that value when the imports resolve to it (`read`: a lazy import's
-    value); None when the paths hold anything else. Only the kinds an import binds are compared,
-    so no module is loaded for a path that bound the name to something else."""
+    value), else `join` of what they resolved to (`BlockMask` imported where a feature is
+    available, else bound to `torch.Tensor`: a choice of the two classes, which `isinstance`
+    tests answer when both options answer alike); None when the paths hold anything else. Only
+    the kinds an import binds are compared, so no module is loaded for a path that bound the name
+    to something else."""
     if not any(type(v) is LazyImport for v in vals) or \
             not all(type(v) is LazyImport or isinstance(v, _IMPORTED) for v in vals):
         return None
     got = [read(v) if type(v) is LazyImport else v for v in vals]
     first = got[0]
     same = all(g is first or isinstance(g, ExtRef) and isinstance(first, ExtRef) and g.path == first.path for g in got)
-    return first if same else None
+    if same:
+        return first
+    return join(got) if not any(type(g) is LazyImport for g in got) else None
 
 
 def parsed_module(path: str, text: str, parse):

@@ -30,18 +30,36 @@ _ITERABLE = {TupleV, ListV, StrV, DictV}
 _ABCS = {**{f"{m}.{n}": kinds for m in ("collections.abc", "typing") for n, kinds in (
     ("Iterable", _ITERABLE), ("Collection", _ITERABLE), ("Sequence", {TupleV, ListV, StrV}),
     ("Mapping", {DictV}))}}
+MAX_ALTERNATIVES = 8  # a classinfo's choices expanded, each path's tuple of classes
 _BUILTIN_TYPES = {"int", "float", "bool", "str", "list", "tuple", "dict", "set", "frozenset", "bytes", "complex"}
 
 
 def isinstance_of(value: Value, classinfo: Value, torch_made: bool = False) -> Optional[bool]:
-    """`torch_made`: the tensors of this analysis all come from torch (`inputs_are_tensors`)."""
-    targets = _flatten(classinfo)
-    if targets is None:
-        return None
-    answers = [_one(value, t, torch_made) for t in targets]
-    if True in answers:
-        return True
-    return False if all(a is False for a in answers) else None
+    """`torch_made`: the tensors of this analysis all come from torch (`inputs_are_tensors`).
+    A class chosen on paths the analysis joined (`BlockMask` imported where a feature is
+    available, else bound to `torch.Tensor`) answers when every option answers alike."""
+    found = set()
+    for targets in _alternatives(classinfo):
+        if targets is None:
+            return None
+        answers = [_one(value, t, torch_made) for t in targets]
+        found.add(True if True in answers else False if all(a is False for a in answers) else None)
+    return found.pop() if len(found) == 1 else None
+
+
+def _alternatives(classinfo: Value) -> list:
+    """The flattened classinfo of each path: a choice of classes (in a tuple too) expands to its
+    options, at most MAX_ALTERNATIVES of them; [None] where one is not a class."""
+    out: list = [[]]
+    for item in classinfo.items if isinstance(classinfo, TupleV) else (classinfo,):
+        options = item.options if isinstance(item, ChoiceV) and item.options else (item,)
+        if len(out) * len(options) > MAX_ALTERNATIVES:
+            return [None]
+        flat = [_flatten(o) for o in options]
+        if any(f is None for f in flat):
+            return [None]
+        out = [prev + f for prev in out for f in flat]
+    return out
 
 
 def subclass_of(value: Value, classinfo: Value) -> Optional[bool]:
