@@ -250,7 +250,7 @@ def judge(shape, observed: list, look) -> str:
     return "partial" if unknown else "right"
 
 
-_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?P<a> assuming .*?)?(?: via [\w.<>]+:(?:\d+|\?))?$"),
+_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?P<a> assuming \S+ == '[^']*')?(?: via [\w.<>]+:(?:\d+|\?))*$"),
         re.compile(r"from (?P<q>[\w.<>]+) \(line (?P<l>\d+)\)")]
 _ASSUMED = re.compile(r" assuming config\.(?P<attr>\w+) == '(?P<lit>[^']*)'$")
 
@@ -379,18 +379,22 @@ def _observation(val, obs, inv, run, line_map, stmt_of, built_by=frozenset()) ->
     return "missing"
 
 
-_DEEP_SITE = re.compile(r" via (?P<q>[\w.<>]+):(?P<l>\d+|\?)$")
+_DEEP_SITE = re.compile(r" via (?P<q>[\w.<>]+):(?P<l>\d+|\?)(?= via |$)")
 
 
 def _through_site(text: str, chain: list, line_map, stmt_of) -> bool:
-    """A deep construction label (`… via Q:N`, frames.deep_context) holds for the calls made
-    through that site only: the others of its construction at the line are under other labels
-    (or lost), so it claims nothing of an invocation none of whose callers is that call."""
-    m = _DEEP_SITE.search(text or "")
-    if m is None:
-        return True
-    line = line_map(int(m.group("l"))) if m.group("l") != "?" else None
-    return line is not None and (m.group("q"), stmt_of(line)) in chain
+    """A deep construction label (`… via Q:N via R:M`, frames.deep_context: the call sites of one
+    path, outermost first) holds for the calls made through that path only: the others of its
+    construction at the line are under other labels (or lost), so it claims nothing of an
+    invocation whose callers (innermost first) do not pass its sites, in order."""
+    sites = []
+    for m in _DEEP_SITE.finditer(text or ""):
+        line = line_map(int(m.group("l"))) if m.group("l") != "?" else None
+        if line is None:
+            return False
+        sites.append((m.group("q"), stmt_of(line)))
+    rest = iter(chain)
+    return all(site in rest for site in reversed(sites))
 
 
 def _callers(inv, run, stmt_of) -> list:

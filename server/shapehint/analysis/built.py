@@ -175,13 +175,13 @@ def recorded_in_built(fr: Frame, f: FuncObj, args: list, kwargs: dict, foreign: 
 
 
 def _deep(fr: Frame, foreign: str, site: str) -> tuple:
-    """A call not recorded as called, recorded deep where the context allows it (its label that
-    of the first such call's site: one of them losing the value — a mask from another module's
-    code not known, its attention no tensor — takes no shape from the model's parts, run in the
-    construction's own label)."""
+    """A call not recorded as called, recorded deep where the context allows it, under a label
+    naming the whole path of call sites from the model's run (frames.deep_context): one of them
+    losing the value — a mask from another module's code not known, its attention no tensor —
+    takes no shape from the model's parts, run in the construction's own label; and a layer the
+    path reaches from two sites (a decoder block's self- and cross-attention) has a label per
+    site, so that neither's shape is claimed for the other."""
     label = fr.built[2]
     if foreign or not fr.record or not getattr(label, "deep", False):
         return False, fr.built
-    if getattr(label, "site", None):
-        return True, fr.built
     return True, fr.built[:2] + (deep_context(label, site),) + fr.built[3:]

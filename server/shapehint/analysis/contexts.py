@@ -34,7 +34,7 @@ _CALLED = re.compile(r"^called from (?P<q>\S+) \(line (?P<l>\d+)\)")
 _LABEL = re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?: (?P<rest>.*))?$")
 _UNKNOWN = Expr.sym("?join")
 # (literal_contexts.label's, and a deep context's call site: frames.deep_context)
-_ASSUMED = re.compile(r"assuming \S+ == '[^']*'(?: via [\w.<>]+:(?:\d+|\?))?")
+_ASSUMED = re.compile(r"assuming \S+ == '[^']*'(?: via [\w.<>]+:(?:\d+|\?))*")
 _VIA = re.compile(r"via (?P<q>[\w.<>]+):(?P<l>\d+|\?)(?=\s|$)")
 
 
@@ -197,6 +197,7 @@ class Listing:
 
     def __init__(self, built: set):
         self.built, self.items, self.seen, self.cut = built, [], set(), set()
+        self.calls = 0  # items listed that are no construction context's: those the cap counts
 
     def add(self, label: str, s, text: str) -> None:
         # instances reached from one line differ by `via`, unless the shape names nothing
@@ -204,9 +205,13 @@ class Listing:
         key = (label, via_of(label) if named else (), text)
         if key in self.seen:
             return
-        if len(self.items) < MAX_CONTEXTS or split(label)[0] in self.built:
+        # (a model's construction contexts, listed first, would else leave the calls no room:
+        # a literal context's deep labels displaced the generic analysis's call sites)
+        built = split(label)[0] in self.built
+        if self.calls < MAX_CONTEXTS or built:
             self.seen.add(key)
             self.items.append((label, s))
+            self.calls += not built
         else:
             self.cut.add((str(label), via_of(label)))
 

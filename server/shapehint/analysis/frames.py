@@ -132,7 +132,10 @@ def deep_context(label: BuiltContext, site: str) -> BuiltContext:
     """`CONSTRUCTION via QUALNAME:LINE`: the label of the records of the file's calls a model's
     run made in a construction context that records them (built.recorded_in_built), from that
     call site on: a label of their own, so a value lost in one of them does not drop the
-    construction's own records at that line (sink.lost_built)."""
+    construction's own records at that line (sink.lost_built). A call made under such a label
+    adds its site (`... via Q:N via R:M`, outermost first): the label names one call path, whose
+    every run its shapes hold for (two calls of one layer from a block's two lines would else
+    share a label, each one's shape read as the other's)."""
     deep = BuiltContext(f"{label}{VIA}{site}")
     deep.deep, deep.site = True, site
     return deep
