@@ -84,6 +84,26 @@ def test_the_first_stage_sees_its_own_input():
         assert not second or _agrees(SECOND, tuple(x.shape), width, second[0])
 
 
+def test_every_item_is_some_stage_s_run():
+    # (the later stack passes' `[x.shape[0], width, ?, ?]` is the first stage's: its own width)
+    torch = pytest.importorskip("torch")
+    items = {line: _contexts(line, name) for line, name in ((DOWN, "x"), (CONV, "y"))}
+    assert ["x.shape[0]", "width", "?", "?"] in items[CONV]
+    ns = {}
+    exec(compile(SRC, "stages.py", "exec"), ns)
+    runs = {DOWN: [], CONV: []}  # (model input, width, the line's shape) of every stage's run
+    for width, depths, h in ((8, (2, 2), 16), (4, (1,), 9), (6, (1, 1, 1), 12), (3, (2, 1), 7)):
+        net = ns["Net"](width, depths).to("meta")
+        x = torch.empty(2, width, h, h + 2, device="meta")
+        for stage in net.layers:
+            for line, m in ((DOWN, stage.down), (CONV, stage.conv)):
+                m.register_forward_hook(lambda _m, _a, out, line=line, k=(tuple(x.shape), width):
+                                        runs[line].append(k + (tuple(out.shape),)))
+        net(x)
+    for line, dims in items.items():
+        assert dims and all(any(_agrees(d, *run) for run in runs[line]) for d in dims)
+
+
 def test_without_the_open_range_the_stages_are_a_join(monkeypatch):
     monkeypatch.setattr(first_pass, "_open_range", lambda it, st: False)
     assert FIRST not in _contexts(CONV, "y")
