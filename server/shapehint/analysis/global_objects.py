@@ -27,6 +27,13 @@ def settle(namespace: dict, mutated) -> list:
     return [(obj, dict(obj.attrs)) for v in list(namespace.values()) for obj in held_objects(v)]
 
 
+def now(snapshots: list) -> list:
+    """The objects of `snapshots` as they are now: a snapshot `restore` returns them to (a
+    factory's sized rerun starts from the settled state, and a failed one gives the generic
+    analysis back its own: sized_kwargs.run_models)."""
+    return [[(obj, dict(obj.attrs)) for obj, _ in snapshot] for snapshot in snapshots]
+
+
 def restore(snapshots: list, mutated) -> None:
     """Every object of `snapshots` (`settle`'s) as it was then."""
     for snapshot in snapshots:

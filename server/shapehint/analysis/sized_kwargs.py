@@ -25,7 +25,7 @@ import contextlib
 import functools
 
 from ..shapes.values import BoolV, DictV, FloatV, IntV, StrV
-from . import costs
+from . import costs, global_objects
 from .deciding_ints import deciding_ints
 from .frames import Frame
 from .objects import OpenKwargs
@@ -131,6 +131,8 @@ def run_models(it, f, fr, run) -> None:
         return run(fr)
     depth, start = fr.facts.depth, it.steps
     fr.facts.push()  # (what the rerun learns is not the generic analysis's)
+    generic = global_objects.now(it.global_states)  # (the rerun is a call of its own: global_objects.py)
+    global_objects.restore(it.global_states, it.mutated)
     try:
         env = dict(it.param_values.get(f.qualname, {}))
         env[kw.arg] = DictV({}, open=SIZES)
@@ -143,6 +145,7 @@ def run_models(it, f, fr, run) -> None:
                                 lambda: it.exec_block(f.node.body, sub), lambda: "raise")
         sub.record, sub.caught = True, 0  # (the models' forward is recorded, as the generic frame's)
         if flow == "raise" or not sub.returns:
+            global_objects.restore(generic, it.mutated)
             return run(fr)
         forward = it.steps
         session = it.env.session
