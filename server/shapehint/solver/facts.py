@@ -33,6 +33,8 @@ class Unknown(Exception):
     """The solver gave up (limit reached or interrupted)."""
 
 
+# the incremental solver is rebuilt past this many guarded facts per fact a query needs (plus the slack)
+SHED_FACTOR, SHED_SLACK = 4, 64
 _REFUTED_WITH_FACTS = "refuted with facts"  # FactStore._refuted_by_bounds: not yet asked without them
 
 
@@ -332,6 +334,7 @@ class FactStore:
             self._hint.update(got[1] or {})
         else:
             z3 = self._load()
+            self._shed(len(facts) + len(extra))
             s = self._incremental()
             lits = [self._literal(f) for f in facts]
             # the query itself is a guarded assertion too: no push/pop (that costs more than the check)
@@ -405,6 +408,15 @@ class FactStore:
         if r == self._z3.unknown and self.session is not None and rlimit == self.limits.rlimit and not self.interrupted:
             self.session.undecided += 1
         return r
+
+    def _shed(self, needed: int) -> None:
+        """Start the solver afresh when it holds far more guarded facts than a query needs: an
+        unassumed fact is still internalized, and its products and floor divisions weigh on every
+        later query (big_bird: `i != 1` over a slice of 14 facts took 0.9 s in a solver of 600
+        assertions, 10 ms in one of its own, and 205 of its queries stopped undecided, none then).
+        The formula asked is the same, so is a definite answer."""
+        if self._solver is not None and len(self._lits) > SHED_FACTOR * needed + SHED_SLACK:
+            self._solver, self._lits = None, {}
 
     def _incremental(self):
         if self._solver is None:
