@@ -122,3 +122,47 @@ def test_the_guarded_literals_are_remembered_for_the_same_class_nodes(monkeypatc
     again = [n for n in ast.parse(MODEL).body if isinstance(n, ast.ClassDef)]
     assert literal_contexts.guarded_in(again) == [("impl", "plain")]
     assert len(asked) == 3
+
+
+# a third model building the first (a head over the model: its context runs the model again)
+WRAPPED = HEAD + '''
+
+class Wrapped(Base):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.model = Model(config)
+
+    def forward(self, x):
+        return self.model(x)
+'''
+
+
+def test_one_context_takes_at_most_its_cap(tmp_path, monkeypatch):
+    # (one big model cut off at the cap leaves the file's later models their contexts)
+    path = _files(tmp_path, model=HEAD)
+    first, second = _steps(monkeypatch, path)
+    monkeypatch.setattr(flag_defaults, "LITERAL_STEPS", 10 * (first + second))
+    monkeypatch.setattr(flag_defaults, "CONTEXT_STEPS", max(first // 2, second + 1))
+    assert second < first // 2 or second + 1 < first  # (the cap cuts the first only)
+    labels = _labels(_values(path))
+    assert HEAD_CTX in labels and CTX not in labels
+    monkeypatch.setattr(flag_defaults, "CONTEXT_STEPS", first + second)
+    assert CTX in _labels(_values(path))
+
+
+def test_a_class_naming_a_cut_model_runs_no_context(tmp_path, monkeypatch):
+    path = _files(tmp_path, model=WRAPPED)
+    taken = _steps(monkeypatch, path)
+    assert len(taken) == 3  # (Model, Headed, Wrapped)
+    first, second = taken[0], taken[1]
+    monkeypatch.setattr(flag_defaults, "LITERAL_STEPS", 10 * sum(taken))
+    monkeypatch.setattr(flag_defaults, "CONTEXT_STEPS", max(first // 2, second + 1))
+    assert len(_steps(monkeypatch, path)) == 2  # (Wrapped's would run Model again: not started)
+    assert "Wrapped" not in str(_labels(_values(path)))
+
+
+def test_builds_any_reads_the_class_s_names():
+    cls = ast.parse(WRAPPED).body[-1]
+    assert literal_contexts.builds_any(cls, {"Model"}) and not literal_contexts.builds_any(cls, {"Headed"})
+    assert not literal_contexts.builds_any(cls, set())

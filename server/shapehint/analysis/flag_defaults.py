@@ -42,7 +42,7 @@ from .built import MAX_CONTEXTS, _own_forward, run_in_context
 from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
 from .generic import construct, forget_state
-from .literal_contexts import LITERAL_STEPS, guarded_in, label as literal_label
+from .literal_contexts import CONTEXT_STEPS, LITERAL_STEPS, builds_any, guarded_in, label as literal_label
 from .properties import setter
 from .objects import ClassObj, FuncObj, InstanceObj
 from .optional_parts import open_optional_parts
@@ -146,17 +146,22 @@ def _module_nodes(it, init: FuncObj) -> list:
 
 def _within_literal_share(it, init: FuncObj, assumed: tuple, run: Callable) -> None:
     """`run()`, the context assuming `assumed`, within what the analysis's literal contexts have
-    left of LITERAL_STEPS (none once they are spent); one cut off there is no claim: its records
-    and the diagnostics made while it ran go (as a failed context's, failed_contexts.py)."""
+    left of LITERAL_STEPS (none once they are spent), and within CONTEXT_STEPS; one cut off there
+    is no claim: its records and the diagnostics made while it ran go (as a failed context's,
+    failed_contexts.py), and no class naming its class runs one (it would be cut off too)."""
     account = costs.account(it)
     if account is None:
         return run()
-    left = LITERAL_STEPS - account.literal
-    if left <= 0:
+    left = min(LITERAL_STEPS - account.literal, CONTEXT_STEPS)
+    if left <= 0 or builds_any(init.cls.node, account.literal_cut):
         return None
     start, diagnostics = it.steps, it.sink.diagnostic_keys()
+
+    def cut():
+        account.literal_cut.add(init.cls.name)
+        it.sink.forget_built(_label_text(init, assumed), diagnostics)
     try:
-        costs.within_steps(it, left, run, lambda: it.sink.forget_built(_label_text(init, assumed), diagnostics))
+        costs.within_steps(it, left, run, cut)
     finally:
         account.literal += it.steps - start
 

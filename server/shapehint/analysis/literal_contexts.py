@@ -41,6 +41,9 @@ MAX_LITERALS = 2  # assumptions per class (each runs the whole model again)
 # whole model again, and a file of a dozen heads over one model (transformers' `...For...`
 # classes) ran it a dozen times more; its first classes (the model, its parts) are run first
 LITERAL_STEPS = 80_000
+# the most one of them may take: a context cut off is no claim, so one big model (a file's whole
+# multimodal model) spending the lot gave nothing and left the file's later models none
+CONTEXT_STEPS = LITERAL_STEPS // 2
 PREFIX = " assuming "  # (between a construction context's `QUALNAME:LINE` and its assumption)
 PARAM = "config"  # (config_defaults.PARAM: this module is pure `ast`, loaded by path by builders.py)
 
@@ -137,3 +140,9 @@ def guarded_in(classes: list) -> list:
 
 def label(base: str, attr: str, lit: str) -> str:
     return f"{base}{PREFIX}{PARAM}.{attr} == {lit!r}"
+
+
+def builds_any(cls_node, names: set) -> bool:
+    """Whether the class's code names one of the classes `names` (a head building a model whose
+    context was cut off: its own context, running that model again, would be cut off too)."""
+    return bool(names) and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(cls_node))
