@@ -12,10 +12,16 @@ Each root analysis (one function's, in engine.analyze_function) then starts from
 what one analysis writes into those objects (`start()` resetting every slot to an empty tensor)
 is undone when it ends, where it had stood for the state the next function's analysis starts
 from (a line claimed the length of a store just reset, wrong after one `update`).
+
+So it is for a module dict its functions write (`TABLE["w"] = ...`: `settle_tables`).
 """
 from __future__ import annotations
 
+from ..shapes.values import DictV, UnknownV
+from .objects import ClassObj, FuncObj
 from .reconfiguration import forget_held, held_objects
+
+_ENTRIES = (FuncObj, ClassObj)  # (a registry's: which one a key names is choices.registry_choice's)
 
 
 def settle(namespace: dict, mutated) -> list:
@@ -27,12 +33,42 @@ def settle(namespace: dict, mutated) -> list:
     return [(obj, dict(obj.attrs)) for v in list(namespace.values()) for obj in held_objects(v)]
 
 
+def settle_tables(tables: list, mutated) -> list:
+    """After a module's top-level code, the dicts (`tables`) that its functions may write
+    (sealed_dicts.mark_written): what they hold, other than a registry's functions and classes,
+    unknown — a function's `TABLE["w"] = torch.zeros(4, 16)` runs at any point, so a read of
+    `TABLE["w"]` is the top-level tensor or that one (a function's analysis claimed the shape
+    another function's analysis had stored); the snapshot `restore` returns them to, as what one
+    analysis stores (through any path: `TABLE.update(...)` too) stood for the next one's start."""
+    for d in tables:
+        for k, v in list(d.items.items()):
+            if not isinstance(v, _ENTRIES):
+                d.items[k] = UnknownV(k)
+                mutated(d)
+        if d.elem is not None and not isinstance(d.elem, _ENTRIES):
+            d.elem = UnknownV("")
+    return [(d, (dict(d.items), d.open, d.elem)) for d in tables]
+
+
 def restore(snapshots: list, mutated) -> None:
-    """Every object of `snapshots` (`settle`'s) as it was then."""
+    """Every object of `snapshots` (`settle`'s) as it was then, and every dict (`settle_tables`')."""
     for snapshot in snapshots:
         for obj, attrs in snapshot:
+            if isinstance(obj, DictV):
+                _restore_table(obj, attrs, mutated)
+                continue
             now = obj.attrs
             if len(now) != len(attrs) or any(now.get(k, attrs) is not v for k, v in attrs.items()):
                 now.clear()
                 now.update(attrs)
                 mutated(obj)
+
+
+def _restore_table(d: DictV, state: tuple, mutated) -> None:
+    items, open_, elem = state
+    if d.open is not open_ or d.elem is not elem or len(d.items) != len(items) or \
+            any(d.items.get(k, items) is not v for k, v in items.items()):
+        d.items.clear()
+        d.items.update(items)
+        d.open, d.elem = open_, elem
+        mutated(d)
