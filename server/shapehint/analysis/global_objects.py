@@ -17,11 +17,8 @@ So it is for a module dict its functions write (`TABLE["w"] = ...`: `settle_tabl
 """
 from __future__ import annotations
 
-from ..shapes.values import DictV, UnknownV
-from .objects import ClassObj, FuncObj
+from ..shapes.values import DictV, ListV, ModuleV, TensorV, TupleV, UnknownV
 from .reconfiguration import forget_held, held_objects
-
-_ENTRIES = (FuncObj, ClassObj)  # (a registry's: which one a key names is choices.registry_choice's)
 
 
 def settle(namespace: dict, mutated) -> list:
@@ -35,19 +32,30 @@ def settle(namespace: dict, mutated) -> list:
 
 def settle_tables(tables: list, mutated) -> list:
     """After a module's top-level code, the dicts (`tables`) that its functions may write
-    (sealed_dicts.mark_written): what they hold, other than a registry's functions and classes,
-    unknown — a function's `TABLE["w"] = torch.zeros(4, 16)` runs at any point, so a read of
+    (sealed_dicts.mark_written): the tensors and layers they hold unknown — a function's `TABLE["w"] = torch.zeros(4, 16)` runs at any point, so a read of
     `TABLE["w"]` is the top-level tensor or that one (a function's analysis claimed the shape
     another function's analysis had stored); the snapshot `restore` returns them to, as what one
     analysis stores (through any path: `TABLE.update(...)` too) stood for the next one's start."""
     for d in tables:
         for k, v in list(d.items.items()):
-            if not isinstance(v, _ENTRIES):
+            if _holds_tensors(v):
                 d.items[k] = UnknownV(k)
                 mutated(d)
-        if d.elem is not None and not isinstance(d.elem, _ENTRIES):
+        if _holds_tensors(d.elem):
             d.elem = UnknownV("")
     return [(d, (dict(d.items), d.open, d.elem)) for d in tables]
+
+
+def _holds_tensors(v) -> bool:
+    """A tensor or layer, or a list or tuple holding one. (A flag or a mode string a function
+    switches is kept: read as unknown, it left arms the program never takes undecided, their
+    errors reported on working code; a registry's entries are choices.registry_choice's.)"""
+    if isinstance(v, (TensorV, ModuleV)):
+        return True
+    if isinstance(v, (ListV, TupleV)):
+        return any(_holds_tensors(i) for i in (v.items if v.items is not None else ())) or \
+            isinstance(v, ListV) and _holds_tensors(v.elem)
+    return False
 
 
 def restore(snapshots: list, mutated) -> None:
