@@ -97,9 +97,10 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
         if isinstance(it.imports, Importer):
             it.imports.scanned.append(scan)
         parts["<module>"] = log(it, lambda: it.exec_module_body(parsed.tree.body, mod))
-        mark_written(globals_, parsed.tree)  # (before any function's analysis reads a registry)
+        # (before any function's analysis reads a registry, or a table another function writes)
+        it.global_states.append(global_objects.settle_tables(mark_written(globals_, parsed.tree), it.mutated))
         forget_written(globals_, parsed.tree)
-        forget_rebound(globals_, parsed.tree)
+        forget_rebound(globals_, parsed.tree, it.journal)
         scan[2] = True
         if cache is None:
             for f in list(it.functions):

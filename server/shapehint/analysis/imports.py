@@ -32,7 +32,7 @@ from typing import Optional
 
 from .costs import ImportedCosts, outside_caps, within_steps
 from .frames import Frame
-from . import rebound_globals, sealed_dicts, written_lists
+from . import global_objects, rebound_globals, sealed_dicts, written_lists
 from ..shapes.values import ExtRef, UnknownV, Value
 from .objects import ClassObj, FuncObj, LazyImport, ModuleNS
 
@@ -331,9 +331,10 @@ class Importer:
             # that code would bind stay unknown
             ran = outside_caps(self.it, lambda: within_steps(
                 self.it, MODULE_STEPS, lambda: self.it.exec_module_body(parsed.tree.body, fr) is None, lambda: False))
-            sealed_dicts.mark_written(ns.attrs, parsed.tree)
+            self.it.global_states.append(global_objects.settle_tables(
+                sealed_dicts.mark_written(ns.attrs, parsed.tree), self.it.mutated))
             written_lists.forget_written(ns.attrs, parsed.tree)
-            rebound_globals.forget_rebound(ns.attrs, parsed.tree)
+            rebound_globals.forget_rebound(ns.attrs, parsed.tree, self.it.journal)
             scan[2] = ran
             if ran:
                 sealed_dicts.seal(ns.attrs, parsed.tree)

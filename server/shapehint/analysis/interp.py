@@ -279,6 +279,10 @@ class Interp:
         if not isinstance(obj, WRITABLE):
             return
         self.mutation_log.append(obj)
+        if getattr(obj, "written_elsewhere", False):
+            # (a call before this write and one after it read other values of the table, though
+            # their arguments are alike: rebound_globals.call_kinds)
+            self.journal.note("rebind")
         grown_lists.forget(obj)
         pieces.forget(obj)
         first_items.forget(obj)

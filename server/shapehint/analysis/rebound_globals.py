@@ -22,17 +22,23 @@ _KEY = "_shapehint_rebound"
 _ATTRS_KEY = "_shapehint_rebound_attrs"
 
 
-def forget_rebound(names: dict, tree: ast.Module) -> None:
+def forget_rebound(names: dict, tree: ast.Module, journal) -> None:
     """Each global `names` (a module's, its top-level code run) binds that one of its functions
     rebinds, unknown; so is each attribute of a class it binds that a function stores
-    (`C.W = torch.zeros(4, 16)`, `cls.W = ...` in a classmethod)."""
+    (`C.W = torch.zeros(4, 16)`, `cls.W = ...` in a classmethod). A rebinding noted in `journal`
+    where any is forgotten: a call of the top-level code, which read the old value, and one of a
+    function's analysis, which reads none, take other paths (`call_kinds`)."""
+    forgot = False
     for name in rebound(tree):
         if name in names:
-            names[name] = UnknownV(name)
+            names[name], forgot = UnknownV(name), True
     for cname, attr in rebound_attrs(tree):
         cls = names.get(cname)
         if isinstance(cls, ClassObj) and cls.node is not None:
             store_class(cls, attr)
+            forgot = True
+    if forgot:
+        journal.note("rebind")
 
 
 def store_class(cls, attr: str) -> None:
@@ -62,8 +68,10 @@ def store_enclosing(fr, name: str) -> bool:
 
 def call_kinds(journal, kinds: tuple) -> tuple:
     """`kinds` (reconfiguration.call_kinds, a call's arguments) with the rebindings made before
-    the call: calls with alike arguments, one before and one after `reset()`, read other values
-    of the global, so the one that lost a record took no path the other observed (sink._value)."""
+    the call (of a global, a class attribute, a module table a function writes — interp.mutated —,
+    and their forgetting past the top-level code): calls with alike arguments, one before and one
+    after `reset()`, read other values of the global, so the one that lost a record took no path
+    the other observed (sink._value)."""
     n = journal.count("rebind")
     return kinds + (f"rebound:{n}",) if n else kinds
 

@@ -139,6 +139,8 @@ def _set_from_parameter(fn, name: str) -> bool:
     params = {a.arg for a in fn.args.posonlyargs + fn.args.args[1:] + fn.args.kwonlyargs}
     for n in walk(fn):
         targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else ()
+        if _setattr_on(n, me) == name:
+            return False
         for t in targets:
             hits = [e for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t])
                     if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me and e.attr == name]
@@ -282,8 +284,18 @@ def _self_calls(fn) -> frozenset:
     return fn._shapehint_self_calls
 
 
+def _setattr_on(n, me: str) -> Optional[str]:
+    """The name a statement `setattr(<me>, "name", v)` stores, as `<me>.name = v` does."""
+    call = n.value if isinstance(n, ast.Expr) else None
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "setattr" and \
+            len(call.args) == 3 and isinstance(call.args[0], ast.Name) and call.args[0].id == me and \
+            isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
+        return call.args[1].value
+    return None
+
+
 def self_targets(fn) -> frozenset:
-    """Attributes `self.X` that `fn` assigns."""
+    """Attributes `self.X` that `fn` assigns (`setattr(self, "X", ...)` too)."""
     cached = getattr(fn, "_shapehint_self_targets", None)  # trees are never changed
     if cached is not None:
         return cached
@@ -293,6 +305,9 @@ def self_targets(fn) -> frozenset:
     while todo:  # statements only: an assignment is one, and expressions are most of the nodes
         n = todo.pop()
         targets = n.targets if isinstance(n, ast.Assign) else [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else ()
+        stored = _setattr_on(n, me)
+        if stored is not None:
+            out.add(stored)
         for t in targets:
             for e in (t.elts if isinstance(t, (ast.Tuple, ast.List)) else [t]):
                 if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:

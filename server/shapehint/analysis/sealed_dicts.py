@@ -37,15 +37,19 @@ def seal(names: dict, tree: ast.Module) -> None:
             d.exact = True
 
 
-def mark_written(names: dict, tree: ast.Module) -> None:
+def mark_written(names: dict, tree: ast.Module) -> list:
     """Mark `written_elsewhere` each dict of a module whose top-level code ran (`names`: its
     globals) that code it did not run may write: a registry one of its functions fills
     (`REG[name] = fn`) is not closed for a read the analysis makes before or after it runs that
     function — the reading function may come first in the file, or be analysed first, while at
-    run time the registering call came before (choices.registry_choice)."""
+    run time the registering call came before (choices.registry_choice). The dicts marked
+    (global_objects.settle_tables forgets what they hold)."""
+    out = []
     for d, written in _tables(names, tree):
         if written:
             d.written_elsewhere = True
+            out.append(d)
+    return out
 
 
 def _names_of(names: dict, d: DictV) -> list:
