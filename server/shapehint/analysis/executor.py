@@ -9,7 +9,7 @@ import re
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
+from ..shapes.values import DefaultStrV, DictV, ExtRef, IntV, ListV, ModuleV, NoneV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import BoundOp, ClassObj, FuncObj, InstanceObj, LazyImport, OpaqueV, OpenTupleV
 from .result import Related
 from .frames import Frame, add_fact, span_of
@@ -196,9 +196,11 @@ class Statements:
         """Whether `test` reads a parameter at a `None` default that callers may replace
         (`def f(x, arg_types=None): assert arg_types is not None`; optional_args.taken_default):
         callers that give it pass the assertion; an error needs the argument given and omitted
-        both to fail."""
-        return test is not None and any(isinstance(n, ast.Name) and taken_default(self.interp, n.id, fr)
-                                        for n in ast.walk(test))
+        both to fail. Or a string default callers may replace (values.DefaultStrV): `else: assert
+        not pool_type` after a helper's known modes checks a mode, reached only by strings the
+        analysis could not rule out; the calls' contexts, binding what they pass, judge it."""
+        return test is not None and any(isinstance(n, ast.Name) and (
+            taken_default(self.interp, n.id, fr) or isinstance(fr.env.get(n.id), DefaultStrV)) for n in ast.walk(test))
 
     def _assert_message(self, what: str, test, p, fr) -> str:
         if test is None:
