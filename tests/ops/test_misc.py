@@ -81,3 +81,32 @@ def test_square_subsequent_mask(n):
 @pytest.mark.parametrize("name", ["log10", "tan", "atan", "sinh", "cosh", "trunc", "frac"])
 def test_more_unary(name):
     check(f"torch.{name}", getattr(torch, name), (T(2, 3),))
+
+
+REPEATS_BY_TENSOR = '''import torch
+
+
+def spread(x, counts):
+    y = torch.repeat_interleave(x, counts, dim=DIM)
+    return y
+
+
+def run():
+    return spread(torch.zeros(2, 3, 4), torch.tensor(COUNTS))
+'''
+
+
+@pytest.mark.parametrize("dim,counts", [(2, [1, 2, 3, 1]), (-1, [2, 2, 2, 2]), (0, [3, 1]), (None, [1] * 24)])
+def test_repeat_interleave_by_a_tensor_keeps_the_other_axes(dim, counts):
+    # per-element repeats: the size along `dim` is known only when run, the other axes stay;
+    # the rule gave a 1-D result whatever `dim` (modeling_seamless_m4t's dim=2 upsampling read
+    # as rank 1, then a false SH105 at its batched arm's transpose(0, 1))
+    from shapehint.analysis.api import analyze_source
+    want = tuple(torch.repeat_interleave(torch.zeros(2, 3, 4), torch.tensor(counts), dim=dim).shape)
+    src = REPEATS_BY_TENSOR.replace("DIM", str(dim)).replace("COUNTS", str(counts))
+    ctx = [c["shape"] for v in analyze_source(src, "m.py").infer_json()["values"] if v["name"] == "y"
+           for c in v.get("contexts", [])]
+    assert len(ctx) == 1 and len(ctx[0]) == len(want), (ctx, want)
+    k = None if dim is None else dim % 3
+    for i, (got, n) in enumerate(zip(ctx[0], want)):
+        assert (str(got).startswith("repeated") if i == (k or 0) else got == n), (ctx, want)

@@ -459,9 +459,15 @@ def repeat_interleave(cx: OpContext, input, repeats=None, dim=None, *, output_si
     x = ranked_tensor(input)
     r = cx.int_of(repeats)
     if r is None:
-        if isinstance(repeats, TensorV):
+        if not isinstance(repeats, TensorV):
+            raise NotApplicable("repeats unknown")
+        # per-element counts: the size along `dim` is their sum, known only when run; the other
+        # axes stay (flattened to 1-D only without a `dim`)
+        if cx.is_none(dim):
             return cx.tensor([cx.fresh("repeated")], like=x)
-        raise NotApplicable("repeats unknown")
+        dims = list(x.shape.dims)
+        dims[cx.norm_dim(dim, x.shape.rank)] = cx.fresh("repeated")
+        return cx.tensor(dims, like=x)
     cx.require(ge(r, 0), lambda: f"{cx.opname}: repeats must be non-negative, got {r}", "SH107")
     if cx.is_none(dim):
         n = Expr.const(1)
