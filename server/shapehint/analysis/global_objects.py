@@ -40,8 +40,9 @@ def now(snapshots: list) -> list:
 
 def settle_tables(tables: list, mutated) -> list:
     """After a module's top-level code, the dicts (`tables`) that its functions may write
-    (sealed_dicts.mark_written): the tensors and layers they hold unknown — a function's `TABLE["w"] = torch.zeros(4, 16)` runs at any point, so a read of
-    `TABLE["w"]` is the top-level tensor or that one (a function's analysis claimed the shape
+    (sealed_dicts.mark_written): the tensors and layers they hold unknown — a function's
+    `TABLE["w"] = torch.zeros(4, 16)` runs at any point, so a read of `TABLE["w"]` is the
+    top-level tensor or that one (a function's analysis claimed the shape
     another function's analysis had stored); the snapshot `restore` returns them to, as what one
     analysis stores (through any path: `TABLE.update(...)` too) stood for the next one's start."""
     for d in tables:
