@@ -38,7 +38,9 @@ def sequential_of(fn: Value, args: list, kwargs: dict, join: Callable) -> Option
     grown = grown_layers(spread.seq)
     or_empty = grown is not None and spread.seq.or_empty
     if or_empty and head:
-        return None  # (known first layers, then a layout that may be absent: not a layout of its own)
+        # (known first layers, then a layout that may be absent: no layout of this kind; the
+        # list's element some number of times, zero included, is)
+        grown, or_empty = None, False
     head += grown[0] if grown else []
     if not head or len(head) > MAX_HEAD or any(isinstance(a, SpreadV) or layer_elem(a) is None for a in head):
         return None
