@@ -1,17 +1,15 @@
-"""A known soundness gap (strict xfail: it fails once fixed, so the fix updates it). A
-Sequential whose unit is one of several layers in an order the analysis lost: the stages a loop
-built, the first on its own (analysis/first_pass.py, `downsample=i > 0`), in a list that may be
-empty — the join of `[]` (the range empty) and the peeled list `[first, *later]` keeps no
-layout (`ListV.grown` is dropped), so `nn.Sequential(*layers)` is a stack of a choice of the
-stages (layers.Layers._repeated). Its first application runs each option on the stack's own
-input, and records it in the caller's context: a later stage given the model's input, a run no
-model makes where the first stage changes the resolution (here a stride-4 stem). Each context
-item is checked against torch on the meta device: it must agree with some run of that line.
-
-Not recording a choice's first application (only the application on the joined input every
-position's input is one of) removes these items, but also the first block's own ones that
-tests/unit/test_first_pass.py and test_grown_layer_groups.py check; the fix that keeps both is
-the layout kept across that join (empty, or the first stages then a stack of the later)."""
+"""A Sequential of the stages a loop built, the first on its own (analysis/first_pass.py,
+`downsample=i > 0`), in a list that may be empty: the join of `[]` (the range empty) and the
+peeled list `[first, *later]` keeps that layout (arm_lists._layout_or_empty: empty, or the first
+stages then a stack of the later; `ListV.or_empty`), so `nn.Sequential(*layers)` runs the first
+stage on its input and the later ones on what it gives, joined with its input (no stage).
+Before, the join kept no layout and the Sequential was a stack of a choice of the stages
+(layers.Layers._repeated), whose first application ran each option on the stack's own input
+and recorded it in the caller's context: a later stage given the model's input, a run no model
+makes where the first stage changes the resolution (here a stride-4 stem). Each context item is
+checked against torch on the meta device: it must agree with some run of that line. The stages'
+width (`cin = cout`, a product the analysis cannot write) changes each pass, so the layout is
+kept only because an unknown that stays unknown counts as a number (grown_lists.numbers_only)."""
 import types
 
 import pytest
@@ -93,7 +91,6 @@ def _wrong(src, torch):
             if not any(_agrees(dims, w, xs, seen) for (w, xs), seen in runs[line])]
 
 
-@pytest.mark.xfail(strict=True, reason="a choice of stages in a lost order: each option first on the input")
 @pytest.mark.parametrize("src", [SRC, SRC_N], ids=["open_range", "range_n"])
 def test_every_context_item_is_a_run(src):
     torch = pytest.importorskip("torch")
@@ -104,3 +101,41 @@ def test_every_context_item_is_a_run(src):
 def test_the_items_are_recorded(src):
     items = _items(src)
     assert ["x.shape[0]", "width", "x.shape[2]//4", "x.shape[3]//4"] in items[CONV]  # the first stage's own run
+
+
+def test_later_stages_run_on_the_first_stages_output():
+    items = _items(SRC)
+    assert ["x.shape[0]", "?", "(x.shape[2]//4)//2", "(x.shape[3]//4)//2"] in items[CONV]
+
+
+MAYBE_EMPTY = '''from typing import Tuple
+
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self, cin: int = 3, depths: Tuple[int, ...] = (1, 1)):
+        super().__init__()
+        layers = []
+        for i in range(len(depths)):
+            layers.append(nn.Conv2d(cin, 16, 1) if i == 0 else nn.Conv2d(16, 16, 3, padding=1))
+        self.layers = nn.Sequential(*layers)
+
+    def forward(self, x: torch.Tensor):
+        z = self.layers(x)
+        return z
+'''
+
+
+def test_a_layout_that_may_be_empty_is_joined_with_its_input():
+    """`depths=()` builds no stage: `self.layers(x)` is `x`, whose channels are `cin`, not 16."""
+    torch = pytest.importorskip("torch")
+    (z,) = [v["shape"] for v in analyze_source(MAYBE_EMPTY, "stages.py").infer_json()["values"]
+            if v["function"] == "Net.forward" and v["line"] == 16]
+    ns: dict = {}
+    exec(compile(MAYBE_EMPTY, "stages.py", "exec"), ns)
+    for cin, depths in ((3, ()), (3, (1,)), (5, (1, 1, 1))):
+        x = torch.empty(2, cin, 9, 7, device="meta")
+        seen = tuple(ns["Net"](cin, depths).to("meta")(x).shape)
+        assert _agrees(z, cin, tuple(x.shape), seen), (z, cin, depths, seen)

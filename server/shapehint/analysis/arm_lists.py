@@ -59,6 +59,7 @@ def join_lists(boxes: list, first: list, gets_on1: bool, gets_on2: bool, mutated
         mutated(v)
         v.items, v.elem, v.length = None, join(_items(state1) + _items(state2)), None
         v.upto = _longer_of_prefixes(state1, state2) if prefixes else ()
+        v.grown, v.or_empty = _layout_or_empty(state1, state2)
 
 
 def joined(vals: list, join: Callable) -> Optional[ListV]:
@@ -70,6 +71,18 @@ def joined(vals: list, join: Callable) -> Optional[ListV]:
         return None
     items: list[Value] = [i for v in vals for i in _items(_state(v))]
     return ListV(None, join(items) if items else UnknownV("item"))
+
+
+def _layout_or_empty(a: tuple, b: tuple) -> tuple:
+    """(grown, or_empty) of the join of an empty list and a list a loop grew (ListV.grown: the
+    stages built, the first on its own, first_pass.py, in the arm where the range is not
+    empty): that layout, or empty. Without it, a Sequential of it was a stack of a choice of
+    every stage, each run first on the Sequential's input: a later stage's run on the model's
+    input, which no run makes."""
+    for x, y in ((a, b), (b, a)):
+        if x[0] == [] and y[0] is None and y[4][0] is not None:
+            return y[4][0], True
+    return None, False
 
 
 def _items(state: tuple) -> list:
@@ -90,16 +103,18 @@ def _longer_of_prefixes(a: tuple, b: tuple) -> tuple:
 
 
 def _state(v: ListV) -> tuple:
-    return (list(v.items) if v.items is not None else None), v.elem, v.length, v.upto
+    return (list(v.items) if v.items is not None else None), v.elem, v.length, v.upto, (v.grown, v.or_empty)
 
 
 def _set(v: ListV, state: tuple, mutated: Callable) -> None:
     mutated(v)
     v.items = list(state[0]) if state[0] is not None else None
     v.elem, v.length, v.upto = state[1], state[2], state[3]
+    v.grown, v.or_empty = state[4]  # (after `mutated`, which forgets them)
 
 
 def _same(a: tuple, b: tuple) -> bool:
     if a[0] is None or b[0] is None:
-        return a[0] is None and b[0] is None and a[1] is b[1] and a[2] == b[2] and a[3] == b[3]
+        return a[0] is None and b[0] is None and a[1] is b[1] and a[2] == b[2] and a[3] == b[3] and \
+            a[4][0] is b[4][0] and a[4][1] == b[4][1]
     return len(a[0]) == len(b[0]) and all(x is y for x, y in zip(a[0], b[0]))

@@ -398,7 +398,7 @@ class _Copier:
             self.done[key] = out
             out.cfg, out.children, out.names, out.elem = (self.copy(v.cfg), self.copy(v.children),
                                                           self.copy(v.names), self.copy(v.elem))
-            out.head, out.tail = self.copy(v.head), self.copy(v.tail)
+            out.head, out.tail, out.or_empty = self.copy(v.head), self.copy(v.tail), v.or_empty
         elif t is ListV:
             out = ListV(None, None, v.length, v.name)
             self.done[key] = out

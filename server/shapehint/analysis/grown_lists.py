@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.values import DictV, FloatV, IntV, ListV, ModuleV, TensorV, TupleV, Value
+from ..shapes.values import DictV, FloatV, IntV, ListV, ModuleV, TensorV, TupleV, UnknownV, Value
 from .loop_counts import every_pass_whole
 from .objects import ChoiceV, InstanceObj
 
@@ -194,8 +194,11 @@ def _appends_only(st, name: str) -> bool:
 def numbers_only(prev: dict, cur: dict, exposed) -> bool:
     """Whether the last pass changed only numbers among the names the body reads first (a
     counter, `stage_block_id += depth`): each was already a join, a number standing for any of
-    the passes' values, when the pass began, so the layers it built stand for any pass's."""
+    the passes' values, when the pass began, so the layers it built stand for any pass's. A
+    value unknown when the pass began and after it (a width `cin = cout` of a product the
+    analysis cannot write) stands for any value alike."""
     return all(cur.get(k) is prev.get(k) or (isinstance(prev.get(k), (IntV, FloatV)) and isinstance(cur.get(k), (IntV, FloatV)))
+               or isinstance(prev.get(k), UnknownV) and isinstance(cur.get(k), UnknownV)
                for k in exposed)
 
 
@@ -212,20 +215,22 @@ def settle_all(st, added, env0: dict, trips: Optional[Expr], stable: bool, layer
             continue
         lst.length = Expr.const(n0) + len(items) * trips if trips is not None and local else None
         if local:
-            settle(st, lst, head, items, trips, stable)
+            settle(st, lst, head, items, trips, stable, layers_stable)
         elif isinstance(lst, ListV):
             lst.appends = None
 
 
-def settle(st, lst: ListV, head: list, block: list, trips: Optional[Expr], stable: bool) -> None:
+def settle(st, lst: ListV, head: list, block: list, trips: Optional[Expr], stable: bool,
+           layers_stable: bool = False) -> None:
     """After loop `st`: the list is `head` then `trips` times `block` when the second pass
     appended what the first did, shape for shape, the loop reached its fixpoint and each pass
-    runs the whole body."""
+    runs the whole body; or, of layers, when only numbers kept changing (`layers_stable`:
+    numbers_only, a stage's width `cin = cout`)."""
     second, lst.appends = lst.appends, None
-    if trips is None or not stable or second is None or len(second) != len(block) or not block or \
-            not every_pass_whole(st):
+    if trips is None or not (stable or layers_stable) or second is None or len(second) != len(block) or \
+            not block or not every_pass_whole(st):
         return
-    if all(_same_shape(a, b) for a, b in zip(block, second)) and all(isinstance(h, TensorV) for h in head):
+    if stable and all(_same_shape(a, b) for a, b in zip(block, second)) and all(isinstance(h, TensorV) for h in head):
         lst.grown = (tuple(head), tuple(block), trips)
     elif head and len(second) <= MAX_GROUP and all(layer_elem(v) is not None for v in head + second):
         # layers: the first ones, then one a pass (`layers.append(block(inplanes, planes))` over
@@ -252,7 +257,7 @@ def forget(obj) -> None:
     """A write to a list: what a loop made of it no longer holds (its block of items per pass,
     `grown`; its bound, `upto`: an `append` past it adds an item no pass of it made)."""
     if isinstance(obj, ListV):
-        obj.grown, obj.upto = None, ()
+        obj.grown, obj.or_empty, obj.upto = None, False, ()
 
 
 def _same_shape(a: Value, b: Value) -> bool:

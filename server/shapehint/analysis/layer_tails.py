@@ -36,6 +36,11 @@ def sequential_of(fn: Value, args: list, kwargs: dict, join: Callable) -> Option
     if not isinstance(spread, SpreadV):
         return None
     grown = grown_layers(spread.seq)
+    or_empty = grown is not None and spread.seq.or_empty
+    if or_empty and head:
+        # (known first layers, then a layout that may be absent: no layout of this kind; the
+        # list's element some number of times, zero included, is)
+        grown, or_empty = None, False
     head += grown[0] if grown else []
     if not head or len(head) > MAX_HEAD or any(isinstance(a, SpreadV) or layer_elem(a) is None for a in head):
         return None
@@ -44,7 +49,7 @@ def sequential_of(fn: Value, args: list, kwargs: dict, join: Callable) -> Option
     elem = layer_elem(join(head + (grown[2] if grown else [tail]))) if tail is not None else None
     if elem is None:
         return None
-    return ModuleV(SEQUENTIAL, {}, None, None, None, elem, None, head=head, tail=tail)
+    return ModuleV(SEQUENTIAL, {}, None, None, None, elem, None, head=head, tail=tail, or_empty=or_empty)
 
 
 def grown_layers(seq: Value) -> Optional[tuple]:
@@ -98,7 +103,7 @@ def splits(it: Value, st: ast.For) -> bool:
     """Whether a `for` over `it` runs its known first children one by one, then its tail: a
     loop with no `else` and no `break` (the tail's passes join what every pass leaves)."""
     return isinstance(it, ModuleV) and it.head is not None and it.tail is not None and not _group(it.tail) and \
-        not st.orelse and \
+        not it.or_empty and not st.orelse and \
         not any(isinstance(n, ast.Break) for b in st.body for n in ast.walk(b))
 
 
@@ -116,9 +121,11 @@ def run_loop(flow_ctl, st: ast.For, fr, it: ModuleV):
 
 def call(layers, m: ModuleV, x: Value, fr, span, labels) -> Value:
     """`m(x)` (a Sequential of that layout): the known children in order, then the tail as a
-    stack of unknown depth."""
+    stack of unknown depth; joined with `x` where the container may hold no layer."""
+    out = x
     for child in m.head:
-        x = layers.call_value(child, [x], {}, fr, span, None, labels)
-        if isinstance(x, UnknownV):
-            return x
-    return layers._repeated(m.tail, x, fr, span, labels)
+        out = layers.call_value(child, [out], {}, fr, span, None, labels)
+        if isinstance(out, UnknownV):
+            return out
+    out = layers._repeated(m.tail, out, fr, span, labels)
+    return layers.join_values([x, out], fr.facts) if m.or_empty and not isinstance(out, UnknownV) else out

@@ -203,6 +203,9 @@ class ListV(Value):
     # pass appended, while it runs
     grown: Optional[tuple] = None
     appends: Optional[list] = None
+    # `grown`'s layout holds where the list is not empty; it may be (the loop that grew it may
+    # not have run: an undecided arm, analysis/arm_lists.py)
+    or_empty: bool = False
     # the items every path has first, when its length is unknown: a comprehension whose filter
     # surely keeps its first items and is undecided on a later one (`tuple(...)` of it: open_tuples)
     head: tuple = ()
@@ -277,6 +280,7 @@ class ModuleV(Value):
     # (`Sequential(first, *rest)`; analysis/layer_tails.py); `elem` covers them all
     head: Optional[list] = None
     tail: Optional[Value] = None
+    or_empty: bool = False  # that layout, or no child at all (a list that may be empty spread)
 
     def __post_init__(self):
         self.born = next(_BORN)
