@@ -19,7 +19,9 @@ matches a build only when it passes none of them another value); a class with on
 defaults has no such context. So are its int defaults below 1 (`reg_tokens: int = 0`: the class on
 its own holds a symbol that may be 0, so `... if reg_tokens else None` is undecided there); an int
 from 1 up stays a symbol, as a build passes its own sizes, unless the constructor compares it
-(`curr_stride >= output_stride`: deciding_ints.py).
+(`curr_stride >= output_stride`: deciding_ints.py). A string parameter the constructor compares
+with a literal (`'deep' in stem_type`) gets the same construction once more per literal, that
+parameter given it (param_literals.py).
 
 A class whose `__init__` takes only `*args, **kwargs` and hands them to its base's
 (`super().__init__(*args, **kwargs)`, spread.py) has the base's flags and strings: its open
@@ -43,6 +45,7 @@ from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
 from .generic import construct, forget_state
 from .literal_contexts import CONTEXT_STEPS, LITERAL_STEPS, builds_any, guarded_in, label as literal_label
+from .param_literals import label as param_label, param_literals
 from .properties import setter
 from .objects import ClassObj, FuncObj, InstanceObj
 from .optional_parts import open_optional_parts
@@ -129,6 +132,9 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     forwarded = forwarded_flags(cls, init.node)
     if has_flags(init.node) or any(isinstance(v, (bool, str)) for v in forwarded.values()):
         _run_at_defaults(it, init, forwarded, param_value, None)
+    for given in param_literals(init.node):  # (a string parameter given a literal it is compared with)
+        _within_literal_share(it, init, given, lambda g=given: _run_at_defaults(
+            it, init, forwarded, param_value, None, g), param_label)
     if config_class_of(init) is not None:
         for assumed in guarded_in(_module_nodes(it, init)):
             _within_literal_share(it, init, assumed, lambda a=assumed: _run_at_defaults(
@@ -144,7 +150,7 @@ def _module_nodes(it, init: FuncObj) -> list:
         + [st for st in (tree.body if tree is not None else ()) if isinstance(st, ast.Assign)]
 
 
-def _within_literal_share(it, init: FuncObj, assumed: tuple, run: Callable) -> None:
+def _within_literal_share(it, init: FuncObj, assumed: tuple, run: Callable, name=literal_label) -> None:
     """`run()`, the context assuming `assumed`, within what the analysis's literal contexts have
     left of LITERAL_STEPS (none once they are spent), and within CONTEXT_STEPS; one cut off there
     is no claim: its records and the diagnostics made while it ran go (as a failed context's,
@@ -159,22 +165,24 @@ def _within_literal_share(it, init: FuncObj, assumed: tuple, run: Callable) -> N
 
     def cut():
         account.literal_cut.add(init.cls.name)
-        it.sink.forget_built(_label_text(init, assumed), diagnostics)
+        it.sink.forget_built(_label_text(init, assumed, name), diagnostics)
     try:
         costs.within_steps(it, left, run, cut)
     finally:
         account.literal += it.steps - start
 
 
-def _label_text(init: FuncObj, assumed) -> str:
-    """`CLASS.__init__:LINE`, with the literal assumed (`assumed`: (attr, literal), or None)."""
+def _label_text(init: FuncObj, assumed, name=literal_label) -> str:
+    """`CLASS.__init__:LINE`, with the literal assumed (`assumed`: (attr, literal), or None; `name`
+    writes it: a configuration's attribute, or a parameter, param_literals.label)."""
     text = f"{init.qualname}:{init.node.lineno}"
-    return text if assumed is None else literal_label(text, *assumed)
+    return text if assumed is None else name(text, *assumed)
 
 
-def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, assumed) -> None:
+def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, assumed, given=None) -> None:
     """One construction context of `init`'s class at its defaults; `assumed`: (attr, literal) its
-    configuration holds after the construction (literal_contexts.assume), or None."""
+    configuration holds after the construction (literal_contexts.assume), or None; `given`:
+    (param, literal) a string parameter takes instead of its default (param_literals.py), or None."""
     cls = init.cls
     cfg = _config(it, init, always=assumed is not None)  # (no context of its own: each would run the whole model again)
     runs = it.built_runs.get(cls, 0)
@@ -188,6 +196,8 @@ def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, 
     fixed = {k: _constant(v) for k, v in {**_flag_defaults(init.node, float, True), **deciding_ints(init.node)}.items()}
     if cfg is not None:
         fixed[PARAM] = cfg
+    if given is not None:
+        fixed[given[0]] = StrV(given[1])
     if construct(it, init, inst, open_nones=False, flag=_at_default, kwargs=kwargs(), fixed=fixed) == "raise":
         return
     # (the same construction, its `None` defaults given: a part only a float's other value builds is none)
@@ -198,7 +208,7 @@ def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, 
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=cls, root=init.qualname)
     if assumed is not None and not _assume(it, cfg, *assumed, fr):
         return
-    label = BuiltContext(_label_text(init, assumed))
+    label = BuiltContext(_label_text(init, given, param_label) if given is not None else _label_text(init, assumed))
     label.deep = assumed is not None
     run_in_context(it, inst, fr, label, span_of(init.node), param_value)
 

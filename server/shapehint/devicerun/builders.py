@@ -22,6 +22,7 @@ try:
     from ..analysis.config_bases import forwards_keywords, keyword_at_default, keyword_storing
     from ..analysis.deciding_ints import deciding_ints
     from ..analysis.literal_contexts import guarded_literals, label as literal_label
+    from ..analysis.param_literals import label as param_label, param_literals
     from ..frontend.pyast import parse as parse_ast
 except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the files of this tree)
     import importlib.util
@@ -38,6 +39,8 @@ except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the f
     deciding_ints = _sibling("deciding_ints").deciding_ints
     _literals = _sibling("literal_contexts")
     guarded_literals, literal_label = _literals.guarded_literals, _literals.label
+    _params = _sibling("param_literals")
+    param_label, param_literals = _params.label, _params.param_literals
     parse_ast = _sibling("pyast", "frontend").parse  # (its lock is the process's, however loaded)
 
 
@@ -73,7 +76,32 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
             if isinstance(given, tuple):  # (the contexts that assume a literal: the build passes it)
                 found |= {literal_label(f"{c.func.id}.__init__", a, lit) for a, lit in literals
                           if _passes_literal(*given, a, lit)}
+        elif isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in inits \
+                and inits[c.func.id] is _own_init(classes[c.func.id]):
+            lit = _one_literal(c, inits[c.func.id])
+            if lit is not None and _config_at_defaults(c, inits[c.func.id], classes[c.func.id], classes, tree, path):
+                found.add(param_label(f"{c.func.id}.__init__", *lit))
     return frozenset(found)
+
+
+def _one_literal(call: ast.Call, init: ast.FunctionDef):
+    """(param, literal) when `call` leaves every flag of `init` at its default but one string
+    parameter, given as a literal `init` compares it with (analysis/param_literals.py: the context
+    built with that literal), else None."""
+    a = init.args
+    params = (a.posonlyargs + a.args)[1:]
+    if any(isinstance(v, ast.Starred) for v in call.args) or any(k.arg is None for k in call.keywords) \
+            or len(call.args) > len(params):
+        return None
+    flags = _flag_params(init)
+    flags.update(deciding_ints(init))
+    given = [(p.arg, v) for p, v in zip(params, call.args)] + [(k.arg, k.value) for k in call.keywords]
+    other = [(n, v) for n, v in given if n in flags and not (
+        isinstance(v, ast.Constant) and type(v.value) is type(flags[n]) and v.value == flags[n])]
+    if len(other) != 1 or not isinstance(other[0][1], ast.Constant):
+        return None
+    found = (other[0][0], other[0][1].value)
+    return found if found in param_literals(init) else None
 
 
 def _passes_literal(arg: ast.Call, chain: list, attr: str, lit: str) -> bool:
