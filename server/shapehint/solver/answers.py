@@ -25,7 +25,8 @@ from typing import Optional
 MAX_ANSWERS = 20000
 
 _ANSWERS: dict = {}
-_DECIDED: dict = {}  # the same key -> (True, False or None, the point taken as the next guess or None)
+_DECIDED: dict = {}
+_MODELS: dict = {}  # model_key -> the model's values, or None where there is none (unsat)  # the same key -> (True, False or None, the point taken as the next guess or None)
 _LOCK = threading.Lock()
 
 
@@ -71,3 +72,26 @@ def keep_decided(k: tuple, got: tuple) -> None:
         if len(_DECIDED) >= MAX_ANSWERS:
             _DECIDED.clear()
         _DECIDED[k] = got
+
+
+def model_key(facts: list, extra: list, names: list, minimize: list, declared: dict, lower: dict, upper: dict,
+              timeout_ms: int) -> tuple:
+    """What `FactStore.model` asks Z3 (`declared`: the store's symbols, each bounded in the query
+    and read back from the model)."""
+    return (tuple(f.pred for f in facts), tuple(extra), tuple(names), tuple(minimize),
+            tuple((n, lower.get(n, 1), upper.get(n)) for n in declared), timeout_ms)
+
+
+def recall_model(k: tuple) -> tuple:
+    """(True, a copy of the values or None) for a query answered before, else (False, None)."""
+    if k not in _MODELS:
+        return False, None
+    got = _MODELS[k]
+    return True, (None if got is None else dict(got))
+
+
+def keep_model(k: tuple, point: Optional[dict]) -> None:
+    with _LOCK:
+        if len(_MODELS) >= MAX_ANSWERS:
+            _MODELS.clear()
+        _MODELS[k] = None if point is None else dict(point)

@@ -218,8 +218,15 @@ class FactStore:
         for n in minimize:
             s.minimize(self._var(n))
         self.queries += 1
+        key = answers.model_key(self.facts, preds, names, minimize, self._vars, self.lower, self.upper,
+                                self.limits.timeout_ms)
+        known, point = answers.recall_model(key)  # (the rank search asks again: answers.py)
+        if known:
+            return point
         r = s.check()
         if r != z3.sat:
+            if r == z3.unsat:
+                answers.keep_model(key, None)
             return None
         m = s.model()
         out = {}
@@ -229,6 +236,7 @@ class FactStore:
                 out[n] = v.as_long()
             except AttributeError:
                 pass
+        answers.keep_model(key, out)
         return out
 
     def value_range(self, e: Expr, extra: Iterable[Pred] = ()) -> tuple[Optional[int], Optional[int]]:
