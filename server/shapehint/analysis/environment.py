@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..shapes.expr import Expr
+from ..shapes.expr import Expr, product
 from ..shapes.shape import Shape
 from ..shapes.values import Span, TensorV
 from ..solver.facts import FactStore, Limits, Session
@@ -56,6 +56,8 @@ class Environment:
         # a tensor's own segment (learn_edge) -> (its shape, that shape in the shared segment's
         # terms): once the shared segment's rank is learned, so is the tensor's
         self.views: dict[str, tuple] = j.table("star-view")
+        # symbol -> the segment whose axes' product it is (`segment_product`)
+        self.products: dict[str, str] = j.table("star-product")
         self.dims = DimTable(j)
         self.holes: dict = j.table("hole")  # hole symbol -> span
         self.stores: list[FactStore] = j.log("store")
@@ -165,6 +167,8 @@ class Environment:
             base = self._base(s)
             if base.star is None:
                 s = base
+        if self.products:
+            s = self._with_products(s)
         if s is not t.shape:
             if self.arm_logs:
                 self.arm_logs[-1].append((t, t.shape))
@@ -181,6 +185,31 @@ class Environment:
                 s = Shape(s.dims + sub.dims, sub.star, sub.suffix + s.suffix)
             guard += 1
         return s
+
+    def segment_product(self, star: str) -> Expr:
+        """The product of segment `star`'s axes, a symbol until the segment's rank is learned,
+        then (resolve) the product of the axes learned: `x.view(-1, x.size(-1))` of an unknown-rank
+        `x` has `x`'s leading axes flattened, `[B, T]` once `B, T = x.size()` names them."""
+        for name, of in self.products.items():
+            if of == star:
+                return Expr.sym(name)
+        n = self.journal.note("fresh")
+        name = f"?prod{n}"
+        self.symbol_lower[name] = 0  # (an axis may be 0; an empty segment's product is 1)
+        self.dims.setdefault(name, DimInfo(name, "the product of the axes of a tensor of unknown rank"))
+        self.products[name] = star
+        return Expr.sym(name)
+
+    def _with_products(self, s: Shape) -> Shape:
+        """`s` with each segment product whose segment's rank is known written as that product."""
+        if not any(d.symbols() & self.products.keys() for d in s.dims + s.suffix):
+            return s
+        known = {}
+        for name, star in self.products.items():
+            axes = self._substituted(Shape((), star, ()))
+            if axes.star is None:
+                known[name] = product(axes.dims)
+        return s.subs(known) if known else s
 
     def _base(self, s: Shape) -> Shape:
         """`s` in the terms of the segments its own segments were split from (views): the same

@@ -82,6 +82,9 @@ class AnalysisContext(OpContext):
     def sides_shared(self, star: str) -> bool:
         return self.interp.sides_shared(star)
 
+    def segment_product(self, star: str) -> Expr:
+        return self.interp.segment_product(star)
+
     def learn_prefix(self, t: TensorV, n: int) -> None:
         self.interp.learn_edge(t, n, self.span, front=True)
 

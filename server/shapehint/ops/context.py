@@ -72,6 +72,11 @@ class OpContext:
         one side after the other); a shape given whole (`B *x C` declared) keeps them apart."""
         return False
 
+    def segment_product(self, star: str) -> Optional[Expr]:
+        """The product of segment `star`'s axes as a size (resolved to the axes' product once the
+        rank is learned), or None where contexts learn no ranks."""
+        return None
+
     def fresh_star(self, like: Optional[str]) -> str:
         """A variadic segment of its own (one no rank learned later resolves), whose sides may
         share axes where `like`'s may."""

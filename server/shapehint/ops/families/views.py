@@ -37,9 +37,11 @@ def infer_size(cx: OpContext, x: TensorV, sizes: list, what: str) -> tuple:
     if x.shape.rank is None:
         out = list(sizes)
         if neg:
-            # the elements of a tensor of unknown rank are unknown, so is the inferred size; the
-            # rank and the other sizes are the ones asked for (`x.view(-1, x.size(-1))`)
-            out[neg[0]] = cx.fresh("?inferred")
+            # the elements of a tensor of unknown rank: its known axes times its segment's
+            # product, so the inferred size is that product times what the known sizes leave of
+            # the known axes (`x.view(-1, x.size(-1))`: the leading axes flattened, named once
+            # their rank is learned), else unknown; the rank and the other sizes are those asked for
+            out[neg[0]] = _segment_quotient(cx, x, [s for s in sizes if s.value != -1]) or cx.fresh("?inferred")
         return tuple(out)
     numel = product(x.shape.dims)
     known = [s for s in sizes if s.value != -1]
@@ -56,6 +58,20 @@ def infer_size(cx: OpContext, x: TensorV, sizes: list, what: str) -> tuple:
     out = list(sizes)
     out[neg[0]] = num // den
     return tuple(out)
+
+
+def _segment_quotient(cx: OpContext, x: TensorV, known: list):
+    """The elements of unknown-rank `x` over the product of `known`, where the known sizes divide
+    its known axes exactly: a multiple of its segment's product; else None. Not where the axes on
+    the two sides of the segment may be the same axes (their product is not the elements')."""
+    s = x.shape
+    if cx.sides_shared(s.star):
+        return None
+    p = cx.segment_product(s.star)
+    if p is None:
+        return None
+    num, den = cancelled(product(s.dims + s.suffix), known, cx.entails)
+    return num * p if den.value == 1 else None
 
 
 def _sizes_of(cx, size) -> list:
