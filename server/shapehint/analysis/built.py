@@ -76,7 +76,9 @@ def _run_forward(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param
         return False
     host = dataclasses.replace(fr, built=(v, tuple(args) + tuple(kwargs.values()), label, []), returns=[])
     before = snapshot(v)
-    it.call_function(fwd, [v] + args, kwargs, host, span, created=v.span)
+    own = not v.cls.module_path or v.cls.module_path == it.path  # (another module's model: one call, as before)
+    with costs.model_forward(it, fwd if own else None):
+        it.call_function(fwd, [v] + args, kwargs, host, span, created=v.span)
     run_own_methods(it, v, host, span, before)
     return True
 

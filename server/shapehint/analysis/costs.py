@@ -23,7 +23,9 @@ is unknown (never a guess).
                     spend one share by the sixth), all within ALL_BUILDING_STEPS; an
                     imported base's `__init__` given all of a subclass's arguments
                     (`super().__init__(*args, **kwargs)` in the generic analysis) is that
-                    subclass's construction, within FORWARDED_CALL_STEPS. A helper that
+                    subclass's construction, within FORWARDED_CALL_STEPS; an imported base's
+                    `forward` that a construction context runs as the file's model's is that
+                    model's forward, within MODEL_FORWARD_STEPS (model_forward). A helper that
                     an imported constructor calls and that runs past its share is cut off
                     alone, the constructor's own statements after it given
                     HELPER_GRANT_STEPS (constructor_helper).
@@ -57,6 +59,7 @@ IMPORTED_CALL_STEPS = 1500
 SIZED_FORWARD_STEPS = 60_000  # a sized context's forward's imported calls (sized_forward)
 SIZED_CALL_STEPS = 40_000  # one in a factory's sized construction context (sized_kwargs.py)
 FORWARDED_CALL_STEPS = 10_000  # a base constructor given a subclass's every argument (spread.py)
+MODEL_FORWARD_STEPS = 10_000  # an imported base's forward run as a construction context's model's (model_forward)
 HELPER_GRANT_STEPS = 750  # an imported constructor's own statements after a helper past its share
 IMPORTED_STEPS = 15_000
 BUILDING_STEPS = 100_000
@@ -83,6 +86,7 @@ class ImportedCosts:
         self.literal = 0  # steps the literal construction contexts took (literal_contexts.LITERAL_STEPS)
         self.literal_cut = set()  # names of the classes whose literal context was cut off
         self.imported_steps = IMPORTED_STEPS  # the share of a function, or of a context (sized_forward)
+        self.model_forward = None  # the imported forward a construction context is about to run (model_forward)
 
 
 def account(it) -> Optional[ImportedCosts]:
@@ -152,6 +156,26 @@ def context_share(it):
         costs.spent, costs.spent_before = saved
 
 
+@contextlib.contextmanager
+def model_forward(it, fwd):
+    """A construction context (built.py) runs the `forward` of a model whose class the analysed
+    file defines and whose `forward` is an imported base's (a distilled vision transformer
+    subclassing the library's): that forward is the model's, its blocks and heads run in it, so
+    it has MODEL_FORWARD_STEPS as a base's `__init__` given all of a subclass's arguments has
+    FORWARDED_CALL_STEPS (forwarded_construction). Within IMPORTED_CALL_STEPS, a flag the
+    attention reads from a library's settings undecided (rebound_globals.py: both arms run) cut it
+    off before it reached the file's own head."""
+    costs = account(it)
+    if costs is None:
+        yield
+        return
+    saved, costs.model_forward = costs.model_forward, fwd
+    try:
+        yield
+    finally:
+        costs.model_forward = saved
+
+
 def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
     """How a call of `f` from frame `fr` crosses between the analysed file and imported modules:
     the function that runs it (`(it, f, run) -> calls.py's result triple`), or None."""
@@ -162,6 +186,9 @@ def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
     if fr.foreign and fr.qualname == "<module>" and fr.globals is not root:
         return own_helper_call if own_helper(f, fr, list(args), kwargs or {}) else top_level_call
     here, there = fr.globals is root, f.globals is root
+    if here and not there and f is costs.model_forward:
+        costs.model_forward = None  # (its own calls of the same forward, a nested model's, are calls)
+        return functools.partial(imported_call, cap=MODEL_FORWARD_STEPS)
     if here and not there:
         inst = args[0] if args and isinstance(args[0], InstanceObj) and _is_init(f) else None
         return functools.partial(forwarded_construction if opens(list(args)) else imported_call, inst=inst)
