@@ -22,6 +22,13 @@ def is_option(v: Value) -> bool:
     return isinstance(v, (FuncObj, ClassObj, InstanceObj, ModuleV, PartialV, BoundMethod, ChoiceV, KeepsShapeV))
 
 
+def _same(a: Value, b: Value) -> bool:
+    """One option: the same object, or torch's object read by one path (two tables that both
+    hold `nn.Hardswish` — a registry picked by a mode flag the analysis cannot decide — give one
+    class, whose `isinstance` and call are then decided as that class's)."""
+    return a is b or type(a) is ExtRef and type(b) is ExtRef and a.path == b.path
+
+
 def choice_of(vals: list) -> Optional[Value]:
     """The value that is one of `vals`: the one value when they are all it, a ChoiceV when each
     is an option, else None."""
@@ -31,7 +38,7 @@ def choice_of(vals: list) -> Optional[Value]:
         if not is_option(v):
             return None
         for i, o in enumerate(v.options if isinstance(v, ChoiceV) else (v,)):
-            if not any(o is f for f in flat):
+            if not any(_same(o, f) for f in flat):
                 flat.append(o)
                 conds.append(v.conds[i] if isinstance(v, ChoiceV) and v.conds else None)
     if not flat or len(flat) > MAX_OPTIONS:
@@ -91,10 +98,10 @@ _ABSENT = object()
 
 def _within(v: Value, o: Value):
     """The condition under which `v` is `o` (None: whenever `v` is taken); _ABSENT: never."""
-    if v is o:
+    if _same(v, o):
         return None
     if isinstance(v, ChoiceV):
         for i, x in enumerate(v.options):
-            if x is o:
+            if _same(x, o):
                 return v.conds[i] if v.conds else None
     return _ABSENT

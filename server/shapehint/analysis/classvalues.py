@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from ..shapes.values import ExtRef, FloatV, IntV, ListV, StrV, TupleV, UnknownV, Value
+from ..shapes.values import DictV, ExtRef, FloatV, IntV, ListV, StrV, TupleV, UnknownV, Value
 from . import autograd_fns
-from .objects import ClassObj, FloatLimits, SetV
+from .objects import ClassObj, FloatLimits, PartialV, SetV
 
 # the float attributes of `torch.finfo(dtype)` (its `bits` and `dtype` are not floats)
 FLOAT_LIMITS = ("min", "max", "eps", "tiny", "smallest_normal", "resolution")
@@ -47,7 +47,12 @@ def length(v: Value) -> Optional[int]:
 
 def other_attr(obj: Value, name: str) -> Value:
     """An attribute the analysis does not follow. A set's method may change it (`seen.add(i)`):
-    from then on what it holds is not known, so no later `in` is decided on the old items."""
+    from then on what it holds is not known, so no later `in` is decided on the old items.
+    A partial's `func`, `args` and `keywords` are what it was made with (a norm layer unbound to
+    be bound again with more keywords); `keywords` is the partial's own dict, as in Python, so a
+    write through it changes what a later call passes."""
+    if isinstance(obj, PartialV) and name in ("func", "args", "keywords"):
+        return obj.func if name == "func" else TupleV(tuple(obj.args)) if name == "args" else DictV(obj.kwargs)
     if isinstance(obj, SetV) and name not in ("copy", "isdisjoint", "issubset", "issuperset"):
         obj.items = None
     if isinstance(obj, FloatLimits) and name in FLOAT_LIMITS:

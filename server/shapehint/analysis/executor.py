@@ -17,7 +17,7 @@ from .divisibility import learn as learn_divisible
 from .builtins import falsy_literal
 from .library_helpers import CHECKS
 from .optional_args import taken_default
-from . import list_choices, many_items, properties, rebound_globals, returns
+from . import list_choices, many_items, private_dicts, properties, rebound_globals, returns
 from .optional_imports import absent
 from .closures import enclosing_scope
 from .open_tuples import unpacked
@@ -227,6 +227,8 @@ class Statements:
     # ---- assignment ---------------------------------------------------------------
     def assign(self, target: ast.AST, v: Value, fr, stmt: Optional[ast.AST]) -> None:
         if isinstance(target, ast.Name):
+            if isinstance(v, DictV) and not v.open and fr.qualname != "<module>" and private_dicts.is_private(stmt, target.id, fr):
+                v.exact = True
             self.shadow(target.id, v, fr)
             if target.id in fr.declared and fr.env is not fr.globals:
                 rebound_globals.store(self.interp.journal, fr, target.id)
