@@ -114,7 +114,7 @@ class Interp:
         self.learn_rank, self.learn_edge, self.arm_segment = env.learn_rank, env.learn_edge, env.arm_segment
         self.open_arm, self.close_arm, self.join_arms = env.open_arm, env.close_arm, env.join_arms
         self.forget_arm, self.truncated, self.least = env.forget_arm, env.truncated, env.least
-        self.sides_shared = env.sides_shared
+        self.sides_shared, self.derived_star, self.view_base = env.sides_shared, env.derived_star, env.view_base
         reporter = self.reporter = Reporter(sink)  # diagnostics and failure records
         self.report, self.failed, self.declared = reporter.report, reporter.failed, reporter.declared
         self.raised = reporter.raised
