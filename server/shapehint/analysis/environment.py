@@ -8,6 +8,7 @@ stores; every change goes through the analysis's journal (journal.py).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Optional
 
 from ..shapes.expr import Expr, product
@@ -58,6 +59,11 @@ class Environment:
         self.views: dict[str, tuple] = j.table("star-view")
         # symbol -> the segment whose axes' product it is (`segment_product`)
         self.products: dict[str, str] = j.table("star-product")
+        # a segment of a result that only rearranges the axes of a tensor of unknown rank
+        # (`transpose(1, 2)`) -> (that tensor, the result's shape, the rearrangement,
+        # shapes/rearranged.py): the result is written exactly once the input's rank is known,
+        # and the result's rank, learned first, is the input's
+        self.derived: dict[str, tuple] = j.table("star-derived")
         self.dims = DimTable(j)
         self.holes: dict = j.table("hole")  # hole symbol -> span
         self.stores: list[FactStore] = j.log("store")
@@ -161,8 +167,52 @@ class Environment:
         """Grows with every rank or edge learned: what the call memo compares."""
         return len(self.stars) + len(self.views)
 
+    def derived_star(self, source: TensorV, held: Shape, how) -> str:
+        """The segment of `held` (`[*x.shape[:i], *new]`), a result of rearranging `source`'s
+        axes `how` (shapes/rearranged.py): its axes follow source's once source's rank is known."""
+        star = self.fresh_star(source.shape.star)
+        self.derived[star] = (replace(source, shape=source.shape), Shape(held.dims, star, held.suffix), how)
+        return star
+
+    def _derive(self, s: Shape) -> Shape:
+        """`s`, whose segment is a derived one, written out where its input's rank is known."""
+        source, held, how = self.derived[s.star]
+        src = self.resolve(source)
+        if src.star is not None:
+            return s
+        out = how.apply(src.dims)
+        if out is None or len(out) < len(held.dims) + len(held.suffix):
+            return s  # (the operation fails at that rank: no path gets past it)
+        self.stars[s.star] = Shape(out[len(held.dims):len(out) - len(held.suffix)])
+        return self._substituted(s)
+
+    def _learn_derived(self, s: Shape, rank: int, span: Optional[Span]) -> None:
+        """Rank `rank` of a tensor of shape `s`, whose segment is a derived one: its input's."""
+        source, held, how = self.derived[s.star]
+        whole = rank - len(s.dims) - len(s.suffix) + len(held.dims) + len(held.suffix)
+        src = self.resolve(source)
+        if src.star is None or whole - how.delta < src.min_rank:
+            return
+        self.learn_rank(source, whole - how.delta, span)
+
+    def _learn_viewed(self, s: Shape, rank: int, span: Optional[Span]) -> None:
+        """Rank `rank` of a tensor of shape `s`, whose segment is a tensor's own one (learn_edge)
+        laid out otherwise than that tensor (`x.shape[:-1] + (h, d)` of it): that tensor's, so
+        the segment it was split from is learned too, and this one is its axes in between."""
+        held, _ = self.views[s.star]
+        mid = rank - len(s.dims) - len(s.suffix)
+        if mid < 0:
+            return
+        whole = len(held.dims) + mid + len(held.suffix)
+        probe = TensorV(held)
+        if self.learn_rank(probe, whole, span) is None or len(probe.shape.dims) != whole or probe.shape.star:
+            return
+        self.stars[s.star] = Shape(probe.shape.dims[len(held.dims):whole - len(held.suffix)])
+
     def resolve(self, t: TensorV) -> Shape:
         s = self._substituted(t.shape)
+        if s.star in self.derived:
+            s = self._derive(s)
         if s.star in self.views:
             base = self._base(s)
             if base.star is None:
@@ -210,6 +260,14 @@ class Environment:
             if axes.star is None:
                 known[name] = product(axes.dims)
         return s.subs(known) if known else s
+
+    def view_base(self, s: Shape) -> Optional[Shape]:
+        """`s`, a tensor's own segment's layout (learn_edge), laid out around the segment it was
+        split from: the same axes, the ones learned past that segment unnamed again."""
+        if s.star not in self.views:
+            return None
+        base = self._base(s)
+        return base if base is not s and base.star is not None else None
 
     def _base(self, s: Shape) -> Shape:
         """`s` in the terms of the segments its own segments were split from (views): the same
@@ -316,6 +374,12 @@ class Environment:
         if s.star is None:
             return s.dims
         s = self._base(s)  # a tensor's own segment: the rank is the shared segment's
+        if s.star in self.derived or s.star in self.views:
+            (self._learn_derived if s.star in self.derived else self._learn_viewed)(s, rank, span)
+            got = self.resolve(t)
+            if got.star is None:
+                return got.dims
+            s = self._base(got)
         k = rank - len(s.dims) - len(s.suffix)
         new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
         self.stars[s.star] = Shape(new)

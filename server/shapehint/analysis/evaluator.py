@@ -34,7 +34,7 @@ class Expressions:
 
     _USES = ("eval", "assign", "call_function", "call_rule", "check_divisor", "eval_defaults", "fresh_dyn", "fresh_star",
              "hole_symbol", "in_arm", "join_values", "comprehension", "open_arm", "close_arm", "join_arms", "interp", "iterate", "module_param", "mutated", "note_omitted", "opaque_symbol",
-             "resolve", "resolve_import", "trip_count", "truth")
+             "resolve", "resolve_import", "sides_shared", "trip_count", "truth", "view_base")
 
     # ---- atoms --------------------------------------------------------------
     def e_Constant(self, node: ast.Constant, fr) -> Value:
@@ -184,7 +184,7 @@ class Expressions:
                 for i in sizes.last_axes(self.resolve(base), idx):
                     # (`x.shape[:-1]` of `[*x]`: its last axis read first, so that it is one of its own)
                     self.call_rule("Tensor.size", [base, IntV(Expr.const(i))], {}, fr, node, "shape")
-                got = sizes.sliced(self.resolve(base), idx)
+                got = sizes.read_slice(self.resolve(base), idx, self.sides_shared, self.view_base)
                 if got is not None:
                     return got
         obj = self.eval(node.value, fr)

@@ -10,7 +10,7 @@ from typing import Optional, Sequence
 
 from ..ops.context import Message, NotApplicable, OpContext, OpFailed
 from ..shapes.expr import Expr
-from ..shapes.shape import Pred, eq
+from ..shapes.shape import Pred, Shape, eq
 from ..shapes.values import IntV, ModuleV, Span, TensorV, Value
 from ..solver.facts import Unknown
 from .objects import OpaqueV
@@ -84,6 +84,12 @@ class AnalysisContext(OpContext):
 
     def segment_product(self, star: str) -> Expr:
         return self.interp.segment_product(star)
+
+    def derived_star(self, source: TensorV, held: Shape, how) -> str:
+        return self.interp.derived_star(source, held, how)
+
+    def view_base(self, s: Shape) -> Optional[Shape]:
+        return self.interp.view_base(s)
 
     def learn_prefix(self, t: TensorV, n: int) -> None:
         self.interp.learn_edge(t, n, self.span, front=True)

@@ -21,9 +21,10 @@ def _const(v) -> Optional[int]:
     raise ValueError
 
 
-def sliced(shape: Shape, idx: Value) -> Optional[StarSizeV]:
+def sliced(shape: Shape, idx: Value, apart: bool = False) -> Optional[StarSizeV]:
     """`x.shape[a:b]` of a shape with a variadic segment: what stays of it, when the slice
-    cuts only the known sizes before (`a >= 0`) and after (`b < 0`) the segment."""
+    cuts only the known sizes before (`a >= 0`) and after (`b < 0`) the segment (`apart`: the
+    sizes on either side are surely other axes, so a slice may cut one side and keep the other)."""
     if shape.star is None or not isinstance(idx, SliceV):
         return None
     try:
@@ -32,13 +33,22 @@ def sliced(shape: Shape, idx: Value) -> Optional[StarSizeV]:
         return None
     # (sizes both before and after the segment may be the same axes when it is empty — read
     # `x.shape[2]`, then met a Linear — so a slice keeps to a shape with sizes on one side)
-    cuts_end = stop is not None and -len(shape.suffix) <= stop < 0 and not shape.dims and start in (None, 0)
-    cuts_start = stop is None and start is not None and 0 <= start <= len(shape.dims) and not shape.suffix
+    cuts_end = stop is not None and -len(shape.suffix) <= stop < 0 and (apart or not shape.dims) and start in (None, 0)
+    cuts_start = stop is None and start is not None and 0 <= start <= len(shape.dims) and (apart or not shape.suffix)
     if step not in (None, 1) or not (cuts_end or cuts_start or start in (None, 0) and stop is None):
         return None
     dims = shape.dims[start or 0:]
     suffix = shape.suffix[:stop] if stop is not None else shape.suffix
     return StarSizeV(Shape(dims, shape.star, suffix))
+
+
+def read_slice(shape: Shape, idx: Value, shared: Callable, view_base: Callable) -> Optional[StarSizeV]:
+    """`sliced` of a tensor's shape, on sides apart where its segment's are not `shared`; where its
+    own layout cannot answer (`x.shape[:-1]` of `[b, t, *x, d]` after `x.shape[1]` was read), the
+    same axes laid out around the segment they were learned from (`[b, *x, d]`: `view_base`)."""
+    got = sliced(shape, idx, not shared(shape.star))
+    base = view_base(shape) if got is None else None
+    return sliced(base, idx, not shared(base.star)) if base is not None else got
 
 
 def last_axes(shape: Shape, idx: Value) -> list:

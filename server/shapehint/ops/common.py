@@ -27,6 +27,12 @@ def apart(cx: OpContext, s: Shape, front=(), back=()) -> Shape:
     keep_p = min([p] + [m - e for e in back])
     if keep_q == q and keep_p == p:
         return s
+    base = cx.view_base(s)
+    if base is not None and len(base.dims) >= keep_p and len(base.suffix) >= keep_q \
+            and all(e < len(base.dims) for e in front) and all(e <= len(base.suffix) for e in back):
+        # the same axes as laid out around the segment they were learned from (`x.shape[1]` of
+        # `[*ids, d]` read first): as many kept, and its segment still learns the input's rank
+        return apart(cx, base, front, back)
     if any(e >= keep_p for e in front) or any(e > keep_q for e in back):
         raise NotApplicable("the edited axes may be the same axes")
     # what is kept of the two sides may still share axes only when it is more than the m axes
@@ -68,6 +74,13 @@ def broadcast_shapes(cx: OpContext, *shapes: Shape) -> Shape:
     """PyTorch broadcasting (right-aligned); unknown-rank operands give an unknown-rank result."""
     known = [s for s in shapes if s.rank is not None]
     unknown = [s for s in shapes if s.rank is None]
+    if len({(u.star, len(u.dims), len(u.suffix)) for u in unknown}) > 1:
+        # (a tensor whose axis past its segment was read, `[b, t, *own, d]`, beside one laid out
+        # around the segment that axis was learned from, `[b, *x, 1]`: the same rest)
+        based = [cx.view_base(u) or u for u in unknown]
+        if len({(u.star, len(u.dims), len(u.suffix)) for u in based}) == 1:
+            unknown = based
+            shapes = tuple(known) + tuple(based)
     if unknown:
         if len(unknown) == 1 and all(len(s.dims) <= unknown[0].min_rank and all(d.value == 1 for d in s.dims)
                                      for s in known):

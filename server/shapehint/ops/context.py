@@ -82,6 +82,16 @@ class OpContext:
         share axes where `like`'s may."""
         raise NotApplicable("rank unknown")
 
+    def derived_star(self, source: TensorV, held: Shape, how) -> str:
+        """The segment of `held`, a result that rearranges `source`'s axes `how`
+        (shapes/rearranged.py): written as source's are once source's rank is known."""
+        return self.fresh_star(source.shape.star)
+
+    def view_base(self, s: Shape) -> Optional[Shape]:
+        """`s` laid out around the segment its own was split from when an axis past a shared
+        one was read (analysis/environment.py `views`), or None."""
+        return None
+
     def learn_prefix(self, t: TensorV, n: int) -> None:
         """Make the first `n` dims of an unknown-rank tensor explicit (rank stays open)."""
         raise NotApplicable("rank unknown")

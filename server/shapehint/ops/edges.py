@@ -82,10 +82,13 @@ def axiswise(cx: OpContext, x: TensorV, axes: Sequence[int], rule: Callable[[Ten
     return _lift(out, s, back)
 
 
-def axiswise_or_edge(cx: OpContext, x: TensorV, axes: Sequence[int], rule: Callable[[TensorV], Value]) -> Value:
+def axiswise_or_edge(cx: OpContext, x: TensorV, axes: Sequence[int], rule: Callable[[TensorV], Value],
+                     how=None) -> Value:
     """`axiswise(cx, x, axes, rule)` for a `rule` that leaves the axes before the named ones (on
     their side) as they are; where that has no exact answer, the tensor whose edge before the
-    nearer named axis is x's, the rest unknown (a fresh segment: nothing is claimed of the rank)."""
+    nearer named axis is x's, the rest unknown: a segment of its own, nothing claimed of the rank
+    — derived from x's where the rule only rearranges x's axes (`how`, shapes/rearranged.py), so
+    that it is written out once x's rank is learned, and its rank, learned first, is x's."""
     try:
         return axiswise(cx, x, axes, rule)
     except NotApplicable:
@@ -95,11 +98,13 @@ def axiswise_or_edge(cx: OpContext, x: TensorV, axes: Sequence[int], rule: Calla
     s = x.shape
     if s.rank is not None:  # (learned on the way: the rule on the whole shape)
         return rule(x)
-    star = cx.fresh_star(s.star)
     if back:
         n = min(-max(axes) - 1, len(s.suffix))
-        return cx.tensor(Shape((), star, s.suffix[len(s.suffix) - n:] if n else ()), like=x)
-    return cx.tensor(Shape(s.dims[:min(min(axes), len(s.dims))], star, ()), like=x)
+        held = Shape((), "", s.suffix[len(s.suffix) - n:] if n else ())
+    else:
+        held = Shape(s.dims[:min(min(axes), len(s.dims))], "", ())
+    star = cx.derived_star(x, held, how) if how is not None else cx.fresh_star(s.star)
+    return cx.tensor(Shape(held.dims, star, held.suffix), like=x)
 
 
 def joined(cx: OpContext, ts: Sequence[TensorV], axis: int, rule: Callable[[list], Value]) -> Value:

@@ -4,6 +4,7 @@ and channel_shuffle's (copies) is a view with permuted strides, so a later `view
 exactly when PyTorch rejects it (the stride model: ops/common.py)."""
 from __future__ import annotations
 
+from ...shapes.rearranged import Swapped
 from ...shapes.shape import Shape, divides, ge
 from ...shapes.values import IntV, ListV, TensorV, TupleV
 from ..arguments import known_tensor, ranked_tensor
@@ -62,7 +63,7 @@ def transpose(cx: OpContext, input, dim0, dim1):
     x = known_tensor(input)
     a, b = cx.const_int(dim0), cx.const_int(dim1)
     if x.shape.rank is None and a is not None and b is not None:  # `k.transpose(-1, -2)` of `[*x, n, d]`
-        return axiswise_or_edge(cx, x, [a, b], lambda t: _swap(cx, t, dim0, dim1))
+        return axiswise_or_edge(cx, x, [a, b], lambda t: _swap(cx, t, dim0, dim1), Swapped(a, b))
     return _swap(cx, x, dim0, dim1)
 
 

@@ -12,6 +12,7 @@ when no size equal to 1 could make the view legal (that is what "no admissible i
 from __future__ import annotations
 
 from ...shapes.expr import Expr, product
+from ...shapes.rearranged import Inserted
 from ...shapes.shape import Shape, dim_str, disj, eq, ge, is_dyn, ne
 from ...shapes.values import DtypeV, IntV, StarSizeV, TensorV, TupleV
 from ..arguments import known_tensor, ranked_tensor
@@ -98,8 +99,10 @@ def _around_segment(cx: OpContext, x: TensorV, size) -> Shape | None:
         # (`out.reshape(*input_shape, -1)` of a kernel's result the analysis lost)
         sizes = [cx.fresh("?inferred") if i in inferred else d for i, d in enumerate(given)]
         return Shape(tuple(sizes[:len(t.dims)]), t.star, tuple(sizes[len(t.dims):])) if inferred else t
-    # (sizes on both sides of a segment may be the same axes when it is empty: not cancelled)
-    if s.star is None or t.star != s.star or (s.dims and s.suffix) or (t.dims and t.suffix):
+    # (sizes on both sides of a segment may be the same axes when it is empty, where they were
+    # learned one side after the other: not cancelled)
+    if s.star is None or t.star != s.star or ((s.dims and s.suffix) or (t.dims and t.suffix)) \
+            and cx.sides_shared(s.star):
         raise NotApplicable("sizes around another segment")
     sizes = list(t.dims + t.suffix)
     numel = product(s.dims + s.suffix)
@@ -247,7 +250,7 @@ def unsqueeze(cx: OpContext, input, dim):
             k = len(s.suffix) + i + 1
             return cx.tensor(Shape(s.dims, s.star, s.suffix[:k] + (Expr.const(1),) + s.suffix[k:]), like=x)
         if i > 0:  # (past the known leading axes: learned up to axis i - 1, or those before it kept)
-            return axiswise_or_edge(cx, x, [i - 1], lambda t: unsqueeze(cx, t, dim))
+            return axiswise_or_edge(cx, x, [i - 1], lambda t: unsqueeze(cx, t, dim), Inserted(i))
         raise NotApplicable("rank unknown")
     dims = x.shape.dims
     r = len(dims)
