@@ -75,11 +75,11 @@ def keep_decided(k: tuple, got: tuple) -> None:
 
 
 def model_key(facts: list, extra: list, names: list, minimize: list, declared: dict, lower: dict, upper: dict,
-              timeout_ms: int) -> tuple:
+              limits: tuple) -> tuple:
     """What `FactStore.model` asks Z3 (`declared`: the store's symbols, each bounded in the query
     and read back from the model)."""
     return (tuple(f.pred for f in facts), tuple(extra), tuple(names), tuple(minimize),
-            tuple((n, lower.get(n, 1), upper.get(n)) for n in declared), timeout_ms)
+            tuple((n, lower.get(n, 1), upper.get(n)) for n in declared), limits)
 
 
 def recall_model(k: tuple) -> tuple:

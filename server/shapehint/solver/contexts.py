@@ -14,9 +14,26 @@ from dataclasses import dataclass
 class Limits:
     """A Z3 query's deterministic resource limit (a job's share: Session.rlimit) and a wall-clock
     guard well above the time the limit takes, so that answers do not depend on the machine's load
-    (at 2 s, undecided queries stopped on the clock under load and infer's output varied between runs)."""
+    (at 2 s, undecided queries stopped on the clock under load and infer's output varied between runs).
+    Z3's optimizer (`FactStore.model`'s smallest values, `value_range`) gets OPTIMIZE_FACTOR times
+    the limit, and BACKSTOP_FACTOR times the guard: with the guard alone, a slow minimisation
+    stopped on the clock under load and a signature fell back to another model."""
     timeout_ms: int = 10000
     rlimit: int = 2_000_000
+
+    def optimizer(self) -> dict:
+        """The optimizer's parameters: its deterministic limit, the clock only against hangs."""
+        out = {"timeout": self.timeout_ms * BACKSTOP_FACTOR}
+        if self.rlimit:
+            out["rlimit"] = self.rlimit * OPTIMIZE_FACTOR
+        return out
+
+
+# the optimizer's share, 10 M units at the default (~9 s of one quiet core, as the old 10 s clock):
+# the slowest minimisation of the referee's files (tv_swin: 0.61 M units, 0.53 s; hf_clip 8 k,
+# hf_bert 1 k) finishes well within it, and one that does not stops at the same point on any machine
+OPTIMIZE_FACTOR = 5
+BACKSTOP_FACTOR = 6  # the clock only against a hang: 60 s at the default
 
 
 UNDECIDED_AT_FULL = 6

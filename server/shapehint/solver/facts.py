@@ -219,7 +219,7 @@ class FactStore:
             s.minimize(self._var(n))
         self.queries += 1
         key = answers.model_key(self.facts, preds, names, minimize, self._vars, self.lower, self.upper,
-                                self.limits.timeout_ms)
+                                (self.limits.timeout_ms, self.limits.rlimit))
         known, point = answers.recall_model(key)  # (the rank search asks again: answers.py)
         if known:
             return point
@@ -290,10 +290,12 @@ class FactStore:
     def _new_solver(self, optimize: bool = False):
         z3 = self._z3
         s = z3.Optimize(ctx=self._ctx) if optimize else z3.SolverFor("QF_NIA", ctx=self._ctx)
-        params = {"timeout": self.limits.timeout_ms}
-        if self.limits.rlimit and not optimize:
-            params["rlimit"] = self.limits.rlimit
-        s.set(**params)
+        if optimize:
+            s.set(**self.limits.optimizer())
+        elif self.limits.rlimit:
+            s.set(timeout=self.limits.timeout_ms, rlimit=self.limits.rlimit)
+        else:
+            s.set(timeout=self.limits.timeout_ms)
         return s
 
     def _bounds(self, s) -> None:
