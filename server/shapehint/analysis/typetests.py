@@ -114,6 +114,8 @@ def _one(value: Value, target: Value, torch_made: bool = False) -> Optional[bool
         return _tensor(value, target, torch_made)
     if isinstance(value, NoneV):
         return False
+    if isinstance(value, PartialV) and _never_a_partials_class(target):
+        return False  # (a `functools.partial` object: no str, bool, layer or tensor, nor the class it wraps)
     if class_or_function(value) and isinstance(target, BuiltinFn) and target.name in _BUILTIN_TYPES:
         return False  # (`entry if isinstance(entry, tuple) else (entry, {})` in a table of classes)
     if isinstance(value, NumberV) and isinstance(target, BuiltinFn) and target.name in ("int", "float"):
@@ -183,6 +185,15 @@ def _callable_is(value: Value, kind: str) -> Optional[bool]:
     if isinstance(value, (NoneV, TensorV, ModuleV, *_BUILTIN)):
         return False
     return None
+
+
+def _never_a_partials_class(target: Value) -> bool:
+    """A class no `functools.partial` object is an instance of: a builtin type, a torch class,
+    or a class of the analysed code built only on its own classes and `nn.Module` (one over
+    `abc.ABC` or a `Protocol` may claim any callable)."""
+    if isinstance(target, ClassObj):
+        return not _derives_from_external(target, MODULE)
+    return isinstance(target, BuiltinFn) or isinstance(target, ExtRef) and target.path.startswith("torch.")
 
 
 def class_or_function(value: Value) -> bool:
