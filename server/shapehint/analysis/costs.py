@@ -124,19 +124,25 @@ def sized_share(it):
 
 
 @contextlib.contextmanager
-def sized_forward(it):
-    """The forward of a factory's sized context (sized_kwargs.py): a whole model of known sizes,
-    every block of it an imported layer's forward (timm's blocks), within SIZED_FORWARD_STEPS of
-    imported calls instead of IMPORTED_STEPS."""
+def _swapped(it, name: str, value):
+    """The analysis's account with `name` set to `value` for the block, restored after."""
     costs = account(it)
     if costs is None:
         yield
         return
-    saved, costs.imported_steps = costs.imported_steps, SIZED_FORWARD_STEPS
+    saved = getattr(costs, name)
+    setattr(costs, name, value)
     try:
         yield
     finally:
-        costs.imported_steps = saved
+        setattr(costs, name, saved)
+
+
+def sized_forward(it):
+    """The forward of a factory's sized context (sized_kwargs.py): a whole model of known sizes,
+    every block of it an imported layer's forward (timm's blocks), within SIZED_FORWARD_STEPS of
+    imported calls instead of IMPORTED_STEPS."""
+    return _swapped(it, "imported_steps", SIZED_FORWARD_STEPS)
 
 
 @contextlib.contextmanager
@@ -156,7 +162,6 @@ def context_share(it):
         costs.spent, costs.spent_before = saved
 
 
-@contextlib.contextmanager
 def model_forward(it, fwd):
     """A construction context (built.py) runs the `forward` of a model whose class the analysed
     file defines and whose `forward` is an imported base's (a distilled vision transformer
@@ -165,15 +170,7 @@ def model_forward(it, fwd):
     FORWARDED_CALL_STEPS (forwarded_construction). Within IMPORTED_CALL_STEPS, a flag the
     attention reads from a library's settings undecided (rebound_globals.py: both arms run) cut it
     off before it reached the file's own head."""
-    costs = account(it)
-    if costs is None:
-        yield
-        return
-    saved, costs.model_forward = costs.model_forward, fwd
-    try:
-        yield
-    finally:
-        costs.model_forward = saved
+    return _swapped(it, "model_forward", fwd)
 
 
 def crossing(it, f, fr, args: list = (), kwargs: Optional[dict] = None):
