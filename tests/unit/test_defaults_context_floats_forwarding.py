@@ -16,6 +16,8 @@ import pytest
 from shapehint.analysis.api import analyze_source
 from shapehint.devicerun.builders import built_by
 
+from .infer_values import context_shape, value_at
+
 from .test_flag_default_context import _evaluates
 
 PROGRAM = '''import torch
@@ -76,14 +78,8 @@ def _values(text=PROGRAM):
     return analyze_source(text, "floatdefaults.py").infer_json()["values"]
 
 
-def _at(values, fn, line, name):
-    hit = [v for v in values if v["function"] == fn and v["line"] == line and v["name"] == name]
-    return hit[0] if hit else None
-
-
-def _context(value, label):
-    got = [c["shape"] for c in (value or {}).get("contexts") or [] if c["context"] == label]
-    return got[0] if got else None
+_at = value_at
+_context = context_shape
 
 
 def _torch(cls, **build):

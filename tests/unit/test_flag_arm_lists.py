@@ -10,6 +10,8 @@ import pytest
 
 from shapehint.analysis.api import analyze_source
 
+from .infer_values import value_at
+
 PROGRAM = '''import torch
 import torch.nn as nn
 
@@ -39,8 +41,7 @@ def _values():
 
 
 def _at(values, line):
-    hit = [v for v in values if v["function"] == "Emb.forward" and v["line"] == line and v["name"] == "x"]
-    return hit[0] if hit else None
+    return value_at(values, "Emb.forward", line, "x")
 
 
 def _torch_lengths(class_token: bool) -> int:

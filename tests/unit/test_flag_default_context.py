@@ -11,6 +11,8 @@ import pytest
 from shapehint.analysis.api import analyze_source
 from shapehint.devicerun.builders import built_by
 
+from .infer_values import context_shape, value_at
+
 PROGRAM = '''import torch
 from torch import nn
 
@@ -61,14 +63,11 @@ def _values(text):
 
 
 def _at(values, line, name="x"):
-    hit = [v for v in values if v["function"] == "Net.forward" and v["line"] == line and v["name"] == name]
-    assert hit, line
-    return hit[0]
+    return value_at(values, "Net.forward", line, name, required=True)
 
 
 def _context(value, label=LABEL):
-    got = [c["shape"] for c in value.get("contexts") or [] if c["context"] == label]
-    return got[0] if got else None
+    return context_shape(value, label)
 
 
 def _torch_shapes(**build):

@@ -17,6 +17,8 @@ import pytest
 
 from shapehint.analysis.api import analyze_source
 
+from .infer_values import context_shape, value_at
+
 BASE = """\
     import torch
     from torch import nn
@@ -111,13 +113,11 @@ def _values(tmp_path):
 
 
 def _at(values, fn, marker, name):
-    hit = [v for v in values if v["function"] == fn and v["line"] == _line(marker) and v["name"] == name]
-    return hit[0] if hit else None
+    return value_at(values, fn, _line(marker), name)
 
 
 def _context(value, cls):
-    got = [c["shape"] for c in (value or {}).get("contexts") or [] if c["context"].startswith(f"{cls}.__init__:")]
-    return got[0] if got else None
+    return context_shape(value, prefix=f"{cls}.__init__:")
 
 
 def _torch_calls(tmp_path, cls, x_shape):

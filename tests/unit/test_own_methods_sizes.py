@@ -20,6 +20,8 @@ import pytest
 
 from shapehint.analysis.api import analyze_source
 
+from .infer_values import context_shape, value_at
+
 SOURCE = """\
     import torch
     from torch import nn
@@ -111,9 +113,7 @@ def values(tmp_path_factory):
 
 
 def _context(values, fn, marker, name, factory):
-    hit = [v for v in values if v["function"] == fn and v["line"] == _line(marker) and v["name"] == name]
-    got = [c["shape"] for c in (hit[0].get("contexts") or []) if c["context"].startswith(f"{factory}:")] if hit else []
-    return got[0] if got else None
+    return context_shape(value_at(values, fn, _line(marker), name), prefix=f"{factory}:")
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,8 @@ import pytest
 
 from shapehint.analysis.api import analyze_source
 
+from .infer_values import context_shape, value_at
+
 PROGRAM = '''import functools
 import types
 from functools import partial
@@ -104,10 +106,7 @@ def _values():
 
 
 def _context(values, line, name, label):
-    hit = [v for v in values if v["function"] == FORWARD and v["line"] == line and v["name"] == name]
-    assert hit, (line, name)
-    got = [c["shape"] for c in hit[0].get("contexts") or [] if c["context"] == label]
-    return got[0] if got else None
+    return context_shape(value_at(values, FORWARD, line, name, required=True), label)
 
 
 def _torch(factory):

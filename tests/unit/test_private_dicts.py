@@ -14,6 +14,8 @@ import pytest
 
 from shapehint.analysis.api import analyze_source
 
+from .infer_values import context_shape, value_at
+
 PROGRAM = '''import re
 import torch
 from torch import nn
@@ -127,10 +129,7 @@ def _values(text, path):
 
 
 def _context(values, line, name, label):
-    hit = [v for v in values if v["function"] == "Block.forward" and v["line"] == line and v["name"] == name]
-    assert hit, (line, name)
-    got = [c["shape"] for c in hit[0].get("contexts") or [] if c["context"] == label]
-    return got[0] if got else None
+    return context_shape(value_at(values, "Block.forward", line, name, required=True), label)
 
 
 @pytest.mark.parametrize("factory, label", [("small", "small:38"), ("wide", "wide:42")])
