@@ -6,7 +6,7 @@ from __future__ import annotations
 import z3
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from shapehint.shapes.expr import Expr, emin, floordiv, mod
+from shapehint.shapes.expr import Expr, emax, emin, floordiv, mod
 from shapehint.shapes.shape import disj, eq, gt, lt, ne
 from shapehint.solver import witness
 from shapehint.solver.facts import FactStore
@@ -178,3 +178,23 @@ def test_a_moved_point_is_still_checked():
     pad_w = mod(WIN - mod(W, WIN), WIN)
     preds = _windows_counted() + [eq(W, 2 * ws), lt(0, pad_w)]
     assert witness.find_model(preds, {}, {}) is None
+
+
+
+def test_the_sizes_of_a_broadcast_may_differ():
+    # a head count split into groups, `x*(h//g)` and `y*(h//g)`, met `h` in broadcasts (their
+    # preconditions), and a padded size divides a product of it: every uneven point breaks a
+    # precondition or the division, and at the uniform points `x*(h//g) == h`; moved down from
+    # them (x = 1, then x = y = 1) the queries hold
+    g, x, y, T, cs = (S(v) for v in ("g", "x", "y", "T", "cs"))
+    q = floordiv(h, g)
+    pad = mod(cs - mod(T, cs), cs)
+    facts = [
+        disj(eq(x * q, h), eq(x * q, 1), eq(h, 1)),
+        disj(eq(emax(x * q, y * q), h), eq(emax(x * q, y * q), 1), eq(h, 1)),
+        eq(mod(x * q * T + x * q * pad, x * q * cs), 0),
+    ]
+    lower = {"x": 0, "y": 0}
+    for query in (ne(x * q, h), ne(emax(x * q, y * q), h), lt(emax(x * q, y * q), h), lt(x * q, h)):
+        point = witness.find_model(facts + [query], lower, {})
+        assert point is not None and _z3_holds(facts + [query], point, lower)

@@ -14,7 +14,8 @@ occurring linearly (`B*L*C == B*C*H*W` for `L`, `?1 == w*w` for `?1`) gives that
 value, when the division is exact. A point is returned only when every predicate holds at it
 under the declared bounds (evaluated as bounds.py does), so a "sat" from here is exact; failing
 to find one says nothing, and the caller goes on to Z3. Last, a uniform point that fails only a
-few predicates is moved one symbol at a time (`_moved`). Tests: tests/unit/test_witness.py.
+few predicates is moved one symbol at a time, up or down, then two down together (`_moved`).
+Tests: tests/unit/test_witness.py.
 """
 from __future__ import annotations
 
@@ -66,11 +67,14 @@ def find_model(preds: list, lower: dict, upper: dict) -> Optional[dict]:
 
 
 def _moved(preds: list, free: list, equations: "_Equations", lower: dict, upper: dict) -> Optional[dict]:
-    """A uniform point that fails only a few predicates, moved one free symbol at a time. The
-    facts of a windowed model hold at the uniform points (a window of 2 over a 2 x 2 map), where
-    nothing is padded; a query asking for a padding (`0 < (w - W % w) % w`) holds once one size
-    moves off the window (W = 3), while the products tying the other sizes are rebuilt from the
-    moved one. Only the free symbols the failing predicates mention move."""
+    """A uniform point that fails only a few predicates, moved one free symbol at a time, then
+    two together. The facts of a windowed model hold at the uniform points (a window of 2 over
+    a 2 x 2 map), where nothing is padded; a query asking for a padding (`0 < (w - W % w) % w`)
+    holds once one size moves off the window (W = 3), while the products tying the other sizes
+    are rebuilt from the moved one. A broadcast's precondition `(a == b) or (a == 1) or (b == 1)`
+    holds there too, with a == b; whether a may be less than b (`max(x*q, y*q) < h`, x and y
+    each either h/q or 1/q) asks for both x and y moved down. Only the free symbols the failing
+    predicates mention move."""
     for base in _MOVED_FROM:
         env = _point(free, equations, (base,), lower, upper, len(free))
         if env is None:
@@ -81,12 +85,24 @@ def _moved(preds: list, free: list, equations: "_Equations", lower: dict, upper:
         mentioned: set = set()
         for p in failing:
             mentioned |= p.symbols()
-        for name in [v for v in free if v in mentioned]:
-            for x in (base + 1, base + 2, 2 * base + 1):
-                moved = _point(free, equations, (base,), lower, upper, len(free), {name: x})
-                if moved is not None and _holds_all(moved, preds, lower, upper):
-                    return moved
+        for moves in _moves([v for v in free if v in mentioned], base):
+            moved = _point(free, equations, (base,), lower, upper, len(free), moves)
+            if moved is not None and _holds_all(moved, preds, lower, upper):
+                return moved
     return None
+
+
+def _moves(names: list, base: int):
+    """The moves `_moved` tries from the point where every free symbol is `base`: each symbol
+    up, each down, then each pair down together."""
+    for name in names:
+        for x in (base + 1, base + 2, 2 * base + 1):
+            yield {name: x}
+    for name in names:
+        yield {name: base - 1}
+    for i, one in enumerate(names):
+        for other in names[i + 1:]:
+            yield {one: base - 1, other: base - 1}
 
 
 def _failing(env: dict, preds: list, lower: dict, upper: dict) -> Optional[list]:
