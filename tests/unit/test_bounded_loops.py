@@ -63,15 +63,18 @@ def _values():
     return {(v["function"], v["name"]): v["shape"] for v in analyze_source(SRC, "bounded.py").infer_json()["values"]}
 
 
-def _run(cls, args, x_shape):
+def _run(cls, args, x_shape, built=None):
     torch = pytest.importorskip("torch")
     ns = {}
     exec(compile(SRC, "bounded.py", "exec"), ns)
-    return ns[cls](*args).to("meta")(torch.empty(*x_shape, device="meta"))
+    m = ns[cls](*args).to("meta")
+    if built is not None:
+        built.append(m)
+    return m(torch.empty(*x_shape, device="meta"))
 
 
-def _agrees(got, want, x_shape):
-    env = {"x": types.SimpleNamespace(shape=x_shape)}
+def _agrees(got, want, x_shape, me=None):
+    env = {"x": types.SimpleNamespace(shape=x_shape), "self": me}
     assert len(got) == len(want)
     for g, d in zip(got, want):
         assert d == "?" or g == (d if isinstance(d, int) else eval(d, {}, env))
@@ -84,16 +87,18 @@ def test_each_stage_keeps_its_own_width():
 
 
 def test_what_the_last_pass_left_is_not_claimed():
-    # stopped after 2 passes the width is 16, after 3 it is 32: a join, never the last item's
-    assert _values()[("Net.forward", "w")] == ["x.shape[0]", "?"]
+    # stopped after 2 passes the width is 16, after 3 it is 32: a join, never the last item's;
+    # the instance holds it as `self.width`, which names it (held_sizes.py)
+    assert _values()[("Net.forward", "w")] == ["x.shape[0]", "self.width"]
 
 
 @pytest.mark.parametrize("layers", [(1, 1), (1, 1, 1), (1, 1, 1, 1, 1)])
 def test_the_stages_are_torchs(layers):
-    b, w = _run("Net", (layers,), (2, 3, 5, 7))
+    built = []
+    b, w = _run("Net", (layers,), (2, 3, 5, 7), built)
     v = _values()
     _agrees(b.shape, v[("Net.forward", "b")], (2, 3, 5, 7))
-    _agrees(w.shape, v[("Net.forward", "w")], (2, 3, 5, 7))
+    _agrees(w.shape, v[("Net.forward", "w")], (2, 3, 5, 7), built[0])
     assert w.shape[1] == {2: 16, 3: 32, 5: 32}[len(layers)]
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import ast
 import math
+import operator
 from typing import Optional
 
-from ..shapes.expr import Expr
+from ..shapes.expr import Expr, emax
+from ..shapes.shape import ge, le
 from ..shapes.shape import is_dyn
 from ..shapes.values import FloatV, IntV, StrV, UnknownV, Value
 from .objects import OpaqueV
@@ -35,6 +37,22 @@ def int_binop(op, x: Expr, y: Expr) -> Value:
         return FloatV(None, quotient=(x, y))
     return UnknownV("int op")
 
+
+
+def abs_value(v, facts) -> Value:
+    """`abs(v)` of a number: `abs(h - w)` is `h - w` only where the facts prove it never negative
+    (it was taken as `h - w` on every path), else the larger of it and its negation."""
+    if isinstance(v, IntV) and v.expr.value is not None:
+        return IntV(Expr.const(abs(v.expr.value)))
+    if isinstance(v, IntV):
+        if facts is not None and facts.entails(ge(v.expr, 0)):
+            return v
+        if facts is not None and facts.entails(le(v.expr, 0)):
+            return IntV(-v.expr)
+        return IntV(emax(v.expr, -v.expr))
+    if isinstance(v, FloatV) and v.value is not None:
+        return FloatV(abs(v.value))
+    return FloatV(None)
 
 
 def math_constant(path: str) -> Optional[FloatV]:
@@ -163,12 +181,19 @@ def float_op(op, a, b) -> Optional[float]:
             return v.value
         return float(v.expr.value) if v.expr.value is not None else None
     x, y = val(a), val(b)
-    if x is None or y is None:
+    fn = _FLOAT_OPS.get(op)
+    if x is None or y is None or fn is None:
         return None
     try:
-        return {ast.Add: x + y, ast.Sub: x - y, ast.Mult: x * y}.get(op) if op is not ast.Div else x / y
-    except ZeroDivisionError:
+        got = fn(x, y)
+    except (ZeroDivisionError, OverflowError):
         return None
+    return got if isinstance(got, float) else None  # (`(-8.0) ** (1 / 3)` is complex)
+
+
+# Python's own on two floats; an int operand is converted first, as Python does
+_FLOAT_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+              ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 
 
 def exact_root(e: Expr) -> Optional[Expr]:

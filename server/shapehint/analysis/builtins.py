@@ -138,15 +138,15 @@ class Builtins:
         return self._minmax(args, emin)
 
     def b_abs(self, args, kwargs, fr, span):
-        v = args[0] if args else None
-        if isinstance(v, IntV) and v.expr.value is not None:
-            return IntV(Expr.const(abs(v.expr.value)))
-        return v if isinstance(v, IntV) else FloatV(None)
+        return arith.abs_value(args[0] if args else None, fr.facts if fr is not None else None)
 
     def b_round(self, args, kwargs, fr, span):
         v = args[0] if args else None
         if isinstance(v, FloatV) and v.value is not None and len(args) == 1:
             return IntV(Expr.const(round(v.value)))
+        digits = args[1].expr.value if len(args) == 2 and isinstance(args[1], IntV) else None
+        if isinstance(v, FloatV) and v.value is not None and digits is not None:
+            return FloatV(round(v.value, digits))  # (`round(2.675, 2)` is 2.67: Python's own)
         if len(args) == 1 and not isinstance(v, IntV):
             q = arith.round_quotient(v)  # `round(out_chs * 1.0)`; else some int, never a float
             return IntV(q) if q is not None else UnknownV("round")

@@ -28,6 +28,7 @@ from .sink import Sink
 from .sealed_dicts import mark_written
 from .written_lists import forget_written
 from .rebound_globals import forget_rebound
+from .held_sizes import name_held_sizes
 from .generic import construct, forget_state, generic_instance, own_copy, param_value
 
 
@@ -197,6 +198,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
                 # a copy per method: what one method's analysis assigns (`self.fns = None` in
                 # `reset`) is not what the next one starts from
                 fr.env[p.arg] = own_copy(generic_instance(it, f.cls))
+                name_held_sizes(it, f.qualname, p.arg, fr.env[p.arg])
             fr.self_obj = fr.env[p.arg]
             continue
         fr.env[p.arg] = param_value(it, f, p, fr, is_init, own=True)
