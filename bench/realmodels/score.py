@@ -250,7 +250,7 @@ def judge(shape, observed: list, look) -> str:
     return "partial" if unknown else "right"
 
 
-_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?P<a> assuming \S+ == '[^']*')?(?: via [\w.<>]+:(?:\d+|\?))*$"),
+_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?P<a> assuming \S+ == (?:'[^']*'|\d+))?(?: via [\w.<>]+:(?:\d+|\?))*$"),
         re.compile(r"from (?P<q>[\w.<>]+) \(line (?P<l>\d+)\)")]
 _ASSUMED = re.compile(r" assuming config\.(?P<attr>\w+) == '(?P<lit>[^']*)'$")
 

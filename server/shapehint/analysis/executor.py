@@ -339,7 +339,10 @@ class Statements:
     def name_symbol(self, e: Expr, name: str, fr) -> None:
         """`B, T, C = x.size()`: the program's names replace default names like `x.shape[0]`."""
         syms = e.symbols()
-        if len(syms) != 1 or e != Expr.sym(next(iter(syms))) or name == "_":
+        # (a run that records nothing, a construction, names nothing: its table is the function's,
+        # which a construction context's records are printed in, `forward`'s too, where the local
+        # is no name; a construction assuming a sequence's length unpacks `enumerate` of its items)
+        if len(syms) != 1 or e != Expr.sym(next(iter(syms))) or name == "_" or not fr.record:
             return
         old = next(iter(syms))
         if ".shape[" in old or old.startswith("?") or _INDEXED.match(old):

@@ -21,7 +21,8 @@ its own holds a symbol that may be 0, so `... if reg_tokens else None` is undeci
 from 1 up stays a symbol, as a build passes its own sizes, unless the constructor compares it
 (`curr_stride >= output_stride`: deciding_ints.py). A string parameter the constructor compares
 with a literal (`'deep' in stem_type`) gets the same construction once more per literal, that
-parameter given it (param_literals.py).
+parameter given it (param_literals.py); a sequence of sizes whose length it reads
+(`enumerate(block_config)`), once more as a sequence of the default's length (param_lengths.py).
 
 A class whose `__init__` takes only `*args, **kwargs` and hands them to its base's
 (`super().__init__(*args, **kwargs)`, spread.py) has the base's flags and strings: its open
@@ -35,7 +36,7 @@ from typing import Callable
 
 from ..shapes.shape import FALSE, TRUE
 from ..shapes.expr import Expr
-from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, StrV, Value
+from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, ListV, StrV, TupleV, Value
 from .config_bases import decided as config_decided
 from .config_defaults import PARAM, class_chain, config_at_defaults, config_class_of
 from .deciding_ints import deciding_ints
@@ -45,9 +46,10 @@ from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
 from .generic import construct, forget_state
 from .literal_contexts import CONTEXT_STEPS, LITERAL_STEPS, builds_any, guarded_in, label as literal_label
+from .param_lengths import label as length_label, param_lengths
 from .param_literals import label as param_label, param_literals
 from .properties import setter
-from .objects import ClassObj, FuncObj, InstanceObj
+from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
 from .optional_parts import open_optional_parts
 
 
@@ -135,6 +137,9 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     for given in param_literals(init.node):  # (a string parameter given a literal it is compared with)
         _within_literal_share(it, init, given, lambda g=given: _run_at_defaults(
             it, init, forwarded, param_value, None, g), param_label)
+    for given in param_lengths(init.node):  # (a sequence of sizes as long as its default)
+        _within_literal_share(it, init, given, lambda g=given: _run_at_defaults(
+            it, init, forwarded, param_value, None, g), length_label)
     if config_class_of(init) is not None:
         for assumed in guarded_in(_module_nodes(it, init)):
             _within_literal_share(it, init, assumed, lambda a=assumed: _run_at_defaults(
@@ -182,7 +187,8 @@ def _label_text(init: FuncObj, assumed, name=literal_label) -> str:
 def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, assumed, given=None) -> None:
     """One construction context of `init`'s class at its defaults; `assumed`: (attr, literal) its
     configuration holds after the construction (literal_contexts.assume), or None; `given`:
-    (param, literal) a string parameter takes instead of its default (param_literals.py), or None."""
+    (param, literal) a string parameter takes instead of its default (param_literals.py), or
+    (param, length) a sequence of sizes of its default's length takes (param_lengths.py), or None."""
     cls = init.cls
     cfg = _config(it, init, always=assumed is not None)  # (no context of its own: each would run the whole model again)
     runs = it.built_runs.get(cls, 0)
@@ -197,7 +203,7 @@ def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, 
     if cfg is not None:
         fixed[PARAM] = cfg
     if given is not None:
-        fixed[given[0]] = StrV(given[1])
+        fixed[given[0]] = _given_value(init.node, *given)
     if construct(it, init, inst, open_nones=False, flag=_at_default, kwargs=kwargs(), fixed=fixed) == "raise":
         return
     # (the same construction, its `None` defaults given: a part only a float's other value builds is none)
@@ -208,9 +214,30 @@ def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, 
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=cls, root=init.qualname)
     if assumed is not None and not _assume(it, cfg, *assumed, fr):
         return
-    label = BuiltContext(_label_text(init, given, param_label) if given is not None else _label_text(init, assumed))
+    label = BuiltContext(_label_text(init, given, _given_label(given)) if given is not None
+                         else _label_text(init, assumed))
     label.deep = assumed is not None
     run_in_context(it, inst, fr, label, span_of(init.node), param_value)
+
+
+def _given_value(init: ast.FunctionDef, param: str, given) -> Value:
+    """A string parameter's literal, or a sequence of `given` sizes named `param[i]` (as a
+    fixed-length tuple's are, generic.container_param), a list where the default is one."""
+    if isinstance(given, str):
+        return StrV(given)
+    items = [OpaqueV(f"{param}[{i}]", "int") for i in range(given)]
+    return ListV(items) if _default_is_list(init, param) else TupleV(tuple(items))
+
+
+def _default_is_list(init: ast.FunctionDef, param: str) -> bool:
+    a = init.args
+    pos = a.posonlyargs + a.args
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    return any(p.arg == param and isinstance(d, ast.List) for p, d in pairs)
+
+
+def _given_label(given) -> Callable:
+    return param_label if isinstance(given[1], str) else length_label
 
 
 def _assume(it, cfg: InstanceObj, attr: str, lit: str, fr: Frame) -> bool:

@@ -12,7 +12,9 @@ module it is imported from, found beside `path`'s package); one not found matche
 class whose context holds its configuration at its class's defaults (analysis/config_defaults.py)
 is matched only when the build passes one built so (`_config_at_defaults`): where that
 configuration hands its `**kwargs` to its bases, each keyword it does not take itself must be one
-a base's `__init__` takes or pops, at the default the context holds (analysis/config_bases.py)."""
+a base's `__init__` takes or pops, at the default the context holds (analysis/config_bases.py).
+The context assuming a sequence's length (analysis/param_lengths.py) is matched when the defaults
+context is and the build passes a literal of that many ints from 1 up, or none (`_argument`)."""
 from __future__ import annotations
 
 import ast
@@ -22,6 +24,7 @@ try:
     from ..analysis.config_bases import forwards_keywords, keyword_at_default, keyword_storing
     from ..analysis.deciding_ints import deciding_ints
     from ..analysis.literal_contexts import guarded_literals, label as literal_label
+    from ..analysis.param_lengths import label as length_label, param_lengths, passes_length
     from ..analysis.param_literals import label as param_label, param_literals
     from ..frontend.pyast import parse as parse_ast
 except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the files of this tree)
@@ -41,6 +44,8 @@ except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the f
     guarded_literals, literal_label = _literals.guarded_literals, _literals.label
     _params = _sibling("param_literals")
     param_label, param_literals = _params.label, _params.param_literals
+    _lengths = _sibling("param_lengths")
+    length_label, param_lengths, passes_length = _lengths.label, _lengths.param_lengths, _lengths.passes_length
     parse_ast = _sibling("pyast", "frontend").parse  # (its lock is the process's, however loaded)
 
 
@@ -76,12 +81,30 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
             if isinstance(given, tuple):  # (the contexts that assume a literal: the build passes it)
                 found |= {literal_label(f"{c.func.id}.__init__", a, lit) for a, lit in literals
                           if _passes_literal(*given, a, lit)}
+            if given and inits[c.func.id] is _own_init(classes[c.func.id]):
+                found |= {length_label(f"{c.func.id}.__init__", p, n) for p, n in param_lengths(inits[c.func.id])
+                          if passes_length(_argument(c, inits[c.func.id], p), n)}
         elif isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id in inits \
                 and inits[c.func.id] is _own_init(classes[c.func.id]):
             lit = _one_literal(c, inits[c.func.id])
             if lit is not None and _config_at_defaults(c, inits[c.func.id], classes[c.func.id], classes, tree, path):
                 found.add(param_label(f"{c.func.id}.__init__", *lit))
     return frozenset(found)
+
+
+def _argument(call: ast.Call, init: ast.FunctionDef, param: str):
+    """What `call` passes `init`'s `param` (by position or keyword), else its default (the
+    caller of `_flags_at_defaults`, which refuses `*args` and `**kwargs`, is the only caller)."""
+    a = init.args
+    pos = a.posonlyargs + a.args
+    for p, v in zip(pos[1:], call.args):
+        if p.arg == param:
+            return v
+    got = next((k.value for k in call.keywords if k.arg == param), None)
+    if got is not None:
+        return got
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    return next((d for p, d in pairs if p.arg == param), None)
 
 
 def _one_literal(call: ast.Call, init: ast.FunctionDef):

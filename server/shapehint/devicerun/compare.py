@@ -307,11 +307,19 @@ def _judge_generic(cand, observed, env, context, bind):
     return status, concrete
 
 
+def _built_name(context: str) -> str:
+    """`Q:LINE` -> `Q`; an assumption after the line stays (`Q:LINE assuming len(p) == 4` ->
+    `Q assuming len(p) == 4`: another context, which builders.built_by names only for the builds
+    that satisfy it)."""
+    where, sep, rest = context.partition(" assuming ")
+    return where.rsplit(":", 1)[0] + (sep + rest if sep else "")
+
+
 def _judge_built(cand, observed, env, built: frozenset):
     """The line judged by the construction contexts of the factories that built the model: a
     match when one holds, a mismatch when each is decided and none holds, else None."""
     shapes = [c["shape"] for c in cand.get("contexts") or [] if c.get("shape") is not None
-              and str(c.get("context", "")).rsplit(":", 1)[0] in built]
+              and _built_name(str(c.get("context", ""))) in built]
     judged = [status_of(s, observed, dict(env), bind=False) for s in shapes]
     hit = next((j for j in judged if j[0] == "match"), None)
     if hit is not None:

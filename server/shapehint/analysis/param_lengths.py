@@ -1,0 +1,99 @@
+"""A constructor's sequence of sizes assumed as long as its default (docs/analysis.md, "A flag's
+default").
+
+`block_config: Tuple[int, ...] = (6, 12, 24, 16)` iterated by `__init__` (`for i, n in
+enumerate(block_config)`) builds one stage a pass; the class on its own holds a sequence of
+unknown length there, so the number of stages, and every channel and spatial size after them,
+is unknown (a stage may not exist at all: the input joins the output). The construction context
+at the defaults (flag_defaults.py) keeps sizes symbolic, so it holds that sequence open too. For
+each such parameter (its default a tuple or list of int literals, its length read by the
+constructor's own loops or `len`, its annotation no fixed-length tuple, which already gives the
+length), that construction runs once more with the parameter a sequence of the default's length
+whose items are sizes named `p[0]`, `p[1]`, ... (as `Tuple[int, int]` names them, generic.py),
+labelled `CLASS.__init__:LINE assuming len(p) == N`; it claims shapes only for builds leaving
+every flag at its default and passing for `p` a literal of N ints from 1 up, or nothing
+(devicerun/builders.py).
+
+Pure `ast`: the analysis (flag_defaults.py) and devicerun/builders.py read the same parameters.
+"""
+from __future__ import annotations
+
+import ast
+
+MAX_PARAM_LENGTHS = 1  # assumptions per class (each runs the whole model again)
+MAX_LENGTH = 8  # items named in the label's sequence (a longer default is no stage list)
+PREFIX = " assuming "  # (param_literals.PREFIX: the referee reads the labels alike)
+_SEQUENCE_CALLS = {"enumerate", "zip", "reversed", "list", "tuple", "range", "len", "sum"}
+
+
+def _int_sequence_defaults(init: ast.FunctionDef) -> dict:
+    """`init`'s parameters whose default is a tuple or list of int literals (not bools), and whose
+    annotation is no fixed-length tuple: name -> the default's length."""
+    a = init.args
+    pos = a.posonlyargs + a.args
+    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    return {p.arg: len(d.elts) for p, d in pairs
+            if isinstance(d, (ast.Tuple, ast.List)) and 0 < len(d.elts) <= MAX_LENGTH
+            and all(isinstance(e, ast.Constant) and type(e.value) is int for e in d.elts)
+            and not _fixed_tuple(p.annotation)}
+
+
+def _fixed_tuple(ann) -> bool:
+    """`Tuple[int, int]` / `tuple[int, int, int, int]` (not `Tuple[int, ...]`)."""
+    if not isinstance(ann, ast.Subscript):
+        return False
+    base = ann.value
+    name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else None
+    items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+    return name in ("Tuple", "tuple") and not any(
+        isinstance(e, ast.Constant) and e.value is Ellipsis for e in items)
+
+
+def _reads_length(node, params: dict) -> set:
+    """The parameters whose length `node` reads: iterated by a `for` or comprehension (directly or
+    through `enumerate`, `zip`, ...), or given to `len`."""
+    found = set()
+
+    def of(expr):
+        if isinstance(expr, ast.Name) and expr.id in params:
+            found.add(expr.id)
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in _SEQUENCE_CALLS:
+            for arg in expr.args:
+                of(arg)
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        of(node.iter)
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
+        for arg in node.args:
+            of(arg)
+    return found
+
+
+def param_lengths(init: ast.FunctionDef) -> list:
+    """[(param, length)] for the parameters of `init` whose default is a sequence of int literals
+    and whose length `init`'s own body reads (a nested function's reads are its own), in source
+    order, at most MAX_PARAM_LENGTHS."""
+    params = _int_sequence_defaults(init)
+    if not params:
+        return []
+    read: list = []
+    todo = list(init.body)
+    while todo:
+        n = todo.pop(0)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        for p in sorted(_reads_length(n, params)):
+            if p not in read:
+                read.append(p)
+        todo[:0] = list(ast.iter_child_nodes(n))
+    return [(p, params[p]) for p in read][:MAX_PARAM_LENGTHS]
+
+
+def passes_length(value, length: int) -> bool:
+    """Whether a build's argument `value` is a tuple or list literal of `length` ints from 1 up
+    (the sizes the context's symbols, each at least 1, stand for)."""
+    return isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == length and all(
+        isinstance(e, ast.Constant) and type(e.value) is int and e.value >= 1 for e in value.elts)
+
+
+def label(base: str, param: str, length: int) -> str:
+    return f"{base}{PREFIX}len({param}) == {length}"
