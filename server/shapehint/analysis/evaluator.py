@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from ..shapes.expr import Expr
+from ..shapes.expr import Expr, expr_nodes
 from ..shapes.shape import FALSE, TRUE, neg
 from ..shapes.values import BoolV, DictV, DtypeV, EllipsisV, ExtRef, FloatV, IntV, ListV, ModuleV, NoneV, SliceV, StarSizeV, StrV, TensorV, TupleV, UnknownV, Value
 from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj, InstanceObj, LazyImport, ModuleNS, NumberOrTensor, OpaqueV, ShapeAliasV, SuperV, TensorMethod, UnionAliasV
@@ -471,20 +471,6 @@ def _tracked(v: Value) -> Value:
     if isinstance(v, IntV) and not v.expr.is_const and expr_nodes(v.expr, MAX_INT_EXPR_NODES) > MAX_INT_EXPR_NODES:
         return UnknownV("integer expression too large")
     return v
-
-
-def expr_nodes(e: Expr, limit: int) -> int:
-    """The number of terms, atoms and nested terms of `e`, counted up to just past `limit`."""
-    n = 0
-    for m in e.terms:
-        n += 1 + len(m)
-        for a in m:
-            for sub in a.args:
-                if isinstance(sub, Expr):
-                    n += expr_nodes(sub, limit - n)
-        if n > limit:
-            break
-    return n
 
 
 _DIVISIONS = (ast.FloorDiv, ast.Mod, ast.Div)

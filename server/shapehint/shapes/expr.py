@@ -331,6 +331,9 @@ def emax(a: IntLike, b: IntLike) -> Expr:
     d = (a - b).value
     if d is not None:
         return a if d >= 0 else b
+    absorbed = _absorbed("max", a, b)
+    if absorbed is not None:
+        return absorbed
     x, y = sorted((a, b), key=to_str)
     return Expr({(Atom("max", "", (x, y)),): 1})
 
@@ -344,8 +347,34 @@ def emin(a: IntLike, b: IntLike) -> Expr:
     d = (a - b).value
     if d is not None:
         return a if d <= 0 else b
+    absorbed = _absorbed("min", a, b)
+    if absorbed is not None:
+        return absorbed
     x, y = sorted((a, b), key=to_str)
     return Expr({(Atom("min", "", (x, y)),): 1})
+
+
+def _operands(kind: str, e: Expr) -> frozenset:
+    """The operands a nest of `kind` (min or max) takes its value among: `min(a, min(b, c))`
+    is the least of {a, b, c}; anything else is its own one operand."""
+    if len(e.terms) == 1:
+        (m, c), = e.terms.items()
+        if c == 1 and len(m) == 1 and m[0].kind == kind:
+            x, y = m[0].args
+            return _operands(kind, x) | _operands(kind, y)
+    return frozenset((e,))
+
+
+def _absorbed(kind: str, a: Expr, b: Expr):
+    """`min(a, b)` when one side's operands are among the other's: that side adds nothing
+    (`min(m, min(w, m))` is `min(w, m)`). A window clipped to its input again, by a second
+    call of the same layer or a join of both, keeps the one value. None when neither is."""
+    oa, ob = _operands(kind, a), _operands(kind, b)
+    if oa <= ob:
+        return b
+    if ob <= oa:
+        return a
+    return None
 
 
 _OPS = {"floordiv": floordiv, "mod": mod, "max": emax, "min": emin}
@@ -356,6 +385,23 @@ def product(items: Iterable[IntLike]) -> Expr:
     for x in items:
         out = out * Expr.lift(x)
     return out
+
+
+def expr_nodes(e: Expr, limit: int) -> int:
+    """The number of terms and atoms of `e` and of the operands of its atoms, an operand that
+    occurs several times counted once, up to just past `limit`. Shared operands cost the solver
+    once (its encoding and solver/monotone.py visit each once): a padding to a window clipped to
+    the input, `(k - W % k) % k` with `k = min(ws, min(H, W))`, is small; counted per occurrence
+    it passed the limit, and every windowed layer after it lost its sizes."""
+    n, seen, todo = 0, set(), [e]
+    while todo and n <= limit:
+        for m in todo.pop().terms:
+            n += 1 + len(m)
+            for a in m:
+                if a.kind != "sym" and a not in seen:
+                    seen.add(a)
+                    todo.extend(sub for sub in a.args if isinstance(sub, Expr))
+    return n
 
 
 # ---- printing ---------------------------------------------------------------
