@@ -38,7 +38,7 @@ MAX_UNROLL = 32
 class ControlFlow:
     """`if`, loops, `try`, `with` (a component of the interpreter)."""
 
-    _USES = ("eval", "exec_block", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
+    _USES = ("eval", "exec_block", "_learn_arm_ranks", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
              "arm_segment", "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "mutation_log", "note_omitted",
              "resolve", "truth", "open_arm", "close_arm", "join_arms", "forget_arm", "interp", "int_value")
 
@@ -75,11 +75,11 @@ class ControlFlow:
         origin = (span_of(st.test), f"condition on line {st.lineno}")
         own = ({}, set()) if reads_rank(st.test) else None  # (name -> tensor, ids of its copies)
         env0, dead0 = dict(fr.env), fr.dead
-        if own is not None:
-            self._own_segments(st.test, fr, own)
         me = fr.self_obj if isinstance(fr.self_obj, InstanceObj) else None
         attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
         mark = self.open_arm()
+        if own is not None:
+            self._own_segments(st.test, fr, own, True)
         off = off_default_arm(v)  # (the arm only a flag's other value takes: errors not reported)
         boxes = containers(env0) if off is not None else ()
         lists = arm_lists.lists_before(env0)
@@ -89,9 +89,9 @@ class ControlFlow:
         ends1 = quiet_arm_ends(fr, died1, off is True)
         learned1 = self.close_arm(mark)
         env1, attrs1, lists1 = self.put_back(fr, env0, me, attrs0, log0, lists)
-        if own is not None:
-            self._own_segments(st.test, fr, own)
         mark = self.open_arm()
+        if own is not None:
+            self._own_segments(st.test, fr, own, False)
         f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin,
                                 lambda: narrowed(st.test, False, fr, lambda: self.exec_block(st.orelse, fr), True, self.mutated),
                                 off is False)
@@ -134,12 +134,13 @@ class ControlFlow:
             self.forget_arm(learned1 if off else learned2, learned2 if off else learned1)
         return None
 
-    def _own_segments(self, test, fr, own: tuple) -> None:
-        """An undecided test of a tensor's rank: in each arm the tensor gets a segment of its
-        own (a copy of unknown rank), so what one arm learns of its rank does not make the other
-        arm's inputs of that rank (Environment.arm_segment); past the `if`, a name neither arm
-        reassigned is the tensor itself again (`own`: name -> the tensor, ids of the copies)."""
+    def _own_segments(self, test, fr, own: tuple, holds: bool) -> None:
+        """An undecided test of a tensor's rank: in each arm (`holds`: the test's truth there) the
+        tensor gets a segment of its own, first told the rank the test implies, so what one arm
+        learns of its rank is not the other arm's (Environment.arm_segment); past the `if`, a name
+        neither arm reassigned is the tensor itself again (`own`: name -> it, ids of the copies)."""
         originals, copies = own
+        made = {}
         for name in rank_tested_names(test):
             t = originals.get(name, fr.env.get(name))
             if isinstance(t, TensorV) and self.resolve(t).star is not None:
@@ -147,7 +148,8 @@ class ControlFlow:
                 s = t.shape
                 copy = dataclasses.replace(t, shape=Shape(s.dims, self.arm_segment(s.star), s.suffix))
                 copies.add(id(copy))
-                fr.env[name] = copy
+                fr.env[name] = made[name] = copy
+        self._learn_arm_ranks(test, holds, made)
 
     def _wrote(self, me, log0: int) -> bool:
         return any(o is me for o in self.mutation_log[log0:])

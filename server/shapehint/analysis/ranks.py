@@ -79,6 +79,19 @@ class Ranks:
                     learned = True
         return learned
 
+    def learn_arm_ranks(self, test, holds: bool, copies: dict) -> None:
+        """In one arm of an undecided test of ranks (`if mask is not None and len(mask.shape) ==
+        4:`), the rank the test implies there (`holds`: its truth in the arm), taught to the arm's
+        own copy of each tensor it names (`copies`: name -> copy, ControlFlow._own_segments): the
+        arm's operations on it know its axes, while the other arm, and the path past the `if`,
+        hold the tensor with its own segment, untouched."""
+        for base, rank in rank_guards(test, holds):
+            t = copies.get(base.id) if isinstance(base, ast.Name) else None
+            if isinstance(t, TensorV):
+                s = self.resolve(t)
+                if s.rank is None and len(s.dims) + len(s.suffix) <= rank:
+                    self.learn_rank(t, rank, span_of(test))
+
     def _equal_tails(self, test, holds: bool, fr) -> list:
         """[(tensor expression, rank)] from `a.shape[ka:] == b.shape[kb:]` where one side's rank
         is known: the other has as many axes past its `kb`."""
