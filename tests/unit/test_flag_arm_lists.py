@@ -1,4 +1,4 @@
-"""A list a flag's arm fills in place (flags.containers / open_changed): `to_cat = []`, then
+"""A list a flag's arm fills in place (arm_lists.py; dicts: arm_dicts.py): `to_cat = []`, then
 `to_cat.append(cls_token)` under `if self.cls_token is not None:` (the token built only when the
 bool constructor flag keeps its default). The class on its own may be built with the flag off,
 where `to_cat` stays empty and `x` keeps its length, so the generic analysis must not claim the

@@ -1,7 +1,7 @@
 """A test of a tensor's rank that the analysis cannot decide (`if mask.dim() == 2:`, `if m is not
 None and len(m.shape) == 4:`, `if x.ndim != 3: ... else: ...`) tells the arm where it holds the
 rank it implies: that arm's operations on the tensor know its axes (ranks.learn_arm_ranks, on the
-arm's own copy of the tensor, ControlFlow._own_segments). The other arm and the path past the
+arm's own copy of the tensor, Ranks.own_arm_copies). The other arm and the path past the
 `if` learn nothing from it. Every shape claimed is checked against torch on the meta device."""
 import importlib.util
 

@@ -6,7 +6,7 @@ the expand, project and plain convolutions together, and the model's run reporte
 SH101. Each arm starts from the list as it was; past the `if`, the list holds what the arms
 that get on left in it when they agree (the same items), else its items are unknown — never
 one arm's, which would claim that arm was taken. (A constructor flag's `if` opens its lists
-and dicts the same way: flags.open_changed.)
+and dicts the same way: arm_dicts.py.)
 
 Arms that bind different lists to one name or attribute (a base constructor given a list of
 layers on one path and none on the other, keeping `[]`: `self.layers = layers if layers is not

@@ -397,7 +397,7 @@ class Builtins:
                 return IntV(self.fresh_symbol("n", span, lo=0))
             return NoneV()
         if isinstance(t, DictV):
-            return dicts.dict_method(t, name, args, self.join_values)
+            return dicts.dict_method(t, name, args, self.join_values, own=not fr.foreign)
         if isinstance(t, ModuleV) and t.children is None and t.elem is not None and \
                 name in ("append", "extend", "insert", "add_module"):
             t.elem = grown_lists.layer_elem(self._joined_elem(t.elem, name, args, fr))

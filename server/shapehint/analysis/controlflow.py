@@ -12,20 +12,19 @@ iteration. A `try` whose handler gets on is an undecided arm too.
 from __future__ import annotations
 
 import ast
-import dataclasses
 from typing import Optional
 
 from ..shapes.expr import Expr
-from ..shapes.shape import FALSE, Shape, ge, neg
+from ..shapes.shape import FALSE, ge, neg
 from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
 from .maybe_none import narrowed
-from .flags import arm_gets_on, containers, flag_join, off_default_arm, open_changed, quiet_arm_ends, quietly
-from . import arm_lists, bounded_loops, first_pass, grown_lists, layer_tails, list_choices, loop_counts
+from .flags import arm_gets_on, flag_join, off_default_arm, quiet_arm_ends, quietly
+from . import arm_dicts, arm_lists, bounded_loops, first_pass, grown_lists, layer_tails, list_choices, loop_counts
 from .frames import BranchRecord, add_fact, span_of
 from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
-from .guards import rank_tested_names, reads_rank
+from .guards import reads_rank
 from .liveness import exposed_names
 from .optional_args import fed_back, optional_test, run_decided_arm
 from .selection import selected_join
@@ -38,7 +37,7 @@ MAX_UNROLL = 32
 class ControlFlow:
     """`if`, loops, `try`, `with` (a component of the interpreter)."""
 
-    _USES = ("eval", "exec_block", "_learn_arm_ranks", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
+    _USES = ("eval", "exec_block", "_own_arm_copies", "_learn_guarded_ranks", "_raises", "_rank_outcomes", "_safe_eval", "assign",
              "arm_segment", "branches", "implied", "iterate", "join_values", "loop_element", "mutated", "mutation_log", "note_omitted",
              "resolve", "truth", "open_arm", "close_arm", "join_arms", "forget_arm", "interp", "int_value")
 
@@ -79,19 +78,19 @@ class ControlFlow:
         attrs0, log0 = (dict(me.attrs), len(self.mutation_log)) if me is not None else (None, 0)
         mark = self.open_arm()
         if own is not None:
-            self._own_segments(st.test, fr, own, True)
+            self._own_arm_copies(st.test, fr, own, True)
         off = off_default_arm(v)  # (the arm only a flag's other value takes: errors not reported)
-        boxes = containers(env0) if off is not None else ()
+        boxes = arm_dicts.before(env0)
         lists = arm_lists.lists_before(env0)
         f1, died1 = self.in_arm(fr, (implied,), origin,
                                 lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), True, self.mutated),
                                 off is True)
         ends1 = quiet_arm_ends(fr, died1, off is True)
         learned1 = self.close_arm(mark)
-        env1, attrs1, lists1 = self.put_back(fr, env0, me, attrs0, log0, lists)
+        env1, attrs1, lists1, dicts1 = self.put_back(fr, env0, me, attrs0, log0, lists, boxes)
         mark = self.open_arm()
         if own is not None:
-            self._own_segments(st.test, fr, own, False)
+            self._own_arm_copies(st.test, fr, own, False)
         f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin,
                                 lambda: narrowed(st.test, False, fr, lambda: self.exec_block(st.orelse, fr), True, self.mutated),
                                 off is False)
@@ -104,9 +103,9 @@ class ControlFlow:
         if attrs1 is not None or me is not None and self._wrote(me, log0):
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
                              None if dead2 else dict(me.attrs), fr, off, p)
-        open_changed(boxes, self.mutated)
-        arm_lists.join_lists(lists, lists1, arm_gets_on(dead1, died1, off is True),
-                             arm_gets_on(dead2, died2, off is False), self.mutated, self.join_values)
+        on1, on2 = arm_gets_on(dead1, died1, off is True), arm_gets_on(dead2, died2, off is False)
+        arm_dicts.join(boxes, dicts1, on1, on2, self.mutated, self.join_values)
+        arm_lists.join_lists(lists, lists1, on1, on2, self.mutated, self.join_values)
         if dead1 and dead2:
             return "return"
         for name, t in (own[0].items() if own else ()):
@@ -134,33 +133,17 @@ class ControlFlow:
             self.forget_arm(learned1 if off else learned2, learned2 if off else learned1)
         return None
 
-    def _own_segments(self, test, fr, own: tuple, holds: bool) -> None:
-        """An undecided test of a tensor's rank: in each arm (`holds`: the test's truth there) the
-        tensor gets a segment of its own, first told the rank the test implies, so what one arm
-        learns of its rank is not the other arm's (Environment.arm_segment); past the `if`, a name
-        neither arm reassigned is the tensor itself again (`own`: name -> it, ids of the copies)."""
-        originals, copies = own
-        made = {}
-        for name in rank_tested_names(test):
-            t = originals.get(name, fr.env.get(name))
-            if isinstance(t, TensorV) and self.resolve(t).star is not None:
-                originals[name] = t
-                s = t.shape
-                copy = dataclasses.replace(t, shape=Shape(s.dims, self.arm_segment(s.star), s.suffix))
-                copies.add(id(copy))
-                fr.env[name] = made[name] = copy
-        self._learn_arm_ranks(test, holds, made)
-
     def _wrote(self, me, log0: int) -> bool:
         return any(o is me for o in self.mutation_log[log0:])
 
-    def put_back(self, fr, env0: dict, me, attrs0, log0: int, lists: list) -> tuple:
-        """After an undecided branch's first arm: what it left in the names, in `self`'s
-        attributes and in the lists (arm_lists.py), all put back as they were for the other arm."""
+    def put_back(self, fr, env0: dict, me, attrs0, log0: int, lists: list, boxes=None) -> tuple:
+        """After an undecided branch's first arm: what it left in the names, `self`'s attributes,
+        the lists (arm_lists.py) and, given `boxes`, the dicts (arm_dicts.py), put back as they were."""
         env1 = dict(fr.env)
         fr.env.clear()
         fr.env.update(env0)
-        return env1, self._restore_attrs(me, attrs0, log0), arm_lists.after_first_arm(lists, self.mutated)
+        out = env1, self._restore_attrs(me, attrs0, log0), arm_lists.after_first_arm(lists, self.mutated)
+        return out if boxes is None else (*out, arm_dicts.after_first_arm(boxes, self.mutated))
 
     def _restore_attrs(self, me, attrs0, log0: int):
         """After an undecided `if`'s first arm: `self`'s attributes as that arm left them (None when

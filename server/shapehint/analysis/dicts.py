@@ -18,13 +18,16 @@ from .objects import ClassObj, FuncObj, MaybeNoneV, PartialV
 from . import sized_kwargs
 
 
-def dict_method(t: DictV, name: str, args: list, join: Callable) -> Value:
+def dict_method(t: DictV, name: str, args: list, join: Callable, own: bool = False) -> Value:
     """A dict's methods; an open one (DictV.open) may hold keys beyond those known. `join`: the
-    join of the values several paths give (Comprehensions.join_values)."""
+    join of the values several paths give (Comprehensions.join_values); `own`: the analysed
+    file's code reads it (`_absent_in_sizes`)."""
     key = args[0].value if args and isinstance(args[0], StrV) else None
     if name in ("get", "pop", "setdefault") and key is not None:
         if key in t.items:
             return t.items.pop(key) if name == "pop" else t.items[key]
+        if t.open and own and t.open is sized_kwargs.SIZES:
+            return _absent_in_sizes(t, name, key, args)
         if t.open:
             if name == "pop":
                 return _open_default(args, t.open)
@@ -89,6 +92,20 @@ def _open_default(args: list, openness) -> Value:
     if isinstance(d, (ClassObj, FuncObj, PartialV, ExtRef)) or sized_kwargs.keeps_value(openness, d):
         return d
     return UnknownV("pop")
+
+
+def _absent_in_sizes(t: DictV, name: str, key: str, args: list) -> Value:
+    """`kwargs.pop("norm_layer", None)` (or `get`, `setdefault`) in the analysed file's own code,
+    of a `**kwargs` that holds sizes only (sized_kwargs.py): the key is not there, so the default.
+    devicerun/builders.py counts that context only for builds passing no key the file reads so
+    (every string key of a `pop`/`get`/`setdefault` in the file is a flag there), so the key is
+    absent in every build the context stands for, whatever the default is (None included:
+    `kwargs.pop('norm_layer', None) or partial(nn.BatchNorm2d, ...)` picks the partial). Code of
+    other modules is not scanned by builders.py: its reads keep `_open_default`."""
+    default = args[1] if len(args) > 1 else NoneV()
+    if name == "setdefault":
+        t.items[key] = default
+    return default
 
 
 def unknown_key(v: Value) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import replace
 from typing import Callable, Optional
 
 from ..shapes.shape import neg
-from ..shapes.values import BoolV, DictV, NoneV, TensorV, UnknownV, Value
+from ..shapes.values import BoolV, NoneV, TensorV, UnknownV, Value
 
 
 def undecided_flag(default: BoolV) -> BoolV:
@@ -94,25 +94,6 @@ def is_none(v: Value, other: Value) -> Optional[BoolV]:
     if isinstance(v, TensorV) and v.optional and v.none_at_default is not None and isinstance(other, NoneV):
         return BoolV(None, at_default=v.none_at_default)
     return None
-
-
-def containers(env: dict) -> list:
-    """The dicts `env`'s names hold, with what they hold now (before a flag's `if`; its lists
-    join as any `if`'s do: arm_lists.py, `arm_gets_on`)."""
-    return [(v, dict(v.items)) for v in env.values() if isinstance(v, DictV)]
-
-
-def open_changed(boxes: list, mutated: Callable) -> None:
-    """Past a flag's `if`: each dict an arm filled in place (`embed_args.update(
-    output_fmt='NHWC')` under `if dynamic_img_size:`) holds either arm's contents, so what it
-    holds is no longer known — not the last arm's, which would be one construction's."""
-    for v, before in boxes:
-        if v.items.keys() == before.keys() and all(v.items[k] is before[k] for k in before):
-            continue
-        mutated(v)
-        v.items.clear()
-        v.items.update(before)
-        v.open, v.exact, v.elem = True, False, None
 
 
 def arm_gets_on(dead: bool, died: bool, quiet: bool) -> bool:

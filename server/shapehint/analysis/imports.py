@@ -38,7 +38,9 @@ from .objects import ClassObj, FuncObj, LazyImport, ModuleNS
 
 _IMPORTED = (ExtRef, ModuleNS, FuncObj, ClassObj)  # what an import binds
 
-MAX_MODULES = 32  # loaded for other modules' imports
+# loaded for other modules' imports: a registry read with a key not known loads every module its
+# arms name (timm's `get_attn`, 13), and 32 left the block helpers' own modules refused
+MAX_MODULES = 64
 MAX_DIRECT_MODULES = 32  # loaded for the analysed file's own imports
 MAX_BYTES = 512 * 1024
 # Steps one imported module's top-level code may take (what it calls included): a package's

@@ -167,7 +167,7 @@ class Interp:
         self.ranks = ranks = Ranks()  # ranks learned from unpacking and guards
         self._learn_unpack_rank, self._learn_guarded_ranks = ranks.learn_unpack_rank, ranks.learn_guarded_ranks
         self._rank_outcomes, self._unpack_sizes = ranks.rank_outcomes, ranks.unpack_sizes
-        self._learn_arm_ranks = ranks.learn_arm_ranks
+        self._own_arm_copies = ranks.own_arm_copies
         self.expressions = Expressions()  # each kind of expression
         self.comprehensions = Comprehensions()  # comprehensions, and joins of values
         self.comparisons = Comparisons()  # comparisons, membership, truth

@@ -8,17 +8,19 @@ is evaluated for each rank instead, for Q3 (`rank_outcomes`).
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Optional
 
+from ..shapes.shape import Shape
 from ..shapes.values import BoolV, IntV, NoneV, StarSizeV, TensorV
 from .frames import span_of
-from .guards import OPAQUE, SOME, rank_guards, rank_outcomes, shape_equalities
+from .guards import OPAQUE, SOME, rank_guards, rank_outcomes, rank_tested_names, shape_equalities
 
 
 class Ranks:
     # `_safe_eval(node, fr)`: a value without recording it; `truth(v)`: its predicate, if any;
     # `param_values`: function -> {param: Value} of its own analysis
-    _USES = ("_safe_eval", "truth", "resolve", "learn_rank", "param_values", "sides_shared")
+    _USES = ("_safe_eval", "truth", "resolve", "learn_rank", "param_values", "sides_shared", "arm_segment")
 
     def learn_unpack_rank(self, target, value, fr) -> None:
         if not isinstance(target, (ast.Tuple, ast.List)) or any(isinstance(e, ast.Starred) for e in target.elts):
@@ -79,10 +81,27 @@ class Ranks:
                     learned = True
         return learned
 
+    def own_arm_copies(self, test, fr, own: tuple, holds: bool) -> None:
+        """An undecided test of a tensor's rank: in each arm (`holds`: the test's truth there) the
+        tensor gets a segment of its own, first told the rank the test implies, so what one arm
+        learns of its rank is not the other arm's (Environment.arm_segment); past the `if`, a name
+        neither arm reassigned is the tensor itself again (`own`: name -> it, ids of the copies)."""
+        originals, copies = own
+        made = {}
+        for name in rank_tested_names(test):
+            t = originals.get(name, fr.env.get(name))
+            if isinstance(t, TensorV) and self.resolve(t).star is not None:
+                originals[name] = t
+                s = t.shape
+                copy = dataclasses.replace(t, shape=Shape(s.dims, self.arm_segment(s.star), s.suffix))
+                copies.add(id(copy))
+                fr.env[name] = made[name] = copy
+        self.learn_arm_ranks(test, holds, made)
+
     def learn_arm_ranks(self, test, holds: bool, copies: dict) -> None:
         """In one arm of an undecided test of ranks (`if mask is not None and len(mask.shape) ==
         4:`), the rank the test implies there (`holds`: its truth in the arm), taught to the arm's
-        own copy of each tensor it names (`copies`: name -> copy, ControlFlow._own_segments): the
+        own copy of each tensor it names (`copies`: name -> copy, own_arm_copies): the
         arm's operations on it know its axes, while the other arm, and the path past the `if`,
         hold the tensor with its own segment, untouched."""
         for base, rank in rank_guards(test, holds):

@@ -45,7 +45,7 @@ SIZES = _Sizes()
 SIZED_STEPS = 250_000  # the reruns of one analysis and their models' forwards, in all
 # of those, the models' forwards (a step of a forward of known sizes costs ten to a hundred of
 # a construction's: every block runs, each asking the solver of its windows and pools)
-ALL_FORWARD_STEPS = 30_000
+ALL_FORWARD_STEPS = 60_000  # (a MobileNet-V3's forward whose blocks all run: 12,000 to 17,000)
 # Z3 queries a sized forward may leave undecided at the full resource limit (contexts.Session.
 # fewer_at_full): its windows' paddings at unknown sizes (`(ws - H % ws) % ws` of a symbolic
 # image size) are nonlinear formulas Z3 rarely decides, each at the full limit ~3 s (timm_swin
