@@ -16,6 +16,8 @@ from shapehint.analysis.api import analyze_source
 from shapehint.analysis.param_lengths import param_lengths
 from shapehint.devicerun.builders import built_by
 
+from .infer_values import context_shape, value_at
+
 PROGRAM = '''from typing import List, Tuple
 import torch
 from torch import nn
@@ -72,14 +74,11 @@ def _values():
 
 
 def _at(values, line):
-    hit = [v for v in values if v["function"] == "Net.forward" and v["line"] == line and v["name"] == "x"]
-    assert hit, line
-    return hit[0]
+    return value_at(values, "Net.forward", line, "x", required=True)
 
 
 def _context(value, label=LABEL):
-    got = [c["shape"] for c in value.get("contexts") or [] if c["context"] == label]
-    return got[0] if got else None
+    return context_shape(value, label)
 
 
 def _torch_shapes(**build):
