@@ -31,6 +31,7 @@ import traceback
 MAX_INVOCATIONS_PER_SITE = 32
 MAX_SHAPES_PER_LINE = 8
 MAX_ATTRS = 200
+PART_DEPTH = 2  # a module's parts' parts: self.block.conv.out_channels (analysis/held_sizes.MAX_DEPTH)
 
 
 def load_runner(path):
@@ -116,6 +117,22 @@ def _class_ints(cls) -> dict:
     return out
 
 
+def _part_ints(module, depth: int) -> dict:
+    """The int attributes of `module`'s parts, `depth` levels down (`self.conv.out_channels`: what
+    analysis/held_sizes.py names a width by), as recorded attributes."""
+    out = {}  # (no parts before its `nn.Module.__init__` ran)
+    for k, child in list((vars(module).get("_modules") or {}).items())[:MAX_ATTRS]:
+        if child is None or k.startswith("_"):
+            continue
+        got = {a: v for a, v in list(vars(child).items())[:MAX_ATTRS]
+               if not a.startswith("_") and isinstance(v, int) and not isinstance(v, bool)}
+        if depth > 1:
+            got.update(_part_ints(child, depth - 1))
+        if got:
+            out[k] = {"attrs": got}
+    return out
+
+
 def tracer_class(runner):
     """The runner's Recorder (its frame filter, statement keys and per-statement recording),
     extended with what binds a shape's symbols: richer arguments, constructor arguments, the
@@ -165,6 +182,8 @@ def tracer_class(runner):
                     val = self.describe(v, depth - 1)
                     if val is not None:
                         out[k] = val
+            if isinstance(obj, self.torch.nn.Module):
+                out.update(_part_ints(obj, PART_DEPTH))
             own = {k for k, _ in items}
             # (not a module's: its `__getattr__` raises for each name it lacks, in every call)
             probe = [] if isinstance(obj, self.torch.nn.Module) else self.read_names

@@ -35,3 +35,29 @@ def test_only_the_int_class_attributes_are_recorded_as_the_run_reads_them():
 def test_a_shape_named_by_the_class_attribute_binds_to_the_class_passed():
     look = score.ObjProxy({"block": {"attrs": execute._class_ints(Wide)}}).get
     assert score.evaluate("64*block.expansion", look) == 256
+
+
+def test_a_modules_parts_ints_are_recorded_a_few_levels_down():
+    """`self.dw.conv.in_channels` (analysis/held_sizes.py names a width by a part's attribute)."""
+    import torch.nn as nn
+
+    class ConvBn(nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.conv = nn.Conv2d(c, c, 3, groups=c)
+            self.bn = nn.BatchNorm2d(c)
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.exp = nn.Conv2d(4, 12, 1)
+            self.dw = ConvBn(12)
+            self.skip = None
+
+    got = execute._part_ints(Block(), execute.PART_DEPTH)
+    assert got["exp"]["attrs"]["out_channels"] == 12 and "skip" not in got
+    look = score.ObjProxy(got).get
+    assert score.evaluate("dw.conv.in_channels", look) == 12
+    assert score.evaluate("dw.bn.num_features", look) == 12
+    assert "training" not in got["exp"]["attrs"]  # (bools are not sizes)
+    assert execute._part_ints(object.__new__(Block), 2) == {}  # before nn.Module.__init__ ran

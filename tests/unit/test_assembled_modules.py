@@ -184,14 +184,19 @@ def test_channel_rounding_with_float_multipliers():
     answer = _answer("rounding.py")
     got = _shapes(answer, "Net.forward")
     # the class on its own: `width=1.0` is one value callers may pass, so no width is claimed
-    # from it (a float default is not a fact, issue 24); the factory in view builds 0.75
-    assert got[24]["shape"][1] == "?" and got[25]["shape"][1] == "?"
+    # from it (a float default is not a fact, issue 24), only the layer holding it is named
+    # (held_sizes.py); the factory in view builds 0.75
+    assert got[24]["shape"][1] == "self.stem.out_channels" and got[25]["shape"][1] == "self.head.out_channels"
     assert _built_by(got[24], "narrow")[1] == 24 and _built_by(got[25], "narrow")[1] == 104
     torch = pytest.importorskip("torch")
     mod = _module("rounding")
     x = torch.randn(2, 3, 9, 9)
     _check_against_torch(mod.narrow(), _built_by(got[25], "narrow"), x, lambda m, x: m.head(m.stem(x)))
     _check_against_torch(mod.narrow(), _built_by(got[24], "narrow"), x, lambda m, x: m.stem(x))
+    for width in (0.3, 1.0, 1.7):
+        m = mod.Net(width)
+        assert list(m.head(m.stem(x)).shape)[1] == m.head.out_channels
+        assert list(m.stem(x).shape)[1] == m.stem.out_channels
 
 
 def test_stages_from_config_objects_made_by_a_partial_and_copied_in_the_loop():

@@ -70,7 +70,8 @@ def test_a_ceiling_of_an_unknown_float_is_an_int_the_layer_accepts():
                   "        y = self.conv(x)\n"
                   "        return y\n")
     r, got = _shapes_of_y(src)
-    assert got == [["*x", "?"]], got  # x's leading axes, and a width of its own
+    # x's leading axes, and a width of its own, which the layer holds (held_sizes.py)
+    assert got == [["*x", "self.conv.out_features"]], got
     assert [d for d in r.diagnostics if d.severity == "error"] == []
 
 

@@ -73,13 +73,17 @@ def _torch_shapes(**build):
     seen[25] = net.down(seen[24])
     seen[26] = net.pool(seen[25]).flatten(1)
     seen[27] = net.fc(seen[26])
-    return x, seen
+    return x, seen, net
 
 
 def test_the_deep_stem_context_is_exact_where_the_join_is_not():
     values = _values()
-    assert _at(values, 24)["shape"][1] == "?"  # the class on its own: either stem
-    x, seen = _torch_shapes(stem_type="deep", stem_width=16)
+    # the class on its own: either stem's width, which the next layer holds (held_sizes.py)
+    assert _at(values, 24)["shape"][1] == "self.down.in_channels"
+    for build in ({}, {"stem_type": "deep", "stem_width": 16}):
+        _, built, net = _torch_shapes(**build)
+        assert built[24].shape[1] == net.down.in_channels
+    x, seen = _torch_shapes(stem_type="deep", stem_width=16)[:2]
     env = {"x": x, "stem_width": 16, "num_classes": 10}
     for line in LINES:
         shape = _context(_at(values, line))
@@ -89,7 +93,7 @@ def test_the_deep_stem_context_is_exact_where_the_join_is_not():
 
 def test_the_defaults_context_keeps_the_plain_stem():
     values = _values()
-    x, seen = _torch_shapes()
+    x, seen = _torch_shapes()[:2]
     env = {"x": x, "stem_width": 64, "num_classes": 10}
     shape = _context(_at(values, 24), "Net.__init__:6")
     assert [d if isinstance(d, int) else eval(d, dict(env)) for d in shape] == list(seen[24].shape)

@@ -67,21 +67,24 @@ def _torch_shapes(**build):
     seen[22] = net.act(seen[21])
     seen[23] = seen[22].mean((2, 3))
     seen[24] = net.head(seen[23])
-    return x, seen
+    return x, seen, net
 
 
 def test_the_strings_default_construction_decides_what_the_join_leaves_open():
     values = _values(PROGRAM)
-    # the class on its own: the stem's channels are either arm's
+    # the class on its own: the stem's channels are either arm's, which the head holds (held_sizes.py)
     for line, name in ((21, "x"), (22, "x"), (23, "y")):
-        assert _at(values, line, name)["shape"][1] == "?", line
-    x, seen = _torch_shapes()
+        assert _at(values, line, name)["shape"][1] == "self.head.in_features", line
+    for build in ({}, {"stem": "deep", "width": 8}):
+        _, built, net = _torch_shapes(**build)
+        assert built[21].shape[1] == net.head.in_features
+    x, seen = _torch_shapes()[:2]
     env = {"x": x, "width": 16, "classes": 10}
     for line, name in ((21, "x"), (22, "x"), (23, "y"), (24, "y")):
         _evaluates(_context(_at(values, line, name)), seen[line].shape, env)
     # the default's stem has 64 channels whatever the width: a context that claimed `2*width`
     # would be wrong for the build below, which is why it is not matched to it
-    _, deep = _torch_shapes(stem="deep", width=8)
+    _, deep, _ = _torch_shapes(stem="deep", width=8)
     assert deep[21].shape[1] == 16 != seen[21].shape[1]
 
 

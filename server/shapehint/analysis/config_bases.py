@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 from typing import Optional
+from ..frontend.params import defaulted
 
 _SELF = "self"
 _SAFE_CALLS = {"getattr", "hasattr", "isinstance", "type", "id", "repr", "str", "print", "len"}
@@ -39,9 +40,7 @@ def own_init(cls: ast.ClassDef) -> Optional[ast.FunctionDef]:
 
 def param_defaults(init: ast.FunctionDef) -> dict:
     """name -> default of every parameter of `init` whose default is a constant (any value)."""
-    a = init.args
-    pos = a.posonlyargs + a.args
-    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    pairs = defaulted(init)
     return {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant)}
 
 

@@ -17,6 +17,7 @@ Standard library only: builders.py runs standalone.
 from __future__ import annotations
 
 import ast
+from ..frontend.params import defaulted
 
 
 def _names(node) -> set:
@@ -41,9 +42,7 @@ def _targets(st) -> list:
 def deciding_ints(init: ast.FunctionDef) -> dict:
     """`init`'s parameters whose default is an int from 1 up and that a comparison in its body
     reads, directly or through the names assigned from them: name -> the default."""
-    a = init.args
-    pos = a.posonlyargs + a.args
-    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    pairs = defaulted(init)
     ints = {p.arg: d.value for p, d in pairs
             if isinstance(d, ast.Constant) and type(d.value) is int and d.value >= 1}
     if not ints:

@@ -23,6 +23,7 @@ from .closures import enclosing_scope
 from .open_tuples import unpacked
 from .shape_slices import unpacked_slice
 from ..ops.registry import library_roots
+from ..frontend.params import defaulted
 
 _INDEXED = re.compile(r"^[A-Za-z_]\w*\[-?\d+\]$")  # `window_size[0]` of a `List[int]` parameter
 
@@ -402,14 +403,7 @@ class Statements:
         return None
 
     def eval_defaults(self, st: ast.FunctionDef, fr) -> dict:
-        a = st.args
-        out = {}
-        pos = a.posonlyargs + a.args
-        for arg, d in zip(pos[len(pos) - len(a.defaults):], a.defaults):
-            out[arg.arg] = self._safe_eval(d, fr)
-        for arg, d in zip(a.kwonlyargs, a.kw_defaults):
-            if d is not None:
-                out[arg.arg] = self._safe_eval(d, fr)
+        out = {arg.arg: self._safe_eval(d, fr) for arg, d in defaulted(st) if d is not None}
         self._note_zero_defaults(out.values())
         return out
 

@@ -51,6 +51,7 @@ from .param_literals import label as param_label, param_literals
 from .properties import setter
 from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
 from .optional_parts import open_optional_parts
+from ..frontend.params import defaulted
 
 
 def _at_default(v: Value) -> Value:
@@ -70,9 +71,7 @@ def int_below_one(v) -> bool:
 def _flag_defaults(init: ast.FunctionDef, kinds=(bool, str), low_ints: bool = False) -> dict:
     """`init`'s parameters whose default is `True`, `False` or a string (or of `kinds`, or with
     `low_ints` an int below 1): name -> the default."""
-    a = init.args
-    pos = a.posonlyargs + a.args
-    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    pairs = defaulted(init)
     return {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant)
             and (isinstance(d.value, kinds) or low_ints and int_below_one(d.value))}
 
@@ -230,9 +229,7 @@ def _given_value(init: ast.FunctionDef, param: str, given) -> Value:
 
 
 def _default_is_list(init: ast.FunctionDef, param: str) -> bool:
-    a = init.args
-    pos = a.posonlyargs + a.args
-    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    pairs = defaulted(init)
     return any(p.arg == param and isinstance(d, ast.List) for p, d in pairs)
 
 

@@ -12,31 +12,71 @@ true: an attribute no method of the class or its bases but `__init__` assigns (a
 another method assigns is forgotten anyway: `generic.forget_state`), one name per symbol.
 Symbols of the program's own names (parameters, configuration attributes) keep them. The
 rename is the method's own (`sink.renames_of`): other instances of the class, built elsewhere,
-hold symbols of their own, which it never names."""
+hold symbols of their own, which it never names.
+
+A width no attribute of the instance holds may be held by one of its parts: the layer built from
+it stores its constructor's size (`self.exp = nn.Conv2d(c, round(c * r), 1)`: `self.exp.out_channels`),
+or a module of the program holds it (`self.block.conv.out_channels`, a few levels down). Torch
+layers store only some sizes as given (`nn.LayerNorm(d).normalized_shape` is `(d,)`), so only the
+ones in `_STORED` name a width; a path's parts obey the same rule as the instance's attributes.
+The instance's own attributes name a symbol first, then the shortest path."""
 from __future__ import annotations
 
 from ..shapes.expr import Expr
-from ..shapes.values import IntV
-from .objects import InstanceObj
+from ..shapes.values import IntV, ModuleV
+from .layercfg import config_attr
+from .objects import InstanceObj, MaybeNoneV
 from .reconfiguration import _methods, self_targets
 
 
+# constructor sizes a torch layer stores as the same int attribute (`nn.Conv2d(..).out_channels`)
+_STORED = frozenset({"in_channels", "out_channels", "in_features", "out_features", "num_features",
+                     "num_channels", "num_groups", "num_embeddings", "embedding_dim", "embed_dim",
+                     "num_heads", "input_size", "hidden_size"})
+MAX_DEPTH = 3  # parts of parts of parts: `self.block.conv.out_channels`
+
+
 def name_held_sizes(it, qualname: str, me: str, inst) -> None:
-    """Rename, in `qualname`'s records, the fresh symbols `inst`'s attributes hold to `<me>.<attr>`."""
+    """Rename, in `qualname`'s records, the fresh symbols `inst`'s attributes (or its parts') hold
+    to `<me>.<attr>` (`<me>.<part>.<attr>`)."""
     if not isinstance(inst, InstanceObj):
         return
-    held = [(k, next(iter(v.expr.symbols()))) for k, v in inst.attrs.items()
-            if isinstance(v, IntV) and len(v.expr.symbols()) == 1]
-    held = [(k, s) for k, s in held if inst.attrs[k].expr == Expr.sym(s) and it.env.is_fresh(s)]
-    if not held:
-        return
-    assigned = _assigned_after_init(inst.cls)
     table = it.sink.renames_of(qualname)
-    for k, s in held:
-        name = f"{me}.{k}"
-        if k in assigned or s in table or name in table.values():
+    for path, v in sorted(_held(inst, me, MAX_DEPTH, set()), key=lambda pv: pv[0].count(".")):
+        s = next(iter(v.expr.symbols()))
+        if s in table or path in table.values() or not it.env.is_fresh(s):
             continue
-        table[s] = name
+        table[s] = path
+
+
+def _held(inst: InstanceObj, prefix: str, depth: int, seen: set):
+    """(path, value) of the one-symbol ints `inst` and its parts hold, `depth` levels down; only
+    attributes no method but `__init__` assigns (their value is the constructor's everywhere)."""
+    if id(inst) in seen:
+        return
+    seen.add(id(inst))
+    assigned = _assigned_after_init(inst.cls)
+    for k, v in inst.attrs.items():
+        if k in assigned:
+            continue
+        path = f"{prefix}.{k}"
+        if isinstance(v, MaybeNoneV) and v.given is not None:
+            v = v.given  # (a part or None: its sizes occur only where it is the part)
+        if _one_symbol(v):
+            yield path, v
+        elif depth > 1 and isinstance(v, ModuleV) and v.children is None and v.elem is None:
+            for key in sorted(_STORED & v.cfg.keys()):
+                got = config_attr(v, key)
+                if _one_symbol(got):
+                    yield f"{path}.{key}", got
+        elif depth > 1 and isinstance(v, InstanceObj):
+            yield from _held(v, path, depth - 1, seen)
+
+
+def _one_symbol(v) -> bool:
+    if not isinstance(v, IntV) or len(v.expr.symbols()) != 1:
+        return False
+    return v.expr == Expr.sym(next(iter(v.expr.symbols())))
 
 
 def _assigned_after_init(cls) -> frozenset:

@@ -19,6 +19,7 @@ Pure `ast`: the analysis (flag_defaults.py) and devicerun/builders.py read the s
 from __future__ import annotations
 
 import ast
+from ..frontend.params import defaulted
 
 MAX_PARAM_LENGTHS = 1  # assumptions per class (each runs the whole model again)
 MAX_LENGTH = 8  # items named in the label's sequence (a longer default is no stage list)
@@ -29,9 +30,7 @@ _SEQUENCE_CALLS = {"enumerate", "zip", "reversed", "list", "tuple", "range", "le
 def _int_sequence_defaults(init: ast.FunctionDef) -> dict:
     """`init`'s parameters whose default is a tuple or list of int literals (not bools), and whose
     annotation is no fixed-length tuple: name -> the default's length."""
-    a = init.args
-    pos = a.posonlyargs + a.args
-    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    pairs = defaulted(init)
     return {p.arg: len(d.elts) for p, d in pairs
             if isinstance(d, (ast.Tuple, ast.List)) and 0 < len(d.elts) <= MAX_LENGTH
             and all(isinstance(e, ast.Constant) and type(e.value) is int for e in d.elts)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 from typing import Optional
+from ..frontend.params import defaulted
 
 MAX_PARAM_LITERALS = 2  # assumptions per class (each runs the whole model again)
 PREFIX = " assuming "  # (literal_contexts.PREFIX: the referee reads both labels alike)
@@ -24,9 +25,7 @@ PREFIX = " assuming "  # (literal_contexts.PREFIX: the referee reads both labels
 
 def _string_params(init: ast.FunctionDef) -> dict:
     """`init`'s parameters whose default is a string: name -> the default."""
-    a = init.args
-    pos = a.posonlyargs + a.args
-    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    pairs = defaulted(init)
     return {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant) and isinstance(d.value, str)}
 
 

@@ -29,6 +29,7 @@ from . import costs, global_objects
 from .deciding_ints import deciding_ints
 from .frames import Frame
 from .objects import OpenKwargs
+from ..frontend.params import defaulted
 
 
 class _Sizes:
@@ -101,9 +102,7 @@ def keeps_default(openness, node: ast.FunctionDef, name: str, own: bool = False)
     devicerun/builders.py counts the context for no build that passes such a name."""
     if openness is not SIZES:
         return False
-    a = node.args
-    pos = a.posonlyargs + a.args
-    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    pairs = defaulted(node)
     if any(p.arg == name and isinstance(d, ast.Constant) and flag_kind(d.value) for p, d in pairs):
         return True
     return own and name in _deciding(node)

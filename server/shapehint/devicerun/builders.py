@@ -26,16 +26,24 @@ try:
     from ..analysis.literal_contexts import guarded_literals, label as literal_label
     from ..analysis.param_lengths import label as length_label, param_lengths, passes_length
     from ..analysis.param_literals import label as param_label, param_literals
+    from ..frontend.params import defaulted
     from ..frontend.pyast import parse as parse_ast
-except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the files of this tree)
-    import importlib.util
+except ImportError:  # loaded by path (bench/realmodels/score.py): this tree's files, as a package of
+    # their own so that their relative imports resolve within the same tree
+    import hashlib
+    import importlib
+    import sys
+    import types
+
+    _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    _TREE = "_shapehint_tree_" + hashlib.sha1(_ROOT.encode()).hexdigest()[:12]
+    if _TREE not in sys.modules:
+        _package = types.ModuleType(_TREE)
+        _package.__path__ = [_ROOT]
+        sys.modules[_TREE] = _package
 
     def _sibling(name: str, package: str = "analysis"):
-        spec = importlib.util.spec_from_file_location("_shapehint_" + name, os.path.join(
-            os.path.dirname(os.path.abspath(__file__)), os.pardir, package, name + ".py"))
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        return mod
+        return importlib.import_module(f"{_TREE}.{package}.{name}")
     _bases = _sibling("config_bases")
     forwards_keywords, keyword_at_default = _bases.forwards_keywords, _bases.keyword_at_default
     keyword_storing = _bases.keyword_storing
@@ -47,6 +55,7 @@ except ImportError:  # (loaded by path, as bench/realmodels/score.py does: the f
     _lengths = _sibling("param_lengths")
     length_label, param_lengths, passes_length = _lengths.label, _lengths.param_lengths, _lengths.passes_length
     parse_ast = _sibling("pyast", "frontend").parse  # (its lock is the process's, however loaded)
+    defaulted = _sibling("params", "frontend").defaulted
 
 
 def built_by(exprs: list, text: str, path: str = "") -> frozenset:
@@ -103,7 +112,7 @@ def _argument(call: ast.Call, init: ast.FunctionDef, param: str):
     got = next((k.value for k in call.keywords if k.arg == param), None)
     if got is not None:
         return got
-    pairs = list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + list(zip(a.kwonlyargs, a.kw_defaults))
+    pairs = defaulted(init)
     return next((d for p, d in pairs if p.arg == param), None)
 
 
@@ -142,8 +151,7 @@ def _flag_params(func: ast.FunctionDef) -> dict:
     """`func`'s parameters whose default is a bool, a string, a float or an int below 1 (the
     defaults a construction context decides, analysis/flag_defaults.py and sized_kwargs.py):
     name -> the default."""
-    a = func.args
-    pairs = list(zip(reversed(a.posonlyargs + a.args), reversed(a.defaults))) + list(zip(a.kwonlyargs, a.kw_defaults))
+    pairs = defaulted(func)
     return {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant) and (
         isinstance(d.value, (bool, str, float)) or type(d.value) is int and d.value < 1)}
 
