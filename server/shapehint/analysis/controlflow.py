@@ -21,7 +21,7 @@ from .optional_imports import import_handler
 from .maybe_none import narrowed
 from .flags import arm_gets_on, flag_join, off_default_arm, quiet_arm_ends, quietly
 from . import arm_dicts, arm_lists, bounded_loops, first_pass, grown_lists, layer_tails, list_choices, loop_counts
-from .frames import BranchRecord, add_fact, span_of
+from .frames import BranchRecord, add_fact, keep_shared_facts, span_of
 from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
 from .guards import reads_rank
@@ -82,9 +82,10 @@ class ControlFlow:
         off = off_default_arm(v)  # (the arm only a flag's other value takes: errors not reported)
         boxes = arm_dicts.before(env0)
         lists = arm_lists.lists_before(env0)
+        facts1, facts2 = [], []
         f1, died1 = self.in_arm(fr, (implied,), origin,
                                 lambda: narrowed(st.test, True, fr, lambda: self.exec_block(st.body, fr), True, self.mutated),
-                                off is True)
+                                off is True, facts1)
         ends1 = quiet_arm_ends(fr, died1, off is True)
         learned1 = self.close_arm(mark)
         env1, attrs1, lists1, dicts1 = self.put_back(fr, env0, me, attrs0, log0, lists, boxes)
@@ -93,12 +94,14 @@ class ControlFlow:
             self._own_arm_copies(st.test, fr, own, False)
         f2, died2 = self.in_arm(fr, (None if p is None else neg(p),), origin,
                                 lambda: narrowed(st.test, False, fr, lambda: self.exec_block(st.orelse, fr), True, self.mutated),
-                                off is False)
+                                off is False, facts2)
         ends2 = quiet_arm_ends(fr, died2, off is False)
         learned2 = self.close_arm(mark)
         env2 = dict(fr.env)
         fr.dead = dead0 or (died1 and died2)
         dead1, dead2 = f1 in ("return", "raise") or ends1, f2 in ("return", "raise") or ends2
+        if not (dead1 or died1 or dead2 or died2):
+            keep_shared_facts(fr.facts, facts1, facts2)
         self.join_arms([(learned1, not (dead1 or died1)), (learned2, not (dead2 or died2))])
         if attrs1 is not None or me is not None and self._wrote(me, log0):
             self._join_attrs(me, None if dead1 else attrs1 if attrs1 is not None else attrs0,
@@ -173,16 +176,21 @@ class ControlFlow:
         me.attrs.clear()
         me.attrs.update(joined)
 
-    def in_arm(self, fr, conds, origin, run, quiet: bool = False):
+    def in_arm(self, fr, conds, origin, run, quiet: bool = False, arm_facts: Optional[list] = None):
         """`run()` as one arm of an undecided branch: under `conds` (None ones skipped), with its
         facts gone after it and `fr.dead` as it was; `quiet`: its errors not reported (an arm
-        only a flag's other value takes, flags.py). (what run returned, whether the arm died)."""
+        only a flag's other value takes, flags.py). (what run returned, whether the arm died).
+        `arm_facts` gets the facts the arm learned past its conditions, unless a path in it
+        returned (those past that return hold only for the paths that got on)."""
         dead0, marks0 = fr.dead, fr.return_marks
         fr.facts.push()
         for c in conds:
             if c is not None:
                 add_fact(fr.facts, c, origin)
+        n0, depth0 = len(fr.facts.facts), fr.facts.depth
         out = quietly(fr, quiet, run)
+        if arm_facts is not None and fr.facts.depth == depth0:
+            arm_facts.extend(fr.facts.facts[n0:])
         self._close_arm(fr, marks0)
         died, fr.dead = fr.dead, dead0
         return out, died

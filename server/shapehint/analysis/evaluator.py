@@ -250,7 +250,7 @@ class Expressions:
             if picked is not None:
                 return picked
             self._escaped_items(obj, fr)
-        return operands.configured_item(obj, idx, node) or replaced_default_item(obj, idx) or UnknownV("subscript")
+        return operands.configured_item(obj, idx, node, self.interp.fresh_symbol) or replaced_default_item(obj, idx) or UnknownV("subscript")
 
     def _escaped_items(self, d: DictV, fr) -> None:
         """`batched[key]` with a key not known may be any item, which the code may then fill

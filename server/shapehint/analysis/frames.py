@@ -186,3 +186,16 @@ def add_fact(store, p: "Pred", origin) -> None:
     (display reads single equations) and unsat cores stay as precise."""
     for q in (p.args if p.op == "and" else (p,)):
         store.add(q, origin)
+
+
+def keep_shared_facts(store, arm1: list, arm2: list) -> None:
+    """After an undecided branch both of whose arms get on: the facts each arm learned on its own
+    level (`arm_facts` of `in_arm`) that the other learned too hold on every path past it (both
+    arms of `if fast: y = fused_norm(x, (d,)) else: y = layer_norm(x, (d,))` require x's last
+    size to be d; dropping that with the arms' facts leaves y's `d` and x's size unrelated, and
+    `x + y` broadcasts them to max(...))."""
+    seen = {f.pred for f in arm1}
+    for f in arm2:
+        if f.pred in seen:
+            seen.discard(f.pred)
+            store.add(f.pred, f.origin)

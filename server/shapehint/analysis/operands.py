@@ -45,12 +45,19 @@ def configured(path: str) -> bool:
     return any(config_named(o) for o in owners)
 
 
-def configured_item(obj: Value, idx: Value, node) -> Optional[OpaqueV]:
+def configured_item(obj: Value, idx: Value, node, fresh: Callable = None) -> Optional[Value]:
     """`config.rope_scaling["factor"]` where `config.rope_scaling` is not known (`obj`): known by
-    that name; None for anything else (an item of a value not known is unknown)."""
+    that name; None for anything else (an item of a value not known is unknown). Read at an int
+    index not known (`config.hidden_sizes[i]` in a loop over the stages), it is one item of
+    several, so no name: a hyperparameter whose int, where an operation takes one (a layer's
+    width, `torch.ones(dim)`), is one size of its own (`fresh`), at least 0 (a stage's depth may
+    be 0), the same for every use of that value."""
     if not (isinstance(obj, (UnknownV, OpaqueV)) and isinstance(node, ast.Subscript)):
         return None
-    return _item(dotted(node.value), idx)
+    path = dotted(node.value)
+    if fresh is not None and isinstance(idx, IntV) and idx.expr.value is None and path and configured(path):
+        return SizedHyperparameterV("subscript", size=fresh("?", None, lo=0))
+    return _item(path, idx)
 
 
 def configured_get(fn: Value, node, args: list, kwargs: dict, join: Callable) -> Optional[Value]:

@@ -10,7 +10,7 @@ import ast
 from typing import Callable, Optional
 
 from ..shapes.values import IntV, ListV, NoneV, StarSizeV, TupleV, UnknownV, Value
-from .objects import OpaqueV
+from .objects import OpaqueV, SizedHyperparameterV
 from .typetests import class_or_function
 from . import open_tuples, sizes
 
@@ -31,7 +31,7 @@ def sequence_binop(op, a: Value, b: Value, join_values: Callable, size_int: Call
             and a.items is not None and b.expr.value <= 64:
         items = list(a.items) * b.expr.value
         return ListV(items) if isinstance(a, ListV) else TupleV(tuple(items))
-    if op is ast.Mult and isinstance(a, ListV) and a.items and isinstance(b, (IntV, OpaqueV)):
+    if op is ast.Mult and isinstance(a, ListV) and a.items and isinstance(b, (IntV, OpaqueV, SizedHyperparameterV)):
         return ListV(None, join_values(list(a.items)))  # `[None] * n_layers`, n not known
     if op is ast.Mult and isinstance(a, ListV) and a.items and all(_only_repeated(i) for i in a.items) \
             and type(b) is UnknownV:

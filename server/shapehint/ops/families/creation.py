@@ -173,9 +173,7 @@ def arange(cx: OpContext, start, end=None, step=1, *, out=None, dtype=None, layo
 @op("torch.linspace", "torch.logspace")
 def linspace(cx: OpContext, start, end, steps, base=None, *, out=None, dtype=None, layout=None, device=None,
              requires_grad=False):
-    n = cx.int_of(steps)
-    if n is None:
-        raise NotApplicable("steps unknown")
+    n = size_or_fresh(cx, steps)  # (PyTorch takes only an int: one the analysis lost is a size of its own)
     if n.value is not None and n.value < 0:
         cx.fail(f"{cx.opname}: number of steps must be non-negative, got {n}", "SH107")
     return _new(cx, [n], dtype_name(dtype, "float32"))

@@ -8,7 +8,7 @@ be in eval mode, where PyTorch accepts a single value, so no error is claimed fo
 from __future__ import annotations
 
 from ...shapes.expr import product
-from ...shapes.shape import divides, eq, ge, gt
+from ...shapes.shape import Shape, divides, eq, ge, gt, is_dyn
 from ...shapes.values import IntV, ListV, TensorV, TupleV, UnknownV
 from ..arguments import need_int, size_or_fresh
 from ..common import same_shape
@@ -158,7 +158,24 @@ def _trailing(cx: OpContext, x, ns: list, weight=None, bias=None) -> TensorV:
                 cx.fail(f"{cx.opname}: {what} must have shape {shown}, got {v.shape}", "SH101")
             for a, b in zip(v.shape.dims, ns):
                 cx.require(eq(a, b), lambda: f"{cx.opname}: {what} must have shape {shown}, got {v.shape}", "SH101")
-    return same_shape(cx, x)
+    return cx.tensor(_named_tail(x.shape, ns), like=x) if k else same_shape(cx, x)
+
+
+def _named_tail(s: Shape, ns: list) -> Shape:
+    """The input's shape, its trailing sizes that are unknown (`?`) written as the normalized
+    shape's, which PyTorch requires them to equal (a pooled `[B, ?]` normalized over `hidden`
+    is `[B, hidden]`)."""
+    def pick(a, b):
+        return b if is_dyn(a) and not is_dyn(b) else a
+    if s.rank is not None:
+        dims = list(s.dims)
+        dims[len(dims) - len(ns):] = [pick(a, b) for a, b in zip(dims[len(dims) - len(ns):], ns)]
+        return Shape(tuple(dims))
+    if len(s.suffix) < len(ns):
+        return s
+    suf = list(s.suffix)
+    suf[len(suf) - len(ns):] = [pick(a, b) for a, b in zip(suf[len(suf) - len(ns):], ns)]
+    return Shape(s.dims, s.star, tuple(suf))
 
 
 def _given(cx: OpContext, x, normalized_shape, weight=None, bias=None) -> TensorV:

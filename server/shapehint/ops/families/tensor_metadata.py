@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from ...shapes.expr import Expr, product
 from ...shapes.shape import FALSE, TRUE, eq, ne
-from ...shapes.values import BoolV, FloatV, IntV, NoneV, StarSizeV, TensorV, TupleV, UnknownV
+from ...shapes.values import BoolV, FloatV, IntV, ListV, NoneV, StarSizeV, TensorV, TupleV, UnknownV
 from ..arguments import known_tensor
 from ..common import is_contiguous as _is_contiguous, strides_of
 from ..context import NotApplicable, OpContext
+from ..dtypes import is_floating
 from ..registry import op
 
 INTS = {"int64", "int32", "int16", "int8", "uint8"}
@@ -92,8 +93,17 @@ def backward(cx: OpContext, self, gradient=None, retain_graph=None, create_graph
 
 @op("Tensor.tolist")
 def tolist(cx: OpContext, self):
-    known_tensor(self)
-    return UnknownV("tolist")
+    """Nested lists, one level per axis, of unknown length, whose innermost items are floats of
+    unknown values for a floating dtype (drop-path rates: `torch.linspace(0, p, n).split(depths)`,
+    each `.tolist()`). Any other dtype, or an unknown rank, is unknown: a list's items are one
+    joined value, and one int symbol for them all would prove them equal."""
+    x = known_tensor(self)
+    if x.shape.rank is None or x.dtype is None or not is_floating(x.dtype):
+        return UnknownV("tolist")
+    out = FloatV(None)
+    for _ in range(x.shape.rank):
+        out = ListV(None, out)
+    return out
 
 
 @op("Tensor.stride")
