@@ -32,7 +32,7 @@ class Comprehensions:
     """List comprehensions and generator expressions, and joins of values."""
 
     _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star", "sides_shared",
-             "fresh_symbol", "least", "resolve_import")
+             "joined_star", "fresh_symbol", "least", "resolve_import")
 
     def e_ListComp(self, node, fr) -> Value:
         return self.comprehension(node, fr)
@@ -134,6 +134,7 @@ class Comprehensions:
             else:
                 from ..shapes.shape import Shape
                 s = common_ends(shapes, self.fresh_star, self.sides_shared) or Shape.unknown(self.fresh_star())
+                self.joined_star(shapes, s)
             dts = {v.dtype for v in vals}
             if s == shapes[0] and len(dts) == 1 and all(_same_flags(v, first) for v in vals):
                 return first  # one abstract value: a loop whose body keeps it is at its fixpoint

@@ -64,6 +64,9 @@ class Environment:
         # shapes/rearranged.py): the result is written exactly once the input's rank is known,
         # and the result's rank, learned first, is the input's
         self.derived: dict[str, tuple] = j.table("star-derived")
+        # a segment a join of tensors made (comprehensions.join_values) -> (the joined shapes,
+        # the join's shape): a rank learned of the join past it is each joined path's
+        self.joins: dict[str, tuple] = j.table("star-join")
         self.dims = DimTable(j)
         self.holes: dict = j.table("hole")  # hole symbol -> span
         self.stores: list[FactStore] = j.log("store")
@@ -173,6 +176,27 @@ class Environment:
         star = self.fresh_star(source.shape.star)
         self.derived[star] = (replace(source, shape=source.shape), Shape(held.dims, star, held.suffix), how)
         return star
+
+    def joined_star(self, shapes: list, held: Shape) -> None:
+        """`held`'s segment is a new one, the join of tensors of `shapes` (ranks that differ)."""
+        self.joins[held.star] = (tuple(shapes), held)
+
+    def _learn_joins(self, span: Optional[Span]) -> None:
+        """The joined tensors of each join whose segment's rank is now known: every path that gets
+        past a join gave it one of them, so each has the rank the join has (`ids = shift(x) if
+        ids is None and e is None else ids`, then `b, t = ids.shape`: x is 2-D as well). One whose
+        two sides may be the same axes is left open."""
+        for star, (shapes, held) in list(self.joins.items()):
+            got = self._substituted(Shape((), star, ()))
+            if got.star is not None:
+                continue
+            whole = len(got.dims) + len(held.dims) + len(held.suffix)
+            for sh in shapes:
+                probe = TensorV(sh)
+                src = self.resolve(probe)
+                if src.star is not None and not self.sides_shared(src.star) \
+                        and len(src.dims) + len(src.suffix) <= whole:
+                    self.learn_rank(probe, whole, span)
 
     def _derive(self, s: Shape) -> Shape:
         """`s`, whose segment is a derived one, written out where its input's rank is known."""
@@ -383,6 +407,8 @@ class Environment:
         k = rank - len(s.dims) - len(s.suffix)
         new = tuple(self._star_dim(s.star, j, False, span) for j in range(k))
         self.stars[s.star] = Shape(new)
+        if self.joins:
+            self._learn_joins(span)
         return self.resolve(t).dims
 
     def learn_edge(self, t: TensorV, n: int, span: Optional[Span], front: bool) -> None:

@@ -115,7 +115,7 @@ class Interp:
         self.open_arm, self.close_arm, self.join_arms = env.open_arm, env.close_arm, env.join_arms
         self.forget_arm, self.truncated, self.least = env.forget_arm, env.truncated, env.least
         self.sides_shared, self.segment_product = env.sides_shared, env.segment_product
-        self.derived_star, self.view_base = env.derived_star, env.view_base
+        self.derived_star, self.view_base, self.joined_star = env.derived_star, env.view_base, env.joined_star
         reporter = self.reporter = Reporter(sink)  # diagnostics and failure records
         self.report, self.failed, self.declared = reporter.report, reporter.failed, reporter.declared
         self.raised = reporter.raised

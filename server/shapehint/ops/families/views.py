@@ -62,17 +62,17 @@ def infer_size(cx: OpContext, x: TensorV, sizes: list, what: str) -> tuple:
 
 
 def _segment_quotient(cx: OpContext, x: TensorV, known: list):
-    """The elements of unknown-rank `x` over the product of `known`, where the known sizes divide
-    its known axes exactly: a multiple of its segment's product; else None. Not where the axes on
-    the two sides of the segment may be the same axes (their product is not the elements')."""
-    s = x.shape
-    if cx.sides_shared(s.star):
-        return None
-    p = cx.segment_product(s.star)
+    """The elements of unknown-rank `x` over the product of `known` where they divide its known
+    axes: a multiple of its segment's product. Where the segment's two sides may be the same axes,
+    those of the segment they were split from (`view_base`), and the exact quotient (the view holds
+    every element) even where they do not (`x.view(-1, x.shape[-1])` of `[B, T, *x]`: `B*T//x.shape[-1]`)."""
+    shared = cx.sides_shared(x.shape.star)
+    s = cx.view_base(x.shape) if shared else x.shape
+    p = None if s is None or cx.sides_shared(s.star) else cx.segment_product(s.star)
     if p is None:
         return None
     num, den = cancelled(product(s.dims + s.suffix), known, cx.entails)
-    return num * p if den.value == 1 else None
+    return num * p if den.value == 1 else (num * p) // den if shared else None
 
 
 def _sizes_of(cx, size) -> list:
