@@ -125,7 +125,7 @@ def _handed(f, it) -> frozenset:
     of it brings from M's own file (`deciding_ints.import_target`; timm's `ClassifierHead`, which
     a package re-exports, builders.py cannot read, so no build passing `num_classes` would have
     been kept out of a context holding it at its default)."""
-    tree = getattr(it, "module_tree", None)
+    tree = it.module_tree
     if tree is None:
         return frozenset()
     classes = tuple((n, c.node) for n in _called_names(f.node) for c in [f.globals.get(n)]
