@@ -3,7 +3,9 @@ dict, and the last writer used to win: `if nxt > self.output_stride: ba['stride'
 `stride = 1` past the `if` whatever the test, so a builder's stride-2 blocks were claimed of
 stride 1 (`[B, 8, H, W]` where torch gives `[B, 8, H/4, W/4]`). Past the `if` each key holds the
 join of what the arms left there; a key one arm alone added holds a value not known. Every claim is
-checked against torch on the meta device, for builds that take each arm."""
+checked against torch on the meta device, for builds that take each arm. (`built_two` takes
+the output stride as its own size: left to its `**kwargs`, the factory's sized context would hold
+it at its default, as `Built` hands it to a builder that compares it, deciding_ints.handed_on.)"""
 import re
 
 import pytest
@@ -96,8 +98,8 @@ class Built(nn.Module):
         return x
 
 
-def built_two(**kwargs):
-    return Built([dict(stride=2), dict(stride=2)], **kwargs)
+def built_two(output_stride=32, **kwargs):
+    return Built([dict(stride=2), dict(stride=2)], output_stride, **kwargs)
 '''
 
 H = 32

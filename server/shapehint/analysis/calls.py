@@ -402,7 +402,7 @@ class Calls:
         for p in params + [p.arg for p in a.kwonlyargs]:
             if p not in env:
                 env[p] = f.defaults.get(p, UnknownV(f"missing {p}"))
-                if open_kwargs and p in f.defaults and not sized_kwargs.keeps_default(open_kwargs, f.node, p, f.module_path in ("", self.interp.path)):
+                if open_kwargs and p in f.defaults and not sized_kwargs.keeps_default(open_kwargs, f, p, self.interp if f.module_path in ("", self.interp.path) else None):
                     open_defaults.add(p)  # the caller's `**kwargs` may hold it
                     if f.cls is not None and f.node.name == "__init__":
                         # (a factory's `Net(cfg, **kwargs)`: `num_classes=1000` is one possible

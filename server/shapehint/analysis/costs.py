@@ -83,6 +83,7 @@ class ImportedCosts:
         self.in_sized = False  # a factory's sized construction context is built (sized_share)
         self.sized = 0  # steps those contexts took (sized_kwargs.SIZED_STEPS)
         self.sized_forwards = 0  # of those, their models' forwards (sized_kwargs.ALL_FORWARD_STEPS)
+        self.sized_dearest = self.forward_dearest = 0  # the most one rerun, one forward took (gives_way)
         self.literal = 0  # steps the literal construction contexts took (literal_contexts.LITERAL_STEPS)
         self.literal_cut = set()  # names of the classes whose literal context was cut off
         self.imported_steps = IMPORTED_STEPS  # the share of a function, or of a context (sized_forward)

@@ -17,6 +17,8 @@ Standard library only: builders.py runs standalone.
 from __future__ import annotations
 
 import ast
+import os
+
 from ..frontend.params import defaulted
 
 
@@ -95,3 +97,116 @@ def _deciding_comparisons(init: ast.FunctionDef) -> list:
             and not any(isinstance(op, (ast.Is, ast.IsNot)) for op in c.ops) and not any(
                 isinstance(o, ast.Constant) and type(o.value) is int and o.value in (0, 1)
                 for o in [c.left, *c.comparators])]
+
+
+def handed_on(init: ast.FunctionDef, resolve) -> dict:
+    """`init`'s int parameters from 1 up that it hands, by keyword or position, to a class whose
+    methods compare what its `__init__` got for that parameter (`Builder(output_stride=
+    output_stride)`, compared as `self.output_stride` in the builder's `__call__`): as deciding as
+    one `init` compares itself. `resolve(name)` is the class node a called name stands for, or None
+    (devicerun/builders.py reads it from the imported module's file, the analysis from the
+    function's globals: one rule)."""
+    ints = _int_defaults(init)
+    if not ints:
+        return {}
+    reads = _flow(init, lambda e: {n for n in _names(e) if n in ints}, keep=set(ints))
+    out = {}
+    for call in ast.walk(ast.Module(body=init.body, type_ignores=[])):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            continue
+        cls = resolve(call.func.id)
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        compared, params = compared_params(cls)
+        given = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords if k.arg]
+        for name, v in given:
+            if name in compared and not isinstance(v, ast.Starred):
+                for n in _names(v):
+                    out.update({p: ints[p] for p in reads.get(n, set())})
+    return out
+
+
+def _int_defaults(func: ast.FunctionDef) -> dict:
+    pairs = defaulted(func)
+    return {p.arg: d.value for p, d in pairs if isinstance(d, ast.Constant) and type(d.value) is int and d.value >= 1}
+
+
+def _flow(func: ast.FunctionDef, sources, keep: set = frozenset()) -> dict:
+    """name -> the keys the value a name of `func`'s body holds was computed from, `sources(expr)`
+    an expression's own keys (a name in `keep`, a parameter, keeps only its own)."""
+    reads: dict = {}
+    stmts = [st for st in ast.walk(ast.Module(body=func.body, type_ignores=[])) if _targets(st)]
+    for k in keep:
+        reads[k] = {k}
+    changed = True
+    while changed:
+        changed = False
+        for st in stmts:
+            if st.value is None:
+                continue
+            src = set(sources(st.value)).union(*[reads.get(n, set()) for n in _names(st.value)])
+            for t in _targets(st):
+                if t.id in keep or not src - reads.get(t.id, set()):
+                    continue
+                reads[t.id] = reads.get(t.id, set()) | src
+                changed = True
+    return reads
+
+
+def compared_params(cls: ast.ClassDef) -> tuple:
+    """(the parameters of `cls`'s own `__init__` that a deciding comparison of the class reads:
+    in `__init__`, or, stored as they are as `self.NAME`, in any of its methods; `__init__`'s
+    parameters after `self` in order). A class without its own `__init__` compares none."""
+    init = next((n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is None or not init.args.args:
+        return set(), []
+    a = init.args
+    params = [p.arg for p in (a.posonlyargs + a.args)[1:] + a.kwonlyargs]
+    me = (a.posonlyargs + a.args)[0].arg
+    reads = _flow(init, lambda e: set(), keep=set(params))
+    stored: dict = {}  # attribute -> the parameter stored in it as it was given
+    for st in ast.walk(ast.Module(body=init.body, type_ignores=[])):
+        # (only `self.NAME = param`: a layer made of several parameters, compared by one of its
+        # attributes, `pool_type != self.global_pool.pool_type`, decides nothing of the others)
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and isinstance(st.value, ast.Name) and st.value.id in params:
+            for t in st.targets if isinstance(st, ast.Assign) else [st.target]:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
+                    stored[t.attr] = stored.get(t.attr, set()) | {st.value.id}
+    compared = set()
+    for node in _deciding_comparisons(init):
+        for n in _names(node):
+            compared |= reads.get(n, set())
+    for m in cls.body:
+        if not isinstance(m, ast.FunctionDef) or not (m.args.posonlyargs + m.args.args):
+            continue
+        own = (m.args.posonlyargs + m.args.args)[0].arg
+
+        def attrs(e, own=own):
+            return {x.attr for x in ast.walk(e) if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name)
+                    and x.value.id == own and x.attr in stored}
+        flow = _flow(m, attrs)
+        for node in _deciding_comparisons(m):
+            for x in attrs(node) | set().union(*[flow.get(n, set()) for n in _names(node)]):
+                compared |= stored[x]
+    return compared & set(params), params
+
+
+def import_target(tree: ast.Module, name: str, path: str):
+    """The file the first top-level `from M import name` (not renamed) of the module `tree` at
+    `path` names, M a module beside it or under the directory above its outermost package; None
+    if there is none. Where the analysis and devicerun/builders.py find an imported class (one rule:
+    a class a package's `__init__` re-exports is found by neither)."""
+    imp = next((n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module
+                and any(a.name == name and a.asname is None for a in n.names)), None)
+    if imp is None or not path:
+        return None
+    here = os.path.dirname(os.path.abspath(path))
+    if imp.level:
+        root = here
+        for _ in range(imp.level - 1):
+            root = os.path.dirname(root)
+    else:
+        root = here  # (the directory above the outermost package)
+        while os.path.exists(os.path.join(root, "__init__.py")):
+            root = os.path.dirname(root)
+    return os.path.join(root, *imp.module.split(".")) + ".py"

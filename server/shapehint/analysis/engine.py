@@ -81,7 +81,7 @@ def _analyze(text, path, config, cancel, parsed, imports, on_store, cache, defer
         limits = Limits(getattr(config, "timeout_ms", limits.timeout_ms), getattr(config, "rlimit", limits.rlimit))
     sink = Sink(path)
     it = Interp(path, parsed.lines, sink, limits, cancel, on_store=on_store, observe=records,
-                comments=parsed.comments, param_ranks=ranks, memo=memo, as_built=as_built)
+                comments=parsed.comments, param_ranks=ranks, memo=memo, as_built=as_built, module_tree=parsed.tree)
     from .imports import Importer
     diagnostics = [Diagnostic(e.line, e.col, e.end_line, e.end_col, "error", "SH001", e.message)
                    for e in parsed.errors]

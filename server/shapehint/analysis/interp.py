@@ -88,7 +88,7 @@ class Interp:
     # attribute is a journaled container): set when made; put back by every step; the driver's
     # position (the step budget: steps are counted on every node, the hottest path there is;
     # the importer, wired by the engine once the module's globals exist)
-    FIXED = ("path", "lines", "file_lines", "sink", "env", "observe", "cancel", "modules", "max_depth", "memo",
+    FIXED = ("path", "module_tree", "lines", "file_lines", "sink", "env", "observe", "cancel", "modules", "max_depth", "memo",
              "comments", "param_ranks", "as_built", "reporter", "call_stack", "shape_comments", "ranks", "expressions", "comprehensions",
              "comparisons", "statements", "control", "calls", "layers", "builtins", "library", "contracts", "parts")
     WORKING = ("module_code",)
@@ -96,8 +96,9 @@ class Interp:
 
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
                  cancel=None, modules=None, on_store=None, observe: bool = True, comments=None,
-                 param_ranks=None, memo: bool = True, as_built: bool = False):
+                 param_ranks=None, memo: bool = True, as_built: bool = False, module_tree=None):
         self.path = path
+        self.module_tree = module_tree  # (its imports, as devicerun/builders.py reads them: sized_kwargs._handed)
         self.lines = lines
         self.file_lines = lines  # `lines` is another module's while its code runs (calls.py)
         self.sink = sink

@@ -23,12 +23,13 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import os
 
 from ..shapes.values import BoolV, DictV, FloatV, IntV, StrV
 from . import costs, global_objects
-from .deciding_ints import deciding_ints
+from .deciding_ints import deciding_ints, handed_on, import_target
 from .frames import Frame
-from .objects import OpenKwargs
+from .objects import ClassObj, OpenKwargs
 from ..frontend.params import defaulted
 
 
@@ -93,24 +94,85 @@ def keeps_value(openness, v) -> bool:
     return isinstance(v, StrV) and v.value is not None or isinstance(v, FloatV) and v.value is not None
 
 
-def keeps_default(openness, node: ast.FunctionDef, name: str, own: bool = False) -> bool:
-    """Whether parameter `name` of `node`, left at its default by keywords of that openness,
-    takes it: sizes only, and a constant default of a flag's kind, or, in the analysed file's
-    own code (`own`), an int the function compares (deciding_ints.py: `output_stride=32` read by
-    `assert output_stride in (8, 16, 32)` is a choice, not a size; held a symbol, each stage's
-    `net_stride >= output_stride` was undecided and every stage after it of unknown resolution).
-    devicerun/builders.py counts the context for no build that passes such a name."""
+def keeps_default(openness, f, name: str, own=None) -> bool:
+    """Whether parameter `name` of the function `f`, left at its default by keywords of that
+    openness, takes it: sizes only, and a constant default of a flag's kind, or, in the analysed
+    file's own code (`own`: the analysis's Interp), an int the function compares
+    (deciding_ints.py: `output_stride=32` read by `assert output_stride in (8, 16, 32)` is a
+    choice, not a size; held a symbol, each stage's `net_stride >= output_stride` was undecided
+    and every stage after it of unknown resolution), or hands to a class whose methods compare
+    it (`deciding_ints.handed_on`: a block builder's `self.output_stride`). devicerun/builders.py
+    counts the context for no build that passes such a name."""
     if openness is not SIZES:
         return False
+    node = f.node
     pairs = defaulted(node)
     if any(p.arg == name and isinstance(d, ast.Constant) and flag_kind(d.value) for p, d in pairs):
         return True
-    return own and name in _deciding(node)
+    return own is not None and (name in _deciding(node) or name in _handed(f, own))
 
 
 @functools.lru_cache(maxsize=512)
 def _deciding(node: ast.FunctionDef) -> frozenset:
     return frozenset(deciding_ints(node))
+
+
+def _handed(f, it) -> frozenset:
+    """`f`'s int parameters it hands to a class that compares them (deciding_ints.handed_on), the
+    classes read from its globals as they are now (a module imported later may add one), each
+    only where devicerun/builders.py finds it too: a class of the file, or one a `from M import`
+    of it brings from M's own file (`deciding_ints.import_target`; timm's `ClassifierHead`, which
+    a package re-exports, builders.py cannot read, so no build passing `num_classes` would have
+    been kept out of a context holding it at its default)."""
+    tree = it.module_tree
+    if tree is None:
+        return frozenset()
+    classes = tuple((n, c.node) for n in _called_names(f.node) for c in [f.globals.get(n)]
+                    if isinstance(c, ClassObj) and c.node is not None and c.name == n and _found_alike(c, n, tree, it.path))
+    return _handed_to(f.node, classes) if classes else frozenset()
+
+
+def _found_alike(c, name: str, tree: ast.Module, path: str) -> bool:
+    """Whether builders.py finds the class `c` for `name` in the module `tree` at `path`: a class
+    of the module's top level, or a top-level class of the file `import_target` names."""
+    if any(c.node is n for n in tree.body):
+        return True
+    target = import_target(tree, name, path)
+    return target is not None and bool(c.module_path) and c.node.col_offset == 0 \
+        and os.path.abspath(target) == os.path.abspath(c.module_path)
+
+
+@functools.lru_cache(maxsize=512)
+def _called_names(node: ast.FunctionDef) -> tuple:
+    return tuple(sorted({c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)}))
+
+
+@functools.lru_cache(maxsize=512)
+def _handed_to(node: ast.FunctionDef, classes: tuple) -> frozenset:
+    return frozenset(handed_on(node, dict(classes).get))
+
+
+def namesake(path: str, name: str) -> bool:
+    """Whether the factory `name` builds the model its file is named after: the file's name, its
+    underscores dropped, within the factory's (`efficientnet.py`: `efficientnet_b0`,
+    `tf_efficientnet_b0`; `mobilenetv3.py`: `mobilenet_v3_small`)."""
+    stem = os.path.splitext(os.path.basename(path or ""))[0].strip("_").replace("_", "").lower()
+    return bool(stem) and stem in name.replace("_", "").lower()
+
+
+def gives_way(it, f, account) -> bool:
+    """Whether the public factory `f`, not its file's namesake, leaves the sized contexts' budget
+    to the namesake ones after it in the file (the models a user opening `efficientnet.py` calls
+    by name, past 21 other factories there: each rerun costs about a construction and a forward
+    of the whole model, and the budget held five): when what is left could not serve `f` and each
+    of them at the cost of the dearest rerun and forward so far (none so far: `f` runs)."""
+    if namesake(it.path, f.node.name):
+        return False
+    pending = sum(1 for g in it.functions if g.cls is None and g.node.lineno > f.node.lineno
+                  and g.node.args.kwarg is not None and not g.node.name.startswith("_")
+                  and g.module_path in ("", it.path) and namesake(it.path, g.node.name))
+    return pending > 0 and (account.sized + (pending + 1) * account.sized_dearest > SIZED_STEPS or
+                            account.sized_forwards + (pending + 1) * account.forward_dearest > ALL_FORWARD_STEPS)
 
 
 def run_models(it, f, fr, run) -> None:
@@ -122,11 +184,12 @@ def run_models(it, f, fr, run) -> None:
     dozens of factories), its imported calls and constructions on shares of their own; else `fr`,
     its generic analysis's. The models' forwards of the analysis's sized contexts run while
     those before took fewer than ALL_FORWARD_STEPS in all (the first of a file's factories
-    have theirs; past that, a file of deep windowed transformers spent half a minute on them)."""
+    have theirs; past that, a file of deep windowed transformers spent half a minute on them),
+    and a factory not named after its file leaves them to those that are (gives_way)."""
     kw, account = f.node.args.kwarg, costs.account(it)
     spent = account.sized if account is not None else SIZED_STEPS
     if kw is None or not isinstance(fr.env.get(kw.arg), DictV) or it.as_built or f.node.name.startswith("_") \
-            or spent >= SIZED_STEPS or account.sized_forwards >= ALL_FORWARD_STEPS:
+            or spent >= SIZED_STEPS or account.sized_forwards >= ALL_FORWARD_STEPS or gives_way(it, f, account):
         return run(fr)
     depth, start = fr.facts.depth, it.steps
     fr.facts.push()  # (what the rerun learns is not the generic analysis's)
@@ -154,7 +217,9 @@ def run_models(it, f, fr, run) -> None:
                 run(sub)
         finally:
             account.sized_forwards += it.steps - forward
+            account.forward_dearest = max(account.forward_dearest, it.steps - forward)
     finally:
         account.sized = spent + it.steps - start
+        account.sized_dearest = max(account.sized_dearest, it.steps - start)
         while fr.facts.depth > depth:
             fr.facts.pop()

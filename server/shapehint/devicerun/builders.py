@@ -22,7 +22,7 @@ import os
 
 try:
     from ..analysis.config_bases import forwards_keywords, keyword_at_default, keyword_storing
-    from ..analysis.deciding_ints import deciding_ints
+    from ..analysis.deciding_ints import deciding_ints, handed_on, import_target
     from ..analysis.literal_contexts import guarded_literals, label as literal_label
     from ..analysis.param_lengths import label as length_label, param_lengths, passes_length
     from ..analysis.param_literals import label as param_label, param_literals
@@ -47,7 +47,8 @@ except ImportError:  # loaded by path (bench/realmodels/score.py): this tree's f
     _bases = _sibling("config_bases")
     forwards_keywords, keyword_at_default = _bases.forwards_keywords, _bases.keyword_at_default
     keyword_storing = _bases.keyword_storing
-    deciding_ints = _sibling("deciding_ints").deciding_ints
+    _deciding = _sibling("deciding_ints")
+    deciding_ints, handed_on, import_target = _deciding.deciding_ints, _deciding.handed_on, _deciding.import_target
     _literals = _sibling("literal_contexts")
     guarded_literals, literal_label = _literals.guarded_literals, _literals.label
     _params = _sibling("param_literals")
@@ -65,7 +66,7 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
     except (SyntaxError, ValueError):
         return frozenset()
     funcs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    flags, sizes = _keyword_kinds(tree)
+    flags, sizes = _keyword_kinds(tree, path)
 
     def called(node, kwarg) -> set:
         return {c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
@@ -156,16 +157,25 @@ def _flag_params(func: ast.FunctionDef) -> dict:
         isinstance(d.value, (bool, str, float)) or type(d.value) is int and d.value < 1)}
 
 
-def _keyword_kinds(tree: ast.Module) -> tuple:
+def _keyword_kinds(tree: ast.Module, path: str = "") -> tuple:
     """(the names of the file's flags: parameters with a flag's default or an int default its
-    function compares (deciding_ints.py, which a sized context holds at its default too), the
+    function compares or hands to a class that compares it (deciding_ints.py, which a sized
+    context holds at its default too; the class in the file or imported beside `path`), the
     keys its code reads of a dict by `pop`/`get`/`setdefault`, and its dataclasses' fields, which
     `replace(cfg, **kwargs)` holds at `cfg`'s values; the names of its size parameters: an int
     default from 1 up, or none)."""
     flags, sizes = set(), set()
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
+
+    found: dict = {}
+
+    def resolve(name):
+        if name not in found:  # (each read and parsed once per file)
+            found[name] = classes[name] if name in classes else _imported_class(tree, name, path)
+        return found[name]
     for n in ast.walk(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            flags |= set(_flag_params(n)) | set(deciding_ints(n))
+            flags |= set(_flag_params(n)) | set(deciding_ints(n)) | set(handed_on(n, resolve))
             a = n.args
             pos = a.posonlyargs + a.args
             defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults) + list(a.kw_defaults)
@@ -321,20 +331,9 @@ def _imported_class(tree: ast.Module, name: str, path: str):
 def _imported(tree: ast.Module, name: str, path: str):
     """(class node, its module's tree, its file) of the class `name` that `from M import name`
     brings in, or None."""
-    imp = next((n for n in tree.body if isinstance(n, ast.ImportFrom) and n.module
-                and any(a.name == name and a.asname is None for a in n.names)), None)
-    if imp is None or not path:
+    target = import_target(tree, name, path)
+    if target is None:
         return None
-    here = os.path.dirname(os.path.abspath(path))
-    if imp.level:
-        root = here
-        for _ in range(imp.level - 1):
-            root = os.path.dirname(root)
-    else:
-        root = here  # (the directory above the outermost package)
-        while os.path.exists(os.path.join(root, "__init__.py")):
-            root = os.path.dirname(root)
-    target = os.path.join(root, *imp.module.split(".")) + ".py"
     try:
         with open(target, encoding="utf-8") as f:
             other = parse_ast(f.read())
