@@ -411,7 +411,7 @@ class Environment:
             self._learn_joins(span)
         return self.resolve(t).dims
 
-    def learn_edge(self, t: TensorV, n: int, span: Optional[Span], front: bool) -> None:
+    def learn_edge(self, t: TensorV, n: int, span: Optional[Span], front: bool, same=None) -> None:
         """Name the first (last) `n` axes of `t`. The segment itself is rewritten, for every tensor
         holding it, only by the axes it surely has: where `t` has axes on the far side of its
         segment, some of the `n` may be those (`x.sum(-1)` holds x's segment less its last axis:
@@ -430,10 +430,15 @@ class Environment:
         # share axes (`x[:, 0]` of x), the parameter's axis count is not the value's: unnamed
         apart = owner is None or (len(s.dims), len(s.suffix)) == owner[1:]
         dim = self._star_dim if apart or not shared else lambda *_: self.fresh_dyn()
-        new = [dim(s.star, j, not front, span) for j in range(k)]
         # axes the segment surely has: all k where nothing is beyond it, else those the far
         # side cannot hold (none where the sides may already share axes)
         sure = k if not far else 0 if shared else max(0, k - len(far))
+        # past those, an axis may be one of the far side's, named after the parameter's only
+        # where the far side is the parameter's own in place (`x.transpose(1, 2)`'s last axis
+        # is x1 for a 3-D x, not `x.shape[-1]`)
+        holds = owner is None or _names_hold(s, owner, front, same or (lambda a, b: False))
+        new = [(dim if j < sure or holds else lambda *_: self.fresh_dyn())(s.star, j, not front, span)
+               for j in range(k)]
         if sure:
             self._split(s.star, new[:sure], front, shared, owner)
             s = self.resolve(t)
@@ -473,3 +478,19 @@ class Environment:
             self.holes[name] = s
             self.dims[name] = DimInfo(name, f"shape hole on line {s.line}")
         return Expr.sym(name)
+
+
+def _names_hold(s: Shape, owner: tuple, front: bool, same) -> bool:
+    """Whether a tensor's far-side axes are the parameter's own, in place (or equal to them by
+    the facts, `same`: a LayerNorm's width is x's last axis), so that an axis read past its
+    segment, when the segment holds too few, is the parameter's axis of that name: the first
+    (front) or last axes of the parameter's far side, read from the segment outwards."""
+    param, start, after = owner
+
+    def held(d: Expr, name: str) -> bool:
+        e = Expr.sym(name)
+        return d == e or same(d, e)
+    if front:  # past the segment: the parameter's trailing axes, `x.shape[-after]` first
+        return all(held(d, f"{param}.shape[{i - after}]") for i, d in enumerate(s.suffix[:after]))
+    near = s.dims[::-1][:start]  # before it: its leading axes, `x.shape[start - 1]` first
+    return all(held(d, f"{param}.shape[{start - 1 - i}]") for i, d in enumerate(near))

@@ -92,10 +92,13 @@ class AnalysisContext(OpContext):
         return self.interp.view_base(s)
 
     def learn_prefix(self, t: TensorV, n: int) -> None:
-        self.interp.learn_edge(t, n, self.span, front=True)
+        self.interp.learn_edge(t, n, self.span, front=True, same=self._same)
 
     def learn_suffix(self, t: TensorV, n: int) -> None:
-        self.interp.learn_edge(t, n, self.span, front=False)
+        self.interp.learn_edge(t, n, self.span, front=False, same=self._same)
+
+    def _same(self, a: Expr, b: Expr) -> bool:
+        return self.entails(eq(a, b))
 
     def label(self, v: Value, default: str = "the input") -> str:
         """How the user wrote the argument `v` (labels hold the expression's node, or a text)."""
