@@ -41,7 +41,7 @@ MAX_DEPTH = 64
 
 def extensible(it, inst: InstanceObj) -> bool:
     """Whether code the analysis does not run may add entries to `inst`'s lookup."""
-    classes = _python_classes(inst.cls)
+    classes = python_classes(inst.cls)
     scanned = list(getattr(getattr(it, "imports", None), "scanned", None) or ())
     if len(classes) >= MAX_DEPTH or any(_has_api(c) or _written(c) for c in classes):
         return True
@@ -61,7 +61,7 @@ def _shares_a_write(sub: ClassObj, cls: ClassObj) -> bool:
     return False
 
 
-def _python_classes(cls: ClassObj) -> list:
+def python_classes(cls: ClassObj) -> list:
     out, todo = [], [cls]
     while todo and len(out) < MAX_DEPTH:
         c = todo.pop()
@@ -78,7 +78,7 @@ def _subclasses(scanned: list, classes: list) -> list:
     for names, _, _ in scanned:
         for v in names.values():
             if isinstance(v, ClassObj) and not any(v is c for c in classes + out) and \
-                    any(b is c for b in _python_classes(v) for c in classes):
+                    any(b is c for b in python_classes(v) for c in classes):
                 out.append(v)
     return out
 

@@ -20,7 +20,9 @@ class). When no code the analysis does not run may add entries (lookup_writers.p
 not a read), its `__getitem__` is run on the key not known, quietly as above: the dicts it reads with that key
 give one of their values (choices.registry_choice), and when what it returns is a callable the
 analysis can follow, or a choice among such, the read is that, and its call joins the options'
-results (calls.py); anything else is unknown."""
+results (calls.py); anything else is unknown. With a key it knows, a class others may extend is
+read too, unless code writes that same literal key elsewhere (registry_keys.py: registries gain
+new keys, they are not overwritten under the ones they are built with)."""
 from __future__ import annotations
 
 import copy
@@ -28,7 +30,7 @@ from typing import Optional
 
 from ..shapes.shape import Shape
 from ..shapes.values import DefaultStrV, DictV, IntV, SliceV, StrV, TensorV, UnknownV, Value
-from . import lookup_writers
+from . import lookup_writers, registry_keys
 from .choices import MAX_OPTIONS, choice_of, is_option
 from .frames import Frame
 from .objects import FuncObj, InstanceObj, KeepsShapeV
@@ -53,8 +55,13 @@ def any_lookup(it, inst: InstanceObj, idx: Value) -> Optional[Value]:
     """`inst[idx]`, `inst` an `is_lookup` instance: what its `__getitem__` returns when that is a
     callable to follow (one, or a choice among several), else None. A key known (`FUNCS["eager"]`)
     reads its one entry as Python does; one not known, any entry its dicts hold for it."""
-    if isinstance(idx, (IntV, TensorV, SliceV)) or lookup_writers.extensible(it, inst):
+    if isinstance(idx, (IntV, TensorV, SliceV)):
         return None  # (a number indexes a sequence)
+    if known_key(idx):
+        if registry_keys.may_differ(it, inst, idx.value, lookup_writers.python_classes(inst.cls)):
+            return None
+    elif lookup_writers.extensible(it, inst):
+        return None
     getitem = inst.cls.lookup("__getitem__")
     fr = Frame({}, getitem.qualname, it.new_store(), getitem.globals, cls=getitem.cls, record=False)
     fr.caught = 1  # a path that raises (a key missing) is no error of the program's
