@@ -143,3 +143,24 @@ def test_profile_check_measures_module_bodies_and_imported_calls(tmp_path):
     assert steps_of(bodies) > 0, "helpers.py's body ran"
     assert steps_of(calls) > 0, "f's call of widen is a call into imported code"
     assert re.search(r"^\s+[\d.]+\s+widen \(\d+\)$", p.stdout, re.M), p.stdout
+
+
+def test_profile_contexts_lists_each_construction_context(tmp_path):
+    """bench/profile_contexts.py wraps `built.run_in_context` (and flag_defaults' name for it),
+    `sized_kwargs.run_models` and `FactStore._solve`: a rename must fail here, not quietly
+    charge everything to the rest of the analysis."""
+    import subprocess
+    (tmp_path / "model.py").write_text(
+        "import torch\nimport torch.nn as nn\n\n\nclass Net(nn.Module):\n"
+        "    def __init__(self, width, depth):\n        super().__init__()\n"
+        "        self.layers = nn.Sequential(*[nn.Linear(width, width) for _ in range(depth)])\n\n"
+        "    def forward(self, x):\n        return self.layers(x)\n\n\n"
+        "def net_small(**kwargs):\n    return Net(16, 2, **kwargs)\n")
+    p = subprocess.run([sys.executable, str(ROOT / "bench" / "profile_contexts.py"), "--all",
+                        str(tmp_path / "model.py")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    labels = [line.split("  ")[-1] for line in p.stdout.splitlines()[2:] if not line.startswith("  (")]
+    assert "net_small:15" in labels, p.stdout
+    assert "net_small (sized rerun and forwards)" in labels, p.stdout
+    assert "(outside contexts)" in labels, p.stdout

@@ -198,3 +198,20 @@ def test_the_sizes_of_a_broadcast_may_differ():
     for query in (ne(x * q, h), ne(emax(x * q, y * q), h), lt(emax(x * q, y * q), h), lt(x * q, h)):
         point = witness.find_model(facts + [query], lower, {})
         assert point is not None and _z3_holds(facts + [query], point, lower)
+
+
+def test_holds_all_answers_alike_in_any_order_and_tries_the_failed_predicate_first():
+    """`_holds_all` moves the predicate a point failed to the front (the search's next point is
+    rejected after one evaluation): the verdict is Z3's for every predicate, whatever the order,
+    and the predicates stay the same."""
+    import itertools
+    preds = [lt(H, W), eq(mod(H, Expr.const(2)), Expr.const(0)), gt(W, Expr.const(5)), ne(H, Expr.const(4))]
+    points = [{"H": 2, "W": 7}, {"H": 4, "W": 7}, {"H": 3, "W": 7}, {"H": 2, "W": 3}, {"H": 6, "W": 9}]
+    for point in points:
+        expected = _z3_holds(preds, point)
+        for order in itertools.permutations(preds):
+            checks = list(order)
+            assert witness._holds_all(point, checks, {}, {}) is expected
+            assert sorted(map(str, checks)) == sorted(map(str, preds))  # (the same predicates)
+            if not expected:
+                assert not witness._holds_all(point, [checks[0]], {}, {})  # the failed one is first

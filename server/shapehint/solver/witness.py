@@ -57,16 +57,18 @@ def find_model(preds: list, lower: dict, upper: dict) -> Optional[dict]:
         order = (sorted(syms - defined) + sorted(syms & defined), len(syms - defined))
         if order not in orders:
             orders.append(order)
+    checks = list(preds)  # (reordered by `_holds_all`: the predicate a point failed is tried first)
     for free, tied in orders:  # the symbols past `tied` are ones an equation could define
         for seq in choices:
             for multiples in (False, True):
                 env = _point(free, equations, seq, lower, upper, tied if multiples else len(free))
-                if env is not None and _holds_all(env, preds, lower, upper):
+                if env is not None and _holds_all(env, checks, lower, upper):
                     return env
-    return _moved(preds, orders[0][0], equations, lower, upper)
+    return _moved(preds, orders[0][0], equations, lower, upper, checks)
 
 
-def _moved(preds: list, free: list, equations: "_Equations", lower: dict, upper: dict) -> Optional[dict]:
+def _moved(preds: list, free: list, equations: "_Equations", lower: dict, upper: dict,
+           checks: list) -> Optional[dict]:
     """A uniform point that fails only a few predicates, moved one free symbol at a time, then
     two together. The facts of a windowed model hold at the uniform points (a window of 2 over
     a 2 x 2 map), where nothing is padded; a query asking for a padding (`0 < (w - W % w) % w`)
@@ -87,7 +89,7 @@ def _moved(preds: list, free: list, equations: "_Equations", lower: dict, upper:
             mentioned |= p.symbols()
         for moves in _moves([v for v in free if v in mentioned], base):
             moved = _point(free, equations, (base,), lower, upper, len(free), moves)
-            if moved is not None and _holds_all(moved, preds, lower, upper):
+            if moved is not None and _holds_all(moved, checks, lower, upper):
                 return moved
     return None
 
@@ -324,9 +326,22 @@ def _within(env: dict, lower: dict, upper: dict) -> bool:
 
 
 def _holds_all(env: dict, preds: list, lower: dict, upper: dict) -> bool:
+    """Whether every predicate of `preds` holds at `env` (one that cannot be evaluated there does
+    not). The one that fails (or cannot be evaluated) moves to the front of `preds`: the next
+    point of the same search mostly fails it too, and is then rejected after one evaluation, not
+    after all those before it (timm's swin: its ~1,770 failed searches 10.9 -> 5.9 CPU s). The
+    answer is the same in any order."""
     if not _within(env, lower, upper):
         return False
+    i = 0
     try:
-        return all(holds(p, env) for p in preds)
+        for i, p in enumerate(preds):
+            if not holds(p, env):
+                break
+        else:
+            return True
     except (Undecided, KeyError, RecursionError):
-        return False
+        pass
+    if i:
+        preds.insert(0, preds.pop(i))
+    return False
