@@ -1,13 +1,15 @@
 """FactStore._refuted_by_bounds: a query the symbols' bounds alone refute is refuted under any facts
 (what they force is entailed), asked of Z3 once per (query, bounds) in one analysis job (its
 Session), not once per fact sequence; and FactStore._check's answers per relevant slice."""
-from shapehint.shapes.expr import Expr
+from shapehint.shapes.expr import Expr, written_mod
 from shapehint.shapes.shape import eq, ge, le, ne
 from shapehint.solver.contexts import Session
 from shapehint.solver.facts import FactStore
 
 H, W = Expr.sym("H"), Expr.sym("W")
-PADDED = H + (-(H % 7)) % 7  # H padded up to a multiple of 7 (as F.pad before window partition)
+# H padded up to a multiple of 7 (as F.pad before window partition), its padding as written: `%`
+# writes it as the multiple, `7*((H - 1)//7) + 7`, whose bounds the store decides without Z3
+PADDED = H + written_mod(-(H % 7), Expr.const(7))
 
 
 def _with_fact(**kw) -> FactStore:

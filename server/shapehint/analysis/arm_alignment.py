@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Optional
 
-from ..shapes.expr import mod
+from ..shapes.expr import mod, written_mod
 from ..shapes.shape import Pred, Shape, conj, is_dyn, ne, neg
 from ..shapes.values import TensorV
 
@@ -65,10 +65,10 @@ def _rounded(test: Pred, da, db, facts):
         return None
     for base, diff in ((db, da - db), (da, db - da)):
         for m in sorted({a.args[1] for a in diff.atoms() if a.kind == "mod"}, key=str):
-            both = base + mod(diff, m)
-            if facts.possible(conj(test, ne(both, da)))[0] is False and \
-                    facts.possible(conj(neg(test), ne(both, db)))[0] is False:
-                return both
+            asked = base + written_mod(diff, m)  # (proved as written, returned canonical)
+            if facts.possible(conj(test, ne(asked, da)))[0] is False and \
+                    facts.possible(conj(neg(test), ne(asked, db)))[0] is False:
+                return base + mod(diff, m)
     return None
 
 

@@ -32,7 +32,7 @@ class Comprehensions:
     """List comprehensions and generator expressions, and joins of values."""
 
     _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star", "sides_shared",
-             "joined_star", "fresh_symbol", "least", "resolve_import")
+             "joined_star", "fresh_symbol", "least", "resolve_import", "loop_element")
 
     def e_ListComp(self, node, fr) -> Value:
         return self.comprehension(node, fr)
@@ -66,7 +66,7 @@ class Comprehensions:
             if items is None:
                 # (a list of unknown length whose every item is known alike: `[b for _, b in blocks]`)
                 known = isinstance(source, (ListV, ModuleV)) and source.elem is not None
-                elem, whole = source.elem if known else UnknownV("element"), None
+                elem, whole = source.elem if known else self._tensor_row(source, fr), None
                 if not gen.ifs:  # (pieces mapped one to one: whole again when concatenated)
                     elem, whole = pieces.each_piece(source, elem, lambda: self.fresh_symbol("piece", None, lo=0))
                 self.assign(gen.target, elem, fr, None)
@@ -102,6 +102,18 @@ class Comprehensions:
             fr.record = rec
             fr.env.clear()
             fr.env.update(saved)
+
+    def _tensor_row(self, source, fr) -> Value:
+        """An item of a tensor of unknown length (`[t.item() for t in torch.linspace(0, p, n)]`):
+        its rows, of the other axes. The facts taking its first row asks for are not kept: the
+        comprehension may have no item."""
+        if not isinstance(source, TensorV):
+            return UnknownV("element")
+        fr.facts.push()
+        try:
+            return self.loop_element(source, None, fr)
+        finally:
+            fr.facts.pop()
 
     def _element_at(self, node, i: Value, fr) -> Value:
         self.assign(node.generators[0].target, i, fr, None)

@@ -316,10 +316,41 @@ def mod(a: Expr, b: Expr) -> Expr:
         rest_e = Expr(rest)
         if rest_e.is_const:
             return Expr.const(rest_e.const_part() % bv)
-        return Expr({(Atom("mod", "", (rest_e, b)),): 1})
+        return _complement(rest_e, b) or Expr({(Atom("mod", "", (rest_e, b)),): 1})
     if _exact_div(a, b) is not None:
         return ZERO
+    return _complement(a, b) or Expr({(Atom("mod", "", (a, b)),): 1})
+
+
+def written_mod(a: Expr, b: Expr) -> Expr:
+    """`a % b` as one atom, as written (`mod`'s value), for a solver question only: Z3 proves
+    `(m - w%m)%m == m - w%m` where `w%m != 0` at once, not so of `-m*((-w)//m) - w`."""
     return Expr({(Atom("mod", "", (a, b)),): 1})
+
+
+def _complement(a: Expr, k: Expr) -> Expr | None:
+    """`(k - A%k) % k`, the padding up to a multiple of k, as that multiple less A:
+    `k*((A - 1)//k) + k - A` (k a positive constant), `-A - k*((-A)//k)` (symbolic k, exact for
+    either sign); so `A + pad` holds A once, and its `//k` and `%k` are exact. As a mod of A's mod,
+    each padding of a windowed model's stages held its input twice, and the second stage's sizes
+    passed the size limit (`evaluator._tracked`). None unless `a` is `j*k - A%k`."""
+    kv = k.value
+    if kv is not None and kv <= 0:
+        return None
+    mods = [(m, c) for m, c in a.terms.items() if len(m) == 1 and m[0].kind == "mod" and m[0].args[1] == k
+            and (c == -1 or kv is not None and c % kv == kv - 1)]
+    if len(mods) != 1:
+        return None
+    (m, c), = mods
+    if kv is not None:  # a reduced modulo k: the mod term is all that is left
+        if len(a.terms) != 1:
+            return None
+    elif len(a.terms) > 1 and _exact_div(a - Expr({m: c}), k) is None:
+        return None
+    inner = m[0].args[0]
+    if kv is not None:
+        return kv * floordiv(inner - 1, k) + kv - inner
+    return -inner - k * floordiv(-inner, k)
 
 
 def emax(a: IntLike, b: IntLike) -> Expr:
