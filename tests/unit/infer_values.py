@@ -17,3 +17,22 @@ def context_shape(value, label=None, prefix=None):
         if (c["context"] == label) if prefix is None else c["context"].startswith(prefix):
             return c["shape"]
     return None
+
+
+def named_dims_agree(shape, observed, env) -> int:
+    """How many dims of `shape` evaluate under `env` (names -> ints, `self.a.b` keys included);
+    fails on one that evaluates to another size than torch's `observed` (`?` and unbound names
+    are skipped)."""
+    from shapehint.devicerun.compare import Unbound, safe_eval
+    assert len(shape) == len(observed), (shape, observed)
+    n = 0
+    for d, o in zip(shape, observed):
+        if d == "?":
+            continue
+        try:
+            v = safe_eval(d, env) if isinstance(d, str) else d
+        except Unbound:
+            continue
+        assert v == o, (shape, observed, d)
+        n += 1
+    return n

@@ -6,7 +6,7 @@ name to the attribute the built instance holds."""
 import pytest
 
 from shapehint.analysis.api import analyze_source
-from shapehint.devicerun.compare import Unbound, safe_eval
+from .infer_values import named_dims_agree as _agrees
 
 SRC = '''import torch
 import torch.nn as nn
@@ -87,21 +87,6 @@ def _ints(module, prefix="self", depth=3) -> dict:
         for k, child in module.named_children():
             out.update(_ints(child, f"{prefix}.{k}", depth - 1))
     return out
-
-
-def _agrees(shape, observed, env) -> int:
-    assert len(shape) == len(observed), (shape, observed)
-    n = 0
-    for d, o in zip(shape, observed):
-        if d == "?":
-            continue
-        try:
-            v = safe_eval(d, env) if isinstance(d, str) else d
-        except Unbound:
-            continue
-        assert v == o, (shape, observed, d)
-        n += 1
-    return n
 
 
 def test_parts_name_the_widths_they_hold():

@@ -8,7 +8,7 @@ entry's)."""
 import pytest
 
 from shapehint.analysis.api import analyze_source
-from shapehint.devicerun.compare import Unbound, safe_eval
+from .infer_values import named_dims_agree as _agrees
 
 SRC = '''import torch
 import torch.nn as nn
@@ -97,22 +97,6 @@ def _env(x_shape, inst, **more):
     env.update({f"self.{k}": v for k, v in vars(inst).items() if isinstance(v, int)})
     env.update(more)
     return env
-
-
-def _agrees(shape, observed, env) -> int:
-    """How many dims of `shape` evaluate; fails on one that evaluates to another size."""
-    assert len(shape) == len(observed), (shape, observed)
-    n = 0
-    for d, o in zip(shape, observed):
-        if d == "?":
-            continue
-        try:
-            v = safe_eval(d, env) if isinstance(d, str) else d
-        except Unbound:
-            continue
-        assert v == o, (shape, observed, d)
-        n += 1
-    return n
 
 
 @pytest.mark.parametrize("width_mult", MULTIPLIERS)
