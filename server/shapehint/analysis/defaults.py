@@ -99,18 +99,14 @@ def symbol_noting(it, path: str, what: str, default) -> OpaqueV:
     return OpaqueV(path, "int" if isinstance(default, int) and not isinstance(default, bool) else None)
 
 
-def open_default_nones(init, inst, config: str = ""):
+def open_default_nones(init, inst):
     """`inst` (built by `init` with its defaults) with each attribute that holds a `None` default
     as it came (`self.downsample = downsample`) unknown: callers may pass a layer, so the methods'
-    `if self.downsample is not None:` is undecided and both sides join. `config`: the parameter
-    naming `inst` when it is a configuration (`config`), whose attributes hold hyperparameters,
-    never tensors or layers: such an attribute is known by its name (`config.n_inner`), a
-    configured value (operands.py), so `config.n_inner if config.n_inner is not None else 4 * d`
-    is a size that a layer can take, not unknown."""
+    `if self.downsample is not None:` is undecided and both sides join."""
     nones = {id(v) for v in init.defaults.values() if isinstance(v, NoneV)}
     for name, v in list(inst.attrs.items()):
         if id(v) in nones or isinstance(v, DefaultNoneV):
-            inst.attrs[name] = OpaqueV(f"{config}.{name}") if config else UnknownV(f"self.{name}")
+            inst.attrs[name] = UnknownV(f"self.{name}")
     return inst
 
 

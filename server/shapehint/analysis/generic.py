@@ -304,7 +304,7 @@ def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
         open_optional_parts(inst, init, lambda i, o, make: construct(it, i, o, False, given=make, prefix=prefix))
     if isinstance(init, FuncObj):
         if not it.as_built:
-            open_default_nones(init, inst, prefix if config_named(prefix) else "")
+            open_default_nones(init, inst)
         if prefix:
             name_copies(it, init, inst, prefix)
             hold_generic_parts(inst, init, prefix, lambda c, p: generic_instance(it, c, p))
