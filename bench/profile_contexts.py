@@ -19,23 +19,18 @@ outside contexts. Rows under MIN_SHOWN_S are left out unless `--all`. A tool for
 from __future__ import annotations
 
 import collections
-import json
-import os
-import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SERVER = os.path.join(ROOT, "server")
+from child_measure import answer_as_child, infer_quietly, run_child
+
 OUTSIDE = "(outside contexts)"
 
 
 def _inside(path: str) -> dict:
     """The table, measured in this process (the child's side)."""
     import gc
-    import io
     gc.disable()
-    from shapehint import cli
     from shapehint.analysis import built, flag_defaults, sized_kwargs
     from shapehint.solver.facts import FactStore
     clock = time.process_time
@@ -80,13 +75,7 @@ def _inside(path: str) -> dict:
     built.run_in_context = flag_defaults.run_in_context = timed_context
     sized_kwargs.run_models = timed_models
     FactStore._solve = timed_solve
-    t0, out = clock(), sys.stdout
-    sys.stdout = io.StringIO()
-    try:
-        cli.main(["infer", path, "--format", "json"])
-    finally:
-        sys.stdout = out
-    total = clock() - t0
+    total = infer_quietly(path)
     rows[OUTSIDE]["cpu"] = total - sum(r["cpu"] for k, r in rows.items() if k != OUTSIDE)
     return {"total": total, "rows": {k: dict(v) for k, v in rows.items()}}
 
@@ -96,21 +85,14 @@ KINDS = ("sat", "unsat", "unknown@full", "unknown@reduced")
 
 
 def main(argv: list) -> int:
-    if argv[:1] == ["--inside"]:
-        json.dump(_inside(argv[1]), sys.stdout)
-        sys.stdout.flush()
-        os._exit(0)  # as `cli.entry` ends: no tearing down of the analysis' heap
+    answer_as_child(argv, _inside)
     every = "--all" in argv
     argv = [a for a in argv if a != "--all"]
     if not argv:
         print(__doc__)
         return 2
     for path in argv:
-        p = subprocess.run([sys.executable, __file__, "--inside", path], capture_output=True, text=True,
-                           env=dict(os.environ, PYTHONPATH=SERVER))
-        if p.returncode != 0:
-            raise SystemExit(p.stderr[-2000:])
-        got = json.loads(p.stdout)
+        got = run_child(__file__, path)
         print(f"{path}: {got['total']:.2f} CPU s in `main`")
         print(f"  {'cpu s':>7} {'steps':>8}  " + " ".join(f"{k + ' (n, s)':>22}" for k in KINDS) + "  context")
         shown = [(k, r) for k, r in got["rows"].items() if every or r.get("cpu", 0.0) >= MIN_SHOWN_S]

@@ -21,23 +21,20 @@ A tool for looking, not a benchmark of record.
 """
 from __future__ import annotations
 
-import json
 import os
 import resource
-import subprocess
 import sys
 
+from child_measure import answer_as_child, infer_quietly, run_child
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SERVER = os.path.join(ROOT, "server")
 
 
 def _inside(path: str) -> dict:
     """The shares, measured in this process (the child's side)."""
     import gc
-    import io
     import time
     gc.disable()
-    from shapehint import cli
     from shapehint.analysis import engine, interp
     from shapehint.questions import signatures
     clock = time.process_time
@@ -73,24 +70,14 @@ def _inside(path: str) -> dict:
             got["signatures"] += clock() - t
 
     engine.run, interp.Interp.exec_module_body, signatures.signatures_json = timed_run, timed_body, timed_sigs
-    t0, out = clock(), sys.stdout
-    sys.stdout = io.StringIO()
-    try:
-        cli.main(["infer", path, "--format", "json"])
-    finally:
-        sys.stdout = out
-    got["main"] = clock() - t0
+    got["main"] = infer_quietly(path)
     return got
 
 
 def measure(path: str) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    p = subprocess.run([sys.executable, __file__, "--inside", path], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=SERVER))
+    got = run_child(__file__, path)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if p.returncode != 0:
-        raise SystemExit(p.stderr[-2000:])
-    got = json.loads(p.stdout)
     got["process"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     got["start-up"] = got["process"] - got["main"]
     got["rest"] = got["main"] - got["analysis"] - got["signatures"]
@@ -98,10 +85,7 @@ def measure(path: str) -> dict:
 
 
 def main(argv: list) -> int:
-    if argv[:1] == ["--inside"]:
-        json.dump(_inside(argv[1]), sys.stdout)
-        sys.stdout.flush()
-        os._exit(0)  # as `cli.entry` ends: no tearing down of the analysis' heap
+    answer_as_child(argv, _inside)
     if not argv:
         print(__doc__)
         return 2

@@ -91,3 +91,40 @@ def test_no_analysis_class_inherits_from_another():
                 if base.__module__.startswith("shapehint.analysis.") and base not in JOURNALED:
                     inheriting.append(f"{name}.{attr}({base.__name__})")
     assert inheriting == []
+
+
+def _self_reads_and_writes(cls_node) -> tuple:
+    def on_self(n):
+        return isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self"
+    written = set()
+    for n in ast.walk(cls_node):
+        targets = [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else getattr(n, "targets", [])
+        written.update(t.attr for t in targets if on_self(t))
+    return {n.attr for n in ast.walk(cls_node) if on_self(n)}, written
+
+
+def test_every_part_reads_only_its_own_or_what_it_is_wired_with():
+    """A part reaching for an interpreter method it did not list in `_USES` raises
+    AttributeError only where that line runs, often inside a construction context, which drops it
+    quietly (failed_contexts.py): caught here, before any program runs it."""
+    import inspect
+
+    from shapehint.analysis.interp import Interp
+    from shapehint.analysis.sink import Sink
+    it = Interp("m.py", [], Sink("m.py"))
+    assert len(it.parts) >= 10
+    for part in it.parts:
+        cls = type(part)
+        tree = ast.parse(inspect.getsource(inspect.getmodule(cls)))
+        node = next(n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == cls.__name__)
+        read, written = _self_reads_and_writes(node)
+        own = {name for k in cls.__mro__ for name in vars(k)}
+        uses = set(getattr(cls, "_USES", ()))
+        assert not read - own - uses - written, (cls.__name__, sorted(read - own - uses - written))
+        assert not [u for u in uses if getattr(part, u, None) is None], cls.__name__
+
+
+def test_the_wiring_check_sees_a_missing_use():
+    node = ast.parse("class P:\n    _USES = ('a',)\n    def f(self):\n        self.b = 1\n        return self.a(self.c)\n").body[0]
+    read, written = _self_reads_and_writes(node)
+    assert read - {"_USES", "f"} - {"a"} - written == {"c"}

@@ -59,6 +59,7 @@ def test_the_contexts_as_the_program_has_them():
     assert scope["Net"]()(torch.zeros(2, 8)).shape == (2, 16)
 
 
+@pytest.mark.failed_context
 @pytest.mark.parametrize("stage", ["factory", "defaults"])
 def test_a_failing_context_costs_only_itself(monkeypatch, stage):
     if stage == "factory":
@@ -75,3 +76,31 @@ def test_a_failing_context_costs_only_itself(monkeypatch, stage):
     assert not [d for d in r.diagnostics if "before it failed" in d.message]
     # the other functions' answers are all there
     assert {v.function for v in r.values} >= {"Net.__init__", "Net.forward"}
+
+
+UNMARKED = '''
+from shapehint.analysis import engine
+from shapehint.analysis.api import analyze_source
+from test_failed_contexts import PROGRAM, _failing
+
+
+def test_unmarked(monkeypatch):
+    monkeypatch.setattr(engine, "run_built_models", _failing(engine.run_built_models, "factory"))
+    analyze_source(PROGRAM, "m.py")
+'''
+
+
+def test_a_failing_context_fails_a_test_that_does_not_say_it_provokes_one(tmp_path):
+    """The quiet drop that serves users must not hide an analysis bug from the tests
+    (tests/conftest.py `_no_failed_context`)."""
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    (tmp_path / "test_unmarked.py").write_text(UNMARKED)
+    (tmp_path / "conftest.py").write_text(open(os.path.join(here, "..", "conftest.py")).read())
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([here, os.path.join(here, "..", "..", "server")]))
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", str(tmp_path)],
+                       capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert p.returncode != 0, p.stdout[-2000:]
+    assert "construction context(s) failed" in p.stdout, p.stdout[-2000:]
