@@ -17,7 +17,7 @@ from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice, replaced_default_item
 from .maybe_none import narrowed, read_through
-from . import class_params, classvalues, first_items, layer_tails, list_choices, layercfg, linked_choices, many_items, number_or_tensor, open_tuples, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules, sized_kwargs
+from . import class_params, classvalues, first_items, layer_tails, list_choices, layercfg, linked_choices, many_items, number_or_tensor, open_tuples, optional_exprs, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules, sized_kwargs
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -342,6 +342,9 @@ class Expressions:
         return UnknownV("unary")
 
     def e_IfExp(self, node: ast.IfExp, fr) -> Value:
+        omitted = optional_exprs.omitted_none(self, node, fr)
+        if omitted is not None:
+            return omitted
         v = self.eval(node.test, fr)
         self.note_omitted(fr, v)
         p = self.truth(v)
