@@ -97,7 +97,13 @@ def test_an_assumption_leaves_a_rank_test_unknown():
     assert _answers(["x.shape[0] >= 1"])["four"]["status"] == "unknown"
 
 
-def test_an_optional_tensor_is_left_unknown():
+def test_an_optional_tensor_tested_with_its_rank_depends_on_the_rank_given():
+    # `hx is not None and hx.dim() != 2` is judged with `hx` given (optional_args._guarded_test;
+    # before: unknown): each witness is a given `hx` whose rank takes that outcome
     text = "import torch\n\n\ndef f(x, hx=None):\n    if hx is not None and hx.dim() != 2:\n" \
            "        raise ValueError('hx')\n    return x\n"
-    assert answer_branches(analyze_session(text, "opt.py"))[0]["status"] == "unknown"
+    got = answer_branches(analyze_session(text, "opt.py"))[0]
+    assert got["status"] == "depends"
+    for outcome, witness in got["witnesses"].items():
+        hx = torch.zeros(witness["hx"])
+        assert (hx is not None and hx.dim() != 2) == (outcome == "true")

@@ -1,4 +1,4 @@
-"""`.reshape(sizes)` of a value the analysis lost is a tensor of those sizes
+"""`.reshape(sizes)` and `.view(sizes)` of a value the analysis lost are a tensor of those sizes
 (analysis/unknown_receivers.py): attention code hands q, k, v to a kernel of another package and
 reshapes what comes back (`out.reshape(bs, q_len, heads * dim)`). Before, the unknown kernel's
 result made that line and everything after it unknown. Programs are our own; claimed shapes
@@ -28,6 +28,7 @@ class Attn(nn.Module):
         merged = o.reshape(bs, t, d)
         loose = o.reshape(bs, -1)
         viewed = o.view(bs, t, d)
+        as_bytes = o.view(torch.uint8)
         y = self.out(merged)
         return y
 '''
@@ -44,7 +45,9 @@ def test_reshape_of_a_lost_value_has_the_sizes_given():
     assert vals["merged"] == ["bs", "t", "d"], vals
     assert vals["y"] == ["bs", "t", "dim"], vals
     assert vals["loose"][0] == "bs" and vals["loose"][1] == "?", vals
-    assert vals.get("viewed") is None, vals  # `view` may take a dtype: nothing claimed
+    # `view` with sizes as `reshape`; with a dtype (it changes the last axis) nothing claimed
+    assert vals["viewed"] == ["bs", "t", "d"], vals
+    assert vals.get("as_bytes") is None, vals
 
     def attention_kernel(q, k, v):  # a stand-in: (bs, t, heads, head_dim) in and out
         return torch.softmax(q @ k.transpose(-1, -2), -1) @ v
@@ -56,6 +59,8 @@ def test_reshape_of_a_lost_value_has_the_sizes_given():
     x = torch.zeros(2, 5, 12)
     env = {"bs": 2, "t": 5, "d": 12, "dim": 12}
     assert [eval(s, {}, env) for s in vals["y"]] == list(m(x).shape)
+    q, k, v = m.qkv(x).view(2, 5, 3, 3, 4).unbind(2)
+    assert [eval(s, {}, env) for s in vals["viewed"]] == list(attention_kernel(q, k, v).view(2, 5, 12).shape)
 
 
 SIZES_SRC = '''import torch

@@ -26,7 +26,7 @@ from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
 from .guards import reads_rank
 from .liveness import exposed_names
-from .optional_args import fed_back, optional_test, run_decided_arm
+from .optional_args import drop_returns, fed_back, optional_test, run_decided_arm
 from .selection import selected_join
 from .arm_alignment import aligned_arms
 from .choices import conditioned
@@ -221,25 +221,24 @@ class ControlFlow:
         p = self.truth(self._safe_eval(node, fr))
         return fr.facts.decide(p) if p is not None else None
 
-    def _if_optional(self, st: ast.If, fr, name: str, given_when_true: bool):
+    def _if_optional(self, st: ast.If, fr, name: str, given_when_true: bool, whole: bool = False):
         """Both sides are analysed (the given side sees a tensor of unknown shape), but what
         follows continues from one: an unknown mask would otherwise turn every later shape
         unknown. The side without it, unless that side gets on only with another optional
         tensor given (`if input_ids is not None: ... else: inputs_embeds.size()`, or a `raise`
         when neither is given): the code's input is then the one it tests first, and the path
-        that gets on has it given (issue 28, cause 8)."""
+        that gets on has it given (issue 28, cause 8). `whole`: optional_args._guarded_test."""
         given_body, absent_body = (st.body, st.orelse) if given_when_true else (st.orelse, st.body)
-        if not fr.foreign:
+        if not fr.foreign and not whole:
             self.branches.append(BranchRecord(st, fr.qualname, None, None, fr.context, list(fr.facts.facts),
                                               fr.root, fr.facts, fr.assumes_default))
-        env0, dead0, opt = dict(fr.env), fr.dead, fr.env[name]
+        env0, dead0, opt, n0 = dict(fr.env), fr.dead, fr.env[name], len(fr.returns)
         fr.env[name] = opt.given()
-        f_given, _ = self.in_arm(fr, (), None, lambda: self.exec_block(given_body, fr))
-        env_given = dict(fr.env)
+        f_given, _ = self.in_arm(fr, (), None, lambda: self._if(st, fr) if whole else self.exec_block(given_body, fr))
+        env_given, given_returns = dict(fr.env), (n0, len(fr.returns))
         fr.env.clear()
         fr.env.update(env0)
-        none = NoneV()
-        fr.env[name] = none
+        fr.env[name] = none = NoneV()
         f_absent = self.exec_block(absent_body, fr)
         dead_given, dead_absent = f_given in ("return", "raise"), f_absent in ("return", "raise")
         if dead_given and dead_absent:
@@ -252,8 +251,9 @@ class ControlFlow:
             fr.env.update(env_given)
         else:
             # what follows took the tensor to be omitted: a later decision speaks only for the
-            # calls that omit it (questions/branches.py)
+            # calls that omit it (questions/branches.py), and so does the call's result
             fr.assumes_default = True
+            drop_returns(fr, *given_returns)
             now = fr.env.get(name)
             if now is none:
                 fr.env[name] = opt  # a later `if mask is not None` is undecided again

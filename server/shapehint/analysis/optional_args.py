@@ -41,7 +41,7 @@ def optional_test(test: ast.expr, fr, decided) -> Optional[tuple]:
     (`decided(node)`: True, False or None, read without recording it)."""
     got = none_test(test)
     if got is None:
-        return _sure_conjunction(test, fr, decided)
+        return _sure_conjunction(test, fr, decided) or _guarded_test(test, fr, decided)
     return got if _optional(fr.env.get(got[0])) else None
 
 
@@ -64,6 +64,53 @@ def _sure_conjunction(test: ast.expr, fr, decided) -> Optional[tuple]:
     if any(isinstance(n, ast.Name) and n.id == got[0] for r in rest for n in walk(r)):
         return None
     return got if all(decided(r) is True for r in rest) else None
+
+
+def _guarded_test(test: ast.expr, fr, decided) -> Optional[tuple]:
+    """`isinstance(name, torch.Tensor)` (a tensor class the given tensor is, and no `None`), and
+    `name is not None and rest` (`mask is not None and mask.ndim < 4`; or such an `isinstance`
+    first), or `name is None or rest`, on an optional tensor: the absent side takes the arm the
+    `None` alone decides, the given side runs the whole `if` again with the tensor given, `rest`
+    judged there. A join of both sides made every later use of the name a tensor of no known
+    rank (a causal mask built from a padding mask the callers omit): (name, whether the test is
+    true when it is given[, True: the given side runs the whole `if`])."""
+    first = test.values[0] if isinstance(test, ast.BoolOp) and len(test.values) > 1 else test
+    got = none_test(first) or _tensor_type_test(first, fr, decided)
+    if got is None or not _optional(fr.env.get(got[0])):
+        return None
+    if first is test:
+        return got
+    return got + (True,) if got[1] == isinstance(test.op, ast.And) else None
+
+
+def _tensor_type_test(test: ast.expr, fr, decided) -> Optional[tuple]:
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and not test.keywords and isinstance(test.args[0], ast.Name)):
+        return None
+    if any(isinstance(n, ast.Constant) and n.value is None or isinstance(n, ast.Name) and n.id == "NoneType"
+           for n in walk(test.args[1])):
+        return None  # (None may be an instance of the classes named)
+    name = test.args[0].id
+    opt = fr.env.get(name)
+    if not _optional(opt):
+        return None
+    fr.env[name] = opt.given()  # (the test read with the tensor given: true for a tensor class)
+    try:
+        sure = decided(test)
+    finally:
+        fr.env[name] = opt
+    return (name, True) if sure is True else None
+
+
+def drop_returns(fr, start: int, end: int) -> None:
+    """Forget the returns `fr` made between `start` and `end` (on an optional tensor's given side,
+    when what follows took it omitted): the call's result is the absent side's, as every other
+    value past the `if` (an early `return True, mask, None` of a mask given made the size the
+    omitted path returns unknown)."""
+    if end <= start:
+        return
+    del fr.returns[start:end]
+    fr.arm_facts = {i - (end - start) if i >= end else i: f for i, f in fr.arm_facts.items() if not start <= i < end}
 
 
 def attribute_none_test(test: ast.expr) -> Optional[tuple]:

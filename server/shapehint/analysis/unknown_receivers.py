@@ -6,8 +6,9 @@ usually says the shape at once: `out.reshape(batch_size, q_length, heads * head_
 `out` is, when `reshape` with those sizes returns, a tensor (or an array, whose `reshape` means
 the same) has exactly them. So `reshape` of an unknown value is `reshape` of a tensor of unknown
 rank (a fresh one: nothing is claimed of the value itself), and the rule gives the sizes given,
-with `?` where one is `-1`. Only `reshape`: `view` also takes a dtype (`x.view(torch.int8)`),
-which changes the last axis, and the other methods say nothing of the result's shape.
+with `?` where one is `-1`; `?` too where one is a value the analysis lost (`x.size()[:-1] +
+(self.nf,)`, ops/common.size_list). `reshape` and `view`, whose rule gives nothing for a dtype
+(`x.view(torch.int8)` changes the last axis); the other methods say nothing of the result's shape.
 
 A slice of its sizes is read the same way: `out.shape[:-2]` and `out.size()[:-2]` are those of a
 fresh tensor of unknown rank, sizes nothing is known of (`out.reshape(*out.shape[:-2], -1)`,
@@ -24,7 +25,7 @@ from ..shapes.shape import Shape
 from ..shapes.values import TensorV, UnknownV, Value
 from .objects import MaybeNoneV, TensorMethod
 
-SIZED = frozenset({"reshape"})
+SIZED = frozenset({"reshape", "view"})
 
 
 def sized_method(obj: Value, name: str, fresh_star) -> Optional[Value]:

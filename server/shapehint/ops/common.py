@@ -155,12 +155,20 @@ def same_shape(cx: OpContext, x: Value) -> TensorV:
 
 # ---- size arguments (appended for the tensor-manipulation families) ---------------
 
-def size_list(cx: OpContext, args) -> list:
+def size_list(cx: OpContext, args, lost: bool = False) -> list:
     """Sizes given as varargs (`view(2, 3)`) or one tuple/list/torch.Size (`view((2, 3))`).
 
-    Returns a list of Exprs; raises NotApplicable when a size or the length is unknown.
+    Returns a list of Exprs; raises NotApplicable when a size or the length is unknown. `lost`:
+    the sizes a view or reshape of a tensor of unknown rank is asked for as one sequence, where an
+    unknown one is a size of its own (`x.size()[:-1] + (self.nf,)` with `nf` a value the analysis
+    lost): nothing else is claimed of that axis, and the sizes known and the rank are exact; were
+    it a `-1`, the axis is still some size, and one more `-1` would fail at run time. (A lone
+    unknown argument may be the whole sequence; sizes spelled one by one around a lost value are
+    mostly read off it, `z.reshape(z.shape[0], n, -1)`, where a fresh `?` in the function's own
+    answer would take the place of the sizes its calling contexts agree on: both stay unknown.)
     """
     args = list(args)
+    lost = lost and len(args) == 1 and isinstance(args[0], (TupleV, ListV))
     if len(args) == 1 and isinstance(args[0], (TupleV, ListV)):
         items = args[0].items
         if items is None:
@@ -171,9 +179,9 @@ def size_list(cx: OpContext, args) -> list:
     out = []
     for a in args:
         e = cx.int_of(a)
-        if e is None:
+        if e is None and not lost:
             raise NotApplicable("size unknown")
-        out.append(e)
+        out.append(e if e is not None else cx.fresh("?"))
     return out
 
 

@@ -75,10 +75,10 @@ def _segment_quotient(cx: OpContext, x: TensorV, known: list):
     return num * p if den.value == 1 else (num * p) // den if shared else None
 
 
-def _sizes_of(cx, size) -> list:
+def _sizes_of(cx, size, x: TensorV) -> list:
     if len(size) == 1 and isinstance(size[0], DtypeV):
         raise NotApplicable("view(dtype)")
-    return size_list(cx, size)
+    return size_list(cx, size, x.shape.rank is None)
 
 
 def _around_segment(cx: OpContext, x: TensorV, size) -> Shape | None:
@@ -130,7 +130,7 @@ def view(cx: OpContext, self, *size):
     around = _around_segment(cx, x, size)
     if around is not None:
         return cx.tensor(around, like=x)
-    new = infer_size(cx, x, _sizes_of(cx, size), "shape")
+    new = infer_size(cx, x, _sizes_of(cx, size, x), "shape")
     if x.shape.rank is None:
         return cx.tensor(new, like=x)
     st = None if x.contiguous else _view_strides(cx, x, new, f"the view to {shape_str(new)}")
@@ -143,7 +143,7 @@ def reshape(cx: OpContext, input, *shape):
     around = _around_segment(cx, x, shape)
     if around is not None:
         return cx.tensor(around, like=x)
-    new = infer_size(cx, x, size_list(cx, shape), "shape")
+    new = infer_size(cx, x, size_list(cx, shape, x.shape.rank is None), "shape")
     return _reshaped(cx, x, new)
 
 
