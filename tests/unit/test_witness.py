@@ -7,7 +7,7 @@ import z3
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from shapehint.shapes.expr import Expr, emax, emin, floordiv, mod
-from shapehint.shapes.shape import disj, eq, gt, lt, ne
+from shapehint.shapes.shape import disj, eq, gt, le, lt, ne
 from shapehint.solver import witness
 from shapehint.solver.facts import FactStore
 
@@ -215,3 +215,45 @@ def test_holds_all_answers_alike_in_any_order_and_tries_the_failed_predicate_fir
             assert sorted(map(str, checks)) == sorted(map(str, preds))  # (the same predicates)
             if not expected:
                 assert not witness._holds_all(point, [checks[0]], {}, {})  # the failed one is first
+
+
+def test_a_padding_of_derived_sizes_is_found():
+    # the map a patch embedding makes, `-((-H)//p)` x `-((-W)//p)`, is what the window clips and
+    # pads: at the uniform points each side is 1, so is the window, and nothing is padded; no
+    # single size moved off them pads either (one side stays 1 and clips the window to 1). Both
+    # sides moved up together (H = W = 5, p = ws = 2: a 3 x 3 map, windows of 2) pad by one,
+    # which Z3 left undecided at its whole limit (~1 s each, transformers' Swin)
+    p = S("p")
+    hp, wp = -floordiv(-H, p), -floordiv(-W, p)
+    win = emin(ws, emin(hp, wp))
+    pad_h, pad_w = mod(win - mod(hp, win), win), mod(win - mod(wp, win), win)
+    facts = [
+        le(1, hp), le(1, wp),
+        eq(B * C * hp * wp, B * L * C),
+        eq(B * C * win * win * floordiv(hp + pad_h, win) * floordiv(wp + pad_w, win),
+           B * C * (hp + pad_h) * (wp + pad_w)),
+        disj(eq(win * win, ws * ws), eq(win * win, 1), eq(ws * ws, 1)),
+    ]
+    for query in (lt(0, pad_w), disj(lt(0, pad_w), lt(0, pad_h))):
+        point = witness.find_model(facts + [query], {}, {})
+        assert point is not None and _z3_holds(facts + [query], point), query
+        assert point["L"] == (-(-point["H"] // point["p"])) * (-(-point["W"] // point["p"]))
+
+
+def test_a_moved_point_is_scaled_to_make_a_division_exact():
+    # as above, with the size a view infers (`view(-1, w*w, C)`: k) a multiple of the windows: at
+    # the moved point (a 3 x 3 map padded to 4 x 4, windows of 2) k must be a multiple of 4, which
+    # neither uniform value gives; the moved point is scaled in k
+    p, k = S("p"), S("k")
+    hp, wp = -floordiv(-H, p), -floordiv(-W, p)
+    win = emin(ws, emin(hp, wp))
+    pad_w = mod(win - mod(wp, win), win)
+    windows = floordiv(-hp, win) * floordiv(-wp, win)  # (the ceilings, negated twice)
+    facts = [
+        le(1, hp), le(1, wp),
+        eq(B * C * hp * wp, B * L * C),
+        eq(mod(k * C * win * win, C * windows * win * win), 0),
+    ]
+    point = witness.find_model(facts + [lt(0, pad_w)], {}, {})
+    assert point is not None and _z3_holds(facts + [lt(0, pad_w)], point)
+    assert point["k"] % 4 == 0 and point["H"] > point["p"] and point["W"] > point["p"]

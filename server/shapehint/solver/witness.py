@@ -14,7 +14,7 @@ occurring linearly (`B*L*C == B*C*H*W` for `L`, `?1 == w*w` for `?1`) gives that
 value, when the division is exact. A point is returned only when every predicate holds at it
 under the declared bounds (evaluated as bounds.py does), so a "sat" from here is exact; failing
 to find one says nothing, and the caller goes on to Z3. Last, a uniform point that fails only a
-few predicates is moved one symbol at a time, up or down, then two down together (`_moved`).
+few predicates is moved one symbol at a time, up or down, then two down or up together (`_moved`).
 Tests: tests/unit/test_witness.py.
 """
 from __future__ import annotations
@@ -91,20 +91,86 @@ def _moved(preds: list, free: list, equations: "_Equations", lower: dict, upper:
             moved = _point(free, equations, (base,), lower, upper, len(free), moves)
             if moved is not None and _holds_all(moved, checks, lower, upper):
                 return moved
+            if moved is None or _division(checks[0]) is None:  # (the predicate that failed first)
+                continue
+            moved = _divisible(moved, preds, moves, free, equations, base, lower, upper)
+            if moved is not None and _holds_all(moved, checks, lower, upper):
+                return moved
+    return None
+
+
+def _divisible(env: Optional[dict], preds: list, moves: dict, free: list, equations: "_Equations", base: int,
+               lower: dict, upper: dict) -> Optional[dict]:
+    """The moved point again, with a symbol scaled so that the divisions it failed are exact:
+    a size inferred for a view (`-1`) is a multiple of the windows the moved sizes make
+    (`(k*C*w*w) % (C*nH*nW*w*w) == 0` wants k a multiple of nH*nW, 4 when two sides move from 2
+    to 5), which no uniform value gives. Each failed `X % Y == 0` whose `X` holds a symbol as a
+    plain factor of every term (and `Y` does not) scales that symbol by `Y/gcd(X, Y)`; None when
+    another predicate failed, or the point had none to fix."""
+    if env is None:
+        return None
+    failing = _failing(env, preds, lower, upper)
+    if not failing or len(failing) > _MAX_FAILING:
+        return None
+    scaled = dict(moves)
+    for p in failing:
+        got = _scaling(p, env)
+        if got is None or got[0] in scaled:
+            return None
+        scaled[got[0]] = env[got[0]] * got[1]
+    return _point(free, equations, (base,), lower, upper, len(free), scaled)
+
+
+def _division(p) -> Optional[tuple]:
+    """(X, Y) of a predicate `X % Y == 0` (times a constant), else None."""
+    if p.op != "==":
+        return None
+    d = p.args[0] - p.args[1]
+    if len(d.terms) != 1:
+        return None
+    (m, _), = d.terms.items()
+    if len(m) != 1 or m[0].kind != "mod":
+        return None
+    return m[0].args
+
+
+def _scaling(p, env: dict) -> Optional[tuple]:
+    """(symbol, factor) making `X % Y == 0` hold at `env` by scaling the symbol, or None."""
+    xy = _division(p)
+    if xy is None:
+        return None
+    x, y = xy
+    try:
+        xv, yv = value(x, env), value(y, env)
+    except (Undecided, KeyError, RecursionError):
+        return None
+    if yv <= 0 or xv % yv == 0:
+        return None
+    for v in sorted(x.symbols() - y.symbols()):
+        if env.get(v, 0) > 0 and _linear_in(x, v) and all(
+                sum(a.kind == "sym" and a.name == v for a in t) == 1 for t in x.terms):
+            return v, yv // math.gcd(xv, yv)
     return None
 
 
 def _moves(names: list, base: int):
     """The moves `_moved` tries from the point where every free symbol is `base`: each symbol
-    up, each down, then each pair down together."""
+    up, each down, each pair down together, then each pair up together (a window clipped to both
+    sides of a derived map, `min(ws, min(-((-H)//p), -((-W)//p)))`, stays 1 until both sides
+    grow: then it is 2 over a 3 x 3 map, and pads)."""
+    ups = (base + 1, base + 2, 2 * base + 1)
     for name in names:
-        for x in (base + 1, base + 2, 2 * base + 1):
+        for x in ups:
             yield {name: x}
     for name in names:
         yield {name: base - 1}
     for i, one in enumerate(names):
         for other in names[i + 1:]:
             yield {one: base - 1, other: base - 1}
+    for x in ups:
+        for i, one in enumerate(names):
+            for other in names[i + 1:]:
+                yield {one: x, other: x}
 
 
 def _failing(env: dict, preds: list, lower: dict, upper: dict) -> Optional[list]:
