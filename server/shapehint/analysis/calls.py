@@ -53,8 +53,8 @@ class Calls:
         for a in node.args:
             if isinstance(a, ast.Starred):
                 v = self.eval(a.value, fr)
-                if isinstance(v, StarSizeV):  # `.reshape(*input_shape, -1)`: (after the loop)
-                    args.append(v)
+                if isinstance(v, StarSizeV):  # `.reshape(*input_shape, -1)`: (after the loop; a copy, unlabelled)
+                    args.append(StarSizeV(v.shape))
                     continue
                 if isinstance(v, OpenArgsV) and a is node.args[-1]:  # (spread.py)
                     args.append(v)
@@ -100,9 +100,9 @@ class Calls:
         if choice is not None:
             return list_choices.spread_each(
                 self, lambda a: self.call_value(func, a, kwargs, fr, span_of(node), node, labels), args, *choice, fr)
-        if any(isinstance(v, StarSizeV) for v in args):
-            # sizes around an unknown segment given as varargs to a torch op: one size argument
-            # (sizes.py); a user function would bind them to several parameters
+        if any(isinstance(v, StarSizeV) and id(v) not in labels for v in args):
+            # sizes around an unknown segment spread as varargs to a torch op: one size argument (sizes.py);
+            # a user function would bind them to several parameters. One passed whole is one argument
             packed = sizes.displayed(args, self._size_int) if isinstance(func, (TensorMethod, ExtRef)) else None
             if packed is None:
                 return UnknownV("*args")
