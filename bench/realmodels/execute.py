@@ -32,6 +32,30 @@ MAX_INVOCATIONS_PER_SITE = 32
 MAX_SHAPES_PER_LINE = 8
 MAX_ATTRS = 200
 PART_DEPTH = 2  # a module's parts' parts: self.block.conv.out_channels (analysis/held_sizes.MAX_DEPTH)
+MAX_PASSES = 16  # shapes per call and line kept in order (a loop's passes); past it, none
+MAX_SEQUENCES = 8  # distinct orders per invocation and line; past it, none
+_SUSPENDS = 0x20 | 0x80 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR
+
+
+def keep_passes(rec: dict, seqs: dict) -> None:
+    """Add one call's shapes in order (`seqs`: per target, a list, or None where a pass was
+    lost) to its invocation record's `passes`: the distinct orders its calls gave, or None
+    where one was lost or there were too many."""
+    passes = rec.setdefault("passes", {})
+    for key, seq in seqs.items():
+        if key in passes and passes[key] is None:
+            continue
+        if seq is not None and all(d is None for d in seq):
+            continue  # (never a tensor)
+        if seq is None or None in seq:
+            passes[key] = None
+            continue
+        got = passes.setdefault(key, [])
+        if seq not in got:
+            if len(got) >= MAX_SEQUENCES:
+                passes[key] = None
+            else:
+                got.append(seq)
 
 
 def load_runner(path):
@@ -119,9 +143,12 @@ def _class_ints(cls) -> dict:
 
 def _part_ints(module, depth: int) -> dict:
     """The int attributes of `module`'s parts, `depth` levels down (`self.conv.out_channels`: what
-    analysis/held_sizes.py names a width by), as recorded attributes."""
+    analysis/held_sizes.py names a width by), as recorded attributes. The parts of a container
+    read by position (`nn.Sequential`, `nn.ModuleList`: `self.head[2].in_features`) are recorded
+    under `[i]` too, `i` the position `container[i]` reads (score.py evaluates `x[i]` so)."""
     out = {}  # (no parts before its `nn.Module.__init__` ran)
-    for k, child in list((vars(module).get("_modules") or {}).items())[:MAX_ATTRS]:
+    parts = list((vars(module).get("_modules") or {}).items())
+    for k, child in parts[:MAX_ATTRS]:
         if child is None or k.startswith("_"):
             continue
         got = {a: v for a, v in list(vars(child).items())[:MAX_ATTRS]
@@ -130,7 +157,18 @@ def _part_ints(module, depth: int) -> dict:
             got.update(_part_ints(child, depth - 1))
         if got:
             out[k] = {"attrs": got}
+    if _by_position(module) and len(parts) <= MAX_ATTRS and all(c is not None for _, c in parts):
+        for i, (k, _) in enumerate(parts):
+            if k in out:
+                out["[%d]" % i] = out[k]
     return out
+
+
+def _by_position(module) -> bool:
+    """Whether `module[i]` is its i-th part (`nn.Sequential` and `nn.ModuleList` index their
+    parts in order; a `ModuleDict` is read by key)."""
+    nn = getattr(sys.modules.get("torch"), "nn", None)
+    return nn is not None and isinstance(module, (nn.Sequential, nn.ModuleList))
 
 
 def tracer_class(runner):
@@ -150,6 +188,8 @@ def tracer_class(runner):
             self._frame = None
             self.entry = "build"
             self.read_names = sorted(read_names(path))
+            self.seqs = {}  # id(frame) -> {(line, col, name): shapes in order, None once a pass is lost}
+            self._rec = None
 
         def describe(self, v, depth=None):
             if self._frame is None:  # a statement's target: tensors and ints only
@@ -198,11 +238,43 @@ def tracer_class(runner):
             return out
 
         def start_frame(self, frame):
-            self._frame = frame
+            self._frame, self._rec = frame, None
             try:
-                return super().start_frame(frame)  # describes the arguments, then calls invocation()
+                inner = super().start_frame(frame)  # describes the arguments, then calls invocation()
             finally:
                 self._frame = None
+            rec = self._rec
+            if inner is None or rec is None or frame.f_code.co_flags & _SUSPENDS:
+                return inner  # (a generator's frame returns at each `yield`: no one call's passes)
+            seqs = self.seqs[id(frame)] = {}
+            tracer = self
+
+            def trace(fr, event, arg):
+                inner(fr, event, arg)
+                if event == "return":  # (also where an exception leaves the frame)
+                    tracer.seqs.pop(id(fr), None)
+                    keep_passes(rec, seqs)
+                return trace
+            return trace
+
+        def finish(self, frame, state, inv):
+            """The runner's record of the statement just run, and, per call, the shapes each of
+            its targets took in the order the statement ran (`passes`: a loop's k-th pass)."""
+            super().finish(frame, state, inv)
+            seqs = self.seqs.get(id(frame))
+            key = state["stmt"]
+            if seqs is None or key is None:
+                return
+            loc = frame.f_locals
+            for name, line, col in self.smap.targets.get(key, ()):
+                seq = seqs.setdefault((line, col, name), [])
+                v = loc.get(name)
+                if seq is None:
+                    continue
+                if state["raised"] or len(seq) >= MAX_PASSES:
+                    seqs[(line, col, name)] = None  # a pass not recorded: the order no longer says which
+                else:  # (a pass whose value is no tensor holds its place: keep_passes)
+                    seq.append([int(d) for d in v.shape] if isinstance(v, self.torch.Tensor) else None)
 
         def invocation(self, qual, context, args, receiver=None):  # (told apart by ctor and parent)
             frame = self._frame
@@ -232,6 +304,7 @@ def tracer_class(runner):
             if rec is not None:
                 rec["count"] += 1
                 self.live[id(frame)] = rec
+            self._rec = rec
             return rec
 
         def parent(self, frame):
@@ -250,7 +323,8 @@ def tracer_class(runner):
             for rec in self.invocations:
                 lines = [{"line": ln, "col": col, "name": nm, "observed": obs}
                          for (ln, col, nm), obs in sorted(rec["lines"].items())]
-                out.append(dict(rec, lines=lines))
+                passes = {"%d:%d:%s" % k: v for k, v in sorted((rec.get("passes") or {}).items())}
+                out.append(dict(rec, lines=lines, passes=passes))
             return out
 
     return Tracer

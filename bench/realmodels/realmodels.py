@@ -28,6 +28,7 @@ sys.path.insert(0, HERE)
 import annotate  # noqa: E402
 import fetch  # noqa: E402
 import models as model_list  # noqa: E402
+import passes  # noqa: E402
 import pipeline  # noqa: E402
 import report  # noqa: E402
 import score  # noqa: E402
@@ -119,9 +120,11 @@ def run_models(models: list, trees: dict, paths: list, jobs: int = 1, timeout: f
             got = {mode: raw[path].result() if mode == "raw" else ann[m["id"]].result() for mode in modes}
             with PARSING, open(path, encoding="utf-8") as f:  # (never held while waiting for the pool)
                 stmt_of = _stmt_of(path)
-                built_by = score.confirmed(score.builders(m["build"], f.read(), path), t.get("config_strings"))
+                source = f.read()
+                built_by = score.confirmed(score.builders(m["build"], source, path), t.get("config_strings"))
+                by_pass = passes.pass_lines(source)
                 for mode in modes:
-                    entry["modes"][mode] = _score_mode(t, got[mode], stmt_of, built_by)
+                    entry["modes"][mode] = _score_mode(t, got[mode], stmt_of, built_by, by_pass)
             results[m["id"]] = entry
             c = entry["modes"].get(modes[0], {}).get("counts", {})
             log("%-24s %s" % (m["id"], " ".join("%s=%s" % (k, c.get(k)) for k in ("lines",) + score.VERDICTS)
@@ -129,12 +132,12 @@ def run_models(models: list, trees: dict, paths: list, jobs: int = 1, timeout: f
     return results
 
 
-def _score_mode(truth: dict, a: dict, stmt_of, built_by=frozenset()) -> dict:
+def _score_mode(truth: dict, a: dict, stmt_of, built_by=frozenset(), pass_lines=frozenset()) -> dict:
     if "skipped" in a:
         return {"skipped": a["skipped"]}
     inf, chk = a["infer"], a.get("check")
     lmap = annotate.line_map(a.get("inserted_at"))
-    lines = score.score(truth.get("invocations", []), inf["data"], lmap, stmt_of, built_by) \
+    lines = score.score(truth.get("invocations", []), inf["data"], lmap, stmt_of, built_by, pass_lines) \
         if not truth.get("error") else {}
     diags = [d for f in ((chk or {}).get("data") or {}).get("files", []) for d in f.get("diagnostics", [])] \
         if chk else (inf["data"] or {}).get("diagnostics", [])

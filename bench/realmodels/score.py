@@ -32,6 +32,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import annotate  # noqa: E402  (its parse lock: the model threads parse one at a time)
+import passes  # noqa: E402
 
 VERDICTS = ("right", "partial", "wrong", "missing")
 
@@ -122,6 +123,8 @@ def _ev(n, lookup):
         seq, idx = _ev(n.value, lookup), _ev(n.slice, lookup)
         if isinstance(seq, list) and isinstance(idx, int) and -len(seq) <= idx < len(seq):
             return seq[idx]
+        if isinstance(seq, ObjProxy) and isinstance(idx, int) and not isinstance(idx, bool) and idx >= 0:
+            return seq.get("[%d]" % idx)  # a container's part by position (execute._part_ints)
         raise Unbound("subscript")
     if isinstance(n, ast.Call) and not n.keywords:
         args = [_ev(a, lookup) for a in n.args]
@@ -299,11 +302,13 @@ def builders(build: str, source: str, path: str = "") -> frozenset:
 _BUILDERS = annotate.server_file("_shapehint_devicerun_builders", "devicerun", "builders.py")
 
 
-def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None, built_by=frozenset()) -> dict:
+def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None, built_by=frozenset(),
+          pass_lines=frozenset()) -> dict:
     """{"LINE:NAME": {"verdict", "function", "observations", "example": {observed, shape}}}.
 
     `line_map(answer_line) -> original line | None` undoes an annotated copy's inserted lines;
-    `stmt_of(line) -> statement line` lets a context's call line meet the tracer's caller line."""
+    `stmt_of(line) -> statement line` lets a context's call line meet the tracer's caller line;
+    `pass_lines`: the lines judged pass by pass too (passes.py)."""
     line_map = line_map or (lambda n: n)
     stmt_of = stmt_of or (lambda n: n)
     values = {}
@@ -322,9 +327,13 @@ def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None, b
             if len(cands) > 1:
                 cands = [c for c in cands if c.get("col") == rec["col"]] or cands[:1]
             val = cands[0] if cands else None
+            by_pass = None
+            if val is not None and rec["line"] in pass_lines:
+                seqs = (inv.get("passes") or {}).get("%d:%d:%s" % (rec["line"], rec["col"], rec["name"]))
+                by_pass = passes.judge_passes(val, seqs, run.lookup(inv, chain=False), judge, join_dims, combine)
             verdicts = []
             for obs in shapes:
-                verdicts.append(_observation(val, obs, inv, run, line_map, stmt_of, built_by))
+                verdicts.append(_observation(val, obs, inv, run, line_map, stmt_of, built_by, by_pass))
             key = "%d:%s" % (rec["line"], rec["name"])
             item = out.setdefault(key, {"function": inv["function"], "verdicts": [], "observations": 0,
                                         "example": None})
@@ -338,14 +347,15 @@ def score(invocations: list, answer: dict | None, line_map=None, stmt_of=None, b
     return out
 
 
-def _observation(val, obs, inv, run, line_map, stmt_of, built_by=frozenset()) -> str:
+def _observation(val, obs, inv, run, line_map, stmt_of, built_by=frozenset(), by_pass=None) -> str:
     """The join must hold for this call, and so must each context that says it is this call: one
     whose call sites (`via`, outermost first; a context without one is its label alone) are the
     callers of this invocation, up to the function whose names the shape is in (`via`'s first
     site's), where its names are bound. Contexts that name the same sites with different shapes
     (the blocks of one Sequential, called from one line) cannot be told apart: their join counts.
     A construction context (`FACTORY:LINE`) of a factory the benchmark's build calls counts too
-    (the best of them: the model was built in one of them)."""
+    (the best of them: the model was built in one of them). `by_pass`: the verdict of the
+    line's `iteration k` contexts on this call's passes (passes.py), a claim as the others are."""
     if val is None:
         return "missing"
     join = judge(val.get("shape"), obs, run.lookup(inv, chain=False))
@@ -371,6 +381,8 @@ def _observation(val, obs, inv, run, line_map, stmt_of, built_by=frozenset()) ->
         shape = shapes[0] if all(s == shapes[0] for s in shapes) else join_dims(shapes)
         claims.append(judge(shape, obs, run.lookup(root, chain=True, own_first=True)))
     claims.append(next((v for v in ("right", "partial", "wrong") if v in built), "missing"))
+    if by_pass is not None:
+        claims.append(by_pass)
     if "wrong" in claims:
         return "wrong"
     for v in ("right", "partial"):

@@ -140,7 +140,8 @@ def test_inverted_residual_stages_agree_with_torch():
 LIBRARY_IDENTIFIERS = {"_make_layer", "make_layers", "Conv2dNormActivation", "ConvNormActivation", "ACT2FN",
                        "ALL_ATTENTION_FUNCTIONS", "_efficientnet_conf", "InvertedResidual", "BasicBlock",
                        "Bottleneck", "MBConvConfig", "create_conv2d", "get_norm_act_layer", "_make_divisible",
-                       "_manipulate", "timm", "transformers", "torchvision"}
+                       "_manipulate", "CNBlockConfig", "downsampling_layer", "bn_function", "_DenseLayer",
+                       "timm", "transformers", "torchvision"}
 
 
 def _code_words(text):

@@ -29,6 +29,7 @@ from .sealed_dicts import mark_written
 from .written_lists import forget_written
 from .rebound_globals import forget_rebound
 from .held_sizes import name_held_sizes
+from .unknown_sizes import name_unknown_sizes
 from .generic import construct, forget_state, generic_instance, own_copy, param_value
 
 
@@ -238,6 +239,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
         if isinstance(inst, InstanceObj) and not it.as_built:
             open_optional_parts(inst, f, lambda i, o, make: construct(it, i, o, False, given=make))
         it.generic_instances[f.cls] = forget_state(f.cls, inst)
+        name_unknown_sizes(it, inst)
 
 
 def _cut_short(it: Interp, f: FuncObj) -> None:

@@ -23,6 +23,7 @@ from .objects import CONFIG_NAMES, BuiltinFn, ClassObj, FuncObj, InstanceObj, Op
 from .nested_configs import hold_generic_parts
 from .optional_parts import open_optional_parts
 from .reconfiguration import forget_held
+from .unknown_sizes import name_unknown_sizes
 from .result import DimInfo
 from .usage import param_kind, tensor_uses
 
@@ -308,6 +309,7 @@ def generic_instance(it: Interp, cls: ClassObj, prefix: str = ""):
         if prefix:
             name_copies(it, init, inst, prefix)
             hold_generic_parts(inst, init, prefix, lambda c, p: generic_instance(it, c, p))
+        name_unknown_sizes(it, inst)
     return forget_state(cls, inst)
 
 

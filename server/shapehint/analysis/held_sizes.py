@@ -18,7 +18,7 @@ A width no attribute of the instance holds may be held by one of its parts: the 
 it stores its constructor's size (`self.exp = nn.Conv2d(c, round(c * r), 1)`: `self.exp.out_channels`),
 or a module of the program holds it (`self.block.conv.out_channels`, a few levels down). Torch
 layers store only some sizes as given (`nn.LayerNorm(d).normalized_shape` is `(d,)`), so only the
-ones in `_STORED` name a width; a path's parts obey the same rule as the instance's attributes.
+ones in `STORED` name a width; a path's parts obey the same rule as the instance's attributes.
 The instance's own attributes name a symbol first, then the shortest path."""
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from .reconfiguration import _methods, self_targets
 
 
 # constructor sizes a torch layer stores as the same int attribute (`nn.Conv2d(..).out_channels`)
-_STORED = frozenset({"in_channels", "out_channels", "in_features", "out_features", "num_features",
+STORED = frozenset({"in_channels", "out_channels", "in_features", "out_features", "num_features",
                      "num_channels", "num_groups", "num_embeddings", "embedding_dim", "embed_dim",
                      "num_heads", "input_size", "hidden_size"})
 MAX_DEPTH = 3  # parts of parts of parts: `self.block.conv.out_channels`
@@ -64,13 +64,26 @@ def _held(inst: InstanceObj, prefix: str, depth: int, seen: set):
             v = v.given  # (a part or None: its sizes occur only where it is the part)
         if _one_symbol(v):
             yield path, v
-        elif depth > 1 and isinstance(v, ModuleV) and v.children is None and v.elem is None:
-            for key in sorted(_STORED & v.cfg.keys()):
-                got = config_attr(v, key)
-                if _one_symbol(got):
-                    yield f"{path}.{key}", got
-        elif depth > 1 and isinstance(v, InstanceObj):
-            yield from _held(v, path, depth - 1, seen)
+        else:
+            yield from _part(v, path, depth, seen)
+
+
+def _part(v, path: str, depth: int, seen: set):
+    """The sizes part `v` (at `path`) holds: a torch layer's stored sizes, a module of the
+    program's attributes, or, for a container whose children are known by position (`Sequential`
+    of layers, `ModuleList`), each child's under `path[i]`, the index `Sequential` reads them by."""
+    if depth <= 1:
+        return
+    if isinstance(v, ModuleV) and v.children is None and v.elem is None:
+        for key in sorted(STORED & v.cfg.keys()):
+            got = config_attr(v, key)
+            if _one_symbol(got):
+                yield f"{path}.{key}", got
+    elif isinstance(v, ModuleV) and v.children is not None and v.names is None and v.head is None:
+        for i, child in enumerate(v.children):
+            yield from _part(child, f"{path}[{i}]", depth - 1, seen)
+    elif isinstance(v, InstanceObj):
+        yield from _held(v, path, depth - 1, seen)
 
 
 def _one_symbol(v) -> bool:

@@ -84,7 +84,8 @@ def fixed_symbols(it: Interp) -> dict:
             # `assert H == 224 and W == 224` pins both
             for p in (fact.pred.args if fact.pred.op == "and" else (fact.pred,)):
                 if p.op == "==":
-                    _pin_constant(p, table, () if by_user else kept) or _pin_alias(p, table, named)
+                    _pin_constant(p, table, () if by_user else kept) or _pin_alias(p, table, named) \
+                        or _pin_held(p, table, named)
         for k in list(table):  # substitute through chains (a = b, b = 4)
             for _ in range(3):
                 table[k] = table[k].subs({n: v for n, v in table.items() if n != k})
@@ -134,6 +135,22 @@ def _pin_alias(p, table: dict, named: set) -> bool:
                 or name in b.symbols():
             continue
         if any(s.startswith("?") for s in b.symbols()):
+            continue
+        table[name] = b
+        return True
+    return False
+
+
+def _pin_held(p, table: dict, named: set) -> bool:
+    """An unnamed size (`?7`, the width out of a `Sequential` of unknown layers) equal to one a
+    part of the instance holds (`held_sizes`: `?3` printed `self.head[0].in_channels`) prints
+    under that part's name."""
+    for a, b in (p.args, p.args[::-1]):
+        if len(a.symbols()) != 1 or len(b.symbols()) != 1:
+            continue
+        name, held = next(iter(a.symbols())), next(iter(b.symbols()))
+        if a != Expr.sym(name) or b != Expr.sym(held) or held not in named or name in named or name in table \
+                or not (name.startswith("?") and name[1:].isdigit()):
             continue
         table[name] = b
         return True
