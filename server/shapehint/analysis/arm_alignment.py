@@ -42,10 +42,10 @@ def aligned_arms(test: Optional[Pred], a: TensorV, b: TensorV, sa: Shape, sb: Sh
     for i, (da, db) in enumerate(zip(dims_a, dims_b)):
         if da == db:
             continue
-        if facts.possible(conj(neg(test), ne(da, db)))[0] is False:
+        if facts.possible(conj(neg(test), ne(da, db)), core=False)[0] is False:
             dims_b[i] = da  # where `b`'s arm runs, `da` is its size too
             changed = True
-        elif facts.possible(conj(test, ne(da, db)))[0] is False:
+        elif facts.possible(conj(test, ne(da, db)), core=False)[0] is False:
             dims_a[i] = db
             changed = True
         else:
@@ -66,8 +66,8 @@ def _rounded(test: Pred, da, db, facts):
     for base, diff in ((db, da - db), (da, db - da)):
         for m in sorted({a.args[1] for a in diff.atoms() if a.kind == "mod"}, key=str):
             asked = base + written_mod(diff, m)  # (proved as written, returned canonical)
-            if facts.possible(conj(test, ne(asked, da)))[0] is False and \
-                    facts.possible(conj(neg(test), ne(asked, db)))[0] is False:
+            if facts.possible(conj(test, ne(asked, da)), core=False)[0] is False and \
+                    facts.possible(conj(neg(test), ne(asked, db)), core=False)[0] is False:
                 return base + mod(diff, m)
     return None
 
@@ -92,6 +92,7 @@ def aligned_options(outs: list, facts, resolve) -> list:
             continue
         # (two sizes that both hold an unknown show as `?` whichever is written: no proof is sought)
         dims = tuple(da if da != db and not (is_dyn(da) and is_dyn(db)) and
-                     facts.possible(conj(cond, ne(da, db)))[0] is False else db for da, db in zip(sa.dims, sb.dims))
+                     facts.possible(conj(cond, ne(da, db)), core=False)[0] is False else db
+                     for da, db in zip(sa.dims, sb.dims))
         out.append(_with(t, Shape(dims)) if dims != sb.dims else t)
     return out

@@ -48,6 +48,7 @@ class Session:
         # (query, its symbols' bounds) -> whether the bounds alone refute it (FactStore._refuted_by_bounds):
         # per job, so a job's solver queries do not depend on the jobs before it
         self.by_bounds: dict = {}
+        self.alike: dict = {}  # Z3's definite answers up to the symbols' names (alike.py)
         # queries Z3 left undecided at the full resource limit: past UNDECIDED_AT_FULL of them the
         # job's formulas are the nonlinear kind Z3 rarely decides (floor divisions of products), and
         # each further one would cost the full limit again (efficientloftr: 227 queries, 409 of 452

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Optional
 
 from ..shapes.expr import Atom, Expr
 from ..shapes.shape import Pred, eq, gt, neg
-from . import answers, bounds
+from . import alike, answers, bounds
 from .contexts import Limits, Session, borrow_context, check_within  # noqa: F401 (Limits: its users import it here)
 
 
@@ -139,14 +139,14 @@ class FactStore:
             self._lits = {}
 
     # ---- queries --------------------------------------------------------
-    def possible(self, pred: Pred) -> tuple[Optional[bool], list]:
-        """(True, []) if facts ∧ pred is satisfiable; (False, core origins) if not; (None, []) unknown."""
+    def possible(self, pred: Pred, core: bool = True) -> tuple[Optional[bool], list]:
+        """(True, []) if facts ∧ pred is satisfiable; (False, core origins if `core`) if not; (None, []) unknown."""
         if pred.is_false:
             return False, []
         self.reads += 1
         if pred.is_true and not self.facts:
             return True, []
-        res = self._check([pred], want_core=True)
+        res = self._check([pred], want_core=core)
         return (None, []) if res is None else res
 
     def entails(self, pred: Pred) -> bool:
@@ -337,7 +337,10 @@ class FactStore:
         rlimit = self._rlimit()
         gkey = answers.key(skey[0], key[1], self.lower, self.upper, (self.limits.timeout_ms, rlimit)) \
             if skey is not None else None
-        got = answers.recall(gkey)
+        got, where = answers.recall(gkey), None
+        if got is None:  # the same formula of other symbols, asked before in this job (alike.py)
+            got, where = alike.recall(getattr(self.session, "alike", None), frozenset(f.pred for f in facts),
+                                      key[1], self.lower, self.upper, (self.limits.timeout_ms, rlimit), want_core)
         if got is not None:
             self.queries += 1
             out = (got[0], [])
@@ -356,6 +359,7 @@ class FactStore:
                 out = (True, [])
                 point = self._remember_model(s, facts, extra)
                 answers.keep(gkey, True, point)
+                alike.keep(where, True, point)
             elif r == z3.unsat:
                 core = []
                 if want_core:
@@ -363,6 +367,7 @@ class FactStore:
                     core = [f.origin for f, lit in zip(facts, lits) if str(lit) in names and f.origin is not None]
                 out = (False, core)
                 answers.keep(gkey, False, None)
+                alike.keep(where, False, None)
             else:
                 out = None
         if bkey is not None and out is not None:  # sat with facts: sat without; unsat: ask again (below)
@@ -484,14 +489,10 @@ class FactStore:
 
     def _enc_pred(self, p: Pred):
         z3 = self._load()
-        if p.op == "true":
-            return z3.BoolVal(True, self._ctx)
-        if p.op == "false":
-            return z3.BoolVal(False, self._ctx)
-        if p.op == "and":
-            return z3.And(*[self._enc_pred(a) for a in p.args])
-        if p.op == "or":
-            return z3.Or(*[self._enc_pred(a) for a in p.args])
+        if p.op in ("true", "false"):
+            return z3.BoolVal(p.op == "true", self._ctx)
+        if p.op in ("and", "or"):
+            return (z3.And if p.op == "and" else z3.Or)(*[self._enc_pred(a) for a in p.args])
         if p.op == "not":
             return z3.Not(self._enc_pred(p.args[0]))
         a, b = (self._enc(x) for x in p.args)
