@@ -35,24 +35,28 @@ def run():
     ids = torch.zeros(2, 5, dtype=torch.long)
     m = Tower('{"vocab": 11, "width": 6, "max_len": 9}')
     pooled, bagged, out = m(ids)
-    return {"emb": m.tok(ids).shape, "pooled": pooled.shape, "bagged": bagged.shape, "out": out.shape}
+    return {"emb": m.tok(ids).shape, "pooled": pooled.shape, "bagged": bagged.shape, "out": out.shape, "self": m}
 '''
 
 
-def _fits(claim, observed) -> bool:
-    """Every int the claim states is the observed size (`?` and sizes of their own state none)."""
-    return len(claim) == len(observed) and all(not isinstance(c, int) or c == o for c, o in zip(claim, observed))
+def _fits(claim, observed, module) -> bool:
+    """Every size the claim states is the observed one: an int, or a size the module's layers
+    hold (`self.tok.embedding_dim`) evaluated on the module that ran (`?` states none)."""
+    env = {"__builtins__": {"max": max, "min": min}, "self": module}
+    return len(claim) == len(observed) and all(
+        c == "?" or (c if isinstance(c, int) else eval(c, env)) == o for c, o in zip(claim, observed))
 
 
 def test_an_embedding_of_unknown_width_keeps_the_index_axes(tmp_path):
     res = infer(tmp_path, PROGRAM)
     assert [d for d in res["diagnostics"] if d["severity"] == "error"] == []
     got = {v["name"]: v["shape"] for v in res["values"] if v["function"] == "Tower.forward"}
-    assert got["emb"] == [2, 5, "?"], got
-    assert got["pooled"] == [2, "?"], got
-    assert got["bagged"] == [2, "?"], got
-    assert got["out"] == [2, 5, "?"], got
+    # the width is a size of its own, named after the layer that holds it (held_sizes.py)
+    assert got["emb"] in ([2, 5, "?"], [2, 5, "self.tok.embedding_dim"]), got
+    assert got["pooled"] in ([2, "?"], [2, "self.tok.embedding_dim"]), got
+    assert got["bagged"] in ([2, "?"], [2, "self.bag.embedding_dim"]), got
+    assert got["out"][:2] == [2, 5], got
     ran = run(PROGRAM)["run"]()
     for name in ("emb", "pooled", "bagged", "out"):
-        assert _fits(got[name], list(ran[name])), (name, got[name], ran[name])
+        assert _fits(got[name], list(ran[name]), ran["self"]), (name, got[name], ran[name])
 

@@ -43,11 +43,11 @@ def test_every_line_after_stages_of_run_time_widths_has_a_shape():
             y = net.same_trunk(x)
             t = net.trunk(x)
             out = net.fc(t)
-        env = {"x": x0, "batch": 4, "stem": 16, "num_classes": 10}
+        env = {"x": x0, "batch": 4, "stem": 16, "num_classes": 10, "self": net}  # (held sizes: `self.fc.in_features`)
         want = {36: y, 37: t, 38: out}
         counts = {line: _agrees(got[(line, "y" if line == 36 else "x")], list(t.shape), env)
                   for line, t in want.items()}
-        assert counts == {36: 1, 37: 1, 38: 2}, counts
+        assert counts == {36: 1, 37: 2, 38: 2}, counts  # (37: the trunk's width, `self.fc.in_features`)
 
 
 def test_a_layer_of_an_unknown_size_still_checks_what_is_known():

@@ -88,8 +88,14 @@ def test_the_joined_width_is_a_size_the_narrowing_layers_take():
 
 def test_nothing_is_claimed_of_the_width():
     shapes, _ = _analysis()
-    assert str(shapes["u"]).endswith(", ?]")  # 32 or 12 at run time: no name, no number
+    # 32 or 12 at run time: no number, no configuration's name; at most the size the layer holds
+    assert str(shapes["u"]).endswith((", ?]", ", self.up.out_features]")), shapes["u"]
     assert {_run(n)[1].shape[-1] for n in (None, 12)} == {32, 12}
+    scope: dict = {}
+    exec(compile(PROGRAM, "m.py", "exec"), scope)
+    for n in (None, 12):
+        block = scope["Block"](SimpleNamespace(hidden_size=8, n_inner=n))
+        assert block(torch.zeros(2, 3, 8))[1].shape[-1] == block.up.out_features
 
 
 def test_every_use_of_the_width_is_the_same_size():

@@ -42,13 +42,15 @@ class Net(nn.Module):
 def test_zip_with_a_named_list_keeps_its_first_items(res):
     got, ns = inferred_and_run(SRC, "Net.forward")
     x = torch.zeros(6, 2, device="meta")
-    outs = dict(zip(["ya", "yb", "yc", "yd"], ns["Net"](res).to("meta")(x)))
-    env = {"__builtins__": {"min": min, "max": max}, "res": res}
+    net = ns["Net"](res).to("meta")
+    outs = dict(zip(["ya", "yb", "yc", "yd"], net(x)))
+    env = {"__builtins__": {"min": min, "max": max}, "res": res, "self": net}
     shapes = {k: got[k]["shape"] for k in outs}
     # (were `?`: the join of every item)
     assert shapes["ya"][-1] == "min(3, res[0])" and shapes["yb"][-1] == "min(5, res[1])", shapes
     assert shapes["yc"][-1] == "res[1] + 5", shapes
-    assert shapes["yd"][-1] == "?", shapes  # (builds a layer: not evaluated again)
+    # (builds a layer: not evaluated again; the size the layer holds is named)
+    assert shapes["yd"][-1] in ("?", "self.d.out_features"), shapes
     for k, t in outs.items():
         if shapes[k][-1] != "?":
             assert eval(shapes[k][-1], env) == t.shape[-1], (k, shapes[k], list(t.shape))
