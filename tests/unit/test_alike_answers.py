@@ -12,6 +12,8 @@ from shapehint.solver import alike, answers
 from shapehint.solver.contexts import Session
 from shapehint.solver.facts import FactStore
 
+from .test_shared_answers import counting
+
 X, Y, Z = Expr.sym("x"), Expr.sym("y"), Expr.sym("z")
 
 
@@ -26,14 +28,7 @@ def _store(job, facts, lo=None):
         st.declare(name, low)
     for f, origin in facts:
         st.add(f, origin)
-    st.z3_calls = 0
-    real = st._incremental
-
-    def counted():
-        st.z3_calls += 1
-        return real()
-    st._incremental = counted
-    return st
+    return counting(st)
 
 
 def _not3(s):
