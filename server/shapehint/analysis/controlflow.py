@@ -20,7 +20,8 @@ from ..shapes.values import ListV, ModuleV, NoneV, TensorV, UnknownV
 from .optional_imports import import_handler
 from .maybe_none import narrowed
 from .flags import arm_gets_on, flag_join, off_default_arm, quiet_arm_ends, quietly
-from . import arm_dicts, arm_lists, bounded_loops, first_pass, grown_lists, layer_tails, list_choices, loop_counts
+from . import (arm_dicts, arm_lists, bounded_loops, first_pass, grown_lists, layer_tails, list_choices, loop_counts,
+               stage_passes)
 from .frames import BranchRecord, add_fact, keep_shared_facts, span_of
 from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
@@ -288,6 +289,8 @@ class ControlFlow:
             return layer_tails.run_loop(self, st, fr, it)
         if bounded_loops.runs(it, st):  # at most N known items: pass by pass, stopping after any
             return bounded_loops.run_loop(self, st, fr, it)
+        if stage_passes.takes(it, st, fr):  # a constructor's stages one a pass, or a loop over them
+            return stage_passes.run(self, st, fr, it)
         if first_pass.peels(it, st):  # `i == 0` in the body: the first pass on its own
             return first_pass.run_loop(self, st, fr, it)
         items = self.iterate(it, fr)

@@ -96,7 +96,7 @@ def plain(m: ModuleV) -> ModuleV:
 
 def forget(m: ModuleV) -> None:
     """`m` written to: its layout no longer holds."""
-    m.head = m.tail = None
+    m.head = m.tail = m.prefix = None
 
 
 def splits(it: Value, st: ast.For) -> bool:

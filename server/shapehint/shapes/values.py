@@ -281,6 +281,10 @@ class ModuleV(Value):
     head: Optional[list] = None
     tail: Optional[Value] = None
     or_empty: bool = False  # that layout, or no child at all (a list that may be empty spread)
+    # of a container `elem` stands for: the layers a constructor's first passes appended, those
+    # past the first `sure` present only where enough passes ran (analysis/stage_passes.py)
+    prefix: Optional[tuple] = None
+    sure: int = 0
 
     def __post_init__(self):
         self.born = next(_BORN)
