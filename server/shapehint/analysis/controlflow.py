@@ -62,7 +62,7 @@ class ControlFlow:
         self.note_omitted(fr, v)
         p = self.truth(v)
         implied = self.implied(v)  # holds on the true arm even when the condition is unknown
-        if p is None and implied is not None and fr.facts.possible(implied)[0] is False:
+        if p is None and implied is not None and fr.facts.possible(implied, core=False)[0] is False:
             p = FALSE  # what the condition would imply is impossible: it is false
         decided = fr.facts.decide(p) if p is not None else None
         if not fr.foreign:  # another file's `if`: this file's questions do not answer for it

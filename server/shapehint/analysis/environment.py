@@ -19,6 +19,7 @@ from .frames import span_of
 from .journal import Journal, Table
 from .objects import OpaqueV
 from .result import DimInfo
+from .star_table import StarTable
 
 
 class DimTable(Table):
@@ -52,7 +53,7 @@ class Environment:
         self.journal = j = journal
         self.limits = limits or Limits()
         self.on_store = on_store
-        self.stars: dict[str, Shape] = j.table("star")
+        self.stars: StarTable = StarTable(j, "star")
         self.star_owner: dict[str, tuple] = j.table("star-owner")  # star -> (param, start index, count after star)
         # a tensor's own segment (learn_edge) -> (its shape, that shape in the shared segment's
         # terms): once the shared segment's rank is learned, so is the tensor's
@@ -310,15 +311,15 @@ class Environment:
         """Start recording what an arm learns of ranks (see close_arm)."""
         log: list = []
         self.arm_logs.append(log)
-        return log, set(self.stars)
+        return log, self.stars.watch()
 
     def close_arm(self, mark: tuple) -> tuple:
         """Undo what the arm learned of ranks — a rank one arm's operations need (a Conv3d's
         five axes) is not the other arm's, nor the path's after the branch — and return it, to
         be kept again (keep_arm) where the path after the branch is that arm's alone."""
-        log, keys = mark
-        self.arm_logs.pop()
-        learned = {k: self.stars[k] for k in self.stars if k not in keys}
+        (log, watch), _ = mark, self.arm_logs.pop()
+        keys = self.stars.keys_at(watch)  # None: no key added or removed since the arm opened (star_table.py)
+        learned = {} if keys is None else {k: self.stars[k] for k in self.stars if k not in keys}
         changes = [(t, old, t.shape) for t, old in log]
         for t, old, _ in reversed(changes):
             t.shape = old

@@ -191,7 +191,7 @@ class Statements:
             relaxed.lower[name] = -(2 ** 31)
         for f in fr.facts.facts:
             relaxed.add(f.pred, f.origin)
-        return relaxed.possible(p)[0] is not False
+        return relaxed.possible(p, core=False)[0] is not False
 
     def _on_defaults(self, test, fr) -> bool:
         """Whether `test` reads a parameter at a `None` default that callers may replace

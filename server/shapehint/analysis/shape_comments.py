@@ -61,7 +61,7 @@ class ShapeComments:
                 # say) contradicts no name: the warning would disagree with a `?`
                 continue
             if text.lstrip("-").isdigit():
-                if fr.facts.possible(eq(d, int(text)))[0] is False:
+                if fr.facts.possible(eq(d, int(text)), core=False)[0] is False:
                     return False
                 continue
             if text in self.env.dims and text.isidentifier() and text not in ren and local is None:
@@ -71,11 +71,11 @@ class ShapeComments:
                 # that only another function uses — its `seq_length` — is free here)
                 text_sym = Expr.sym(ren.get(text, text))
                 if d != text_sym and not fr.facts.entails(eq(d, text_sym)) \
-                        and (not _inexact(d) or fr.facts.possible(eq(d, text_sym))[0] is False):
+                        and (not _inexact(d) or fr.facts.possible(eq(d, text_sym), core=False)[0] is False):
                     return False
                 continue
             if text in binding:
-                if binding[text] != d and fr.facts.possible(eq(binding[text], d))[0] is False:
+                if binding[text] != d and fr.facts.possible(eq(binding[text], d), core=False)[0] is False:
                     return False
             else:
                 binding[text] = d
