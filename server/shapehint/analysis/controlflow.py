@@ -21,7 +21,7 @@ from .optional_imports import import_handler
 from .maybe_none import narrowed
 from .flags import arm_gets_on, flag_join, off_default_arm, quiet_arm_ends, quietly
 from . import (arm_dicts, arm_lists, bounded_loops, first_pass, grown_lists, layer_tails, list_choices, loop_counts,
-               stage_passes)
+               loop_heads, stage_passes)
 from .frames import BranchRecord, add_fact, keep_shared_facts, span_of
 from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
@@ -353,7 +353,7 @@ class ControlFlow:
 
     def _loop_once(self, st, fr, bind, trips=None) -> Optional[str]:
         """Zero or more iterations: run the body until what it reads at its head is stable
-        (liveness.py; 2 passes at most).
+        (liveness.py, loop_heads.py; 2 passes at most).
 
         Lists and layer containers that grow in the body (`outs.append(h)`,
         `self.stages.append(...)`: any the environment reaches, grown_lists.reachable) become
@@ -372,8 +372,7 @@ class ControlFlow:
         may_skip = trips is None or not fr.facts.entails(ge(trips, 1))
         dead0, counting = fr.dead, loop_counts.enter(fr, st, trips, joined=True)
         for _ in range(2):
-            fr.env.clear()
-            fr.env.update(cur)
+            read = loop_heads.start_pass(self, fr.env, cur, exposed)
             if may_skip:
                 marks0 = fr.return_marks
                 fr.facts.push()
@@ -386,7 +385,7 @@ class ControlFlow:
             grew = grown_lists.note_growth(lists, added, self.mutated, self.join_values)
             grew = grown_lists.erased_locals(env0, st, heads, added, fr.facts.depth + may_skip) or grew
             joined = self.join_envs(env0, after, fr.facts) if flow not in ("return", "raise") else env0
-            stable = not grew and all(joined.get(k) is cur.get(k) for k in exposed)
+            stable = loop_heads.settled(self, grew, joined, cur, exposed, read)
             prev, cur = cur, joined
             if stable:
                 break

@@ -14,6 +14,7 @@ from ..shapes.shape import Pred, Shape, eq
 from ..shapes.values import IntV, ModuleV, Span, TensorV, Value
 from ..solver.facts import Unknown
 from .objects import OpaqueV
+from . import kept_segments
 from .operands import size_of
 from .result import Related
 
@@ -78,6 +79,9 @@ class AnalysisContext(OpContext):
 
     def fresh_star(self, like: Optional[str]) -> str:
         return self.interp.fresh_star(like)
+
+    def dropped_star(self, like: Optional[str], dropped: tuple) -> str:
+        return kept_segments.star_for(self.interp, like, dropped)
 
     def sides_shared(self, star: str) -> bool:
         return self.interp.sides_shared(star)

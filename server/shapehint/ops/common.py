@@ -37,7 +37,8 @@ def apart(cx: OpContext, s: Shape, front=(), back=()) -> Shape:
         raise NotApplicable("the edited axes may be the same axes")
     # what is kept of the two sides may still share axes only when it is more than the m axes
     # the tensor surely has
-    star = cx.fresh_star(s.star if keep_p + keep_q > m else None)
+    star = cx.dropped_star(s.star if keep_p + keep_q > m else None,
+                           (s.star, s.dims[keep_p:], s.suffix[:q - keep_q], keep_p + keep_q > m))
     return Shape(s.dims[:keep_p], star, s.suffix[q - keep_q:] if keep_q > 0 else ())
 
 

@@ -82,6 +82,12 @@ class OpContext:
         share axes where `like`'s may."""
         raise NotApplicable("rank unknown")
 
+    def dropped_star(self, like: Optional[str], dropped: tuple) -> str:
+        """The segment standing for the axes `dropped` (a segment with the known axes around it
+        that an edit set apart: ops/common.apart), the same one each time those same axes are
+        dropped, so two slices of one tensor keep the same unknown axes."""
+        return self.fresh_star(like)
+
     def derived_star(self, source: TensorV, held: Shape, how) -> str:
         """The segment of `held`, a result that rearranges `source`'s axes `how`
         (shapes/rearranged.py): written as source's are once source's rank is known."""
