@@ -25,6 +25,7 @@ construction context (`FACTORY:LINE`) of a factory the benchmark's build express
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import os
 import re
@@ -119,6 +120,12 @@ def _ev(n, lookup):
         if isinstance(obj, TensorProxy) and n.attr in ("shape", "ndim"):
             return getattr(obj, n.attr)
         raise Unbound(n.attr)
+    if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and n.slice.step is None:
+        seq = _ev(n.value, lookup)  # `x.shape[:-1]`: a shape's axes (their product: `.numel()`)
+        lo, hi = (None if b is None else _ev(b, lookup) for b in (n.slice.lower, n.slice.upper))
+        if isinstance(seq, list) and all(b is None or isinstance(b, int) for b in (lo, hi)):
+            return seq[lo:hi]
+        raise Unbound("slice")
     if isinstance(n, ast.Subscript):
         seq, idx = _ev(n.value, lookup), _ev(n.slice, lookup)
         if isinstance(seq, list) and isinstance(idx, int) and -len(seq) <= idx < len(seq):
@@ -130,6 +137,12 @@ def _ev(n, lookup):
         args = [_ev(a, lookup) for a in n.args]
         if isinstance(n.func, ast.Name) and n.func.id in _FUNCS and args:
             return _FUNCS[n.func.id](*args) if n.func.id != "len" else len(args[0])
+        if isinstance(n.func, ast.Attribute) and n.func.attr == "numel" and not args:
+            obj = _ev(n.func.value, lookup)  # torch.Size.numel(), Tensor.numel(): the product of the sizes
+            dims = obj.shape if isinstance(obj, TensorProxy) else obj
+            if isinstance(dims, list) and all(isinstance(d, int) for d in dims):
+                return math.prod(dims)
+            raise Unbound("numel")
         if isinstance(n.func, ast.Attribute) and n.func.attr in ("size", "dim"):
             obj = _ev(n.func.value, lookup)
             if isinstance(obj, TensorProxy):

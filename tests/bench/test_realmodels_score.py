@@ -174,6 +174,23 @@ def test_evaluator_is_restricted_to_shape_arithmetic():
             score.evaluate(bad, look)
 
 
+def test_a_product_of_axes_evaluates_as_torch_sizes_numel():
+    """`x.shape[:-1].numel()` (ShapeHint's name for a parameter's flattened leading axes) is
+    torch.Size's numel of the observed axes, for every rank; a false one is wrong."""
+    x = {"shape": [2, 3, 4]}
+    look = lambda n: score.wrap({"x": x, "y": {"shape": [5]}}[n])  # noqa: E731
+    assert score.evaluate("x.shape[:-1].numel()", look) == 6
+    assert score.evaluate("x.shape[1:].numel()", look) == 12
+    assert score.evaluate("x.numel()", look) == 24
+    assert score.evaluate("y.shape[:-1].numel()", look) == 1  # (an empty Size's numel)
+    assert score.evaluate("max(x.shape[0], x.shape[:-1].numel())", look) == 6
+    for bad in ("x.shape[::2].numel()", "x.shape[:-1]", "x.shape[:-1].numel(0)"):
+        with pytest.raises(score.Unbound):
+            score.evaluate(bad, look)
+    assert score.judge(["x.shape[:-1].numel()", 4], [6, 4], look) == "right"
+    assert score.judge(["x.shape[1:].numel()", 4], [6, 4], look) == "wrong"
+
+
 def test_annotation_line_goes_after_the_docstring_and_maps_back():
     src = ('class M:\n    def forward(self, x, ids=None):\n        """Doc."""\n        y = x\n        return y\n')
     at, text = annotate.assertion_line(src, "M", {"x": {"shape": [2, 3]}, "ids": {"shape": [4]}})

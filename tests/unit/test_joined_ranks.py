@@ -126,8 +126,12 @@ def test_the_flattened_ids_are_written_once_the_rank_is_learned():
     values = _values()
     flat = values[("Encoder.forward", "flat = ids.view(-1, ids.shape[-1])")]
     assert ["(ids.shape[0]*ids.shape[1])//ids.shape[-1]", "ids.shape[-1]"] in _model_shapes(flat)
-    # the encoder's own analysis learns no rank: the flattened size stays unknown there
-    assert flat["shape"][0] == "?"
+    # the encoder's own analysis learns no rank: the flattened size is the leading axes' product
+    # there, named after them (product_names.py), right for every rank
+    assert flat["shape"][0] == "ids.shape[:-1].numel()"
+    torch = pytest.importorskip("torch")
+    for sizes in [(7,), (3, 7), (2, 3, 7)]:
+        assert torch.zeros(sizes).view(-1, sizes[-1]).shape[0] == torch.Size(sizes[:-1]).numel()
 
 
 def test_the_shapes_claimed_are_torchs():

@@ -101,9 +101,13 @@ def test_three_axes_flatten_to_their_product():
     assert list(ns["three"](x).shape) == [2 * 3, 4]
 
 
-def test_no_rank_learned_no_size_claimed():
+def test_no_rank_learned_the_product_keeps_its_own_name():
+    # (named after the parameter's axes, right for every rank: test_product_names.py)
     values = _values()
-    assert values[("never", "y = x.view(-1, x.size(-1))")]["shape"][0] == "?"
+    assert values[("never", "y = x.view(-1, x.size(-1))")]["shape"][0] == "x.shape[:-1].numel()"
+    torch, ns = _run()
+    for sizes in [(5,), (2, 5), (2, 3, 5)]:
+        assert ns["never"](torch.empty(sizes, device="meta")).shape[0] == torch.Size(sizes[:-1]).numel()
 
 
 def test_sizes_that_do_not_divide_the_known_axes_claim_nothing():

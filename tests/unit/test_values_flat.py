@@ -50,7 +50,8 @@ def test_the_restored_shape_is_exact():
 def test_an_inferred_size_is_unknown_and_the_rest_as_asked(name, shape):
     import torch
     claimed = _values("flat").get(name)
-    assert claimed is not None and claimed[0] == "?", (name, claimed)
+    # (unknown, or the flattened axes' product named after x's own: `x.numel()`, product_names.py)
+    assert claimed is not None and (claimed[0] == "?" or claimed[0].endswith("numel()")), (name, claimed)
     x = torch.randn(*shape)
     got = list(program("flat").flat(x)[name].shape)
     _agrees(claimed, got, {"x": x}, [])

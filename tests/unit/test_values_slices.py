@@ -23,6 +23,7 @@ def test_the_unpacked_sizes_agree_with_torch(function, name, lowest, shape):
     x = torch.randn(*shape)
     got = list(getattr(program("slices"), function)(x)[name].shape)
     env = {k: shape[a] for k, a in NAMES.items() if -len(shape) <= a < len(shape)}
+    env["x"] = x  # (`x.shape[:-1].numel()`: the flattened leading axes, product_names.py)
     assert len(claimed) == len(got)
     for c, g in zip(claimed, got):
         if c != "?":

@@ -47,6 +47,7 @@ from .executor import Statements
 from .ranks import Ranks
 from .shape_comments import ShapeComments
 from .sink import Sink
+from . import product_names
 
 _MISSING = object()
 _AFTER_ALL = float("inf")  # sorts after every serial that starts a span
@@ -115,7 +116,7 @@ class Interp:
         self.learn_rank, self.learn_edge, self.arm_segment = env.learn_rank, env.learn_edge, env.arm_segment
         self.open_arm, self.close_arm, self.join_arms = env.open_arm, env.close_arm, env.join_arms
         self.forget_arm, self.truncated, self.least = env.forget_arm, env.truncated, env.least
-        self.sides_shared, self.segment_product = env.sides_shared, env.segment_product
+        self.sides_shared = env.sides_shared
         self.derived_star, self.view_base, self.joined_star = env.derived_star, env.view_base, env.joined_star
         reporter = self.reporter = Reporter(sink)  # diagnostics and failure records
         self.report, self.failed, self.declared = reporter.report, reporter.failed, reporter.declared
@@ -232,6 +233,10 @@ class Interp:
             if fn is not None:
                 return fn
         return None
+
+    def segment_product(self, star: str):
+        """The product of a segment's axes, named where it is a parameter's (product_names.py)."""
+        return product_names.named_product(self.env, self.sink.renames_of, star)
 
     # counters kept by the journal: how many there have been is the count of their entries
     @property
