@@ -22,7 +22,7 @@ from .rank_joins import common_ends
 from .classvalues import set_of
 from .frames import span_of
 from .int_reading import pair_of_itself
-from .objects import OpaqueV, RangeV
+from .objects import OpaqueV, OwnIndex, RangeV
 from .imports import read_alike
 
 MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
@@ -68,7 +68,7 @@ class Comprehensions:
                 known = isinstance(source, (ListV, ModuleV)) and source.elem is not None
                 elem, whole = source.elem if known else self._tensor_row(source, fr), None
                 if isinstance(source, RangeV) and isinstance(node, ast.ListComp) and not gen.ifs:
-                    elem = own_entries.Index("element")  # (each item holds another value of it)
+                    elem = OwnIndex("element")  # (each item holds another value of it)
                 if not gen.ifs:  # (pieces mapped one to one: whole again when concatenated)
                     elem, whole = pieces.each_piece(source, elem, lambda: self.fresh_symbol("piece", None, lo=0))
                 self.assign(gen.target, elem, fr, None)

@@ -407,6 +407,11 @@ class OpenKwargs(dict):
     sizes = False  # the caller's dict may hold sizes only (sized_kwargs.py)
 
 
+class OwnIndex(UnknownV):
+    """A comprehension's index over a range of unknown length: not known, another in each item
+    (own_entries.py)."""
+
+
 class RangeV(Value):
     """`range(start, stop, step)`."""
 

@@ -7,9 +7,9 @@ keys with the new ones. The list's item is one instance standing for all entries
 (many_items.py), so the loop over the layers, run to a fixpoint, saw in its second pass the keys
 the first pass wrote, joined: a length of `?` where each layer's entry starts empty.
 
-The comprehension's index is marked (`Index`, an unknown value like any other) and so is the
-list it builds (`mark`; a layer container made of it, and its `enumerate`, carry the mark): each
-of its items holds another value of that index. While a loop over such a container runs
+The comprehension's index is marked (`objects.OwnIndex`, an unknown value like any other), and
+so is the list it builds (`mark`; a layer container made of it, and its `enumerate`, carry the
+mark): each of its items holds another value of that index. While a loop over such a container runs
 (`run_loop`), a list of unknown length read at that very index (`entry`) gives an entry of its
 own, a copy of the list's item as it was when the loop first read it there (`Entry.base`); each
 pass of the loop starts from that copy again, since the next pass's layer is another one, whose
@@ -29,12 +29,8 @@ import ast
 import dataclasses
 from typing import Callable, Optional
 
-from ..shapes.values import ListV, ModuleV, UnknownV, Value, born_now
-from .objects import ChoiceV, InstanceObj
-
-
-class Index(UnknownV):
-    """A comprehension's index over a range of unknown length: a value not known, one per item."""
+from ..shapes.values import ListV, ModuleV, Value, born_now
+from .objects import ChoiceV, InstanceObj, OwnIndex as Index
 
 
 @dataclasses.dataclass(eq=False)
