@@ -17,7 +17,7 @@ from ..ops import pieces
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of, subclass_of
 from .strings import known, str_float, str_method
-from . import arith, attr_presence, bounded_loops, classvalues, copies, dicts, grown_lists, layer_tails, loop_counts, open_tuples, properties, records, sized_kwargs, torch_names, unnamed_modules
+from . import arith, attr_presence, bounded_loops, classvalues, copies, dicts, grown_lists, layer_tails, loop_counts, open_tuples, own_entries, properties, records, sized_kwargs, torch_names, unnamed_modules
 from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -243,7 +243,7 @@ class Builtins:
             if elem is None or isinstance(elem, UnknownV):
                 return UnknownV("enumerate")
             i = IntV(self.fresh_dyn())  # `for i, layer in enumerate(self.layers)`
-            return bounded_loops.enumerated(args[0], i) or ListV(None, TupleV((i, elem)))
+            return bounded_loops.enumerated(args[0], i) or own_entries.carried(args[0], ListV(None, TupleV((i, elem))))
         start = self.int_value(args[1]) if len(args) > 1 else Expr.const(0)
         return ListV([TupleV((IntV(start + i), it)) for i, it in enumerate(items)])
 

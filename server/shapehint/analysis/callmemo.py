@@ -55,8 +55,10 @@ MAX_ENTRIES = 8  # per function or class: the distinct calls remembered
 # - "called-from": a hit notes the caller as the call would (calls.call_function);
 # - "gave-up": the earlier call, under the same root (the situation), already noted it;
 # - "store": fact stores made are resources, their facts counted by `FactStore.epoch`;
-# - "span": moves of what a construction made, which its copy restores (`_survey`).
-CALL_SKIPS = ("branch", "called-from", "gave-up", "store", "span")
+# - "span": moves of what a construction made, which its copy restores (`_survey`);
+# - "born-in-loops": the serials a loop or comprehension made things in (own_entries.py): a copy's
+#   are later ones, so the repeat only gives up an entry of its own there.
+CALL_SKIPS = ("branch", "called-from", "gave-up", "store", "span", "born-in-loops")
 # a construction may also write, to what it made only (`remember_built` checks the writes)
 BUILD_SKIPS = CALL_SKIPS + ("write", "global-write")
 

@@ -12,7 +12,7 @@ from ..shapes.shape import eq
 from ..shapes.values import (BoolV, DictV, FloatV, IntV, ListV, ModuleV, NoneV, NumberV, StrV, TensorV, TupleV,
                              UnknownV, Value)
 from ..ops import pieces
-from . import arm_lists, first_items, number_or_tensor, open_tuples, operands, tuple_or_output
+from . import arm_lists, first_items, own_entries, number_or_tensor, open_tuples, operands, tuple_or_output
 from .choices import choice_of
 from .maybe_none import join_falsy, join_maybe_none
 from .open_choices import open_choice
@@ -22,7 +22,7 @@ from .rank_joins import common_ends
 from .classvalues import set_of
 from .frames import span_of
 from .int_reading import pair_of_itself
-from .objects import OpaqueV
+from .objects import OpaqueV, OwnIndex, RangeV
 from .imports import read_alike
 
 MAX_COMPREHENSION = 64  # items of a comprehension looked at one by one
@@ -32,7 +32,7 @@ class Comprehensions:
     """List comprehensions and generator expressions, and joins of values."""
 
     _USES = ("eval", "assign", "iterate", "trip_count", "truth", "in_arm", "resolve", "fresh_dyn", "fresh_star", "sides_shared",
-             "joined_star", "fresh_symbol", "least", "resolve_import", "loop_element")
+             "joined_star", "fresh_symbol", "least", "resolve_import", "loop_element", "interp")
 
     def e_ListComp(self, node, fr) -> Value:
         return self.comprehension(node, fr)
@@ -67,11 +67,16 @@ class Comprehensions:
                 # (a list of unknown length whose every item is known alike: `[b for _, b in blocks]`)
                 known = isinstance(source, (ListV, ModuleV)) and source.elem is not None
                 elem, whole = source.elem if known else self._tensor_row(source, fr), None
+                if isinstance(source, RangeV) and isinstance(node, ast.ListComp) and not gen.ifs:
+                    elem = OwnIndex("element")  # (each item holds another value of it)
                 if not gen.ifs:  # (pieces mapped one to one: whole again when concatenated)
                     elem, whole = pieces.each_piece(source, elem, lambda: self.fresh_symbol("piece", None, lo=0))
                 self.assign(gen.target, elem, fr, None)
                 # `[Block(d) for _ in range(depth)]`: depth of them (a loop over them runs)
-                out = ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source), whole=whole)
+                since = own_entries.now()
+                out = own_entries.mark(ListV(None, self.eval(node.elt, fr), None if gen.ifs else self.trip_count(source),
+                                             whole=whole), elem, since)
+                own_entries.made(self.interp, since)
                 if isinstance(node, ast.ListComp):
                     out.first = first_items.of_range(source, node, lambda i: self._element_at(node, i, fr)) or \
                         first_items.of_items(source, node, lambda i: self._element_at(node, i, fr))

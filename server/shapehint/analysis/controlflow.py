@@ -21,7 +21,7 @@ from .optional_imports import import_handler
 from .maybe_none import narrowed
 from .flags import arm_gets_on, flag_join, off_default_arm, quiet_arm_ends, quietly
 from . import (arm_dicts, arm_lists, bounded_loops, first_pass, grown_lists, layer_tails, list_choices, loop_counts,
-               loop_heads, stage_passes)
+               loop_heads, own_entries, stage_passes)
 from .frames import BranchRecord, add_fact, keep_shared_facts, span_of
 from .divisibility import learn as learn_divisible
 from .objects import InstanceObj, RangeV
@@ -301,8 +301,8 @@ class ControlFlow:
             return self._loop_each(st, fr, alts)
         # the element is bound in each pass: its facts (`0 <= i <= n - 2` for `range(n - 1)`)
         # belong to the iterations, not to what follows a loop that may not run
-        return self._loop_once(st, fr, lambda: self.assign(st.target, self.loop_element(it, items, fr), fr, st),
-                               self.trip_count(it))
+        return own_entries.run_loop(self.interp, it, lambda bind: self._loop_once(st, fr, bind, self.trip_count(it)),
+                                    lambda: self.assign(st.target, self.loop_element(it, items, fr), fr, st))
 
     def _unrolled(self, st: ast.For, fr, items: list) -> Optional[str]:
         saved, counting = getattr(fr, "iter_label", ""), loop_counts.enter(fr, st, None)
@@ -349,7 +349,7 @@ class ControlFlow:
         p = self.truth(self.eval(st.test, fr))
         if p is not None and fr.facts.decide(p) is False:
             return self.exec_block(st.orelse, fr)
-        return self._loop_once(st, fr, lambda: None)
+        return own_entries.run_loop(self.interp, None, lambda bind: self._loop_once(st, fr, bind), lambda: None)
 
     def _loop_once(self, st, fr, bind, trips=None) -> Optional[str]:
         """Zero or more iterations: run the body until what it reads at its head is stable

@@ -17,7 +17,7 @@ from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice, replaced_default_item
 from .maybe_none import narrowed, read_through
-from . import class_params, classvalues, first_items, layer_tails, list_choices, layercfg, linked_choices, many_items, number_or_tensor, open_tuples, optional_exprs, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules, sized_kwargs
+from . import class_params, classvalues, first_items, own_entries, layer_tails, list_choices, layercfg, linked_choices, many_items, number_or_tensor, open_tuples, optional_exprs, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules, sized_kwargs
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -240,7 +240,7 @@ class Expressions:
             return OpaqueV(f"{obj.path}[{idx.expr.value}]")  # named as its attributes are: `config.sizes[0]`
         if isinstance(obj, ListV) and obj.elem is not None:
             # a slice of a list of unknown length is such a list (`list(range(n))[::-1]`), not an item
-            return ListV(None, obj.elem) if isinstance(idx, SliceV) else first_items.item(obj, idx) or many_items.item(obj.elem, self.mutated)
+            return ListV(None, obj.elem) if isinstance(idx, SliceV) else first_items.item(obj, idx) or own_entries.entry(self.interp, obj, idx, node, fr) or many_items.item(obj.elem, self.mutated)
         if isinstance(obj, DictV) and isinstance(idx, StrV) and idx.value in obj.items:
             return obj.items[idx.value]
         if isinstance(obj, InstanceObj):  # an output object's fields, a table's entries

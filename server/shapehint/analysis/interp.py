@@ -92,7 +92,7 @@ class Interp:
     FIXED = ("path", "module_tree", "lines", "file_lines", "sink", "env", "observe", "cancel", "modules", "max_depth", "memo",
              "comments", "param_ranks", "as_built", "reporter", "call_stack", "shape_comments", "ranks", "expressions", "comprehensions",
              "comparisons", "statements", "control", "calls", "layers", "builtins", "library", "contracts", "parts")
-    WORKING = ("module_code",)
+    WORKING = ("module_code", "own_loops")
     CURSOR = ("steps", "step_limit", "_tensor_names", "imports", "_eval_of", "_exec_of")  # (and the dispatch caches)
 
     def __init__(self, path: str, lines: list[str], sink: Sink, limits: Optional[Limits] = None,
@@ -127,6 +127,8 @@ class Interp:
         self.generic_done: set = j.tally("generic-done")  # the functions whose own analysis ran (engine)
         self.max_depth = MAX_DEPTH
         stack = self.call_stack = CallStack()  # the calls running (recursion bounds)
+        self.own_loops: list = []  # (index, entries) of the loops over per-layer items running (own_entries.py)
+        self.own_born: list = j.log("born-in-loops")  # (from, to) serials of what loop bodies and comprehensions made (own_entries.py)
         self.running, self.recursion_guessed = stack.running, stack.recursion_guessed
         self.repeats_running_call = stack.repeats_running_call
         self.cut_short: list = j.log("cut-short")  # functions whose own analysis spent its step share (SH004)

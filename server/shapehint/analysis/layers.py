@@ -16,7 +16,7 @@ from .objects import ChoiceV, InstanceObj
 from .opctx import AnalysisContext
 from .frames import span_of
 from .ruleargs import ForwardRule, bind_arguments
-from . import class_params, layer_tails, list_choices, loop_counts
+from . import class_params, layer_tails, list_choices, loop_counts, own_entries
 
 CONTAINERS = {"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"}
 REPEATS = 3  # applications of a Sequential's unit of unknown count, at most (`_repeated`)
@@ -79,7 +79,8 @@ class Layers:
                 children = None
                 elem = _layer_elem(src.elem) if isinstance(src, ListV) and kind != "torch.nn.ModuleDict" else None
                 length = src.length if isinstance(src, ListV) and elem is not None else None
-        return ModuleV(kind, {}, None, children, names, elem, length if elem is not None else None)
+        out = ModuleV(kind, {}, None, children, names, elem, length if elem is not None else None)
+        return own_entries.carried(args[0], out) if len(args) == 1 and kind != "torch.nn.ModuleDict" else out
 
     def call_module(self, m: ModuleV, args, kwargs, fr, span, node, labels) -> Value:
         if m.kind == "torch.nn.Sequential":

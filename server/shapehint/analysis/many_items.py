@@ -21,6 +21,7 @@ import ast
 from typing import Callable, Optional
 
 from ..shapes.values import Value
+from . import own_entries
 from .objects import ChoiceV, InstanceObj
 
 
@@ -36,6 +37,8 @@ def item(elem: Value, mutated: Callable) -> Value:
 
 def written(obj: InstanceObj, attr: str, v: Value, join: Callable, target=None, fr=None) -> Value:
     """What `obj.attr = v` (the assignment's `target`, in frame `fr`) leaves in the attribute."""
+    if obj.views or obj.view_of is not None:
+        own_entries.wrote(obj, attr, v, join)
     old = obj.attrs.get(attr)
     if not obj.many or old is None or old is v:
         return v

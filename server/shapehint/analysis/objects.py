@@ -178,6 +178,9 @@ class InstanceObj(Value):
     unwritten: bool = False  # a plain base's constructor was cut off: what it holds not else is unknown (unfinished.py)
     many: bool = False  # read as the item of a list of unknown length: it stands for several (many_items.py)
     own_writes: Optional[dict] = None  # attr -> (frame, value left, value written) through a method's receiver
+    # own_entries.py: the entries read as this item's in a loop's pass (views), and an entry's item (view_of)
+    views: Optional[list] = None
+    view_of: Optional["InstanceObj"] = None
     # (parameter, path) of the nested configuration its constructor took (`config`,
     # `config.text_config`: nested_configs.py); ("", "") where its constructors took several
     built_with: tuple = ()
@@ -402,6 +405,11 @@ class OpenKwargs(dict):
     the call leaves at its default may not take it (Frame.open_defaults). The call carries it
     to the callee that binds it, in place of a plain dict."""
     sizes = False  # the caller's dict may hold sizes only (sized_kwargs.py)
+
+
+class OwnIndex(UnknownV):
+    """A comprehension's index over a range of unknown length: not known, another in each item
+    (own_entries.py)."""
 
 
 class RangeV(Value):
