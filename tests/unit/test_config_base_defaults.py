@@ -249,3 +249,34 @@ class C:
     def __init__(self, a=True):
         self.a = a
 ''') == {}
+
+
+def test_a_chain_is_read_once_and_each_caller_gets_its_own_copy(monkeypatch):
+    """Every construction context of a file's models asks what its configuration's chain decides:
+    read once per chain of class nodes (the trees are shared), the same answer each time, one a
+    caller may change without changing the next one's; another chain (a new tree: an edit, or
+    `complete` otherwise) is read on its own."""
+    from shapehint.analysis import config_bases
+
+    read = []
+    chain = config_bases._Chain
+    monkeypatch.setattr(config_bases, "_Chain", lambda classes, complete: read.append(complete) or
+                        chain(classes, complete))
+    src = BASE_OF + '''
+
+class C(A):
+    def __init__(self, act=True, **kwargs):
+        self.act = act
+        super().__init__(**kwargs)
+'''
+    classes = {c.name: c for c in ast.parse(src).body if isinstance(c, ast.ClassDef)}
+    order = [classes["C"], classes["A"]]
+    want = chain(order, True).decided()
+    assert want == {"act": True, "flag": False, "kind": "x"}
+    first = decided(order)
+    assert first == want
+    first["act"] = False
+    assert decided(list(order)) == want and read == [True]
+    assert decided(order, complete=False) == {"kind": "x"} and read == [True, False]  # (a base not seen may write the others)
+    again = [c for c in ast.parse(src).body if isinstance(c, ast.ClassDef)][::-1]
+    assert decided(again) == want and read == [True, False, True]

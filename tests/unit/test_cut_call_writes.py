@@ -148,3 +148,54 @@ def test_the_values_of_calls_cut_off_are_those_the_bounds_give():
     src = open(costs.__file__).read() + open(costs.__file__.replace("costs.py", "calls.py")).read()
     for reason in cut_writes.CUT_SHORT:
         assert f'UnknownV("{reason}")' in src
+
+
+REPEATED = """import torch
+from .helper import configure
+
+
+class Cfg:
+    def __init__(self):
+        self.width = 16
+        self.heads = 4
+        self.rounds = 5000
+
+
+def run(x):
+    c1, c2, c3 = Cfg(), Cfg(), Cfg()
+    configure(c1)
+    a = torch.zeros(c1.width)
+    configure(c2)
+    b = torch.zeros(c2.width)
+    from .other import other_fn  # (a module loaded between the calls)
+    other_fn()
+    configure(c3)
+    c = torch.zeros(c3.width)
+    h = torch.zeros(c3.heads)
+    n = torch.zeros(Cfg().width)
+    return a, b, c, h, n
+"""
+OTHER = """def other_fn():
+    return 1
+"""
+
+
+def test_what_a_repeated_cut_off_call_may_store_is_searched_once_per_set_of_modules(tmp_path, monkeypatch):
+    """A base constructor's helper cut off at every construction: the search of what it may
+    store (through the functions it may call, by name) runs once while no module is loaded,
+    again after one is (the search reads the loaded modules), and forgets the same attributes."""
+    files = _files(DEEPER)
+    files.update({"stale/other.py": OTHER, "stale/r.py": REPEATED})
+    path = write_package(tmp_path, files)  # (the last file's path)
+    want = [list(t.shape) for t in run_package(tmp_path, "stale.r", torch.randn(2, 32))]
+    assert want == [[32], [32], [32], [8], [16]]
+    searched = []
+    search = cut_writes._reached_stores
+    monkeypatch.setattr(cut_writes, "_reached_stores", lambda node, modules: searched.append(node.name) or
+                        search(node, modules))
+    _cut(monkeypatch)
+    got, diagnostics = _analysed(path)
+    assert not diagnostics
+    assert not {"a", "b", "c", "h"} & set(got)  # each cut forgets width and heads (never [16], [4])
+    assert got["n"] == want[4]  # (an instance no cut call was given keeps them)
+    assert searched.count("configure") == 2  # c1 (c2 answered from it), c3 after `other` loaded

@@ -47,9 +47,7 @@ def forget(it, f, args, kwargs) -> None:
     insts = _instances(list(args) + list((kwargs or {}).values()))
     if not insts:
         return
-    imports = getattr(it, "imports", None)
-    modules = _Modules(imports)
-    names, own = _reached_stores(getattr(f, "node", None), modules)
+    names, own = _stores_of(it, getattr(f, "node", None))
     for inst in insts:
         mine = None if names is None else _classes_stores(inst.cls, own)
         gone = [n for n in _held(inst) if names is None or n in names or n in mine]
@@ -108,6 +106,23 @@ def _parsed(importer, path: str):
     except (OSError, UnicodeDecodeError):
         return None
     return parsed_module(path, text, importer.parse).tree if importer.parse is not None else None
+
+
+def _stores_of(it, node) -> tuple:
+    """`_reached_stores` of `node`, found once per function while the analysis loads no module:
+    what the search finds depends only on the modules scanned and loaded (their trees, shared,
+    and the imports their globals have not resolved: resolving one into a loaded module reads
+    nothing more), so a base constructor's helper cut off at every construction is searched
+    once. Not while module code runs, which binds the globals the search reads."""
+    imports = getattr(it, "imports", None)
+    memo = getattr(imports, "cut_stores", None)
+    if memo is None or getattr(it, "module_code", 0):
+        return _reached_stores(node, _Modules(imports))
+    key = (id(node), len(imports.scanned), len(imports.loaded))
+    got = memo.get(key)
+    if got is None:  # (the node is held with the answer: its id stays its own)
+        got = memo[key] = (_reached_stores(node, _Modules(imports)), node)
+    return got[0]
 
 
 def _reached_stores(node, modules: "_Modules") -> tuple:

@@ -156,6 +156,7 @@ class Importer:
         self.costs = ImportedCosts(root_globals)  # what following these modules costs (costs.py)
         self.counts = {True: 0, False: 0}  # modules loaded for the file's own imports, for others'
         self.scanned: list = []  # [globals, tree, whether its top level ran to its end] per module run
+        self.cut_stores: dict = {}  # what a cut-off call may store, per function (cut_writes._stores_of)
         if self.base is not None:
             self._register(os.path.abspath(root_path), ModuleNS(root_path, root_globals))
 
