@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ..frontend.walk import walk
 from ..shapes.expr import Expr
 from ..shapes.values import IntV, ListV, ModuleV, NoneV, StrV, TupleV, UnknownV, Value
 from .frames import span_of
@@ -66,8 +67,14 @@ def passes_alike(st) -> bool:
 
 
 def every_pass_whole(st) -> bool:
-    """Whether each pass of `for` loop `st` runs its body's statements to the end."""
-    return isinstance(st, ast.For) and not any(isinstance(n, _LEAVES) for s in st.body for n in ast.walk(s))
+    """Whether each pass of `for` loop `st` runs its body's statements to the end (kept on the
+    node, which never changes: asked at every run of every loop, it walked the body each time)."""
+    if not isinstance(st, ast.For):
+        return False
+    got = getattr(st, "_shapehint_whole", None)
+    if got is None:
+        got = st._shapehint_whole = not any(isinstance(n, _LEAVES) for s in st.body for n in walk(s))
+    return got
 
 
 def leave(fr, saved) -> None:

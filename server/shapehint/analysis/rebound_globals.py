@@ -20,6 +20,7 @@ from .objects import ClassObj
 
 _KEY = "_shapehint_rebound"
 _ATTRS_KEY = "_shapehint_rebound_attrs"
+_GLOBALS_KEY = "_shapehint_has_global"
 
 
 def forget_rebound(names: dict, tree: ast.Module, journal) -> None:
@@ -81,19 +82,46 @@ def rebound_attrs(tree: ast.Module) -> frozenset:
     classmethod's `cls.attribute` under its class's name."""
     cached = getattr(tree, _ATTRS_KEY, None)  # trees are never changed
     if cached is None:
-        out: set = set()
-        for node in walk(tree):
-            if isinstance(node, ast.ClassDef):
-                for fn in node.body:
-                    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args and any(
-                            isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list):
-                        me = fn.args.args[0].arg
-                        out |= {(node.name, a) for n, a in _attr_stores(fn) if n == me}
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                out |= _attr_stores(node)
-        cached = frozenset(out)
-        setattr(tree, _ATTRS_KEY, cached)
+        cached = _scan(tree)[0]
     return cached
+
+
+def _scan(tree: ast.Module) -> tuple:
+    """(rebound_attrs, whether any `global` statement occurs) of `tree`, in one pass over its
+    nodes, both kept on the tree: every imported module is read for both, and a walk of each
+    function's subtree on its own (a method's, then again its class's) cost a fiftieth of
+    `check`'s CPU."""
+    out: set = set()
+    has_global = False
+    todo = [(tree, False)]  # (node, inside a function: under a `def`, its signature included)
+    pop, push = todo.pop, todo.append
+    while todo:
+        n, inside = pop()
+        if isinstance(n, ast.Attribute):
+            if inside and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name):
+                out.add((n.value.id, n.attr))
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inside = True
+        elif isinstance(n, ast.ClassDef):
+            for fn in n.body:
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args and any(
+                        isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list):
+                    me = fn.args.args[0].arg
+                    out |= {(n.name, a) for name, a in _attr_stores(fn) if name == me}
+        elif isinstance(n, ast.Global):
+            has_global = True
+        for field in n._fields:
+            v = getattr(n, field, None)
+            if isinstance(v, ast.AST):
+                push((v, inside))
+            elif isinstance(v, list):
+                for item in v:
+                    if isinstance(item, ast.AST):
+                        push((item, inside))
+    got = (frozenset(out), has_global)
+    setattr(tree, _ATTRS_KEY, got[0])
+    setattr(tree, _GLOBALS_KEY, has_global)
+    return got
 
 
 def _attr_stores(fn) -> set:
@@ -105,10 +133,12 @@ def rebound(tree: ast.Module) -> frozenset:
     """Names a function of `tree` (a method too) declares `global` and stores or deletes."""
     cached = getattr(tree, _KEY, None)  # trees are never changed
     if cached is None:
-        nodes = list(walk(tree))
+        has_global = getattr(tree, _GLOBALS_KEY, None)
+        if has_global is None:
+            has_global = _scan(tree)[1]
         out: set = set()
-        if any(isinstance(n, ast.Global) for n in nodes):  # (most modules have none)
-            for fn in nodes:
+        if has_global:  # (most modules have none)
+            for fn in walk(tree):
                 if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     declared = {n for st in walk(fn) if isinstance(st, ast.Global) for n in st.names}
                     out |= {n.id for n in walk(fn) if isinstance(n, ast.Name) and n.id in declared

@@ -17,7 +17,6 @@ for its unsat core is answered here only when satisfiable (the core names this s
 """
 from __future__ import annotations
 
-from collections import Counter
 from typing import Optional
 
 from ..shapes.expr import Expr
@@ -31,7 +30,14 @@ def _expr(e: Expr, ren) -> frozenset:
 
 
 def _monomial(m: tuple, ren) -> frozenset:
-    return frozenset(Counter(_atom(a, ren) for a in m).items())
+    """The monomial's renamed atoms with their powers (a multiset: renaming changes their order)."""
+    if len(m) == 1:  # (most are: a Counter for one atom was a twentieth of `check`'s CPU)
+        return frozenset(((_atom(m[0], ren), 1),))
+    powers: dict = {}
+    for a in m:
+        x = _atom(a, ren)
+        powers[x] = powers.get(x, 0) + 1
+    return frozenset(powers.items())
 
 
 def _atom(a, ren):
@@ -44,12 +50,26 @@ def _pred(p, ren) -> tuple:
     return p.op, tuple(_expr(x, ren) if isinstance(x, Expr) else _pred(x, ren) for x in p.args)
 
 
+def _anonymous(p) -> tuple:
+    """`p` with every symbol the same (`_ANON`): what orders its symbols, kept on the predicate,
+    which is immutable and asked about on every query of every path that holds it."""
+    got = p.__dict__.get("_alike_shape")
+    if got is None:
+        got = _pred(p, _anon)
+        object.__setattr__(p, "_alike_shape", got)
+    return got
+
+
+def _anon(_name: str) -> int:
+    return _ANON
+
+
 def key(preds: frozenset, query: tuple, lower: dict, upper: dict, limits: tuple) -> tuple:
     """(key, the symbols' names in the key's order)."""
     occurs: dict = {}  # symbol -> the shapes (name-free) of the predicates it occurs in
     for tag, group in (("f", preds), ("q", query)):
         for p in group:
-            shape = hash((tag, _pred(p, lambda _n: _ANON)))
+            shape = hash((tag, _anonymous(p)))
             for n in p.symbols():
                 occurs.setdefault(n, []).append(shape)
     names = sorted(occurs, key=lambda n: (lower.get(n, 1), upper.get(n) is None, upper.get(n) or 0,
