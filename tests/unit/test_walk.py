@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from shapehint.frontend.walk import walk
+from shapehint.frontend.walk import walk, walk_noting_parents
 
 SERVER = os.path.join(os.path.dirname(__file__), "..", "..", "server", "shapehint")
 
@@ -60,3 +60,13 @@ def test_a_subtree_is_walked_alone():
     fn = ast.parse(ODD).body[0]
     _same(fn)
     assert next(walk(fn)) is fn
+
+
+@pytest.mark.parametrize("source", [ODD, open(os.path.join(SERVER, "analysis", "sealed_dicts.py"), encoding="utf-8").read()])
+def test_walking_with_parents_notes_each_nodes_own_parent(source):
+    tree = ast.parse(source)
+    parents: dict = {}
+    got = list(walk_noting_parents(tree, parents))
+    assert all(a is b for a, b in zip(got, ast.walk(tree))) and len(got) == len(list(ast.walk(tree)))
+    want = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    assert parents.keys() == want.keys() and all(parents[c] is want[c] for c in want)

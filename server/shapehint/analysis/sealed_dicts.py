@@ -21,9 +21,8 @@ outside the module's top-level order can add one (choices.registry_choice)."""
 from __future__ import annotations
 
 import ast
-from collections import deque
 
-from ..frontend.walk import walk
+from ..frontend.walk import walk, walk_noting_parents
 from ..shapes.values import DictV, ListV, TupleV
 
 _READS = frozenset({"get", "keys", "items", "values", "copy"})
@@ -105,25 +104,11 @@ def _uses_in_code_not_run(tree: ast.Module, reads) -> dict:
 
 
 def _scan(root: ast.AST, out: dict, reads) -> None:
-    # one pass in `walk`'s order, each node's parent noted as it is reached (a walk for the
-    # parents, then one for the names, was a fiftieth of `check`'s CPU: every imported module's
-    # functions are scanned, for each of three readers)
+    # one pass noting parents (a walk for the parents, then one for the names, was a fiftieth
+    # of `check`'s CPU: every imported module's functions are scanned, for each of three readers)
     parents: dict = {}
     names: list = []
-    todo = deque((root,))
-    pop, push = todo.popleft, todo.append
-    while todo:
-        node = pop()
-        for field in node._fields:
-            v = getattr(node, field, None)
-            if isinstance(v, ast.AST):
-                parents[v] = node
-                push(v)
-            elif isinstance(v, list):
-                for item in v:
-                    if isinstance(item, ast.AST):
-                        parents[item] = node
-                        push(item)
+    for node in walk_noting_parents(root, parents):
         if isinstance(node, ast.Name):
             names.append(node)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):

@@ -28,3 +28,23 @@ def walk(node: AST):
                     if isinstance(item, AST):
                         push(item)
         yield n
+
+
+def walk_noting_parents(node: AST, parents: dict):
+    """`walk`, with each node's parent put in `parents` as the node is reached (one pass where
+    a scan wants both: a walk for the parents and one for the nodes cost twice as much)."""
+    todo = deque((node,))
+    pop, push = todo.popleft, todo.append
+    while todo:
+        n = pop()
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if isinstance(v, AST):
+                parents[v] = n
+                push(v)
+            elif isinstance(v, list):
+                for item in v:
+                    if isinstance(item, AST):
+                        parents[item] = n
+                        push(item)
+        yield n
