@@ -10,6 +10,22 @@ lines), and what the analysis does claim around them, checked against torch on t
   the input's channels, not `in_chans`, so no held width names them in `forward_features`; in
   `forward` the head's input width does (`self.head.in_channels`, `analysis/held_sizes.py`).
 
+What a right claim would take (issue 27; the referee's lines tv densenet.py:48, timm
+densenet.py:68, timm vgg.py:324/349):
+- The dense layer's lines run only as block -> layer.forward -> bottleneck. The block's names
+  (`init_features`, its own constructor's) give the batch and sides but no channel count of pass
+  k (`init + k * growth`; one via path is judged by the join of its passes); the layer's names
+  give the channels (`num_input_features`, `self.norm1.num_features`) but the batch and sides only
+  as `x[0].shape[...]`, unsound for a layer called directly (the empty item above). A context in
+  the layer's names restricted to the calls through the block's line is no kind of context yet
+  (`via` names the path and the names at once), nor is a pass of the caller's loop bound for a
+  callee's line.
+- VGG's sides are `H // 2**P`, P the pools of a `cfg` no factory of the file passes: nothing
+  after `features` constrains them, and only `len(self.feature_ends) - 1` holds P, a relation
+  between one arm's passes and two containers' growth no loop summary keeps. In `forward` the
+  channels are `self.num_features` for every admissible input (the head's conv takes that width),
+  which alone leaves the line partial.
+
 Every dim that evaluates under a call's bindings must be torch's; a dim naming an axis the
 bound tensor lacks is a wrong claim, never a skipped one."""
 import functools

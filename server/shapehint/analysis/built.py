@@ -17,7 +17,8 @@ import ast
 import dataclasses
 from typing import Callable, Optional
 
-from .frames import BuiltContext, Frame, deep_context, span_of
+from .construction_records import return_span as _return_span
+from .frames import BuiltContext, Frame, deep_context
 from ..shapes.values import ModuleV, TensorV
 from .callmemo import alike
 from . import costs
@@ -133,20 +134,6 @@ def _own_forward(it, v) -> bool:
     instance, or a class."""
     fwd = getattr(v, "cls", v).lookup("forward")
     return isinstance(fwd, FuncObj) and fwd.node is not None and (not fwd.module_path or fwd.module_path == it.path)
-
-
-def _return_span(node: ast.FunctionDef):
-    """The span of `node`'s last own `return` (the place its model leaves it), else of the def."""
-    last = None
-    todo = list(node.body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        if isinstance(n, ast.Return) and (last is None or n.lineno > last.lineno):
-            last = n
-        todo.extend(ast.iter_child_nodes(n))
-    return span_of(last if last is not None else node)
 
 
 def recorded_in_built(fr: Frame, f: FuncObj, args: list, kwargs: dict, foreign: str, site: str) -> tuple:

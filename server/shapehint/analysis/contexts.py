@@ -24,6 +24,7 @@ from typing import Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import DYN_PREFIX, Shape
+from . import construction_records
 
 # listed per record; the join summarises the rest. A seq2seq model's attention is reached from
 # its encoder's, decoder's and cross-attention's calls, each through several entry classes: at 8,
@@ -34,7 +35,8 @@ _CALLED = re.compile(r"^called from (?P<q>\S+) \(line (?P<l>\d+)\)")
 _LABEL = re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?: (?P<rest>.*))?$")
 _UNKNOWN = Expr.sym("?join")
 # (literal_contexts.label's, param_lengths.label's, and a deep context's call site: frames.deep_context)
-_ASSUMED = re.compile(r"assuming \S+ == (?:'[^']*'|\d+)(?: via [\w.<>]+:(?:\d+|\?))*")
+_ASSUMED = re.compile(r"assuming \S+ == (?:'[^']*'|\d+)(?: via [\w.<>]+:(?:\d+|\?))*"
+                      r"|via [\w.<>]+:(?:\d+|\?)(?: via [\w.<>]+:(?:\d+|\?))*")  # (construction_records)
 _VIA = re.compile(r"via (?P<q>[\w.<>]+):(?P<l>\d+|\?)(?=\s|$)")
 
 
@@ -67,6 +69,8 @@ def of_call(fr, caller: str, line: Optional[int], foreign: str) -> str:
         return fr.built[2]
     if fr.records_back and not foreign:
         return fr.context
+    if getattr(fr.context, "construction", False):
+        return construction_records.deeper(fr.context, f"{caller}:{line if line is not None else '?'}")
     return call_context(caller, line, fr.context)
 
 

@@ -343,7 +343,8 @@ class Statements:
         # (a run that records nothing, a construction, names nothing: its table is the function's,
         # which a construction context's records are printed in, `forward`'s too, where the local
         # is no name; a construction assuming a sequence's length unpacks `enumerate` of its items)
-        if len(syms) != 1 or e != Expr.sym(next(iter(syms))) or name == "_" or not fr.record:
+        if len(syms) != 1 or e != Expr.sym(next(iter(syms))) or name == "_" or not fr.record or \
+                getattr(fr.context, "construction", False):  # (construction_records.py)
             return
         old = next(iter(syms))
         if ".shape[" in old or old.startswith("?") or _INDEXED.match(old):

@@ -14,7 +14,7 @@ from typing import Callable, Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape, dim_str
 from ..shapes.values import IntV, ModuleV, Span, TensorV, UnknownV, Value
-from . import codes, contexts, rank_joins
+from . import codes, construction_records, contexts, rank_joins
 from .contexts import join_shapes
 from .frames import BuiltContext
 from .journal import Journal
@@ -80,6 +80,8 @@ class Sink:
 
     def record(self, span: Span, name: str, function: str, value: Value, context: str,
                is_entry: bool, is_target: bool, sub: str = "", call: tuple = ()) -> None:
+        if construction_records.is_construction(context) and not construction_records.kept(value):
+            return self._lose_built((span, function, name, is_target), context)
         if isinstance(context, BuiltContext) and not isinstance(value, TensorV):
             self._lose_built((span, function, name, is_target), context)
         kind = "tensor" if isinstance(value, TensorV) else "int" if isinstance(value, IntV) else \

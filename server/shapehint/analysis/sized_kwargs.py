@@ -15,8 +15,9 @@ stays a symbol, as a build passes its own sizes. The mark follows the dict throu
 where it meets one (`wider`). That context is no claim about a build that passes anything else:
 devicerun/builders.py counts a factory's context for a build only when the build passes into the
 factory's `**kwargs` int constants from 1 up, under names that no flag of the file's classes takes.
-The rerun records nothing and reports nothing: only the forward of the models it returns runs, in
-the context labelled as the factory's (built.run_built_models).
+The rerun reports nothing, and records only what it computes whole under the factory's label
+(construction_records.py); the forward of the models it returns runs in the context labelled as
+the factory's (built.run_built_models).
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ import functools
 import os
 
 from ..shapes.values import BoolV, DictV, FloatV, IntV, StrV
-from . import costs, global_objects
+from . import construction_records, costs, global_objects
 from .deciding_ints import deciding_ints, handed_on, import_target
 from .frames import Frame
 from .objects import ClassObj, OpenKwargs
@@ -201,11 +202,13 @@ def run_models(it, f, fr, run) -> None:
         # its own floats at their defaults too, as builders.py matches a build (the generic
         # analysis held them any float: generic._unpinned)
         env.update({n: d for n, d in f.defaults.items() if isinstance(d, FloatV) and d.value is not None})
-        sub = Frame(env, f.qualname, fr.facts, f.globals, cls=f.cls, root=f.qualname, record=False, caught=1)
+        # (what the construction computes is recorded under the factory's label only)
+        sub = Frame(env, f.qualname, fr.facts, f.globals, context=construction_records.label(f), cls=f.cls,
+                    root=f.qualname, caught=1)
         with costs.sized_share(it):
             flow = costs.within_steps(it, min(max(0, it.step_limit - it.steps) // 2, SIZED_STEPS - spent),
                                 lambda: it.exec_block(f.node.body, sub), lambda: "raise")
-        sub.record, sub.caught = True, 0  # (the models' forward is recorded, as the generic frame's)
+        sub.record, sub.caught, sub.context = True, 0, ""  # (the models' forward is recorded, as the generic frame's)
         if flow == "raise" or not sub.returns:
             global_objects.restore(generic, it.mutated)
             return run(fr)
