@@ -17,7 +17,7 @@ from ..ops import pieces
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of, subclass_of
 from .strings import known, str_float, str_method
-from . import arith, attr_presence, bounded_loops, classvalues, copies, dicts, grown_lists, layer_tails, loop_counts, open_tuples, own_entries, properties, records, sized_kwargs, torch_names, unnamed_modules
+from . import arith, attr_presence, bounded_loops, classvalues, copies, dicts, grown_lists, instance_len, layer_tails, loop_counts, open_tuples, own_entries, properties, records, sized_kwargs, torch_names, unnamed_modules
 from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -65,7 +65,7 @@ class Builtins:
             # optional argument's default (`idx=None`) that every caller reaching here replaces —
             # so what follows holds only under that assumption (Frame.assumes_default)
             fr.assumes_default = True
-        return UnknownV("len")
+        return instance_len.length(self, v, fr, span)  # (a class's own `__len__`, else unknown)
 
     def b_range(self, args, kwargs, fr, span):
         ints = [self.int_value(a) for a in args]
