@@ -19,6 +19,7 @@ from typing import Optional
 from ..frontend.walk import walk
 
 from ..shapes.values import StrV, Value
+from .absent_attrs import absent
 from .objects import ClassObj, FuncObj, InstanceObj
 
 # the nn.Module methods that register an attribute under the name given first
@@ -28,6 +29,8 @@ _REGISTERS = {"register_buffer", "register_parameter", "add_module", "register_m
 def surely_has(obj: Value, name: Value) -> Optional[bool]:
     if not isinstance(obj, InstanceObj) or not isinstance(name, StrV) or not name.value:
         return None
+    if absent(obj, name.value):  # (a configuration at its defaults: absent_attrs.py)
+        return False
     if obj.held_by or obj.cut or obj.unwritten or obj.many:
         return None
     return True if _init_sets(obj.cls, name.value, 0) else None

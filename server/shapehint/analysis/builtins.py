@@ -308,7 +308,7 @@ class Builtins:
 
     def b_hasattr(self, args, kwargs, fr, span):
         known = len(args) == 2 and (torch_names.provides(args[0], args[1]) or attr_presence.surely_has(*args))
-        return BoolV(TRUE if known else None)
+        return BoolV(TRUE if known else FALSE if known is False and len(args) == 2 else None)
 
     def b_dir(self, args, kwargs, fr, span):
         return (torch_names.dir_of(args[0]) if len(args) == 1 else None) or UnknownV("dir")

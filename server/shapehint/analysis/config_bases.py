@@ -13,7 +13,10 @@ and one that does not leaves it), the methods and property setters they call on 
 reach the `**kwargs` they iterate: only those the chain names, devicerun/builders.py refuses any
 other). A name a class of the chain defines (a property, a method, a descriptor) or names in its
 class-level tables (a `__setattr__` may redirect it) is never decided, nor a parameter the
-calling `super().__init__(...)` passes.
+calling `super().__init__(...)` passes. The class the build calls also has its own `None`
+defaults stored as they came decided (`none_params`: builders.py refuses another value), and the
+names an instance may hold at all are known where every write is followed (`present_names`: any
+other is absent, absent_attrs.py).
 
 Pure `ast` over the chain of class nodes (the configuration's class, then its single base, and so
 on): the analysis builds it from its classes, devicerun/builders.py from the files, and both read
@@ -32,6 +35,16 @@ _SAFE_CALLS = {"getattr", "hasattr", "isinstance", "type", "id", "repr", "str", 
 def context_kind(v) -> bool:
     """A default the construction context decides: a bool, a string, a float, an int below 1."""
     return isinstance(v, (bool, str, float)) or type(v) is int and v < 1
+
+
+def none_params(init: ast.FunctionDef) -> set:
+    """The parameters of a configuration's own `__init__` (the class a build calls) defaulting to
+    `None` that it stores as they came (`self.head_dim = head_dim`, never rebound): the context
+    holds `None` for them (a model's `getattr(config, "head_dim", None) or ...` is then decided),
+    so devicerun/builders.py refuses a build passing one anything else. Only the called class's:
+    a base's `None` may be set by a keyword forwarded through `**kwargs`."""
+    rebound = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {k for k, v in param_defaults(init).items() if v is None and k not in rebound}
 
 
 def own_init(cls: ast.ClassDef) -> Optional[ast.FunctionDef]:
@@ -120,6 +133,9 @@ def _kwargs_clean(init: ast.FunctionDef) -> bool:
             ok.add(id(n.value))
         elif isinstance(n, (ast.For, ast.comprehension)) and isinstance(n.iter, ast.Name):
             ok.add(id(n.iter))
+        elif isinstance(n, ast.Compare) and all(isinstance(o, (ast.In, ast.NotIn)) for o in n.ops) \
+                and isinstance(n.comparators[-1], ast.Name):
+            ok.add(id(n.comparators[-1]))  # (`"name" in kwargs`: a read)
     return all(id(n) in ok for n in ast.walk(init) if isinstance(n, ast.Name) and n.id == kw
                and isinstance(n.ctx, ast.Load))
 
@@ -176,8 +192,9 @@ class _Chain:
         src = it.func.value if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) \
             and it.func.attr in ("items", "keys") and not it.args else it
         if kw and isinstance(src, ast.Name) and src.id == kw:
-            # (the keywords that may reach it: builders.py refuses any the chain does not name)
-            return self.extra | {p for k, c in enumerate(self.classes) if k != i and own_init(c) is not None
+            # (the keywords that may reach it: builders.py refuses any the chain does not name; a
+            # parameter of the class the build calls binds there, unless handed on by name: `extra`)
+            return self.extra | {p for k, c in enumerate(self.classes) if k not in (0, i) and own_init(c) is not None
                                  for p in _params(own_init(c))}
         return self._table_keys(it)
 
@@ -262,7 +279,9 @@ class _Chain:
         if not _plain(init):
             return {}
         kw = init.args.kwarg.arg if init.args.kwarg else None
-        defaults = {k: v for k, v in param_defaults(init).items() if k not in bound and context_kind(v)}
+        nones = none_params(init) if i == 0 else set()
+        defaults = {k: v for k, v in param_defaults(init).items()
+                    if k not in bound and (context_kind(v) or k in nones)}
         rebound = {n.id for n in ast.walk(init) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         clean = _kwargs_clean(init)
         out: dict = {}
@@ -331,6 +350,56 @@ def decided(classes: list, complete: bool = True) -> dict:
             _DECIDED.clear()
         got = _DECIDED[key] = (tuple(classes), _Chain(classes, complete).decided())
     return dict(got[1])
+
+
+def present_names(classes: list, complete: bool = True) -> Optional[frozenset]:
+    """Every attribute name an instance built by `classes[0]` (its bases after it) may hold
+    after its construction, for a build builders.py accepts: what the `__init__`s may write
+    (their `setattr` loops over the keywords the chain names included) and every name the classes
+    define or mention at class level. Any other is absent (`getattr(config, "name", d)` is `d`).
+    None when that is not known: a base not seen, a decorator or metaclass, a write not followed,
+    a `__getattr__` (it may supply any name), or a `__getattribute__` that does more than rename
+    its key through a class-level table (whose names are mentioned, so present)."""
+    if not complete or not classes or any(c.decorator_list or c.keywords for c in classes):
+        return None
+    key = ("present", tuple(map(id, classes)))
+    got = _DECIDED.get(key)
+    if got is None:
+        if len(_DECIDED) >= MAX_DECIDED:
+            _DECIDED.clear()
+        got = _DECIDED[key] = (tuple(classes), _present(classes))  # (once per chain, as `decided`)
+    return got[1]
+
+
+def _present(classes: list) -> Optional[frozenset]:
+    chain = _Chain(classes, True)
+    if chain.defs("__getattr__") or not all(map(_renames, chain.defs("__getattribute__") or [])):
+        return None
+    init = own_init(classes[0])
+    if init is None:
+        written = chain.base_writes(0)
+    else:
+        written = chain.writes(init.body, 0, init.args.kwarg.arg if init.args.kwarg else None) \
+            if _plain(init) else None
+    return None if written is None else frozenset(written | chain.blocked)
+
+
+def _renames(fn: ast.FunctionDef) -> bool:
+    """`def __getattribute__(self, key)` whose every `return` is `super().__getattribute__(key)`,
+    `key` rebound only to an item of a table (`key = ...table[key]`)."""
+    a = fn.args.args
+    if len(a) != 2 or fn.args.vararg or fn.args.kwarg:
+        return False
+    key = a[1].arg
+    stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Store)]
+    renamed = [t for n in ast.walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Subscript)
+               for t in n.targets if isinstance(t, ast.Name) and t.id == key]
+    returns = [n.value for n in ast.walk(fn) if isinstance(n, ast.Return)]
+    return len(stores) == len(renamed) and bool(returns) and all(
+        isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "__getattribute__"
+        and isinstance(c.func.value, ast.Call) and isinstance(c.func.value.func, ast.Name)
+        and c.func.value.func.id == "super" and len(c.args) == 1 and isinstance(c.args[0], ast.Name)
+        and c.args[0].id == key for c in returns)
 
 
 def forwards_keywords(classes: list) -> bool:

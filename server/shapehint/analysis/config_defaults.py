@@ -17,9 +17,10 @@ import ast
 import dataclasses
 from typing import Optional
 
-from .config_bases import mro
+from .config_bases import mro, present_names
 from .generic import generic_instance
 from .objects import ClassObj, FuncObj, InstanceObj
+from .unnamed_modules import UNKNOWN_ATTRS
 
 PARAM = "config"  # (the one parameter name read: builders.py matches the same)
 
@@ -73,8 +74,12 @@ def class_chain(cfg: ClassObj) -> tuple:
 
 def config_at_defaults(it, cfg: ClassObj, decided: dict) -> InstanceObj:
     """The configuration instance of the context: the generic one (a copy), with `decided`
-    (attr -> value) in place of its attributes."""
+    (attr -> value) in place of its attributes, and every attribute its classes may not set
+    absent (config_bases.present_names, absent_attrs.py)."""
     inst = generic_instance(it, cfg, PARAM)
-    inst = dataclasses.replace(inst, attrs=dict(inst.attrs))
+    closed = present_names(*class_chain(cfg))
+    attrs = {k: v for k, v in inst.attrs.items() if closed is None or k != UNKNOWN_ATTRS}
+    # (its constructor's `setattr` loop wrote only names `closed` holds: the build passes no other)
+    inst = dataclasses.replace(inst, attrs=attrs, closed=closed)
     inst.attrs.update(decided)
     return inst

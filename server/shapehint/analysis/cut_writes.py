@@ -50,6 +50,8 @@ def forget(it, f, args, kwargs) -> None:
     names, own = _stores_of(it, getattr(f, "node", None))
     for inst in insts:
         mine = None if names is None else _classes_stores(inst.cls, own)
+        if inst.closed is not None:  # (a name it may store is no longer surely absent: absent_attrs.py)
+            inst.closed = None if names is None else inst.closed | frozenset(names) | frozenset(mine)
         gone = [n for n in _held(inst) if names is None or n in names or n in mine]
         if gone:
             it.mutated(inst)

@@ -17,7 +17,7 @@ from .objects import BoundMethod, BoundOp, BuiltinFn, ChoiceV, ClassObj, FuncObj
 from .annotations import UNION_PATHS, alias_members, is_shape_type
 from .choices import conditioned, registry_choice, replaced_default_item
 from .maybe_none import narrowed, read_through
-from . import class_params, classvalues, first_items, own_entries, layer_tails, list_choices, layercfg, linked_choices, many_items, number_or_tensor, open_tuples, optional_exprs, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules, sized_kwargs
+from . import absent_attrs, class_params, classvalues, first_items, own_entries, layer_tails, list_choices, layercfg, linked_choices, many_items, number_or_tensor, open_tuples, optional_exprs, operands, optional_args, records, selection, sizes, tuple_or_output, unfinished, unnamed_modules, sized_kwargs
 from .arith import float_binop, int_binop, math_constant, python_value
 from .strings import formatted, known, str_item
 from .sequence_arith import sequence_binop
@@ -128,7 +128,8 @@ class Expressions:
                 return got
             if obj.cls.is_module() or name in ("append", "extend") or records.reads_items(obj, name):
                 return BoundOp(obj, name)
-            return OpaqueV(f"{self._opaque_name(obj)}.{name}")
+            return UnknownV(f"no attribute {name}") if absent_attrs.absent(obj, name) \
+                else OpaqueV(f"{self._opaque_name(obj)}.{name}")  # (absent: `getattr`'s default)
         if isinstance(obj, ModuleV):
             if name in ("weight", "bias"):  # the parameter, not the `bias=True` it was built with
                 return self.module_param(obj, name, fr, node)

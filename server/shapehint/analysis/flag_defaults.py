@@ -36,7 +36,7 @@ from typing import Callable
 
 from ..shapes.shape import FALSE, TRUE
 from ..shapes.expr import Expr
-from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, ListV, StrV, TupleV, Value
+from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, ListV, NoneV, StrV, TupleV, Value
 from .config_bases import decided as config_decided
 from .config_defaults import PARAM, class_chain, config_at_defaults, config_class_of
 from .deciding_ints import deciding_ints
@@ -94,6 +94,8 @@ def forwarded_flags(cls: ClassObj, init: ast.FunctionDef) -> dict:
 
 
 def _constant(v) -> Value:
+    if v is None:
+        return NoneV()  # (a configuration's own `None` default: config_bases.none_params)
     if isinstance(v, bool):
         return BoolV(TRUE if v else FALSE)
     return StrV(v) if isinstance(v, str) else IntV(Expr.const(v)) if isinstance(v, int) else FloatV(v)

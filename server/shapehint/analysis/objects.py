@@ -184,6 +184,9 @@ class InstanceObj(Value):
     # (parameter, path) of the nested configuration its constructor took (`config`,
     # `config.text_config`: nested_configs.py); ("", "") where its constructors took several
     built_with: tuple = ()
+    # the attribute names it may hold, any other absent (a configuration at its class's defaults:
+    # absent_attrs.py); None: any
+    closed: Optional[frozenset] = None
 
     def __post_init__(self):
         self.born = next(_BORN)  # creation order (shapes/values.py)

@@ -21,7 +21,7 @@ import ast
 import os
 
 try:
-    from ..analysis.config_bases import forwards_keywords, keyword_at_default, keyword_storing
+    from ..analysis.config_bases import forwards_keywords, keyword_at_default, keyword_storing, none_params
     from ..analysis.deciding_ints import deciding_ints, handed_on, import_target
     from ..analysis.literal_contexts import guarded_literals, label as literal_label
     from ..analysis.param_lengths import label as length_label, param_lengths, passes_length
@@ -46,7 +46,7 @@ except ImportError:  # loaded by path (bench/realmodels/score.py): this tree's f
         return importlib.import_module(f"{_TREE}.{package}.{name}")
     _bases = _sibling("config_bases")
     forwards_keywords, keyword_at_default = _bases.forwards_keywords, _bases.keyword_at_default
-    keyword_storing = _bases.keyword_storing
+    keyword_storing, none_params = _bases.keyword_storing, _bases.none_params
     _deciding = _sibling("deciding_ints")
     deciding_ints, handed_on, import_target = _deciding.deciding_ints, _deciding.handed_on, _deciding.import_target
     _literals = _sibling("literal_contexts")
@@ -253,7 +253,7 @@ def _config_at_defaults(call: ast.Call, init: ast.FunctionDef, cls: ast.ClassDef
     i = names.index("config")
     arg = call.args[i] if i < len(call.args) else next((k.value for k in call.keywords if k.arg == "config"), None)
     if not (isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == name
-            and _flags_at_defaults(arg, cfg_init)):
+            and _flags_at_defaults(arg, cfg_init) and _nones_at_default(arg, cfg_init)):
         return False
     # (the keywords it hands its bases: at the defaults the context holds, config_bases.py)
     chain = _class_chain(cfg, {n.name: n for n in found[1].body if isinstance(n, ast.ClassDef)}, *found[1:])
@@ -261,6 +261,15 @@ def _config_at_defaults(call: ast.Call, init: ast.FunctionDef, cls: ast.ClassDef
     ok = not forwards_keywords(chain) or all(keyword_at_default(chain, k.arg, k.value)
                                              for k in arg.keywords if k.arg not in own)
     return (arg, chain) if ok else False
+
+
+def _nones_at_default(call: ast.Call, init: ast.FunctionDef) -> bool:
+    """Whether `call` leaves each `None` the context holds of the configuration it builds
+    (config_bases.none_params) as it is: not passed, or passed `None`."""
+    nones = none_params(init)
+    params = [p.arg for p in (init.args.posonlyargs + init.args.args)[1:]]
+    given = list(zip(params, call.args)) + [(k.arg, k.value) for k in call.keywords]
+    return all(isinstance(v, ast.Constant) and v.value is None for n, v in given if n in nones)
 
 
 def _class_chain(cls: ast.ClassDef, classes: dict, tree: ast.Module, path: str) -> list:
