@@ -199,7 +199,7 @@ def analyze_function(it: Interp, f: FuncObj, again: bool = False) -> None:
                 # a copy per method: what one method's analysis assigns (`self.fns = None` in
                 # `reset`) is not what the next one starts from
                 fr.env[p.arg] = own_copy(generic_instance(it, f.cls))
-                name_held_sizes(it, f.qualname, p.arg, fr.env[p.arg])
+                name_held_sizes(it, f.qualname, p.arg, fr.env[p.arg], node)
             fr.self_obj = fr.env[p.arg]
             continue
         fr.env[p.arg] = param_value(it, f, p, fr, is_init, own=True)

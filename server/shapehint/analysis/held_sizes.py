@@ -22,10 +22,12 @@ ones in `STORED` name a width; a path's parts obey the same rule as the instance
 The instance's own attributes name a symbol first, then the shortest path."""
 from __future__ import annotations
 
+import ast
+
 from ..shapes.expr import Expr
 from ..shapes.values import IntV, ModuleV
 from .layercfg import config_attr
-from .objects import InstanceObj, MaybeNoneV
+from .objects import InstanceObj, MaybeNoneV, OpaqueV
 from .reconfiguration import _methods, self_targets
 
 
@@ -36,9 +38,11 @@ STORED = frozenset({"in_channels", "out_channels", "in_features", "out_features"
 MAX_DEPTH = 3  # parts of parts of parts: `self.block.conv.out_channels`
 
 
-def name_held_sizes(it, qualname: str, me: str, inst) -> None:
+def name_held_sizes(it, qualname: str, me: str, inst, node=None) -> None:
     """Rename, in `qualname`'s records, the fresh symbols `inst`'s attributes (or its parts') hold
-    to `<me>.<attr>` (`<me>.<part>.<attr>`)."""
+    to `<me>.<attr>` (`<me>.<part>.<attr>`); so too a constructor's symbol that a local of the
+    method (`node`) is named like (`batch, dim, c = x.shape` where `self.dim = dim`): printed
+    bare it would read as the local, so it printed `?` (executor.shadow)."""
     if not isinstance(inst, InstanceObj):
         return
     table = it.sink.renames_of(qualname)
@@ -47,6 +51,36 @@ def name_held_sizes(it, qualname: str, me: str, inst) -> None:
         if s in table or path in table.values() or not it.env.is_fresh(s):
             continue
         table[s] = path
+    mine = _locals(node)
+    if mine:
+        assigned = _assigned_after_init(inst.cls)
+        for k, v in sorted(inst.attrs.items()):
+            s = v.path if isinstance(v, OpaqueV) and type(v) is OpaqueV else \
+                next(iter(v.expr.symbols())) if _one_symbol(v) else None
+            path = f"{me}.{k}"
+            if s in mine and k not in assigned and s not in table and path not in table.values():
+                table[s] = path
+
+
+def _locals(node) -> frozenset:
+    """The names `node`'s body binds as its own (not those of functions or classes inside it),
+    less its parameters (a parameter's own symbol may be named like it)."""
+    if node is None:
+        return frozenset()
+    cached = getattr(node, "_shapehint_locals", None)  # trees are never changed
+    if cached is None:
+        out, todo = set(), list(node.body)
+        while todo:
+            n = todo.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                out.add(n.id)
+            todo.extend(ast.iter_child_nodes(n))
+        a = node.args
+        params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p is not None}
+        cached = node._shapehint_locals = frozenset(out - params)
+    return cached
 
 
 def _held(inst: InstanceObj, prefix: str, depth: int, seen: set):
