@@ -102,7 +102,7 @@ class _Shaped:
 
 def _check(shape, observed, **params):
     assert shape is not None and len(shape) == len(observed), (shape, observed)
-    names = {k: _Shaped(v) for k, v in params.items()}
+    names = {k: _Shaped(v) if isinstance(v, tuple) else v for k, v in params.items()}
     for d, o in zip(shape, observed):
         assert d != "?" and not str(d).startswith("*"), shape
         assert (d if isinstance(d, int) else eval(d, {"max": max}, names)) == o, (d, shape, observed)
@@ -148,3 +148,61 @@ def test_a_copy_for_one_arm_is_not_named_after_the_parameter():
     torch, ns = _ns()
     x = torch.zeros(2, 3, 4, device="meta")
     _check(y, tuple(ns["in_arm"](x).shape), x=(2, 3, 4))
+
+
+BUILT = '''import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.lin = nn.Linear(dim, dim)
+
+    def forward(self, h):
+        out = self.lin(h)
+        return out
+
+
+class Embedder(nn.Module):
+    def __init__(self, dim: int = 8, scale: bool = False):
+        super().__init__()
+        self.emb = nn.Embedding(100, dim)
+        self.head = Head(dim)
+        self.scale = scale
+
+    def forward(self, ids):
+        flat = ids.view(-1, ids.size(-1))
+        h = self.emb(flat)
+        out = self.head(h)
+        return out
+'''
+
+
+def test_a_construction_context_names_the_product_too():
+    """The construction at the flag's default (flag_defaults.py) runs `forward` on inputs in its
+    parameters' names inside the constructor's root analysis, whose names its records are
+    printed in: the product was `?` there, though its own analysis named it."""
+    lines = {k + 1: ln.strip() for k, ln in enumerate(BUILT.splitlines())}
+    torch = pytest.importorskip("torch")
+    ns = {}
+    exec(compile(BUILT, "built_names.py", "exec"), ns)
+    model = ns["Embedder"]()
+    observed = {}
+    for sizes in SIZES:
+        ids = torch.zeros(sizes, dtype=torch.long, device="meta")
+        flat = ids.view(-1, ids.size(-1))
+        h = model.emb(flat)
+        observed[sizes] = {"flat": flat.shape, "h": h.shape, "out": model(ids).shape}
+    checked = 0
+    for v in analyze_source(BUILT, "built_names.py").infer_json()["values"]:
+        if v["function"] != "Embedder.forward":
+            continue
+        built = [c for c in v.get("contexts") or [] if c["context"].startswith("Embedder.__init__:")]
+        assert built and lines[v["line"]].startswith(v["name"] + " ="), v
+        for c in built:
+            assert c["shape"][0] == "ids.shape[:-1].numel()", (v["line"], c)
+            for sizes, got in observed.items():
+                _check(c["shape"], tuple(got[v["name"]]), ids=sizes, dim=8)
+            checked += 1
+    assert checked == 3

@@ -31,4 +31,5 @@ def test_the_unpacked_sizes_agree_with_torch(function, name, lowest, shape):
 
 
 def test_unknown_bounds_claim_nothing():
-    assert _values("not_understood").get("plane") in (None, ["?", "?"])
+    # (`a, b`: the names the code unpacked a slice of sizes of a number not known into, sizes.open_slice)
+    assert _values("not_understood").get("plane") in (None, ["?", "?"], ["a", "b"])

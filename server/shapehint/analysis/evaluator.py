@@ -209,7 +209,7 @@ class Expressions:
             probe = TensorV(obj.shape)
             if isinstance(idx, IntV) and idx.expr.value is not None:
                 return self.call_rule("Tensor.size", [probe, idx], {}, fr, node, "shape")
-            return sizes.sliced(self.resolve(probe), idx) or UnknownV("subscript")
+            return sizes.sliced(self.resolve(probe), idx) or sizes.open_slice(idx, self.fresh_star)
         if isinstance(obj, ModuleV) and obj.children is None and obj.elem is not None:
             return obj.elem if isinstance(idx, IntV) else layer_tails.plain(obj) if isinstance(idx, SliceV) else \
                 UnknownV("subscript")

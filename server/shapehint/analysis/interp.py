@@ -238,7 +238,7 @@ class Interp:
 
     def segment_product(self, star: str):
         """The product of a segment's axes, named where it is a parameter's (product_names.py)."""
-        return product_names.named_product(self.env, self.sink.renames_of, star)
+        return product_names.named_product(self.env, self.sink.renames_of, star, self.sink.owner)
 
     # counters kept by the journal: how many there have been is the count of their entries
     @property

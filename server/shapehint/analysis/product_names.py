@@ -17,16 +17,18 @@ from typing import Optional
 from ..shapes.expr import Expr
 
 
-def named_product(env, renames_of, star: str) -> Expr:
-    """The product of segment `star`'s axes (env.segment_product), named in its function."""
+def named_product(env, renames_of, star: str, owner: str = "") -> Expr:
+    """The product of segment `star`'s axes (env.segment_product), named in its function, and in
+    the root analysis `owner` running it, whose records of the calls it makes are in its names."""
     p = env.segment_product(star)
     got = _name(env, star)
     if got is not None:
         function, name = got
-        table = renames_of(function)
         old = next(iter(p.symbols()))
-        if old not in table:  # (each analysis of the function has its own segment: all show the name)
-            table[old] = name
+        for where in dict.fromkeys((function, owner) if owner else (function,)):
+            table = renames_of(where)
+            if old not in table:  # (each analysis of the function has its own segment: all show the name)
+                table[old] = name
     return p
 
 

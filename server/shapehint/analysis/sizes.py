@@ -10,7 +10,7 @@ from typing import Callable, Optional
 
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape
-from ..shapes.values import IntV, NoneV, SliceV, StarSizeV, TupleV, Value
+from ..shapes.values import IntV, NoneV, SliceV, StarSizeV, TupleV, UnknownV, Value
 
 
 def _const(v) -> Optional[int]:
@@ -40,6 +40,14 @@ def sliced(shape: Shape, idx: Value, apart: bool = False) -> Optional[StarSizeV]
     dims = shape.dims[start or 0:]
     suffix = shape.suffix[:stop] if stop is not None else shape.suffix
     return StarSizeV(Shape(dims, shape.star, suffix))
+
+
+def open_slice(idx: Value, fresh_star: Callable) -> Value:
+    """A slice `sliced` cannot write exactly (`input_shape[1:]` of `[*ids, t]`: `()` for a 1-D
+    `ids`, else `[*rest, t]`): sizes, of a number not known, none of them known — a view to
+    `(-1,) + input_shape[1:] + (d,)` has the sizes given around them (its last `d`), where it
+    had no shape at all. Not a slice: nothing."""
+    return StarSizeV(Shape((), fresh_star(None), ())) if isinstance(idx, SliceV) else UnknownV("subscript")
 
 
 def read_slice(shape: Shape, idx: Value, shared: Callable, view_base: Callable) -> Optional[StarSizeV]:
