@@ -71,3 +71,49 @@ def test_an_atom_keeps_its_hash_and_key_through_a_copy():
     for b in (copy.copy(a), copy.deepcopy(a), Atom("floordiv", "", (Expr.sym("H"), Expr.const(2)))):
         assert b == a and hash(b) == hash(a) and b.sort_key() == a.sort_key()
         assert {a: 1}[b] == 1
+
+
+def _layered(depth: int) -> Expr:
+    """A size whose every layer uses the one below twice (a DAG, as a deep model's sizes are)."""
+    x = Expr.sym("H")
+    for k in range(depth):
+        x = emax(x // 2, x % 3) + (x - k) // 2
+    return x
+
+
+def test_equal_sizes_built_apart_share_their_atoms(monkeypatch):
+    from shapehint.shapes.atoms import Atom
+    calls = []
+    structural = Atom.__eq__
+    monkeypatch.setattr(Atom, "__eq__", lambda a, b: calls.append(1) or structural(a, b))
+    a, b = _layered(8), _layered(8)
+    assert a is not b and a == b and hash(a) == hash(b)
+    assert [m for m in a.terms] == [m for m in b.terms]
+    for ma, mb in zip(sorted(a.terms, key=str), sorted(b.terms, key=str)):
+        assert all(x is y for x, y in zip(ma, mb))
+    assert calls == []  # neither building b nor comparing it looked inside an atom
+    assert a != _layered(7) and {a: 1}[b] == 1
+
+
+def test_an_atom_survives_a_copy_as_itself_and_leaves_the_table_when_unused():
+    import copy
+    import gc
+    import pickle
+    from shapehint.shapes import atoms
+    a = (Expr.sym("L") // 5).terms
+    (m,) = a
+    assert copy.deepcopy(m[0]) is m[0] and pickle.loads(pickle.dumps(m[0])) is m[0]
+    key = ("floordiv", "", m[0].args)
+    assert atoms._LIVE.get(key) is m[0]
+    del a, m
+    gc.collect()
+    assert atoms._LIVE.get(key) is None
+
+
+def test_a_copied_size_hashes_anew_and_equals_the_original():
+    import copy
+    import pickle
+    e = _layered(3) + Expr.sym("W")
+    hash(e)  # cached: a copy must not carry it (a process with another string-hash seed differs)
+    for c in (pickle.loads(pickle.dumps(e)), copy.copy(e), copy.deepcopy(e)):
+        assert c._hash is None and c == e and hash(c) == hash(e) and str(c) == str(e)

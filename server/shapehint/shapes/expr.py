@@ -8,40 +8,17 @@ the exactly divisible part, so `(2*H + 3)//2` becomes `H + 1`.
 
 Invariants: an Expr is immutable and hashable; constants are Exprs with only the empty
 monomial. Symbols carry only a name; where a symbol comes from lives in `analysis.origins`.
+Atoms are hash-consed (atoms.py), so comparing Exprs never descends into their operands twice.
 Tests: tests/unit/test_expr.py.
 """
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
 from typing import Iterable, Mapping, Union
 
+from .atoms import Atom, atom
+
 IntLike = Union[int, "Expr"]
-
-
-@dataclass(frozen=True, order=True)
-class Atom:
-    """A non-polynomial building block: a symbol, or an opaque operation on canonical Exprs.
-
-    Its hash and sort key are computed once: atoms are dict keys (inside monomials) and sorted
-    in every product, ~40 hashes for one `permute`'s strides."""
-
-    kind: str  # "sym" | "floordiv" | "mod" | "max" | "min"
-    name: str = ""
-    args: tuple = ()
-
-    def __post_init__(self):
-        object.__setattr__(self, "_hash", hash((self.kind, self.name, self.args)))
-        object.__setattr__(self, "_key", (0 if self.kind == "sym" else 1, self.name, str(self.args)))
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __reduce__(self):  # a copy computes its own (and would in another process, where str hashes differ)
-        return (Atom, (self.kind, self.name, self.args))
-
-    def sort_key(self) -> tuple:
-        return self._key
 
 
 Monomial = tuple  # sorted tuple of Atom, repeated for powers
@@ -77,7 +54,7 @@ class Expr:
 
     @staticmethod
     def sym(name: str) -> "Expr":
-        return Expr({(Atom("sym", name),): 1})
+        return Expr({(atom("sym", name),): 1})
 
     @staticmethod
     def lift(v: IntLike) -> "Expr":
@@ -132,6 +109,9 @@ class Expr:
         return syms
 
     def __eq__(self, other: object) -> bool:
+        if other.__class__ is Expr:  # (hashes known and different: unequal, without visiting the terms)
+            h, g = self._hash, other._hash
+            return self is other or (h is None or g is None or h == g) and self.terms == other.terms
         if isinstance(other, int) and not isinstance(other, bool):
             return self.value == other
         return isinstance(other, Expr) and self.terms == other.terms
@@ -141,6 +121,9 @@ class Expr:
         if h is None:
             h = self._hash = hash(frozenset(self.terms.items()))
         return h
+
+    def __reduce__(self):  # a copy hashes anew (another process hashes strings differently: __eq__ reads _hash)
+        return (Expr, (self.terms,))
 
     def __repr__(self) -> str:
         return f"Expr({to_str(self)})"
@@ -298,11 +281,11 @@ def floordiv(a: Expr, b: Expr) -> Expr:
             if shift:
                 rest_e = rest_e - shift * bv
                 q = q + shift
-            return q + Expr({(Atom("floordiv", "", (rest_e, b)),): 1})
+            return q + Expr({(atom("floordiv", "", (rest_e, b)),): 1})
     exact = _exact_div(a, b)
     if exact is not None:
         return exact
-    return Expr({(Atom("floordiv", "", (a, b)),): 1})
+    return Expr({(atom("floordiv", "", (a, b)),): 1})
 
 
 def mod(a: Expr, b: Expr) -> Expr:
@@ -316,16 +299,16 @@ def mod(a: Expr, b: Expr) -> Expr:
         rest_e = Expr(rest)
         if rest_e.is_const:
             return Expr.const(rest_e.const_part() % bv)
-        return _complement(rest_e, b) or Expr({(Atom("mod", "", (rest_e, b)),): 1})
+        return _complement(rest_e, b) or Expr({(atom("mod", "", (rest_e, b)),): 1})
     if _exact_div(a, b) is not None:
         return ZERO
-    return _complement(a, b) or Expr({(Atom("mod", "", (a, b)),): 1})
+    return _complement(a, b) or Expr({(atom("mod", "", (a, b)),): 1})
 
 
 def written_mod(a: Expr, b: Expr) -> Expr:
     """`a % b` as one atom, as written (`mod`'s value), for a solver question only: Z3 proves
     `(m - w%m)%m == m - w%m` where `w%m != 0` at once, not so of `-m*((-w)//m) - w`."""
-    return Expr({(Atom("mod", "", (a, b)),): 1})
+    return Expr({(atom("mod", "", (a, b)),): 1})
 
 
 def _complement(a: Expr, k: Expr) -> Expr | None:
@@ -366,7 +349,7 @@ def emax(a: IntLike, b: IntLike) -> Expr:
     if absorbed is not None:
         return absorbed
     x, y = sorted((a, b), key=to_str)
-    return Expr({(Atom("max", "", (x, y)),): 1})
+    return Expr({(atom("max", "", (x, y)),): 1})
 
 
 def emin(a: IntLike, b: IntLike) -> Expr:
@@ -382,7 +365,7 @@ def emin(a: IntLike, b: IntLike) -> Expr:
     if absorbed is not None:
         return absorbed
     x, y = sorted((a, b), key=to_str)
-    return Expr({(Atom("min", "", (x, y)),): 1})
+    return Expr({(atom("min", "", (x, y)),): 1})
 
 
 def _operands(kind: str, e: Expr) -> frozenset:
