@@ -78,18 +78,37 @@ def _writes(tree: ast.Module) -> list:
     return got
 
 
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SCOPES = (ast.ClassDef, ast.Lambda)
+_WATCHED = (ast.Subscript, ast.Attribute, ast.Call)  # (what `_one` reads: nothing else is passed it)
+# nodes with no node below them that `_one` reads (a name's context, operators): not walked
+_LEAVES = frozenset([ast.Name, ast.Constant] + [c for base in (ast.expr_context, ast.operator, ast.unaryop,
+                                                              ast.cmpop, ast.boolop) for c in base.__subclasses__()])
+
+
 def _scan(tree: ast.Module, out: list) -> None:
+    """`_one` of every node of `tree`, in the order of a depth-first walk that takes a node's
+    children last to first. Once per tree and process (a fresh `check` worker scans every module
+    it loads), so the walk reads `_fields` itself instead of nesting ast.iter_child_nodes'
+    generators, and skips the leaves (names, constants, operators): the same list"""
     todo = [(tree, True, None)]  # (node, at top level, id of the innermost function's node)
+    pop, push = todo.pop, todo.append
+    AST = ast.AST
     while todo:
-        node, top, fn = todo.pop()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                todo.append((child, False, id(child)))
-            elif isinstance(child, (ast.ClassDef, ast.Lambda)):
-                todo.append((child, False, fn))
-            else:
-                _one(child, top, fn, out)
-                todo.append((child, top, fn))
+        node, top, fn = pop()
+        for name in node._fields:
+            v = getattr(node, name, None)
+            for child in (v if type(v) is list else (v,)):
+                if type(child) in _LEAVES or not isinstance(child, AST):
+                    continue
+                if isinstance(child, _FUNCTIONS):
+                    push((child, False, id(child)))
+                elif isinstance(child, _SCOPES):
+                    push((child, False, fn))
+                else:
+                    if isinstance(child, _WATCHED):
+                        _one(child, top, fn, out)
+                    push((child, top, fn))
 
 
 def _one(n: ast.AST, top: bool, fn, out: list) -> None:
