@@ -19,7 +19,7 @@ from .flags import at_default, carried, is_none, negated
 from .frames import add_fact, span_of
 from .classvalues import class_eq
 from ..ops import registry
-from . import enums, operands, torch_names
+from . import enums, object_truth, operands, torch_names
 from .objects import (BoundMethod, BuiltinFn, ChoiceV, ClassObj, FuncObj, GivenV, InstanceObj, MaybeNoneV, OpaqueV, PartialV,
                       RangeV, SetV, TorchDir)
 
@@ -182,7 +182,12 @@ class Comparisons:
             return FALSE
         # (a `functools.partial`, a bound method or a builtin function has no `__bool__`: truthy,
         # so `rd_round_fn or round` given a partial is that partial)
-        if isinstance(v, (ModuleV, InstanceObj, FuncObj, ClassObj, DtypeV, ChoiceV, PartialV, BoundMethod, BuiltinFn)):
+        if isinstance(v, (ModuleV, InstanceObj)):
+            return object_truth.truth(v)  # (by the class's `__bool__` / `__len__`, if any)
+        if isinstance(v, ChoiceV):
+            t = [self.truth(o) for o in v.options]
+            return TRUE if all(p is not None and p.is_true for p in t) else None
+        if isinstance(v, (FuncObj, ClassObj, DtypeV, PartialV, BoundMethod, BuiltinFn)):
             return TRUE
         # (a torch layer class or function a rule stands for is truthy, `norm_layer or
         # nn.BatchNorm2d` given the class is that class; another torch name may be a falsy flag)
