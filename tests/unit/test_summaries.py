@@ -94,6 +94,7 @@ def test_cross_file_classes_and_errors_against_the_call(tmp_path):
                 return self.b(h)
     ''')
     r, vals = infer(main)
+    # (`[*x, 16]`: nothing in these files calls `Net`, so any rank)
     assert vals[("Net.forward", "h")] == ["*x", 16]
     err = [d for d in r.diagnostics if d.severity == "error"][0]
     assert err.line == 15 and any(rel.file and rel.file.endswith("blocks.py") for rel in err.related)
@@ -116,6 +117,10 @@ def test_one_note_per_unknown_callee(tmp_path):
 
 
 def test_two_files_that_import_each_others_classes(tmp_path):
+    _two_files(tmp_path)
+
+
+def _two_files(tmp_path):
     write(tmp_path, "layers.py", '''
         import torch.nn as nn
 
@@ -155,5 +160,32 @@ def test_two_files_that_import_each_others_classes(tmp_path):
     ''')
     r, vals = infer(main)
     assert vals[("<module>", "y")] == [4, 3]
-    assert vals[("Net.forward", "h")] == ["*x", 16]
+    # (its own `[*x, 16]`, the segment filled by its one call, of rank 2: segment_fill.py)
+    assert vals[("Net.forward", "h")] == ["x.shape[0]", 16]
     assert not [d for d in r.diagnostics if d.severity == "error"]
+    return vals
+
+
+def test_the_filled_segment_agrees_with_torch(tmp_path):
+    import torch
+    vals = _two_files(tmp_path)
+    scope = {}
+    exec(compile((tmp_path / "layers.py").read_text().split("\ndef build")[0], "layers", "exec"), scope)
+    net_src = (tmp_path / "net.py").read_text().split("\nmodel = ")[0].replace("from layers import Head, build", "")
+    exec(compile(net_src, "net", "exec"), scope)
+    with torch.device("meta"):
+        net = scope["Net"]()
+        seen = []
+        net.head.register_forward_hook(lambda m, inp, out: seen.append(list(inp[0].shape)))
+        net(torch.zeros(4, 8))
+    assert seen == [[4, 16]] and vals[("Net.forward", "h")] == ["x.shape[0]", 16]
+
+
+def test_an_answer_does_not_depend_on_what_the_process_analysed_before(tmp_path):
+    # (the server analyses many files in one process: a warm cache must not carry one into another)
+    for d in "abc":
+        (tmp_path / d).mkdir()
+    first = _two_files(tmp_path / "a")
+    test_cross_file_classes_and_errors_against_the_call(tmp_path / "b")
+    test_stub_beside_the_code_is_a_summary(tmp_path / "c")
+    assert _two_files(tmp_path) == first

@@ -19,9 +19,10 @@ def _shape(function, line, name):
 
 
 def test_a_tuple_hint_on_a_tensor_is_followed_as_the_tensor_in_the_functions_own_analysis():
-    # in terms of its own parameter (`*hidden_states`), not only the join of its calls
-    assert _shape("MLP.forward", 20, "h") == ["*hidden_states", "d"]
-    assert _shape("MLP.forward", 21, "out") == ["*hidden_states", "d"]
+    # in terms of its own parameter (`*hidden_states`), the segment filled by what its calls
+    # agree on (segment_fill.py): not the tuple the hint names
+    assert _shape("MLP.forward", 20, "h") == ["hidden_states.shape[0]", "hidden_states.shape[1]", "d"]
+    assert _shape("MLP.forward", 21, "out") == ["hidden_states.shape[0]", "hidden_states.shape[1]", "d"]
 
 
 def test_the_hinted_function_agrees_with_torch():

@@ -14,7 +14,7 @@ from typing import Callable, Optional
 from ..shapes.expr import Expr
 from ..shapes.shape import Shape, dim_str
 from ..shapes.values import IntV, ModuleV, Span, TensorV, UnknownV, Value
-from . import codes, construction_records, contexts, rank_joins
+from . import codes, construction_records, contexts, rank_joins, segment_fill
 from .contexts import join_shapes
 from .frames import BuiltContext
 from .journal import Journal
@@ -278,6 +278,9 @@ class Sink:
         other_path = any(w[1] not in kinds for w in lost)
         primary = chosen if contexts.rank_lost(generic, chosen) and not other_path else generic or chosen
         rec.shape = rank_joins.line_join([o[2] for o in primary]) if generic or not other_path else None
+        own = rec.shape  # (filled by its calls: the record's shape is theirs, no generic item listed)
+        if generic and primary is generic and not lost and not acc.dropped:
+            rec.shape = segment_fill.filled(rec.shape, chosen, acc.function)
         if not generic and acc.dropped and rec.shape is not None:
             rec.shape = contexts.sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
@@ -299,7 +302,7 @@ class Sink:
         kept = [c for c, o in zip(calls, owners) if (o, str(c[0]), contexts.via_of(c[0])) not in gone]
         # (a construction context's shapes all: one like the record's is still one of its group)
         pending = [(lbl or "in terms of the parameters", s) for lbl, s in contexts.beside_the_join(
-            generic + contexts.alike_iterations(kept, text), shown, text, built)]
+            (generic if rec.shape is own else []) + contexts.alike_iterations(kept, text), shown, text, built)]
         partial = acc.dropped_built.union(self.lost_built.get(acc.span_key(), ()))
         for lbl, s in contexts.whole_constructions(pending, built, partial, text, contexts.MAX_BUILT_LISTED):
             listed(lbl, s)

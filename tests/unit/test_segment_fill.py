@@ -1,0 +1,138 @@
+"""A function whose own analysis leaves its rank open (`[*x, H', W', 4*C]`: it reads its input
+from the end only) shows what its calls agree on where every call has a known rank and gives the
+segment's axes the same own names (analysis/segment_fill.py).
+
+The blocks are reached only through a Sequential built in a loop of unknown count, so no call
+site passes them a tensor of known sizes; the calls still agree that the segment is the
+argument's first axis. Programs are our own; every claimed size is evaluated against torch for
+every call the model makes, in two configurations."""
+import torch
+
+from shapehint.analysis.api import analyze_source
+
+SRC = """\
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def merge(x):
+    H, W, _ = x.shape[-3:]
+    x = F.pad(x, (0, 0, 0, W % 2, 0, H % 2))
+    x0 = x[..., 0::2, 0::2, :]
+    x1 = x[..., 1::2, 1::2, :]
+    y = torch.cat([x0, x1], -1)
+    return y
+
+
+class Merge(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.norm = nn.LayerNorm(2 * dim)
+        self.red = nn.Linear(2 * dim, 2 * dim)
+
+    def forward(self, x):
+        z = merge(x)
+        z = self.norm(z)
+        z = self.red(z)
+        return z
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.fc = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        h = x + self.fc(self.norm(x))
+        return h
+
+
+class Perm(nn.Module):
+    def __init__(self, dims):
+        super().__init__()
+        self.dims = dims
+
+    def forward(self, x):
+        return torch.permute(x, self.dims)
+
+
+class Net(nn.Module):
+    def __init__(self, embed_dim, depths):
+        super().__init__()
+        layers = [nn.Sequential(nn.Conv2d(3, embed_dim, 4, 4), Perm([0, 2, 3, 1]))]
+        for i in range(len(depths)):
+            dim = embed_dim * 2**i
+            layers.append(nn.Sequential(*[Block(dim) for _ in range(depths[i])]))
+            if i < len(depths) - 1:
+                layers.append(Merge(dim))
+        self.features = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.features(x)
+"""
+
+
+def _values(src):
+    return {(v["line"], v["name"]): v for v in analyze_source(src, "m.py").infer_json()["values"]}
+
+
+def _calls(depths, size):
+    """(callee, its argument) for every call of `merge`, `Merge.forward` and `Block.forward`."""
+    ns = {}
+    exec(compile(SRC, "m.py", "exec"), ns)
+    seen = []
+    inner = ns["merge"]
+    ns["merge"] = lambda x: (seen.append(("merge", x)), inner(x))[1]
+    net = ns["Net"](8, depths).to("meta")
+    for m in net.modules():
+        if type(m).__name__ in ("Merge", "Block"):
+            m.register_forward_pre_hook(lambda mod, a: seen.append((type(mod).__name__, a[0])))
+    net(torch.empty(2, 3, size, size, device="meta"))
+    return seen
+
+
+def _check(dims, x, observed, own):
+    assert len(dims) == len(observed), (dims, observed)
+    names = {"x": x, "H": x.shape[-3], "W": x.shape[-2], **own}
+    for d, o in zip(dims, observed):
+        assert d != "?" and not str(d).startswith("*"), dims
+        assert (d if isinstance(d, int) else eval(d, {}, names)) == o, (dims, observed)
+
+
+def test_a_segment_every_call_gives_the_same_axes_is_those_axes():
+    vals = _values(SRC)
+    assert vals[(11, "y")]["shape"] == ["x.shape[0]", "(H + H%2 - 1)//2 + 1", "(W + W%2 - 1)//2 + 1",
+                                        "2*x.shape[-1]"]
+    assert vals[(8, "x")]["shape"][0] == "x.shape[0]"
+    for depths, size in (((1, 1), 32), ((2, 1, 1), 36), ((1, 2, 1, 1), 64)):
+        for who, x in _calls(depths, size):
+            if who == "merge":
+                xp = torch.nn.functional.pad(x, (0, 0, 0, x.shape[-2] % 2, 0, x.shape[-3] % 2))
+                y = torch.cat([xp[..., 0::2, 0::2, :], xp[..., 1::2, 1::2, :]], -1)
+                _check(vals[(8, "x")]["shape"], x, list(xp.shape), {})
+                _check(vals[(11, "y")]["shape"], x, list(y.shape), {})
+            elif who == "Merge":
+                dim = x.shape[-1]
+                h, w = (x.shape[-3] + 1) // 2, (x.shape[-2] + 1) // 2
+                _check(vals[(24, "z")]["shape"], x, [x.shape[0], h, w, 2 * dim], {"dim": dim})
+            else:
+                _check(vals[(35, "h")]["shape"], x, list(x.shape), {"dim": x.shape[-1]})
+
+
+def test_calls_of_other_ranks_leave_the_segment():
+    src = SRC.replace("        return self.features(x)\n",
+                      "        y = self.features(x)\n        return merge(y[0])\n")
+    shape = _values(src)[(11, "y")]["shape"]
+    assert shape[0] == "*x", shape  # rank 4 from the container, rank 3 here
+    ns = {}
+    exec(compile(src, "m.py", "exec"), ns)
+    out = ns["Net"](8, (1, 1)).to("meta")(torch.empty(2, 3, 32, 32, device="meta"))
+    assert out.dim() == 3
+
+
+def test_a_function_no_call_reaches_keeps_its_segment():
+    src = SRC.split("class Merge")[0]
+    assert _values(src)[(11, "y")]["shape"] == ["*x", "(H + H%2 - 1)//2 + 1", "(W + W%2 - 1)//2 + 1",
+                                                "2*x.shape[-1]"]
