@@ -23,6 +23,7 @@ import ast
 import importlib
 import importlib.util
 import json
+import math
 import os
 import sys
 import time
@@ -113,6 +114,15 @@ def _ints(v):
     return None
 
 
+def _scalar(v):
+    """An argument's or attribute's int (or ints), or a finite float as `{"float": v}`: a ratio
+    (`config.mlp_ratio`) that score.py computes `int(r*dim)` with as Python does, never a dim."""
+    i = _ints(v)
+    if i is None and isinstance(v, float) and math.isfinite(v):
+        return {"float": v}
+    return i
+
+
 def read_names(path) -> frozenset:
     """The public attribute names the file reads (`config.hidden_size`). An object's own attributes
     (`vars`) miss a name its class resolves another way (an alias `__getattribute__` maps to the
@@ -199,7 +209,7 @@ def tracer_class(runner):
             T = self.torch
             if isinstance(v, T.Tensor):
                 return {"shape": [int(d) for d in v.shape]}
-            i = _ints(v)
+            i = _scalar(v)
             if i is not None:
                 return i
             if depth > 0 and isinstance(v, type):

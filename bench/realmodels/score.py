@@ -13,7 +13,9 @@ answer's `symbols` map when it has one (DESIGN §4: `{"param", "axis", "function
 arguments (`x.shape[0]`, `x.size(0)`, `config.hidden_size`, an int parameter), the ints the
 body assigned to that name (one value in the call: `B, T, C = x.shape`), the constructor
 arguments of `self` and `self`'s int attributes. A name bound nowhere is unbound: partial, never
-wrong. The join `shape` is evaluated with the function's own bindings; a `contexts` item whose
+wrong. A float argument or attribute (`config.mlp_ratio`, recorded as `{"float": r}`) is an
+operand computed with as Python does (`int(r*dim)` truncates; `//`, `%` and `/` on floats are
+Python's); a dim whose value is a float, even an integral one, is unbound, never rounded. The join `shape` is evaluated with the function's own bindings; a `contexts` item whose
 call sites (`via`, else its `QUALNAME:LINE` alone) are the observed callers of the call is
 evaluated with the bindings of the invocation where those sites start (its first site's
 function, whose names the dims use) and its callers; items naming the same sites with different
@@ -75,41 +77,60 @@ def wrap(v):
             return ObjProxy(v["attrs"])
         if "int" in v:
             return v["int"]
+        if "float" in v:  # (`config.mlp_ratio`: an operand of `int(r*dim)`, never a dim itself)
+            return v["float"]
         raise Unbound("?")
     return v
 
 
 _BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-        ast.Mod: operator.mod, ast.Pow: operator.pow}
+        ast.Mod: operator.mod, ast.Pow: operator.pow, ast.Div: operator.truediv}
 _FUNCS = {"max": max, "min": min, "abs": abs, "len": len, "int": int, "round": round}  # `int(cfg.ratio*dim)`
 
 
-def evaluate(expr: str, lookup) -> int:
-    """The int a printed dim stands for; `lookup(name)` binds names (raises Unbound)."""
+def _number(v) -> bool:
+    """An int, or a finite float (an operand as Python computes with it; never a dim's final value)."""
+    return (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and math.isfinite(v))
+
+
+def value(expr: str, lookup):
+    """The value a printed expression stands for, computed as Python does: `int(r*dim)` truncates
+    the float product, `//` and `%` on floats follow Python; `lookup(name)` binds names (raises Unbound)."""
     try:
         tree = annotate.parse(expr.strip(), mode="eval")
     except SyntaxError:
         raise Unbound(expr) from None
-    v = _ev(tree.body, lookup)
+    try:
+        return _ev(tree.body, lookup)
+    except (ArithmeticError, ValueError, TypeError):  # (`int(inf)`, a float overflow: nothing to judge)
+        raise Unbound(expr) from None
+
+
+def evaluate(expr: str, lookup) -> int:
+    """The int a printed dim stands for. A float result (even 8.0) is no dim: unbound, never rounded."""
+    v = value(expr, lookup)
     if isinstance(v, bool) or not isinstance(v, int):
         raise Unbound(expr)
     return v
 
 
 def _ev(n, lookup):
-    if isinstance(n, ast.Constant) and isinstance(n.value, int):
+    if isinstance(n, ast.Constant) and _number(n.value):
         return n.value
     if isinstance(n, ast.Name):
         return lookup(n.id)
     if isinstance(n, ast.BinOp) and type(n.op) in _BIN:
         a, b = _ev(n.left, lookup), _ev(n.right, lookup)
-        if not (isinstance(a, int) and isinstance(b, int)):
+        if not (_number(a) and _number(b)):
             raise Unbound("operand")
-        if isinstance(n.op, (ast.FloorDiv, ast.Mod)) and b == 0:
+        if isinstance(n.op, (ast.FloorDiv, ast.Mod, ast.Div)) and b == 0:
             raise Unbound("division by zero")
-        if isinstance(n.op, ast.Pow) and (b < 0 or b > 64):
+        if isinstance(n.op, ast.Pow) and (b < 0 or b > 64 or (a < 0 and isinstance(b, float))):
             raise Unbound("power")
-        return _BIN[type(n.op)](a, b)
+        v = _BIN[type(n.op)](a, b)
+        if not _number(v):
+            raise Unbound("operand")
+        return v
     if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
         v = _ev(n.operand, lookup)
         return -v if isinstance(n.op, ast.USub) else v
@@ -202,7 +223,7 @@ class Run:
         if target is None:
             raise Unbound(name)
         if "attr" in sym:
-            return evaluate(sym["attr"], lambda n: self.own(target, n))
+            return value(sym["attr"], lambda n: self.own(target, n))  # (a float ratio too: an operand)
         shape = (target.get("env") or {}).get(sym.get("param"), {})
         if isinstance(shape, dict) and "shape" in shape and isinstance(sym.get("axis"), int):
             dims = shape["shape"]

@@ -61,3 +61,11 @@ def test_a_modules_parts_ints_are_recorded_a_few_levels_down():
     assert score.evaluate("dw.bn.num_features", look) == 12
     assert "training" not in got["exp"]["attrs"]  # (bools are not sizes)
     assert execute._part_ints(object.__new__(Block), 2) == {}  # before nn.Module.__init__ ran
+
+
+def test_a_finite_float_argument_or_attribute_is_recorded_as_a_float_never_as_an_int():
+    assert execute._scalar(4.0) == {"float": 4.0} and execute._scalar(0.1) == {"float": 0.1}
+    assert execute._scalar(3) == 3 and execute._scalar((2, 3)) == [2, 3]
+    for v in (float("nan"), float("inf"), True, "4", None):
+        assert execute._scalar(v) is None
+    assert score.evaluate("int(r*d)", score.ObjProxy({"r": execute._scalar(4.0), "d": 6}).get) == 24

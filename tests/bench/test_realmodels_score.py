@@ -289,3 +289,38 @@ def test_contexts_whose_variadic_segments_differ_join_around_one_segment_not_to_
     assert score.join_dims([["a", "b"], ["*?", "b"]]) == ["*?", "b"]
     assert score.join_dims([["a", "b"], ["a", "b", "c"]]) is None  # ranks apart, no segment
     assert score.join_dims([["a", "?"], ["a", "c"]]) == ["a", "?"]
+
+
+def test_float_operands_compute_as_python_does_and_only_an_int_result_is_a_dim():
+    """A ratio bound to a float (`config.mlp_ratio`, recorded as `{"float": r}`) is an operand:
+    `int(r*d)` truncates the product as Python does; `//` and `%` on floats follow Python. A float
+    result, even an integral one, is no dim: unbound, never rounded; a false int is wrong."""
+    env = {"r": {"float": 2.5}, "q": {"float": 4.0}, "d": 5, "n": {"float": -7.5}}
+    look = lambda n: score.wrap(env[n])  # noqa: E731
+    assert score.evaluate("int(r*d)", look) == int(2.5 * 5) == 12
+    assert score.evaluate("int(q*d)", look) == 20
+    assert score.evaluate("int(n // 2)", look) == int(-7.5 // 2) == -4  # floor, then truncation
+    assert score.evaluate("int(n % 2)", look) == int(-7.5 % 2) == 0
+    assert score.evaluate("int(d / 2)", look) == 2 and score.evaluate("round(r*d)", look) == round(12.5) == 12
+    for bad in ("q*d", "r*d", "d / 1", "n // 2", "2.0", "int(r*d) * 1.0", "int(d / 0)", "int(r ** 2000.0)"):
+        with pytest.raises(score.Unbound):
+            score.evaluate(bad, look)
+    assert score.judge(["int(r*d)", "int(q*d)"], [12, 20], look) == "right"
+    assert score.judge(["int(r*d)", "q*d"], [12, 20], look) == "partial"  # (a float: never rounded to 20)
+    assert score.judge(["int(r*d)", "int(q*d)"], [13, 20], look) == "wrong"
+    assert score.judge(["r*d + 0.5", 20], [13, 20], look) == "partial"
+
+
+def test_a_float_attribute_of_the_run_binds_a_ratio_by_attribute_and_by_symbol():
+    run = [inv(0, "Mlp.forward", "entry:forward",
+               {"x": S(2, 7, 6), "self": {"attrs": {"config": {"attrs": {"mlp_ratio": {"float": 4.0}}}, "dim": 6}}},
+               [(40, "h", [S(2, 7, 24)])], ctor={"ratio": {"float": 1.5}})]
+    ans = answer([(40, "h", ["x.shape[0]", "x.shape[1]", "int(self.config.mlp_ratio*self.dim)"], None)])
+    assert verdicts(ans, run) == {"40:h": "right"}
+    ans = answer([(40, "h", ["x.shape[0]", "x.shape[1]", "int(ratio*self.dim)"], None)])
+    assert verdicts(ans, run) == {"40:h": "wrong"}  # 1.5*6 is 9, not 24
+    ans = answer([(40, "h", ["x.shape[0]", "x.shape[1]", "int(R*x.shape[2])"], None)],
+                 {"R": {"attr": "self.config.mlp_ratio", "function": "Mlp.forward"}})
+    assert verdicts(ans, run) == {"40:h": "right"}
+    ans = answer([(40, "h", ["x.shape[0]", "x.shape[1]", "self.config.mlp_ratio*self.dim"], None)])
+    assert verdicts(ans, run) == {"40:h": "partial"}  # 24.0: a float, no dim
