@@ -121,7 +121,8 @@ def run_models(models: list, trees: dict, paths: list, jobs: int = 1, timeout: f
             with PARSING, open(path, encoding="utf-8") as f:  # (never held while waiting for the pool)
                 stmt_of = _stmt_of(path)
                 source = f.read()
-                built_by = score.confirmed(score.builders(m["build"], source, path), t.get("config_strings"))
+                built_by = score.confirmed(score.builders(m["build"], source, path), t.get("config_strings"),
+                                           m["build"], source)
                 by_pass = passes.pass_lines(source)
                 for mode in modes:
                     entry["modes"][mode] = _score_mode(t, got[mode], stmt_of, built_by, by_pass)

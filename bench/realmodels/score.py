@@ -35,6 +35,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import annotate  # noqa: E402  (its parse lock: the model threads parse one at a time)
+import assumptions  # noqa: E402
 import passes  # noqa: E402
 
 VERDICTS = ("right", "partial", "wrong", "missing")
@@ -289,9 +290,6 @@ def judge(shape, observed: list, look) -> str:
 
 _CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?P<a> assuming \S+ == (?:'[^']*'|\d+))?(?: via [\w.<>]+:(?:\d+|\?))*$"),
         re.compile(r"from (?P<q>[\w.<>]+) \(line (?P<l>\d+)\)")]
-_ASSUMED = re.compile(r" assuming config\.(?P<attr>\w+) == '(?P<lit>[^']*)'$")
-
-
 def parse_context(text: str):
     """(QUALNAME, line) of a context label; a construction context that assumes a configuration
     literal keeps its assumption in the name (`Q.__init__ assuming config.a == 'x'`), as
@@ -303,13 +301,12 @@ def parse_context(text: str):
     return None
 
 
-def confirmed(built_by: frozenset, config_strings: dict) -> frozenset:
-    """`built_by` less the contexts whose assumed literal the built model's configuration does not
-    hold (execute.py's `config_strings`): the build's keyword may be adjusted in construction."""
-    def holds(name):
-        m = _ASSUMED.search(name)
-        return m is None or (config_strings or {}).get(m.group("attr")) == m.group("lit")
-    return frozenset(n for n in built_by if holds(n))
+def confirmed(built_by: frozenset, config_strings: dict, build: str = "", source: str = "") -> frozenset:
+    """`built_by` less the contexts whose assumption the referee cannot check true of the build
+    (assumptions.py): the configuration strings of the built model (execute.py's
+    `config_strings`: the build's keyword may be adjusted in construction), the literals the build
+    expression `build` passes (`source`: the file, whose class's `__init__` names positions)."""
+    return frozenset(n for n in built_by if assumptions.holds(n, config_strings, build, source))
 
 
 def combine(verdicts: list) -> str:
