@@ -17,7 +17,7 @@ from ..ops import pieces
 from .layers import CONTAINERS
 from .typetests import inputs_are_tensors, isinstance_of, subclass_of
 from .strings import known, str_float, str_method
-from . import arith, attr_presence, bounded_loops, classvalues, copies, dicts, grown_lists, instance_len, layer_tails, loop_counts, open_tuples, own_entries, properties, records, sized_kwargs, torch_names, unnamed_modules
+from . import absent_attrs, arith, attr_presence, bounded_loops, classvalues, copies, dicts, grown_lists, instance_len, layer_tails, loop_counts, open_tuples, own_entries, properties, records, sized_kwargs, torch_names, unnamed_modules
 from .objects import UNKNOWN_MODULES, ChoiceV, ClassObj, InstanceObj, OpaqueV, RangeV, SuperV
 
 # methods of lists, dicts and layers that write nothing (bound_op): the others count as writes
@@ -289,9 +289,9 @@ class Builtins:
     def b_getattr(self, args, kwargs, fr, span):
         if len(args) >= 2 and isinstance(args[1], StrV) and args[1].value is not None:
             v = self.attribute(args[0], args[1].value, None, fr)
-            if isinstance(v, UnknownV) and len(args) > 2:
-                return args[2]
-            if isinstance(v, OpaqueV) and v.kind != "int" and len(args) > 2 and isinstance(args[2], FloatV):
+            if len(args) > 2 and absent_attrs.absent(args[0], args[1].value):
+                return args[2]  # (only there: an unknown value is an attribute set to what is not known)
+            if isinstance(v, (OpaqueV, UnknownV)) and getattr(v, "kind", None) != "int" and len(args) > 2 and isinstance(args[2], FloatV):
                 # a float default says the attribute may be a float (`getattr(cfg, "mlp_ratio", 4.0)`):
                 # not an int's symbol, or `int(dim * ratio)` would drop the truncation
                 return FloatV(None)
