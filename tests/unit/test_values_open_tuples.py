@@ -16,14 +16,16 @@ def _claims():
 
 
 def _concrete(claim, seen):
-    """The claim on an input [BATCH, T, D]: its variadic segment stands for the leading axes."""
+    """The claim on an input [BATCH, T, D]: its variadic segment stands for the leading axes (filled
+    from the file's one call, it names them: x.shape[0])."""
     env = {"d": D, "x": None}
     dims = []
     for c in claim:
         if isinstance(c, str) and c.startswith("*"):
             dims.extend(seen[:len(seen) - (len(claim) - 1)])
         else:
-            dims.append(eval_dim(c.replace("x.shape[-2]", str(T)) if isinstance(c, str) else c, env))
+            text = c.replace("x.shape[-2]", str(T)).replace("x.shape[0]", str(BATCH)) if isinstance(c, str) else c
+            dims.append(eval_dim(text, env))
     return dims
 
 

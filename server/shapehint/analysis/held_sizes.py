@@ -69,18 +69,28 @@ def _locals(node) -> frozenset:
         return frozenset()
     cached = getattr(node, "_shapehint_locals", None)  # trees are never changed
     if cached is None:
+        a = node.args
+        me = (a.posonlyargs + a.args)[0].arg if a.posonlyargs + a.args else None
         out, todo = set(), list(node.body)
         while todo:
             n = todo.pop()
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
+            if _mirror(n, me):  # `dim = self.dim` holds the attribute's own symbol: it keeps its name
+                continue
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
                 out.add(n.id)
             todo.extend(ast.iter_child_nodes(n))
-        a = node.args
         params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p is not None}
         cached = node._shapehint_locals = frozenset(out - params)
     return cached
+
+
+def _mirror(n, me) -> bool:
+    """`name = self.name`: a local that copies the instance's attribute it is named after."""
+    return (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            and isinstance(n.value, ast.Attribute) and n.value.attr == n.targets[0].id
+            and isinstance(n.value.value, ast.Name) and n.value.value.id == me)
 
 
 def _held(inst: InstanceObj, prefix: str, depth: int, seen: set):
