@@ -64,3 +64,14 @@ def built_on_meta(root, program: str, build: str, modules=("settings",)):
         sys.path.remove(str(root))
         for name in modules:
             sys.modules.pop(name, None)
+
+
+def model_on_ids(program: str, config: str, batch: int = 2, length: int = 5):
+    """(the output's shape, the configuration) of `Model(<config>)` of `program` run on a
+    `[batch, length]` tensor of ids on the meta device."""
+    import torch
+    scope: dict = {}
+    exec(compile(program, "model.py", "exec"), scope)
+    cfg = eval(config, scope)
+    net = scope["Model"](cfg).to("meta")
+    return tuple(net(torch.zeros(batch, length, dtype=torch.long, device="meta")).shape), cfg

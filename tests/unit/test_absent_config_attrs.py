@@ -16,6 +16,7 @@ from shapehint.analysis.config_bases import present_names
 from shapehint.devicerun.builders import built_by
 
 from .infer_values import context_shape, value_at
+from .program_runs import model_on_ids
 
 PROGRAM = '''import torch
 from torch import nn
@@ -95,12 +96,9 @@ BUILT = "Model.__init__ assuming config.impl == 'plain'"  # (builders' label: no
 
 
 def _torch(config: str):
-    torch = pytest.importorskip("torch")
-    ns: dict = {}
-    exec(compile(PROGRAM, "model.py", "exec"), ns)
-    cfg = eval(config, ns)
-    net = ns["Model"](cfg).to("meta")
-    return tuple(net(torch.zeros(2, 5, dtype=torch.long, device="meta")).shape), cfg
+    """(the output's shape, the configuration) of `Model(<config>)` run on meta tensors."""
+    pytest.importorskip("torch")
+    return model_on_ids(PROGRAM, config)
 
 
 def test_the_context_reads_the_absent_attributes_defaults():

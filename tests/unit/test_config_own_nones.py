@@ -19,6 +19,7 @@ from shapehint.analysis.config_bases import decided, mro, none_params
 from shapehint.devicerun.builders import built_by
 
 from .infer_values import context_shape, value_at
+from .program_runs import model_on_ids
 
 PROGRAM = '''import torch
 from torch import nn
@@ -74,12 +75,8 @@ BUILT = "Model.__init__ assuming config.impl == 'plain'"  # (builders' label: no
 
 def _torch(config: str):
     """(the output's shape, the configuration) of `Model(<config>)` run on meta tensors."""
-    torch = pytest.importorskip("torch")
-    ns: dict = {}
-    exec(compile(PROGRAM, "model.py", "exec"), ns)
-    cfg = eval(config, ns)
-    net = ns["Model"](cfg).to("meta")
-    return tuple(net(torch.zeros(2, 5, dtype=torch.long, device="meta")).shape), cfg
+    pytest.importorskip("torch")
+    return model_on_ids(PROGRAM, config)
 
 
 def test_the_context_holds_the_configurations_own_none():
