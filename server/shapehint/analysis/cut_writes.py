@@ -26,7 +26,7 @@ import ast
 
 from ..frontend.walk import walk
 from ..shapes.values import DictV, ListV, TupleV, UnknownV
-from .imports import parsed_module
+from .imports import module_source, parsed_module
 from .objects import FuncObj, InstanceObj, LazyImport
 
 # the values of calls cut off (calls.py's bounds, costs.py's shares); a call that returns the
@@ -102,10 +102,8 @@ def _paths(importer, lazy) -> list:
 
 
 def _parsed(importer, path: str):
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError):
+    text = module_source(path)
+    if text is None:
         return None
     return parsed_module(path, text, importer.parse).tree if importer.parse is not None else None
 

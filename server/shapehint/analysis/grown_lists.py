@@ -25,6 +25,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from ..frontend.walk import walk as walk_nodes
 from ..shapes.expr import Expr
 from ..shapes.values import DictV, FloatV, IntV, ListV, ModuleV, TensorV, TupleV, UnknownV, Value
 from .loop_counts import every_pass_whole
@@ -187,7 +188,7 @@ def _appends_only(st, name: str) -> bool:
             walk(ast.Module(body=[s], type_ignores=[]), True)
         else:
             walk(ast.Module(body=[s], type_ignores=[]), False)
-    uses = [n for s in st.body for n in ast.walk(s) if isinstance(n, ast.Name) and n.id == name]
+    uses = [n for s in st.body for n in walk_nodes(s) if isinstance(n, ast.Name) and n.id == name]
     return bool(uses) and all(id(n) in ok for n in uses)
 
 

@@ -100,6 +100,46 @@ def parsed_module(path: str, text: str, parse):
     return parsed
 
 
+# Imported modules' sources, shared by analyses as their parses are, each valid while its file's
+# (mtime, size) is unchanged, under the listings' rule for a file changed within RACY_S (below):
+# reading and decoding a package's shared modules again for every file (transformers'
+# modeling_utils, generation/utils, import_utils, ...: ~1 MB) was ~1 % of `check`'s CPU. The
+# texts are the very objects `_PARSED` holds, so `parsed_module`'s comparison is an identity.
+_SOURCES: "OrderedDict[str, tuple]" = OrderedDict()  # path -> ((mtime_ns, size), text)
+_SOURCES_LOCK = threading.Lock()
+
+
+def module_source(path: str, max_bytes: Optional[int] = None) -> Optional[str]:
+    """The text of the module at `path`; None when it cannot be read, is not UTF-8, or is over
+    `max_bytes`."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if max_bytes is not None and st.st_size > max_bytes:
+        return None
+    key = (st.st_mtime_ns, st.st_size)
+    with _SOURCES_LOCK:
+        got = _SOURCES.get(path)
+        if got is not None and got[0] == key:
+            _SOURCES.move_to_end(path)
+            return got[1]
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if time.time() - st.st_mtime > RACY_S:
+        with _SOURCES_LOCK:
+            _SOURCES[path] = (key, text)
+            _SOURCES.move_to_end(path)
+            total = sum(len(t) for _, t in _SOURCES.values())
+            while total > MAX_PARSED_SOURCE and len(_SOURCES) > 1:
+                _, (_, old) = _SOURCES.popitem(last=False)
+                total -= len(old)
+    return text
+
+
 # Directory listings shared by analyses, each valid while its directory's mtime is unchanged
 # (adding, removing or renaming an entry changes it). A listing made within RACY_S of that mtime
 # is used once only: on a file system with coarse timestamps a file made in the same tick would
@@ -309,12 +349,8 @@ class Importer:
 
     # ---- running a module ---------------------------------------------------------------
     def load(self, path: str) -> Optional[ModuleNS]:
-        try:
-            if os.path.getsize(path) > MAX_BYTES:
-                return None
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError):
+        text = module_source(path, MAX_BYTES)
+        if text is None:
             return None
         parsed = parsed_module(path, text, self.parse)
         self.it.module_lines[path] = parsed.lines

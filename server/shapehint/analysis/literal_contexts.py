@@ -35,6 +35,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ..frontend.walk import walk
+
 
 MAX_LITERALS = 2  # assumptions per class (each runs the whole model again)
 # the steps all of one analysis's literal contexts may take (flag_defaults.py): each runs the
@@ -74,7 +76,7 @@ def _literal_test(test) -> Optional[tuple]:
 def _looks_up(stmts: list, attr: str) -> bool:
     """Whether `stmts` subscript something with the configuration's `attr` (`TABLE[config.A]`)."""
     return any(isinstance(n, ast.Subscript) and _config_attr(n.slice) == attr
-               for st in stmts for n in ast.walk(st))
+               for st in stmts for n in walk(st))
 
 
 def guarded_literals(tree: ast.Module) -> list:
@@ -82,7 +84,7 @@ def guarded_literals(tree: ast.Module) -> list:
     guards a lookup keyed by `config.attr`, then the first key of each table the classes read
     keyed by it."""
     out = []
-    for n in ast.walk(tree):
+    for n in walk(tree):
         if not isinstance(n, ast.If):
             continue
         found = _literal_test(n.test)
@@ -92,7 +94,7 @@ def guarded_literals(tree: ast.Module) -> list:
         if _looks_up(n.body if body_unequal else n.orelse, attr) and (attr, lit) not in out:
             out.append((attr, lit))
     tables = _first_keys(tree.body)
-    for n in ast.walk(tree):
+    for n in walk(tree):
         attr = _config_attr(n.slice) if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) else None
         if attr is not None and n.value.id in tables and (attr, tables[n.value.id]) not in out:
             out.append((attr, tables[n.value.id]))
@@ -145,4 +147,4 @@ def label(base: str, attr: str, lit: str) -> str:
 def builds_any(cls_node, names: set) -> bool:
     """Whether the class's code names one of the classes `names` (a head building a model whose
     context was cut off: its own context, running that model again, would be cut off too)."""
-    return bool(names) and any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(cls_node))
+    return bool(names) and any(isinstance(n, ast.Name) and n.id in names for n in walk(cls_node))

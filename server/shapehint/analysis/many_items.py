@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
+from ..frontend.walk import walk
 from ..shapes.values import Value
 from . import own_entries
 from .objects import ChoiceV, InstanceObj
@@ -70,7 +71,7 @@ def receiver_name(fn: ast.AST) -> str:
         a = fn.args
         first = (a.posonlyargs + a.args)[0].arg if a.posonlyargs + a.args else ""
         rebound = any(isinstance(n, ast.Name) and n.id == first and not isinstance(n.ctx, ast.Load) or
-                      isinstance(n, (ast.Global, ast.Nonlocal)) and first in n.names for n in ast.walk(fn)
+                      isinstance(n, (ast.Global, ast.Nonlocal)) and first in n.names for n in walk(fn)
                       if n is not fn)
         got = "" if rebound else first
         fn._receiver_name = got

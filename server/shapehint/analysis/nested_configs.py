@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Callable
 
+from ..frontend.walk import walk
 from ..shapes.expr import Expr
 from ..shapes.values import UnknownV
 from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV, config_named
@@ -25,7 +26,7 @@ def built_parts(init: FuncObj) -> dict:
     """attribute -> configuration class, for each `self.NAME = SomeConfig(...)` that `init`'s body
     writes as the only write of `self.NAME` there, both names configuration names."""
     calls, seen = {}, set()
-    for node in ast.walk(init.node):
+    for node in walk(init.node):
         if isinstance(node, ast.FunctionDef) and node is not init.node or isinstance(node, ast.Lambda):
             continue
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] \

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from ..frontend.walk import walk
 from ..shapes.expr import Expr
 from ..shapes.shape import ge
 from ..shapes.values import IntV, ModuleV
@@ -44,7 +45,7 @@ def peels(it, st: ast.For, fr) -> bool:
         return False
     name = st.target.id
     if not any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id == name
-               for s in st.body for n in ast.walk(s)) or first_pass._registers(st.body) or not _fills(st.body):
+               for s in st.body for n in walk(s)) or first_pass._registers(st.body) or not _fills(st.body):
         return False
     return any(isinstance(c, ModuleV) for c, _ in grown_lists.reachable(fr.env).values())
 
@@ -52,7 +53,7 @@ def peels(it, st: ast.For, fr) -> bool:
 def _fills(body: list) -> bool:
     """Whether the body appends to a container held in an attribute (`self.stages.append(...)`)."""
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend")
-               and isinstance(n.func.value, ast.Attribute) for s in body for n in ast.walk(s))
+               and isinstance(n.func.value, ast.Attribute) for s in body for n in walk(s))
 
 
 def run_peeled(cf, st: ast.For, fr, it) -> None:
