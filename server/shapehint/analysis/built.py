@@ -18,13 +18,14 @@ import dataclasses
 from typing import Callable, Optional
 
 from .construction_records import return_span as _return_span
-from .frames import BuiltContext, Frame, deep_context
+from .frames import BuiltContext, Frame, deep_context, own_run
 from ..shapes.values import ModuleV, TensorV
 from .callmemo import alike
 from . import costs
 from .layers import CONTAINERS
 from .objects import ChoiceV, FuncObj, InstanceObj, OpenChoiceV
 from .held_state import snapshot
+from .entry_state import at_entry
 from .own_methods import run_own_methods, sizes_at_call
 
 MAX_CONTEXTS = 16  # construction contexts run per class (torchvision's efficientnet.py has 12 factories)
@@ -54,16 +55,21 @@ def run_built_models(it, f: FuncObj, fr: Frame, param_value: Callable) -> None:
 def run_in_context(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param_value: Callable) -> None:
     """`v.forward`, then that of each of its parts (`_parts`), in the construction context `label`."""
     with costs.context_share(it):
+        constructed = snapshot(v)
         if _run_forward(it, v, fr, label, span, param_value):
             for part in _parts(it, v):
+                # (an int the model's run rewrote in it: its value when called, entry_state.py)
+                entry = at_entry(it, part, constructed, fr.facts)
                 # (facts of its own: the inputs of every run of a class are the same symbols,
                 # `x.shape[1]`, and one block's channels are not the next one's)
-                _run_forward(it, part, dataclasses.replace(fr, facts=it.new_store()), label, span, param_value)
+                _run_forward(it, part, dataclasses.replace(fr, facts=it.new_store()), label, span, param_value, entry)
 
 
-def _run_forward(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param_value: Callable) -> bool:
+def _run_forward(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param_value: Callable,
+                 entry: Optional[frozenset] = None) -> bool:
     """`v.forward` on the inputs its own analysis has (unknown-rank tensors in its parameters'
-    names, `x.shape[0]`), `v` itself as `self`: whether it ran."""
+    names, `x.shape[0]`), `v` itself as `self`: whether it ran. `entry`: for a part, the symbols
+    of its ints at a call's entry (entry_state.py); its records print in its own names."""
     fwd = v.cls.lookup("forward")
     if not isinstance(fwd, FuncObj) or fwd.node is None:
         return False
@@ -75,6 +81,8 @@ def _run_forward(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, param
     kwargs = {p.arg: param_value(it, fwd, p, own, False) for p in a.kwonlyargs}
     if len(args) + len(kwargs) != len(params):
         return False
+    if entry is not None:
+        label = own_run(label, fwd.qualname, entry)
     host = dataclasses.replace(fr, built=(v, tuple(args) + tuple(kwargs.values()), label, []), returns=[])
     before = snapshot(v)
     own = not v.cls.module_path or v.cls.module_path == it.path  # (another module's model: one call, as before)

@@ -125,6 +125,21 @@ class BuiltContext(str):
     class may be built in other ways elsewhere (a public model class: the user's own settings)."""
 
 
+def own_run(label: BuiltContext, qualname: str, entry: frozenset = frozenset()) -> BuiltContext:
+    """`label` for a run of `qualname` (a part's `forward`) on inputs in its own names (built.py): its
+    records are in that function's names, so they print with its program names (`height` for
+    `input_dimensions[0]` after `height, width = input_dimensions`), as its own analysis does;
+    a method it calls, recorded under the same label, is not (sink.py). `entry`: the symbols of
+    attributes at the run's entry (entry_state.py), which a method it calls after `forward`
+    rewrote them would read as their value then: unknown in that method's records."""
+    if getattr(label, "deep", False):
+        return label
+    out = BuiltContext(label)
+    out.__dict__.update(getattr(label, "__dict__", {}))
+    out.runs, out.entry = qualname, entry
+    return out
+
+
 VIA = " via "  # (between a deep context's construction label and the call site it began at)
 
 

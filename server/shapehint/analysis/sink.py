@@ -238,6 +238,13 @@ class Sink:
                 text = text.replace(old, table[old])
         return text
 
+    def _run_names(self, c, function: str) -> dict:
+        """A part's run's records (frames.own_run): its own in its program names; a method's it
+        called with the entry symbols unknown."""
+        if c.runs == function:
+            return {k: Expr.sym(n) for k, n in self.renames.get(function, {}).items()}
+        return {k: Expr.sym(f"?{k}") for k in c.entry}
+
     def _value(self, acc: Observations, resolve, names_of, lost: tuple, in_names) -> ValueRecord:
         rec = ValueRecord(acc.span, acc.name, acc.function, None, kind=acc.kind, is_target=acc.is_target,
                           layer_io=acc.layer_io)
@@ -264,6 +271,8 @@ class Sink:
                 continue
             owners.append(owner)
             calls.append((contexts.label(c, sub), *in_names(call, shape, acc.function, owner), v.dtype))
+            if getattr(c, "runs", None) is not None:  # (frames.own_run)
+                calls[-1] = (calls[-1][0], calls[-1][1].subs(self._run_names(c, acc.function)), *calls[-1][2:])
             if not isinstance(c, BuiltContext):
                 chosen.append(calls[-1])
             else:
