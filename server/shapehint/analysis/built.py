@@ -56,12 +56,16 @@ def run_in_context(it, v: InstanceObj, fr: Frame, label: BuiltContext, span, par
     """`v.forward`, then that of each of its parts (`_parts`), in the construction context `label`."""
     with costs.context_share(it):
         constructed = snapshot(v)
-        if _run_forward(it, v, fr, label, span, param_value):
-            for part in _parts(it, v):
-                # (an int the model's run rewrote in it: its value when called, entry_state.py)
-                entry = at_entry(it, part, constructed, fr.facts)
-                # (facts of its own: the inputs of every run of a class are the same symbols,
-                # `x.shape[1]`, and one block's channels are not the next one's)
+        ran = _run_forward(it, v, fr, label, span, param_value)
+    if ran:
+        for part in _parts(it, v):
+            # (an int the model's run rewrote in it: its value when called, entry_state.py)
+            entry = at_entry(it, part, constructed, fr.facts)
+            # (facts of its own: the inputs of every run of a class are the same symbols,
+            # `x.shape[1]`, and one block's channels are not the next one's; a share of imported
+            # calls of its own too, as the model's: a decoder's cache code spent the model's
+            # share, and a part's config property read after it was unknown)
+            with costs.context_share(it):
                 _run_forward(it, part, dataclasses.replace(fr, facts=it.new_store()), label, span, param_value, entry)
 
 
