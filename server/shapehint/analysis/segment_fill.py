@@ -52,3 +52,39 @@ def filled(shape: Optional[Shape], calls: list, function: str) -> Optional[Shape
     if axes is None or any(is_dyn(d) for d in axes):
         return shape
     return Shape(shape.dims + axes + shape.suffix)
+
+
+class CallerFills:
+    """A call a filled function's own analysis makes, in that function's names (a context
+    `F:LINE` of a helper F calls, passing its parameter's segment on: `[*x, H', W', 4*C]`), is
+    filled alike: the fill says every call of F has those axes there, so every run of that line
+    does. A segment is filled only where every record of F whose own shape holds it was filled,
+    all with the same axes (one left open, or two fills that differ, leave it everywhere);
+    construction contexts never are (they are no evidence for F's fill either)."""
+
+    def __init__(self):
+        self.axes: dict = {}  # star -> the axes every filled record gave it, or None
+        self.records: list = []  # (record, the construction contexts among its calls)
+
+    def note(self, own: Optional[Shape], shape: Optional[Shape]) -> None:
+        """A record's own shape `own` and what it became (`filled`)."""
+        if own is None or own.star is None:
+            return
+        got = None
+        if shape is not None and shape.star is None:
+            got = tuple(shape.dims[len(own.dims):len(shape.dims) - len(own.suffix)])
+        self.axes[own.star] = got if self.axes.get(own.star, got) == got else None
+
+    def later(self, rec, built: set) -> None:
+        if any(s is not None and s.star is not None for _, s in rec.contexts):
+            self.records.append((rec, built))
+
+    def apply(self) -> None:
+        for rec, built in self.records:
+            rec.contexts[:] = [(lbl, self._filled(lbl, s, built)) for lbl, s in rec.contexts]
+
+    def _filled(self, lbl, s: Optional[Shape], built: set) -> Optional[Shape]:
+        axes = self.axes.get(s.star) if s is not None and s.star is not None else None
+        if axes is None or split(lbl)[0] in built:
+            return s
+        return Shape(s.dims + axes + s.suffix)
