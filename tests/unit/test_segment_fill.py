@@ -195,3 +195,37 @@ def test_a_caller_left_open_leaves_its_calls_contexts_open():
     assert _values(src)[(22, "z")]["shape"][0] == "*x"
     _, ctxs = _contexts(src, (11, "y"))
     assert ctxs and all(s[0] == "*x" for _, s in ctxs), ctxs
+
+
+def test_a_call_before_an_early_return_is_not_filled_by_the_lines_after_it():
+    # Merge3's calls with `flat` return at its first call of `merge`, with rank 3: its records
+    # after that line see only the rank-4 calls (filled), the first call's context stays open
+    src = SRC.replace("\n\nclass Block", """
+
+class Merge3(nn.Module):
+    def forward(self, x, flat: bool = False):
+        if flat:
+            return merge(x)
+        z = merge(x)
+        z = z * 2
+        return z
+""" + "\n\nclass Block").replace("        return self.features(x)\n", """        y = self.features(x)
+        y = self.m3(y)
+        return self.m3(y[0], True)
+""").replace("        self.features = nn.Sequential(*layers)\n",
+             "        self.features = nn.Sequential(*layers)\n        self.m3 = Merge3()\n")
+    lines = src.splitlines()
+    early = next(i for i, t in enumerate(lines, 1) if t.strip() == "return merge(x)")
+    ns = {}
+    exec(compile(src, "m.py", "exec"), ns)
+    assert ns["Net"](8, (1, 1)).to("meta")(torch.empty(2, 3, 32, 32, device="meta")).dim() == 3
+    seen = []
+    inner = ns["merge"]
+    ns["merge"] = lambda x: (seen.append(x.dim()), inner(x))[1]
+    ns["Net"](8, (1, 1)).to("meta")(torch.empty(2, 3, 32, 32, device="meta"))
+    assert seen[-1] == 3  # (the flat call's `merge` gets rank 3)
+    vals = _values(src)
+    assert vals[(early + 1, "z")]["shape"][0] == "x.shape[0]", vals[(early + 1, "z")]
+    _, ctxs = _contexts(src, (11, "y"))
+    got = [s for lbl, s in ctxs if lbl == f"Merge3.forward:{early}"]
+    assert got and all(len(s) == 3 or s[0] == "*x" for s in got), ctxs

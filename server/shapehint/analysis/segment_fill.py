@@ -55,25 +55,27 @@ def filled(shape: Optional[Shape], calls: list, function: str) -> Optional[Shape
 
 
 class CallerFills:
-    """A call a filled function's own analysis makes, in that function's names (a context
-    `F:LINE` of a helper F calls, passing its parameter's segment on: `[*x, H', W', 4*C]`), is
-    filled alike: the fill says every call of F has those axes there, so every run of that line
-    does. A segment is filled only where every record of F whose own shape holds it was filled,
-    all with the same axes (one left open, or two fills that differ, leave it everywhere);
-    construction contexts never are (they are no evidence for F's fill either)."""
+    """A call a filled function's own analysis makes, in that function's names (the context
+    `F:LINE` of a helper F calls at LINE, passing its parameter's segment on: `[*x, H', W',
+    4*C]`), is filled alike: F's record at LINE was filled, so every call of F that ran that line
+    has those axes there, and so does the helper's line in that call. Only a call whose value F
+    records at LINE (an assignment), every record there holding that segment filled alike (the
+    calls that reach another line of F may not reach this one: an early return); never in a
+    construction context (no evidence for F's fill either), nor through deeper sites (`via`)."""
 
     def __init__(self):
-        self.axes: dict = {}  # star -> the axes every filled record gave it, or None
+        self.axes: dict = {}  # (function, line, star) -> the axes its records there were filled with, or None
         self.records: list = []  # (record, the construction contexts among its calls)
 
-    def note(self, own: Optional[Shape], shape: Optional[Shape]) -> None:
-        """A record's own shape `own` and what it became (`filled`)."""
+    def note(self, rec, own: Optional[Shape]) -> None:
+        """A record whose own shape was `own` before `filled` (its shape now)."""
         if own is None or own.star is None:
             return
-        got = None
+        shape, got = rec.shape, None
         if shape is not None and shape.star is None:
             got = tuple(shape.dims[len(own.dims):len(shape.dims) - len(own.suffix)])
-        self.axes[own.star] = got if self.axes.get(own.star, got) == got else None
+        key = (rec.function, rec.span.line, own.star)
+        self.axes[key] = got if self.axes.get(key, got) == got else None
 
     def later(self, rec, built: set) -> None:
         if any(s is not None and s.star is not None for _, s in rec.contexts):
@@ -84,7 +86,9 @@ class CallerFills:
             rec.contexts[:] = [(lbl, self._filled(lbl, s, built)) for lbl, s in rec.contexts]
 
     def _filled(self, lbl, s: Optional[Shape], built: set) -> Optional[Shape]:
-        axes = self.axes.get(s.star) if s is not None and s.star is not None else None
-        if axes is None or split(lbl)[0] in built:
+        if s is None or s.star is None or len(via_of(lbl)) > 1:
             return s
-        return Shape(s.dims + axes + s.suffix)
+        where = split(lbl)[0]
+        function, _, line = where.rpartition(":")
+        axes = self.axes.get((function, int(line), s.star)) if line.isdigit() and where not in built else None
+        return s if axes is None else Shape(s.dims + axes + s.suffix)

@@ -283,7 +283,7 @@ class Sink:
         own = rec.shape  # (filled by its calls: the record's shape is theirs, no generic item listed)
         if generic and primary is generic and not lost and not acc.dropped:
             rec.shape = segment_fill.filled(rec.shape, chosen, acc.function)
-        fills.note(own, rec.shape)
+        fills.note(rec, own)
         if not generic and acc.dropped and rec.shape is not None:
             rec.shape = contexts.sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
