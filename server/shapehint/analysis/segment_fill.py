@@ -52,3 +52,43 @@ def filled(shape: Optional[Shape], calls: list, function: str) -> Optional[Shape
     if axes is None or any(is_dyn(d) for d in axes):
         return shape
     return Shape(shape.dims + axes + shape.suffix)
+
+
+class CallerFills:
+    """A call a filled function's own analysis makes, in that function's names (the context
+    `F:LINE` of a helper F calls at LINE, passing its parameter's segment on: `[*x, H', W',
+    4*C]`), is filled alike: F's record at LINE was filled, so every call of F that ran that line
+    has those axes there, and so does the helper's line in that call. Only a call whose value F
+    records at LINE (an assignment), every record there holding that segment filled alike (the
+    calls that reach another line of F may not reach this one: an early return); never in a
+    construction context (no evidence for F's fill either), nor through deeper sites (`via`)."""
+
+    def __init__(self):
+        self.axes: dict = {}  # (function, line, star) -> the axes its records there were filled with, or None
+        self.records: list = []  # (record, the construction contexts among its calls)
+
+    def note(self, rec, own: Optional[Shape]) -> None:
+        """A record whose own shape was `own` before `filled` (its shape now)."""
+        if own is None or own.star is None:
+            return
+        shape, got = rec.shape, None
+        if shape is not None and shape.star is None:
+            got = tuple(shape.dims[len(own.dims):len(shape.dims) - len(own.suffix)])
+        key = (rec.function, rec.span.line, own.star)
+        self.axes[key] = got if self.axes.get(key, got) == got else None
+
+    def later(self, rec, built: set) -> None:
+        if any(s is not None and s.star is not None for _, s in rec.contexts):
+            self.records.append((rec, built))
+
+    def apply(self) -> None:
+        for rec, built in self.records:
+            rec.contexts[:] = [(lbl, self._filled(lbl, s, built)) for lbl, s in rec.contexts]
+
+    def _filled(self, lbl, s: Optional[Shape], built: set) -> Optional[Shape]:
+        if s is None or s.star is None or len(via_of(lbl)) > 1:
+            return s
+        where = split(lbl)[0]
+        function, _, line = where.rpartition(":")
+        axes = self.axes.get((function, int(line), s.star)) if line.isdigit() and where not in built else None
+        return s if axes is None else Shape(s.dims + axes + s.suffix)

@@ -210,12 +210,14 @@ class Sink:
                     call, shape.subs(names_of(owner, False)),
                     contexts.translate(shape, own[1], own[2], function).subs(names_of(function)))
             return hit[1], hit[2]
+        fills = segment_fill.CallerFills()
         for acc in self._acc.values():
             if not acc.obs:  # (only contexts saw it, and each was forgotten: forget_built)
                 continue
-            rec = self._value(acc, resolve, names_of, self.lost.get(acc.span_key(), ()), in_names)
+            rec = self._value(acc, resolve, names_of, self.lost.get(acc.span_key(), ()), in_names, fills)
             rec.has_annotation = acc.span.line in self.annotated_lines
             values.append(rec)
+        fills.apply()
         values.sort(key=lambda v: (v.span.line, v.span.col, not v.is_target))
         return values
 
@@ -245,7 +247,7 @@ class Sink:
             return {k: Expr.sym(n) for k, n in self.renames.get(function, {}).items()}
         return {k: Expr.sym(f"?{k}") for k in c.entry}
 
-    def _value(self, acc: Observations, resolve, names_of, lost: tuple, in_names) -> ValueRecord:
+    def _value(self, acc: Observations, resolve, names_of, lost: tuple, in_names, fills) -> ValueRecord:
         rec = ValueRecord(acc.span, acc.name, acc.function, None, kind=acc.kind, is_target=acc.is_target,
                           layer_io=acc.layer_io)
         if acc.kind == "layer":
@@ -290,6 +292,7 @@ class Sink:
         own = rec.shape  # (filled by its calls: the record's shape is theirs, no generic item listed)
         if generic and primary is generic and not lost and not acc.dropped:
             rec.shape = segment_fill.filled(rec.shape, chosen, acc.function)
+        fills.note(rec, own)
         if not generic and acc.dropped and rec.shape is not None:
             rec.shape = contexts.sizes_unknown(rec.shape)  # a call not kept may have had others
         dtypes = {o[3] for o in primary}
@@ -319,6 +322,7 @@ class Sink:
             for lbl, s, _, _ in generic:
                 listed(lbl or "generic", s)
         rec.contexts.extend(listing.listed())
+        fills.later(rec, built)
         return rec
 
 
