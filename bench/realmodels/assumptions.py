@@ -3,7 +3,8 @@
 The server labels a construction context that holds only for some builds with what it assumes
 (`CLASS.__init__ assuming config.impl == 'plain'`, analysis/literal_contexts.py;
 `CLASS.__init__ assuming stem_type == 'deep'`, analysis/param_literals.py;
-`CLASS.__init__ assuming len(layers) == 4`, analysis/param_lengths.py). `builders` says which
+`CLASS.__init__ assuming len(layers) == 4`, analysis/param_lengths.py; both at once, joined by
+` and `: param_lengths.both). `builders` says which
 such contexts the build runs by the server's own reading of the build; the referee counts one
 only where it checks the assumption itself against what it knows of the build: the built
 model's configuration strings (execute.py), and the literals the build expression passes the
@@ -18,6 +19,7 @@ import ast
 import re
 
 PREFIX = " assuming "
+AND = " and "  # several assumptions of one context (param_lengths.both), each checked
 _CONFIG = re.compile(r"^config\.(?P<attr>\w+) == '(?P<lit>[^']*)'$")
 _PARAM = re.compile(r"^(?P<name>[A-Za-z_]\w*) == (?:'(?P<text>[^']*)'|(?P<int>\d+))$")
 _LENGTH = re.compile(r"^len\((?P<name>[A-Za-z_]\w*)\) == (?P<n>\d+)$")
@@ -30,6 +32,9 @@ def holds(name: str, config_strings: dict | None, build: str = "", source: str =
     if PREFIX not in name:
         return True
     qual, assumed = name.split(PREFIX, 1)
+    parts = assumed.split(AND)
+    if len(parts) > 1:  # (`stem_type == 'deep' and len(layers) == 4`: each checked on its own)
+        return all(holds(qual + PREFIX + part, config_strings, build, source) for part in parts)
     m = _CONFIG.match(assumed)
     if m:
         return (config_strings or {}).get(m.group("attr")) == m.group("lit")

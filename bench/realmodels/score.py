@@ -288,7 +288,8 @@ def judge(shape, observed: list, look) -> str:
     return "partial" if unknown else "right"
 
 
-_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?P<a> assuming \S+ == (?:'[^']*'|\d+))?(?: via [\w.<>]+:(?:\d+|\?))*$"),
+_CTX = [re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?P<a> assuming \S+ == (?:'[^']*'|\d+)(?: and \S+ == (?:'[^']*'|\d+))*)?"
+                   r"(?: via [\w.<>]+:(?:\d+|\?))*$"),
         re.compile(r"from (?P<q>[\w.<>]+) \(line (?P<l>\d+)\)")]
 def parse_context(text: str):
     """(QUALNAME, line) of a context label; a construction context that assumes a configuration

@@ -99,3 +99,21 @@ def test_a_position_needs_the_class_s_own_init_in_the_file():
 def test_any_other_form_is_dropped(label):
     assert score.confirmed(frozenset({label}), {"depth": 3, "layers": [1, 1]},
                            "Net(None, [1, 1], stem_type='deep', depth=3)", SOURCE) == frozenset()
+
+
+BOTH = param_lengths.both(STEM, "layers", 2)  # a string's literal and the required sequence's length
+
+
+def test_a_label_of_two_assumptions_parses_whole():
+    assert score.parse_context(BOTH.replace(" assuming", ":12 assuming", 1) + " via Top.forward:3") == (BOTH, 12)
+
+
+@pytest.mark.parametrize("build,kept", [
+    ("Net(None, [1, 1], stem_type='deep')", True),
+    ("Net(None, layers=(3, 4), stem_type='deep')", True),
+    ("Net(None, [1, 1])", False),                         # the literal is not passed
+    ("Net(None, [1, 1, 1], stem_type='deep')", False),    # another length
+    ("Net(None, LAYERS, stem_type='deep')", False),
+])
+def test_two_assumptions_are_kept_only_where_both_hold(build, kept):
+    assert keep(BOTH, build) is kept

@@ -34,8 +34,8 @@ MAX_CONTEXTS = 16
 _CALLED = re.compile(r"^called from (?P<q>\S+) \(line (?P<l>\d+)\)")
 _LABEL = re.compile(r"^(?P<q>[\w.<>]+):(?P<l>\d+)(?: (?P<rest>.*))?$")
 _UNKNOWN = Expr.sym("?join")
-# (literal_contexts.label's, param_lengths.label's, and a deep context's call site: frames.deep_context)
-_ASSUMED = re.compile(r"assuming \S+ == (?:'[^']*'|\d+)(?: via [\w.<>]+:(?:\d+|\?))*"
+# (literal_contexts.label's, param_lengths.label's and .both's, and a deep context's call site: frames.deep_context)
+_ASSUMED = re.compile(r"assuming \S+ == (?:'[^']*'|\d+)(?: and \S+ == (?:'[^']*'|\d+))*(?: via [\w.<>]+:(?:\d+|\?))*"
                       r"|via [\w.<>]+:(?:\d+|\?)(?: via [\w.<>]+:(?:\d+|\?))*")  # (construction_records)
 _VIA = re.compile(r"via (?P<q>[\w.<>]+):(?P<l>\d+|\?)(?=\s|$)")
 

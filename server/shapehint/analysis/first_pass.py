@@ -100,9 +100,22 @@ def run_loop(cf, st: ast.For, fr, it) -> None:
         it = RangeV(Expr.const(0), cf.interp.fresh_symbol("n", None, lo=0), Expr.const(1))
     saved = getattr(fr, "iter_label", "")
     try:
+        if counted(cf.interp.counted, it):
+            return _first(cf, st, fr, it, saved)
         bounded_loops.maybe_run(cf, fr, lambda: _first(cf, st, fr, it, saved), ge(it.stop - it.start, 1))
     finally:
         fr.iter_label = saved
+    return None
+
+
+def counted(names: set, it: RangeV) -> bool:
+    """Whether the range is `range(n)` of a count the running construction context assumes from
+    1 up (param_lengths.py: `layers[0]` where it assumes `len(layers) == 4`), so that every path
+    runs its first pass. Not any size: a symbol is at least 1, yet a stage of `n` blocks may be
+    built with none (its input is then its output)."""
+    syms = it.stop.symbols()
+    return bool(names) and it.start.value == 0 and len(syms) == 1 and next(iter(syms)) in names \
+        and it.stop == Expr.sym(next(iter(syms)))
 
 
 def _first(cf, st: ast.For, fr, it: RangeV, label: str) -> Optional[str]:

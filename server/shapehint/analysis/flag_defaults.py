@@ -46,7 +46,7 @@ from .defaults import open_default_nones
 from .frames import BuiltContext, Frame, span_of
 from .generic import construct, forget_state
 from .literal_contexts import CONTEXT_STEPS, LITERAL_STEPS, builds_any, guarded_in, label as literal_label
-from .param_lengths import label as length_label, param_lengths
+from .param_lengths import both, label as length_label, param_lengths, required_length
 from .param_literals import label as param_label, param_literals
 from .properties import setter
 from .objects import ClassObj, FuncObj, InstanceObj, OpaqueV
@@ -135,9 +135,14 @@ def run_at_flag_defaults(it, init: FuncObj, param_value: Callable) -> None:
     forwarded = forwarded_flags(cls, init.node)
     if has_flags(init.node) or any(isinstance(v, (bool, str)) for v in forwarded.values()):
         _run_at_defaults(it, init, forwarded, param_value, None)
+    required = required_length(init.node)
     for given in param_literals(init.node):  # (a string parameter given a literal it is compared with)
         _within_literal_share(it, init, given, lambda g=given: _run_at_defaults(
             it, init, forwarded, param_value, None, g), param_label)
+        if required is not None:  # (and the sequence a build must pass, of the length assumed)
+            _within_literal_share(it, init, given, lambda g=given: _run_at_defaults(
+                it, init, forwarded, param_value, None, g, required),
+                lambda text, p, lit: both(param_label(text, p, lit), *required))
     for given in param_lengths(init.node):  # (a sequence of sizes as long as its default)
         _within_literal_share(it, init, given, lambda g=given: _run_at_defaults(
             it, init, forwarded, param_value, None, g), length_label)
@@ -185,11 +190,13 @@ def _label_text(init: FuncObj, assumed, name=literal_label) -> str:
     return text if assumed is None else name(text, *assumed)
 
 
-def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, assumed, given=None) -> None:
+def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, assumed, given=None,
+                     length=None) -> None:
     """One construction context of `init`'s class at its defaults; `assumed`: (attr, literal) its
     configuration holds after the construction (literal_contexts.assume), or None; `given`:
     (param, literal) a string parameter takes instead of its default (param_literals.py), or
-    (param, length) a sequence of sizes of its default's length takes (param_lengths.py), or None."""
+    (param, length) a sequence of sizes of its default's length takes (param_lengths.py), or None;
+    `length`: (param, length) the required sequence takes besides a string's literal (`both`)."""
     cls = init.cls
     cfg = _config(it, init, always=assumed is not None)  # (no context of its own: each would run the whole model again)
     runs = it.built_runs.get(cls, 0)
@@ -203,8 +210,25 @@ def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, 
     fixed = {k: _constant(v) for k, v in {**_flag_defaults(init.node, float, True), **deciding_ints(init.node)}.items()}
     if cfg is not None:
         fixed[PARAM] = cfg
-    if given is not None:
-        fixed[given[0]] = _given_value(init.node, *given)
+    counted = []
+    for g in (given, length):
+        if g is not None:
+            fixed[g[0]] = _given_value(init.node, *g)
+            counted += [item.path for item in _items(fixed[g[0]])] if isinstance(g[1], int) else []
+    it.counted.update(counted)  # (the builds it claims for pass ints from 1 up: param_lengths.py)
+    try:
+        _construct_and_run(it, init, inst, cls, kwargs, fixed, cfg, assumed, given, length, param_value)
+    finally:
+        for name in counted:
+            it.counted.discard(name)
+
+
+def _items(v: Value) -> list:
+    return list(v.items) if isinstance(v, (ListV, TupleV)) and v.items is not None else []
+
+
+def _construct_and_run(it, init: FuncObj, inst: InstanceObj, cls, kwargs, fixed: dict, cfg, assumed, given,
+                       length, param_value: Callable) -> None:
     if construct(it, init, inst, open_nones=False, flag=_at_default, kwargs=kwargs(), fixed=fixed) == "raise":
         return
     # (the same construction, its `None` defaults given: a part only a float's other value builds is none)
@@ -215,8 +239,8 @@ def _run_at_defaults(it, init: FuncObj, forwarded: dict, param_value: Callable, 
     fr = Frame({}, init.qualname, it.new_store(), init.globals, cls=cls, root=init.qualname)
     if assumed is not None and not _assume(it, cfg, *assumed, fr):
         return
-    label = BuiltContext(_label_text(init, given, _given_label(given)) if given is not None
-                         else _label_text(init, assumed))
+    text = _label_text(init, given, _given_label(given)) if given is not None else _label_text(init, assumed)
+    label = BuiltContext(both(text, *length) if length is not None else text)
     label.deep = assumed is not None
     run_in_context(it, inst, fr, label, span_of(init.node), param_value)
 
@@ -231,8 +255,14 @@ def _given_value(init: ast.FunctionDef, param: str, given) -> Value:
 
 
 def _default_is_list(init: ast.FunctionDef, param: str) -> bool:
+    """Whether `param`'s default is a list, or (without one) its hint names a list."""
     pairs = defaulted(init)
-    return any(p.arg == param and isinstance(d, ast.List) for p, d in pairs)
+    if any(p.arg == param for p, _ in pairs):
+        return any(p.arg == param and isinstance(d, ast.List) for p, d in pairs)
+    a = init.args
+    ann = next((p.annotation for p in a.posonlyargs + a.args + a.kwonlyargs if p.arg == param), None)
+    base = ann.value if isinstance(ann, ast.Subscript) else None
+    return (base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", None)) in ("List", "list")
 
 
 def _given_label(given) -> Callable:

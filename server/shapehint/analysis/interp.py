@@ -158,6 +158,7 @@ class Interp:
         self.generic_stores: dict = j.table("generic-store")
         self.divisible: dict = j.table("divisible")  # class -> {(n, d)} its constructor proves n % d == 0 (divisibility.py)
         self.built_runs: dict = j.table("built-run")  # class -> construction contexts run for it (built.py)
+        self.counted: set[str] = j.tally("counted")  # the sizes a running context assumes from 1 up (param_lengths.py)
         self.generic_returns: dict = j.table("generic-return")  # function -> FactStore of its generic analysis
         self.functions: list = j.log("function")
         self.classes: list = j.log("class")

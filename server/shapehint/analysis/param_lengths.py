@@ -14,6 +14,18 @@ labelled `CLASS.__init__:LINE assuming len(p) == N`; it claims shapes only for b
 every flag at its default and passing for `p` a literal of N ints from 1 up, or nothing
 (devicerun/builders.py).
 
+A parameter without a default hinted as ints of any number (`layers: Tuple[int, ...]`, a block
+count per stage) that the constructor reads is a sequence of unknown length in every context,
+so a stage a helper builds per item (`zip(channels, layers)`) may be missing and one built
+`for i in range(n)` may be empty: the input joins each stage's output. Where the constructor's
+sequence defaults whose length it reads all have one length (`channels=(64, 128, 256, 512)`,
+`len(channels)`), it is assumed that long first (a build must pass it, so its context matches
+any build of that length). In a context
+assuming a length, its items are ints from 1 up, as the builds it claims for pass them: a loop
+over `range(p[i])` runs at least once there (first_pass.py, `counted`). A string parameter's
+literal context (param_literals.py) runs once more with the required sequence that long too
+(`both`): a build passing `stem_type='deep'` passes the sequence as well.
+
 Pure `ast`: the analysis (flag_defaults.py) and devicerun/builders.py read the same parameters.
 """
 from __future__ import annotations
@@ -24,6 +36,7 @@ from ..frontend.params import defaulted
 MAX_PARAM_LENGTHS = 1  # assumptions per class (each runs the whole model again)
 MAX_LENGTH = 8  # items named in the label's sequence (a longer default is no stage list)
 PREFIX = " assuming "  # (param_literals.PREFIX: the referee reads the labels alike)
+AND = " and "  # (two assumptions of one context: `both`)
 _SEQUENCE_CALLS = {"enumerate", "zip", "reversed", "list", "tuple", "range", "len", "sum"}
 
 
@@ -35,6 +48,34 @@ def _int_sequence_defaults(init: ast.FunctionDef) -> dict:
             if isinstance(d, (ast.Tuple, ast.List)) and 0 < len(d.elts) <= MAX_LENGTH
             and all(isinstance(e, ast.Constant) and type(e.value) is int for e in d.elts)
             and not _fixed_tuple(p.annotation)}
+
+
+def _open_int_sequence(ann) -> bool:
+    """`Tuple[int, ...]`, `List[int]`, `Sequence[int]` (any spelling of those bases): ints of any
+    number."""
+    if not isinstance(ann, ast.Subscript):
+        return False
+    base = ann.value
+    name = base.attr if isinstance(base, ast.Attribute) else base.id if isinstance(base, ast.Name) else None
+    items = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+    ints = isinstance(items[0], ast.Name) and items[0].id == "int"
+    if name in ("Tuple", "tuple"):
+        return ints and len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is Ellipsis
+    return name in ("List", "list", "Sequence") and ints and len(items) == 1
+
+
+def _required_sequences(init: ast.FunctionDef, lengths: set) -> dict:
+    """`init`'s parameters without a default hinted as ints of any number and read by its body:
+    name -> the one length of the sequence defaults whose length it reads (`lengths`), none
+    where they differ."""
+    if len(lengths) != 1:
+        return {}
+    a = init.args
+    pos = a.posonlyargs + a.args
+    required = pos[1:len(pos) - len(a.defaults)] + [p for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is None]
+    read = {n.id for st in init.body for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    n = next(iter(lengths))
+    return {p.arg: n for p in required if _open_int_sequence(p.annotation) and p.arg in read}
 
 
 def _fixed_tuple(ann) -> bool:
@@ -68,8 +109,9 @@ def _reads_length(node, params: dict) -> set:
 
 
 def param_lengths(init: ast.FunctionDef) -> list:
-    """[(param, length)] for the parameters of `init` whose default is a sequence of int literals
-    and whose length `init`'s own body reads (a nested function's reads are its own), in source
+    """[(param, length)] for the parameters of `init` without a default that are ints of any
+    number (`_required_sequences`), then those whose default is a sequence of int literals and
+    whose length `init`'s own body reads (a nested function's reads are its own), in source
     order, at most MAX_PARAM_LENGTHS."""
     params = _int_sequence_defaults(init)
     if not params:
@@ -84,7 +126,8 @@ def param_lengths(init: ast.FunctionDef) -> list:
             if p not in read:
                 read.append(p)
         todo[:0] = list(ast.iter_child_nodes(n))
-    return [(p, params[p]) for p in read][:MAX_PARAM_LENGTHS]
+    required = list(_required_sequences(init, {params[p] for p in read}).items())
+    return (required + [(p, params[p]) for p in read])[:MAX_PARAM_LENGTHS]
 
 
 def passes_length(value, length: int) -> bool:
@@ -92,6 +135,19 @@ def passes_length(value, length: int) -> bool:
     (the sizes the context's symbols, each at least 1, stand for)."""
     return isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == length and all(
         isinstance(e, ast.Constant) and type(e.value) is int and e.value >= 1 for e in value.elts)
+
+
+def required_length(init: ast.FunctionDef):
+    """(param, length) of the sequence without a default that `param_lengths` assumes, or None."""
+    got = param_lengths(init)
+    return got[0] if got and got[0][0] not in {p.arg for p, _ in defaulted(init)} else None
+
+
+def both(literal: str, param: str, length: int) -> str:
+    """A string literal's label (param_literals.label) that assumes the required sequence's
+    length too: the build passes that sequence as well (`CLASS.__init__ assuming stem_type ==
+    'deep' and len(layers) == 4`)."""
+    return f"{literal}{AND}len({param}) == {length}"
 
 
 def label(base: str, param: str, length: int) -> str:

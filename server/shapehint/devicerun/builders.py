@@ -14,7 +14,9 @@ is matched only when the build passes one built so (`_config_at_defaults`): wher
 configuration hands its `**kwargs` to its bases, each keyword it does not take itself must be one
 a base's `__init__` takes or pops, at the default the context holds (analysis/config_bases.py).
 The context assuming a sequence's length (analysis/param_lengths.py) is matched when the defaults
-context is and the build passes a literal of that many ints from 1 up, or none (`_argument`)."""
+context is and the build passes a literal of that many ints from 1 up, or none (`_argument`); a
+string literal's context that assumes the required sequence's length too (`both`), when the
+literal's is and the build passes such a literal for that sequence."""
 from __future__ import annotations
 
 import ast
@@ -24,7 +26,7 @@ try:
     from ..analysis.config_bases import forwards_keywords, keyword_at_default, keyword_storing, none_params
     from ..analysis.deciding_ints import deciding_ints, handed_on, import_target
     from ..analysis.literal_contexts import guarded_literals, label as literal_label
-    from ..analysis.param_lengths import label as length_label, param_lengths, passes_length
+    from ..analysis.param_lengths import both, label as length_label, param_lengths, passes_length, required_length
     from ..analysis.param_literals import label as param_label, param_literals
     from ..frontend.params import defaulted
     from ..frontend.pyast import parse as parse_ast
@@ -55,6 +57,7 @@ except ImportError:  # loaded by path (bench/realmodels/score.py): this tree's f
     param_label, param_literals = _params.label, _params.param_literals
     _lengths = _sibling("param_lengths")
     length_label, param_lengths, passes_length = _lengths.label, _lengths.param_lengths, _lengths.passes_length
+    both, required_length = _lengths.both, _lengths.required_length
     parse_ast = _sibling("pyast", "frontend").parse  # (its lock is the process's, however loaded)
     defaulted = _sibling("params", "frontend").defaulted
 
@@ -99,6 +102,9 @@ def built_by(exprs: list, text: str, path: str = "") -> frozenset:
             lit = _one_literal(c, inits[c.func.id])
             if lit is not None and _config_at_defaults(c, inits[c.func.id], classes[c.func.id], classes, tree, path):
                 found.add(param_label(f"{c.func.id}.__init__", *lit))
+                req = required_length(inits[c.func.id])
+                if req is not None and passes_length(_argument(c, inits[c.func.id], req[0]), req[1]):
+                    found.add(both(param_label(f"{c.func.id}.__init__", *lit), *req))
     return frozenset(found)
 
 
