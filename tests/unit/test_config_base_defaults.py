@@ -260,8 +260,8 @@ def test_a_chain_is_read_once_and_each_caller_gets_its_own_copy(monkeypatch):
 
     read = []
     chain = config_bases._Chain
-    monkeypatch.setattr(config_bases, "_Chain", lambda classes, complete: read.append(complete) or
-                        chain(classes, complete))
+    monkeypatch.setattr(config_bases, "_Chain", lambda classes, complete, resolve=None: read.append(complete) or
+                        chain(classes, complete, resolve))
     src = BASE_OF + '''
 
 class C(A):

@@ -285,7 +285,7 @@ class Calls:
         if running and made >= MAX_RECURSIVE_CALLS:
             self.journal.note("cutoff")
             return UnknownV("recursion"), False, False
-        if self.repeats_running_call(f.qualname, args, kwargs):
+        if self.repeats_running_call(f, args, kwargs):
             self.journal.note("cutoff")
             return UnknownV("recursion"), False, False
         guessed = self.recursion_guessed(f.qualname, fr.facts)
@@ -357,7 +357,7 @@ class Calls:
         saved_lines = self.interp.lines  # (messages quote the callee's file, another's code calls it or not)
         self.interp.lines = self.module_lines.get(foreign, saved_lines) if foreign else self.interp.file_lines
         stack = self.call_stack
-        calls = stack.enter(key, running, made, f.qualname, fr.facts, guessed is not None, args, kwargs)
+        calls = stack.enter(key, running, made, f, fr.facts, guessed is not None, args, kwargs)
         try:
             self.exec_block(f.node.body, sub)
         finally:

@@ -18,17 +18,18 @@ class CallStack:
 
     def __init__(self):
         self.active: dict = {}  # (function, receiver) -> (its calls running, calls since the outermost began)
-        self.running_calls: dict = {}  # function -> [(store, undecided-arm depth, guessed, (args, kwargs) or None)]
+        # function's qualname -> [(store, undecided-arm depth, guessed, (args, kwargs, closure) or None)]
+        self.running_calls: dict = {}
 
     def counts(self, key) -> tuple:
         """(calls of `key` running, calls since its outermost began)."""
         return self.active.get(key, (0, 0))
 
-    def enter(self, key, running: int, made: int, qualname: str, store, guessed: bool, args, kwargs) -> list:
-        """A call of `qualname` begins (`running`, `made`: `counts(key)`); returns what `leave` takes."""
+    def enter(self, key, running: int, made: int, f, store, guessed: bool, args, kwargs) -> list:
+        """A call of the function `f` begins (`running`, `made`: `counts(key)`); returns what `leave` takes."""
         self.active[key] = (running + 1, made + 1 if running else 1)
-        calls = self.running_calls.setdefault(qualname, [])
-        calls.append((store, store.depth, guessed, (args, kwargs)))
+        calls = self.running_calls.setdefault(f.qualname, [])
+        calls.append((store, store.depth, guessed, (args, kwargs, f.closure)))
         return calls
 
     def leave(self, key, calls: list) -> None:
@@ -57,16 +58,18 @@ class CallStack:
             return None
         return 1 + sum(1 for s, _, g, _ in stack if g and s is store)
 
-    def repeats_running_call(self, qualname: str, args: list, kwargs: dict) -> bool:
-        """Whether a call of `qualname` re-enters its innermost running call with nothing that
-        call did not have: each argument the same value, or unknown. It could only redo that
+    def repeats_running_call(self, f, args: list, kwargs: dict) -> bool:
+        """Whether a call of the function `f` re-enters its innermost running call with nothing
+        that call did not have: the same closure (another closure of the same `def` is another
+        function: `and_masks(and_masks(a, b), c)`'s outer mask calling the inner one, which
+        reads other masks), each argument the same value, or unknown. It could only redo that
         call's work on less, and at once reaches what following it would widen to: an unknown
         result (`stride_pool(x, axis) for x in tensor` with `tensor` unknown, which otherwise
         fans out at every level)."""
-        stack = self.running_calls.get(qualname)
+        stack = self.running_calls.get(f.qualname)
         if not stack or stack[-1][3] is None:
             return False
-        before, before_kw = stack[-1][3]
-        return len(args) == len(before) and kwargs.keys() == before_kw.keys() and \
+        before, before_kw, closure = stack[-1][3]
+        return closure is f.closure and len(args) == len(before) and kwargs.keys() == before_kw.keys() and \
             all(a is b or isinstance(a, UnknownV) for a, b in zip(args, before)) and \
             all(kwargs[k] is before_kw[k] or isinstance(kwargs[k], UnknownV) for k in kwargs)

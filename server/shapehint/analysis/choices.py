@@ -53,13 +53,19 @@ def choice_of(vals: list) -> Optional[Value]:
     return ChoiceV(tuple(flat))
 
 
-def registry_choice(d: DictV, extra: tuple = ()) -> Optional[Value]:
-    """A dict read with a key not known (plus `extra`, `.get`'s fallback): one of its values,
-    when the dict is closed (every key known, and no code out of its module's order writes it:
-    sealed_dicts.mark_written) and each value is an option."""
+def closed_values(d: DictV) -> Optional[list]:
+    """The values a dict read with a key not known may give, when the dict is closed (every key
+    known, and no code out of its module's order writes it: sealed_dicts.mark_written)."""
     if d.open or d.written_elsewhere or not d.items:
         return None
-    return choice_of(list(d.items.values()) + list(extra))
+    return list(d.items.values())
+
+
+def registry_choice(d: DictV, extra: tuple = ()) -> Optional[Value]:
+    """A dict read with a key not known (plus `extra`, `.get`'s fallback): one of its values,
+    when the dict is closed (closed_values) and each value is an option."""
+    values = closed_values(d)
+    return None if values is None else choice_of(values + list(extra))
 
 
 def replaced_default_item(d: Value, key: Value) -> Optional[Value]:

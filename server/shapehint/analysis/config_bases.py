@@ -27,9 +27,12 @@ from __future__ import annotations
 import ast
 from typing import Optional
 from ..frontend.params import defaulted
+from ..frontend.walk import walk_noting_parents
+from .config_derived import Derived, derived
+from .config_calls import SAFE_CALLS, Recorded, Resolve, bound as bound_params, callees, escapes, passes
 
 _SELF = "self"
-_SAFE_CALLS = {"getattr", "hasattr", "isinstance", "type", "id", "repr", "str", "print", "len"}
+_SELVES = frozenset({_SELF})
 
 
 def context_kind(v) -> bool:
@@ -101,8 +104,8 @@ def _plain(fn: ast.FunctionDef) -> bool:
         for d in fn.decorator_list)
 
 
-def _is_self(n) -> bool:
-    return isinstance(n, ast.Name) and n.id == _SELF
+def _is_self(n, selves: frozenset = _SELVES) -> bool:
+    return isinstance(n, ast.Name) and n.id in selves
 
 
 def _kw_calls(init: ast.FunctionDef, kw: Optional[str]) -> list:
@@ -144,8 +147,8 @@ class _Chain:
     """The configuration's class and its bases in their method resolution order (`complete`:
     all of it; else a class not seen may follow)."""
 
-    def __init__(self, classes: list, complete: bool = True):
-        self.classes, self.complete = classes, complete
+    def __init__(self, classes: list, complete: bool = True, resolve: Optional[Resolve] = None):
+        self.classes, self.complete, self.resolve = classes, complete, resolve
         inits = [i for i in map(own_init, classes) if i is not None]
         self.extra = {name for i in inits for _, name, _ in _kw_calls(i, i.args.kwarg.arg if i.args.kwarg else None)}
         self.extra |= {k.arg for i in inits for n in ast.walk(i) if super_init(n) for k in n.keywords if k.arg}
@@ -198,19 +201,23 @@ class _Chain:
                                  for p in _params(own_init(c))}
         return self._table_keys(it)
 
-    def writes(self, stmts: list, i: int, kw: Optional[str], seen: frozenset = frozenset()) -> Optional[set]:
-        """The attributes of `self` that `stmts` (code of `self.classes[i]`, its `**` parameter
-        `kw`) may write; None when not known."""
-        out, looped = set(), {}
-        nodes = [n for st in stmts for n in ast.walk(st)]
+    def writes(self, stmts: list, i: int, kw: Optional[str], seen: frozenset = frozenset(),
+               owner: Optional[ast.FunctionDef] = None, selves: frozenset = _SELVES) -> Optional[set]:
+        """The attributes of the instance (the names `selves`) that `stmts` (code of
+        `self.classes[i]` or of a function it hands the instance to, in `owner`, its `**`
+        parameter `kw`) may write; None when not known (the instance escapes: config_calls.py)."""
+        out, looped, parents = set(), {}, {}
+        nodes = [n for st in stmts for n in walk_noting_parents(st, parents)]
+        if escapes(nodes, parents, selves):
+            return None
         for n in nodes:
             if isinstance(n, ast.For):
-                names = self._loop_names(n, i, kw)
+                names = self._loop_names(n, i, kw) if selves is _SELVES else None
                 for c in ast.walk(n):
                     if isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "setattr":
                         looped[id(c)] = names
         for n in nodes:
-            if isinstance(n, ast.Attribute) and _is_self(n.value):
+            if isinstance(n, ast.Attribute) and _is_self(n.value, selves):
                 if n.attr == "__dict__":
                     return None
                 if isinstance(n.ctx, (ast.Store, ast.Del)):
@@ -223,17 +230,36 @@ class _Chain:
                 continue
             if super_init(n) is not None:
                 got = self.base_writes(i)
-            elif isinstance(n.func, ast.Name) and n.func.id == "setattr" and n.args and _is_self(n.args[0]):
+            elif isinstance(n.func, ast.Name) and n.func.id == "setattr" and n.args and _is_self(n.args[0], selves) \
+                    and not passes(ast.Call(n.func, n.args[1:], n.keywords), selves):
                 name = n.args[1] if len(n.args) > 1 else None
                 got = {name.value} if isinstance(name, ast.Constant) and isinstance(name.value, str) \
                     else looped.get(id(n))
-            elif any(_is_self(a) or isinstance(a, ast.Starred) and _is_self(a.value) for a in n.args) \
-                    or any(_is_self(k.value) for k in n.keywords):
-                got = set() if isinstance(n.func, ast.Name) and n.func.id in _SAFE_CALLS else None
-            elif isinstance(n.func, ast.Attribute) and _is_self(n.func.value):
+            elif passes(n, selves):
+                got = set() if isinstance(n.func, ast.Name) and n.func.id in SAFE_CALLS \
+                    else self._follow(n, i, owner, selves, seen)
+            elif isinstance(n.func, ast.Attribute) and _is_self(n.func.value, selves):
                 got = self._run(self.defs(n.func.attr), seen)
             else:
                 got = set()
+            if got is None:
+                return None
+            out |= got
+        return out
+
+    def _follow(self, call: ast.Call, i: int, owner, selves: frozenset, seen: frozenset) -> Optional[set]:
+        """What a call of the analysed code's functions handing them the instance writes on it."""
+        fns = callees(call, owner, self.resolve)
+        if fns is None:
+            return None
+        out = set()
+        for f in fns:
+            params = bound_params(f, call, selves)
+            if params is None:
+                return None
+            if not params or (id(f), params) in seen:
+                continue
+            got = self.writes(f.body, i, None, seen | {(id(f), params)}, f, params)
             if got is None:
                 return None
             out |= got
@@ -251,7 +277,7 @@ class _Chain:
             if not _plain(f):
                 return None
             i = next((k for k, c in enumerate(self.classes) if f in c.body), 0)
-            got = self.writes(f.body, i, f.args.kwarg.arg if f.args.kwarg else None, seen | {id(f)})
+            got = self.writes(f.body, i, f.args.kwarg.arg if f.args.kwarg else None, seen | {id(f)}, f)
             if got is None:
                 return None
             out |= got
@@ -266,7 +292,7 @@ class _Chain:
             return self.base_writes(i + 1)
         if not _plain(init):
             return None
-        return self.writes(init.body, i + 1, init.args.kwarg.arg if init.args.kwarg else None)
+        return self.writes(init.body, i + 1, init.args.kwarg.arg if init.args.kwarg else None, owner=init)
 
     def decided(self, i: int = 0, bound: frozenset = frozenset()) -> dict:
         """attr -> default: what the `__init__` of `self.classes[i]` (its parameters `bound`
@@ -276,8 +302,9 @@ class _Chain:
         init = own_init(self.classes[i])
         if init is None:
             return self.decided(i + 1, bound)
-        if not _plain(init):
-            return {}
+        parents: dict = {}
+        if not _plain(init) or escapes(list(walk_noting_parents(init, parents)), parents, _SELVES):
+            return {}  # (an alias made before an assignment may write the attribute after it)
         kw = init.args.kwarg.arg if init.args.kwarg else None
         nones = none_params(init) if i == 0 else set()
         defaults = {k: v for k, v in param_defaults(init).items()
@@ -286,14 +313,15 @@ class _Chain:
         clean = _kwargs_clean(init)
         out: dict = {}
         for j, st in enumerate(init.body):
-            found = self._assigned(st, defaults, rebound, kw if clean else None, bound)
+            found = self._assigned(st, defaults, rebound, kw if clean else None, bound) or derived(st, nones)
             sup = super_init(st.value) if isinstance(st, ast.Expr) else None
             if found is None and (sup is None or not clean):
                 continue
-            after = self.writes(init.body[j + 1:], i, kw)
+            after = self.writes(init.body[j + 1:], i, kw, owner=init)
             if after is None:
                 continue
-            if found is not None and found[0] not in after:
+            reads = found[1].reads if found is not None and isinstance(found[1], Derived) else frozenset()
+            if found is not None and found[0] not in after and not reads & (after | self.blocked):
                 out[found[0]] = found[1]
             base_bound = self._bound(sup, i, kw) if sup is not None else None
             if base_bound is not None:
@@ -329,30 +357,39 @@ class _Chain:
         return frozenset(names[:len(call.args)]) | {k.arg for k in call.keywords if k.arg}
 
 
-# (ids of a chain's class nodes, complete) -> (the nodes, what `decided` found): the chains of a
-# process's shared trees, each read once (every construction context of a file's models asks of
-# its configuration's chain, its base's `__init__` walked again each time: 2 % of `check`'s CPU time)
+# (ids of a chain's class nodes, complete) -> (the nodes, what `decided` found, the lookups made:
+# _remembered): the chains of a process's shared trees, each read once (every construction context
+# of a file's models asks of its configuration's chain, its base's `__init__` walked again each
+# time: 2 % of `check`'s CPU time)
 _DECIDED: dict = {}
 MAX_DECIDED = 512  # chains remembered at most (then forgotten all at once: the editor's edits make new trees)
 
 
-def decided(classes: list, complete: bool = True) -> dict:
+def _remembered(key, classes: list, resolve: Optional[Resolve], compute):
+    """`compute(recorded resolve)` for the chain `classes`, once per process while `resolve`
+    answers the lookups it made alike (config_calls.Recorded)."""
+    got = _DECIDED.get(key)
+    if got is None or not got[2].holds_for(resolve):
+        if len(_DECIDED) >= MAX_DECIDED:
+            _DECIDED.clear()
+        rec = Recorded(resolve)
+        got = _DECIDED[key] = (tuple(classes), compute(rec), rec)
+    return got[1]
+
+
+def decided(classes: list, complete: bool = True, resolve: Optional[Resolve] = None) -> dict:
     """attr -> default the configuration built from `classes[0]` (its bases after it, in their
     resolution order; `complete`: no other) holds whatever keywords a build passes that
-    builders.py accepts. Pure `ast`, so once per chain (the nodes are held with the answer:
+    builders.py accepts (`resolve`: the functions a name of the chain's code stands for,
+    config_calls.py). Pure `ast`, so once per chain (the nodes are held with the answer:
     their ids stay theirs); a copy the caller may change."""
     if not classes or any(c.decorator_list or c.keywords for c in classes):
         return {}  # (a decorator or a metaclass may make its `__init__` another)
     key = (tuple(map(id, classes)), complete)
-    got = _DECIDED.get(key)
-    if got is None:
-        if len(_DECIDED) >= MAX_DECIDED:
-            _DECIDED.clear()
-        got = _DECIDED[key] = (tuple(classes), _Chain(classes, complete).decided())
-    return dict(got[1])
+    return dict(_remembered(key, classes, resolve, lambda rec: _Chain(classes, complete, rec).decided()))
 
 
-def present_names(classes: list, complete: bool = True) -> Optional[frozenset]:
+def present_names(classes: list, complete: bool = True, resolve: Optional[Resolve] = None) -> Optional[frozenset]:
     """Every attribute name an instance built by `classes[0]` (its bases after it) may hold
     after its construction, for a build builders.py accepts: what the `__init__`s may write
     (their `setattr` loops over the keywords the chain names included) and every name the classes
@@ -363,23 +400,18 @@ def present_names(classes: list, complete: bool = True) -> Optional[frozenset]:
     if not complete or not classes or any(c.decorator_list or c.keywords for c in classes):
         return None
     key = ("present", tuple(map(id, classes)))
-    got = _DECIDED.get(key)
-    if got is None:
-        if len(_DECIDED) >= MAX_DECIDED:
-            _DECIDED.clear()
-        got = _DECIDED[key] = (tuple(classes), _present(classes))  # (once per chain, as `decided`)
-    return got[1]
+    return _remembered(key, classes, resolve, lambda rec: _present(classes, rec))  # (once per chain)
 
 
-def _present(classes: list) -> Optional[frozenset]:
-    chain = _Chain(classes, True)
+def _present(classes: list, resolve: Optional[Resolve] = None) -> Optional[frozenset]:
+    chain = _Chain(classes, True, resolve)
     if chain.defs("__getattr__") or not all(map(_renames, chain.defs("__getattribute__") or [])):
         return None
     init = own_init(classes[0])
     if init is None:
         written = chain.base_writes(0)
     else:
-        written = chain.writes(init.body, 0, init.args.kwarg.arg if init.args.kwarg else None) \
+        written = chain.writes(init.body, 0, init.args.kwarg.arg if init.args.kwarg else None, owner=init) \
             if _plain(init) else None
     return None if written is None else frozenset(written | chain.blocked)
 

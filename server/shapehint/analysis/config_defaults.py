@@ -17,9 +17,13 @@ import ast
 import dataclasses
 from typing import Optional
 
+from .choices import closed_values
 from .config_bases import mro, present_names
+from .config_derived import Derived
+from .frames import Frame
 from .generic import generic_instance
-from .objects import ClassObj, FuncObj, InstanceObj
+from .objects import ClassObj, FuncObj, InstanceObj, LazyImport
+from ..shapes.values import DictV, FloatV, IntV
 from .unnamed_modules import UNKNOWN_ATTRS
 
 PARAM = "config"  # (the one parameter name read: builders.py matches the same)
@@ -62,24 +66,54 @@ def config_class_of(init: FuncObj) -> Optional[ClassObj]:
     return None
 
 
-def class_chain(cfg: ClassObj) -> tuple:
-    """(the class nodes of `cfg`'s method resolution order, whether all are seen): what
-    config_bases.py reads their `__init__`s leave at their defaults."""
+def class_chain(it, cfg: ClassObj) -> tuple:
+    """(the class nodes of `cfg`'s method resolution order, whether all are seen, the functions a
+    name of their code stands for): what config_bases.py reads their `__init__`s leave at their
+    defaults."""
     def bases_of(c):
         bs = [b for b in c.bases if not (isinstance(b, ClassObj) and b.node is None and b.name == "object")]
         return bs if all(isinstance(b, ClassObj) and b.node is not None for b in bs) else None
     order = mro(cfg, bases_of)
-    return ([c.node for c in order], True) if order is not None else ([cfg.node], False)
+    classes = order if order is not None else [cfg]
+    scopes = {id(f.node): f.globals for c in classes for f in c.attrs.values()
+              if isinstance(f, FuncObj) and f.node is not None}
+    return [c.node for c in classes], order is not None, _resolver(it, scopes)
+
+
+def _resolver(it, scopes: dict):
+    """config_calls.Resolve over the analysis's globals: `scopes` maps each `def` node read so far
+    to its module's globals (a function followed adds its own)."""
+    def resolve(owner: ast.FunctionDef, name: str, item: bool) -> Optional[tuple]:
+        g = scopes.get(id(owner))
+        v = g.get(name) if g is not None else None
+        if isinstance(v, LazyImport):
+            v = it.resolve_import(g, name, v)
+        values = (closed_values(v) if isinstance(v, DictV) else None) if item else [v]
+        if values is None or not all(isinstance(f, FuncObj) and isinstance(f.node, ast.FunctionDef)
+                                     and f.cls is None and f.closure is None for f in values):
+            return None
+        scopes.update({id(f.node): f.globals for f in values})
+        return tuple(f.node for f in values)
+    return resolve
 
 
 def config_at_defaults(it, cfg: ClassObj, decided: dict) -> InstanceObj:
     """The configuration instance of the context: the generic one (a copy), with `decided`
-    (attr -> value) in place of its attributes, and every attribute its classes may not set
-    absent (config_bases.present_names, absent_attrs.py)."""
+    (attr -> value, or a derivation from the others: config_derived.py) in place of its
+    attributes, and every attribute its classes may not set absent (config_bases.present_names,
+    absent_attrs.py)."""
     inst = generic_instance(it, cfg, PARAM)
-    closed = present_names(*class_chain(cfg))
+    closed = present_names(*class_chain(it, cfg))
     attrs = {k: v for k, v in inst.attrs.items() if closed is None or k != UNKNOWN_ATTRS}
     # (its constructor's `setattr` loop wrote only names `closed` holds: the build passes no other)
     inst = dataclasses.replace(inst, attrs=attrs, closed=closed)
-    inst.attrs.update(decided)
+    inst.attrs.update({k: v for k, v in decided.items() if not isinstance(v, Derived)})
+    init = cfg.lookup("__init__")
+    for k, v in decided.items():
+        if isinstance(v, Derived) and isinstance(init, FuncObj):
+            # (read after every constant is in place: the attributes it reads are final there)
+            fr = Frame({"self": inst}, init.qualname, it.new_store(), init.globals, cls=cfg, record=False)
+            got = it.eval(v.expr, fr)
+            if isinstance(got, (IntV, FloatV)):
+                inst.attrs[k] = got
     return inst

@@ -38,6 +38,7 @@ from ..shapes.shape import FALSE, TRUE
 from ..shapes.expr import Expr
 from ..shapes.values import BoolV, DefaultStrV, DictV, FloatV, IntV, ListV, NoneV, StrV, TupleV, Value
 from .config_bases import decided as config_decided
+from .config_derived import Derived
 from .config_defaults import PARAM, class_chain, config_at_defaults, config_class_of
 from .deciding_ints import deciding_ints
 from . import costs
@@ -105,8 +106,8 @@ def _config(it, init: FuncObj, always: bool = False):
     """The configuration `init` takes, at its class's decided defaults (config_defaults.py), or None
     (where none is decided, unless `always`)."""
     cfg = config_class_of(init)
-    decided = config_decided(*class_chain(cfg)) if cfg is not None else {}
-    return config_at_defaults(it, cfg, {k: _constant(v) for k, v in decided.items()}) \
+    decided = config_decided(*class_chain(it, cfg)) if cfg is not None else {}
+    return config_at_defaults(it, cfg, {k: v if isinstance(v, Derived) else _constant(v) for k, v in decided.items()}) \
         if decided or always and cfg is not None else None
 
 
