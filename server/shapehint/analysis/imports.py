@@ -91,13 +91,19 @@ def parsed_module(path: str, text: str, parse):
             return got[1]
     parsed = parse(text, path)
     with _PARSED_LOCK:
-        _PARSED[path] = (text, parsed)
-        _PARSED.move_to_end(path)
-        total = sum(len(t) for t, _ in _PARSED.values())
-        while total > MAX_PARSED_SOURCE and len(_PARSED) > 1:
-            _, (old, _) = _PARSED.popitem(last=False)
-            total -= len(old)
+        _keep(_PARSED, path, (text, parsed), lambda entry: len(entry[0]))
     return parsed
+
+
+def _keep(cache: OrderedDict, path: str, entry: tuple, size) -> None:
+    """`entry` kept as `path`'s, the most recent; the least recent dropped while the texts kept
+    (`size(entry)` each) total over MAX_PARSED_SOURCE. The caller holds the cache's lock."""
+    cache[path] = entry
+    cache.move_to_end(path)
+    total = sum(size(e) for e in cache.values())
+    while total > MAX_PARSED_SOURCE and len(cache) > 1:
+        _, old = cache.popitem(last=False)
+        total -= size(old)
 
 
 # Imported modules' sources, shared by analyses as their parses are, each valid while its file's
@@ -131,12 +137,7 @@ def module_source(path: str, max_bytes: Optional[int] = None) -> Optional[str]:
         return None
     if time.time() - st.st_mtime > RACY_S:
         with _SOURCES_LOCK:
-            _SOURCES[path] = (key, text)
-            _SOURCES.move_to_end(path)
-            total = sum(len(t) for _, t in _SOURCES.values())
-            while total > MAX_PARSED_SOURCE and len(_SOURCES) > 1:
-                _, (_, old) = _SOURCES.popitem(last=False)
-                total -= len(old)
+            _keep(_SOURCES, path, (key, text), lambda entry: len(entry[1]))
     return text
 
 
