@@ -7,23 +7,7 @@ import time
 from shapehint.analysis import imports
 from shapehint.analysis.api import analyze_source
 
-LAYERS = '''import torch.nn as nn
-
-
-class Block(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc = nn.Linear({n}, 4)
-
-    def forward(self, x):
-        return self.fc(x)
-'''
-
-MODEL = '''import torch
-from layers import Block
-
-y = Block()(torch.zeros(2, 8))
-'''
+from .test_import_parses import LAYERS, MODEL  # (the same two-module program)
 
 
 def _age(path, seconds: float = 10.0) -> None:
